@@ -1,0 +1,29 @@
+//===- codegen/Ptxas.h - Assemble PTX with the CUDA toolkit's ptxas -*- C++ -*-===//
+//
+// Invariant 5 of DESIGN.md: every emitted PTX assembles for its target. The
+// tests and the main job call this wherever a ptxas exists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_PTXAS_H
+#define TILEC_CODEGEN_PTXAS_H
+
+#include "ir/Arch.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace tilec {
+
+/// The ptxas to use: $PTXAS, then PATH, then /usr/local/cuda/bin.
+std::optional<std::string> findPtxas();
+
+/// Assembles \p ptx with `ptxas -arch=<arch>`; the error carries ptxas's
+/// output. Fails if no ptxas is found (callers that may skip check findPtxas
+/// first).
+llvm::Error assembleWithPtxas(llvm::StringRef ptx, ArchKind arch);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_PTXAS_H

@@ -1,0 +1,46 @@
+//===- ir/Arch.cpp - The GPU targets tilec emits code for -----------------===//
+//
+// The table behind ir/Arch.h. PTX versions are the lowest that carry every
+// instruction tilec emits for that target: 7.8 for sm_80 (cp.async, ldmatrix,
+// mma.sync bf16), 8.0 for sm_90a (wgmma, setmaxnreg, elect.sync), 8.6 for
+// sm_100a (tcgen05).
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Arch.h"
+
+#include <string>
+
+namespace tilec {
+
+namespace {
+const ArchInfo ArchTable[] = {
+    {ArchKind::SM80, "sm_80", 80, 78},
+    {ArchKind::SM90a, "sm_90a", 90, 80},
+    {ArchKind::SM100a, "sm_100a", 100, 86},
+};
+} // namespace
+
+llvm::ArrayRef<ArchInfo> allArchs() { return ArchTable; }
+
+const ArchInfo &archInfo(ArchKind kind) {
+  return ArchTable[static_cast<unsigned>(kind)];
+}
+
+std::optional<ArchKind> parseArch(llvm::StringRef name) {
+  for (const ArchInfo &info : ArchTable)
+    if (info.name == name)
+      return info.kind;
+  return std::nullopt;
+}
+
+std::string listArchNames() {
+  std::string out;
+  for (const ArchInfo &info : ArchTable) {
+    if (!out.empty())
+      out += ", ";
+    out += info.name.str();
+  }
+  return out;
+}
+
+} // namespace tilec

@@ -1,0 +1,49 @@
+//===- ir/DType.h - Element types of tile programs ---------------*- C++ -*-===//
+//
+// One table of element types: the name users write, the width in bits, and
+// how the PTX ISA spells it. The swizzle atoms (T = 128 / bits elements per
+// 16-byte chunk), the descriptors and the instruction table all read widths
+// from here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_IR_DTYPE_H
+#define TILEC_IR_DTYPE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace tilec {
+
+/// An element type.
+enum class DTypeKind { F16, BF16, TF32, F32, E4M3, E5M2, I8, U8 };
+
+/// Facts about one element type.
+struct DTypeInfo {
+  DTypeKind kind;
+  llvm::StringRef name;    ///< As written in .tile and on the command line.
+  unsigned bits;           ///< Storage width: tf32 is stored in 32 bits.
+  llvm::StringRef ptxName; ///< As PTX spells it in instruction types.
+  bool isFloat;
+};
+
+/// All element types, in the order of DTypeKind.
+llvm::ArrayRef<DTypeInfo> allDTypes();
+
+/// The table row of \p kind.
+const DTypeInfo &dtypeInfo(DTypeKind kind);
+
+/// Storage width in bits.
+inline unsigned dtypeBits(DTypeKind kind) { return dtypeInfo(kind).bits; }
+
+/// Parses a name from the table ("bf16", "e4m3", ...).
+std::optional<DTypeKind> parseDType(llvm::StringRef name);
+
+/// "f16, bf16, tf32, f32, e4m3, e5m2, i8, u8": for diagnostics.
+std::string listDTypeNames();
+
+} // namespace tilec
+
+#endif // TILEC_IR_DTYPE_H

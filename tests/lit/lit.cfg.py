@@ -1,0 +1,35 @@
+# lit configuration for tilec's golden tests.
+#
+# Substitutions: `tilec`, `FileCheck`, `not` and `%ptxas-verify <arch>`, which
+# assembles stdin with ptxas for that target (or passes with a note where
+# ptxas is missing, so CPU machines without the CUDA toolkit still run the
+# rest of each test).
+import os
+import shutil
+
+import lit.formats
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tile", ".test", ".ptx"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.tilec_test_exec_root
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tilec_tools_dir, config.llvm_tools_dir,
+     config.environment.get("PATH", "")])
+
+ptxas = os.environ.get("PTXAS") or shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas")
+    else None)
+if ptxas:
+    verify = ("%s/ptxas-verify.sh %s" % (config.test_source_root, ptxas))
+    config.available_features.add("ptxas")
+else:
+    verify = "cat >/dev/null; echo 'ptxas missing: not assembled'; true"
+config.substitutions.append(("%ptxas-verify", verify))
+config.substitutions.append(("%inputs", os.path.join(
+    config.test_source_root, "Inputs")))
+config.substitutions.append(("%expect-exit", os.path.join(
+    config.test_source_root, "expect-exit.sh")))
