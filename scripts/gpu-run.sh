@@ -32,10 +32,9 @@ if [ "${1:-}" = "--bench" ]; then
 fi
 
 passed=$(grep -c '^\[       OK \]' "$out/gputests.log" || true)
-failed=$(grep -c '^\[  FAILED  \]' "$out/gputests.log" || true)
-skipped=$(grep -c '^\[  SKIPPED \]' "$out/gputests.log" || true)
-# gtest repeats failed names in its final list; count unique ones.
-failed=$(grep '^\[  FAILED  \]' "$out/gputests.log" | grep -v ' tests\?, listed below' \
-  | sort -u | wc -l)
+# A finished test's line ends with its time; gtest's closing list repeats
+# the failed names without it.
+failed=$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$out/gputests.log" || true)
+skipped=$(grep -cE '^\[  SKIPPED \] .* \([0-9]+ ms\)$' "$out/gputests.log" || true)
 echo "gpu: $passed passed, $failed failed, $skipped skipped"
 exit $status
