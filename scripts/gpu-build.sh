@@ -13,11 +13,14 @@ BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
 stage=$TILEC_ROOT/.carry
 rm -rf "$stage"
 mkdir -p "$stage/bin"
+# Static binaries are 30-45 MB each; the transfer limit is 64 MiB in all, so
+# they travel xz-compressed and gpu-run.sh unpacks them.
 for exe in "$BUILD_DIR/compiler/tilec/tilec" "$BUILD_DIR/tests/tilec-gputests" \
            "$BUILD_DIR"/examples/* "$BUILD_DIR"/bench/*; do
   if [ -f "$exe" ] && [ -x "$exe" ]; then
     strip -o "$stage/bin/$(basename "$exe")" "$exe"
   fi
 done
+tar -C "$stage" -cJf "$stage/bin.tar.xz" bin
+rm -rf "$stage/bin"
 du -sh "$stage"
-ls "$stage/bin"

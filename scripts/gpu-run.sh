@@ -5,7 +5,9 @@
 # benchmarks under bench/ side by side with cuBLAS.
 set -uo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=$TILEC_ROOT/.carry/bin
+bin=/tmp/tilec-bin/bin
+mkdir -p /tmp/tilec-bin
+tar -C /tmp/tilec-bin -xJf "$TILEC_ROOT/.carry/bin.tar.xz" || exit 1
 out=${OUT:-/tmp/tilec-gpu}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
