@@ -153,11 +153,11 @@ llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
 
   std::string regList;
   for (unsigned i = 0; i != regs; ++i)
-    regList += (i ? ", $" : "$") + std::to_string(i);
+    regList.append(i ? ", $" : "$").append(std::to_string(i));
   std::string outputs, tied;
   for (unsigned i = 0; i != regs; ++i) {
     outputs += "=f,";
-    tied += "," + std::to_string(i);
+    tied.append(",").append(std::to_string(i));
   }
   const char *ptxType = dtypeInfo(spec.dtype).ptxName.data();
   std::string trans;
@@ -205,6 +205,10 @@ llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
     b.CreateStore(b.CreateExtractValue(waited, i),
                   b.CreateGEP(f32, dOut, index));
   }
+  // D[64 * N] = the shared-memory base address, for the host to check its
+  // alignment (the descriptors assume 1024 bytes).
+  b.CreateStore(b.CreateUIToFP(b.CreatePtrToInt(smem, i64), f32),
+                b.CreateGEP(f32, dOut, b.getInt64(64 * spec.n)));
   b.CreateRetVoid();
   return emitPtx(module, ArchKind::SM90a);
 }

@@ -25,8 +25,9 @@
 namespace tilec {
 
 /// The kernel's entry name: tilec_wgmma_probe(const u8 *a, const u8 *b,
-/// float *d), launched with 128 threads and wgmmaProbeSmemBytes() of dynamic
-/// shared memory.
+/// float *d), launched with 128 threads and WgmmaProbeSpec::smemBytes() of
+/// dynamic shared memory. d holds 64 * N + 1 floats: D row-major, then the
+/// shared-memory base address the kernel saw.
 inline constexpr const char *WgmmaProbeKernelName = "tilec_wgmma_probe";
 
 /// One 64 x N x K product.

@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "ir/DescriptorDerivation.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
@@ -71,10 +73,12 @@ llvm::Error fail(const llvm::Twine &message) {
 }
 
 std::string joinInts(llvm::ArrayRef<int64_t> values) {
-  std::string out = "(";
-  for (size_t i = 0; i != values.size(); ++i)
-    out += (i ? "," : "") + std::to_string(values[i]);
-  return out + ")";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << '(';
+  llvm::interleave(values, os, ",");
+  os << ')';
+  return out;
 }
 
 } // namespace
@@ -365,10 +369,12 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
     return joinInts(v);
   };
   out.canonicalLayout =
-      "(" + modeText(mnShape, mnStride, row->mnRank, false) + "," +
-      modeText(kShape, kStride, 2, false) + "):(" +
-      modeText(mnShape, mnStride, row->mnRank, true) + "," +
-      modeText(kShape, kStride, 2, true) + ")";
+      llvm::formatv("({0},{1}):({2},{3})",
+                    modeText(mnShape, mnStride, row->mnRank, false),
+                    modeText(kShape, kStride, 2, false),
+                    modeText(mnShape, mnStride, row->mnRank, true),
+                    modeText(kShape, kStride, 2, true))
+          .str();
   return out;
 }
 

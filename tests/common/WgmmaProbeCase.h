@@ -2,7 +2,8 @@
 //
 // Host side of the wgmma conformance check: random A (64 x K) and B (N x K)
 // with values exact in every operand type, shared-memory images built from
-// the tiles' layouts (each element stored at layoutByteAddress), descriptors
+// the tiles' layouts (tile_to_shape in the layout algebra; each element
+// stored at layoutByteAddress), descriptors
 // from the derivation (one per K step, advanced by the subtile offsets), and
 // the CPU reference D = A * B^T.
 //
@@ -12,7 +13,8 @@
 
 #include "codegen/WgmmaProbeKernel.h"
 #include "ir/DescriptorDerivation.h"
-#include "tests/common/AtomTiles.h"
+#include "ir/LayoutExpr.h"
+#include "ir/SmemTileFromLayout.h"
 
 #include "llvm/Support/Error.h"
 
@@ -78,10 +80,30 @@ makeWgmmaProbeCase(DTypeKind dtype, SwizzleKind swizzle, MajorKind aMajor,
     kTotal = (kTotal + rowWidth - 1) / rowWidth * rowWidth;
   kSteps = kTotal / mmaK;
 
-  SmemTileLayout aTile =
-      atomTile(dtype, aMajor, swizzle, 64, kTotal, aMajor == MajorKind::MN);
-  SmemTileLayout bTile =
-      atomTile(dtype, bMajor, swizzle, n, kTotal, bMajor == MajorKind::MN);
+  // The tiles come from the layout algebra: tile_to_shape of the PTX
+  // swizzle atom, MN-major ones stacked K first (seed 002's order).
+  auto algebraTile = [&](MajorKind major,
+                         unsigned mn) -> llvm::Expected<SmemTileLayout> {
+    std::string atom = std::string(major == MajorKind::K ? "K_" : "MN_") +
+                       (swizzle == SwizzleKind::None
+                            ? "INTER"
+                            : std::string(swizzleInfo(swizzle).name)) +
+                       "<" + std::string(dtypeInfo(dtype).name) + ">";
+    std::string expr = "tile_to_shape(" + atom + ", (" + std::to_string(mn) +
+                       "," + std::to_string(kTotal) + ")" +
+                       (major == MajorKind::MN ? ", (1,0))" : ")");
+    llvm::Expected<LayoutValue> value = evaluateLayoutExpr(expr);
+    if (!value)
+      return value.takeError();
+    return smemTileFromLayout(*value);
+  };
+  llvm::Expected<SmemTileLayout> aTileOr = algebraTile(aMajor, 64);
+  if (!aTileOr)
+    return aTileOr.takeError();
+  llvm::Expected<SmemTileLayout> bTileOr = algebraTile(bMajor, n);
+  if (!bTileOr)
+    return bTileOr.takeError();
+  SmemTileLayout aTile = *aTileOr, bTile = *bTileOr;
   auto cosizeBytes = [&](const SmemTileLayout &t) {
     int64_t hi = 0;
     for (int64_t k = 0; k != t.kSize; ++k)

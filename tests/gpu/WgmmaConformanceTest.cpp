@@ -40,7 +40,7 @@ std::string runCase(const WgmmaProbeCase &c) {
     return "function: " + fn.error().getMessage();
   auto a = rt::DeviceBuffer::allocate(c.aImage.size());
   auto b = rt::DeviceBuffer::allocate(c.bImage.size());
-  auto d = rt::DeviceBuffer::allocate(c.reference.size() * 4);
+  auto d = rt::DeviceBuffer::allocate((c.reference.size() + 1) * 4);
   if (!a || !b || !d)
     return "allocate failed";
   if (!a->upload(c.aImage.data(), c.aImage.size()) ||
@@ -56,6 +56,10 @@ std::string runCase(const WgmmaProbeCase &c) {
   auto out = d->download<float>();
   if (!out)
     return "download: " + out.error().getMessage();
+  float smemBase = (*out)[c.reference.size()];
+  if (std::fmod(smemBase, 1024.0f) != 0)
+    return "dynamic shared memory starts at " + std::to_string(smemBase) +
+           ", not 1024-byte aligned";
   unsigned bad = 0;
   std::string first;
   for (size_t i = 0; i != c.reference.size(); ++i) {
@@ -88,6 +92,7 @@ TEST(WgmmaConformanceTest, DerivedDescriptorsMatchCpu) {
     auto &counts = byType[std::string(dtypeInfo(dtype).name)];
     ++counts.second;
     if (problem.empty()) {
+      std::printf("ok   %s\n", c->name.c_str());
       ++passed;
       ++counts.first;
     } else {
@@ -106,6 +111,61 @@ TEST(WgmmaConformanceTest, DerivedDescriptorsMatchCpu) {
   std::printf("; 4 swizzle modes x K/MN-major A and B for bf16, K-major "
               "tf32 and e4m3, N in 8..256, 4 K steps)\n");
   EXPECT_EQ(passed, total);
+}
+
+// The check must be able to fail: descriptors with one field wrong (LBO and
+// SBO swapped, the neighbouring swizzle mode, SBO halved) must give wrong
+// products, so a pass above is not a test that cannot see errors.
+TEST(WgmmaConformanceTest, WrongDescriptorsAreCaught) {
+  TILEC_GPU_CONTEXT(ctx);
+  if (ctx.device().computeCapability() != 90)
+    GTEST_SKIP() << "SKIP: wgmma needs sm_90";
+  struct Mutation {
+    const char *what;
+    SwizzleKind swizzle;
+    MajorKind major;
+    uint64_t (*apply)(uint64_t);
+  };
+  const Mutation mutations[] = {
+      {"MN-major SW64 with LBO and SBO swapped", SwizzleKind::SW64,
+       MajorKind::MN,
+       [](uint64_t d) -> uint64_t {
+         uint64_t lbo = (d >> 16) & 0x3FFF, sbo = (d >> 32) & 0x3FFF;
+         d &= ~((0x3FFFull << 16) | (0x3FFFull << 32));
+         return d | (sbo << 16) | (lbo << 32);
+       }},
+      {"K-major SW128 encoded as SW64", SwizzleKind::SW128, MajorKind::K,
+       [](uint64_t d) -> uint64_t { return (d & ~(3ull << 62)) | (2ull << 62); }},
+      {"K-major SW32 with SBO halved", SwizzleKind::SW32, MajorKind::K,
+       [](uint64_t d) -> uint64_t {
+         uint64_t sbo = (d >> 32) & 0x3FFF;
+         return (d & ~(0x3FFFull << 32)) | ((sbo / 2) << 32);
+       }},
+      {"MN-major interleaved with LBO and SBO swapped", SwizzleKind::None,
+       MajorKind::MN,
+       [](uint64_t d) -> uint64_t {
+         uint64_t lbo = (d >> 16) & 0x3FFF, sbo = (d >> 32) & 0x3FFF;
+         d &= ~((0x3FFFull << 16) | (0x3FFFull << 32));
+         return d | (sbo << 16) | (lbo << 32);
+       }},
+  };
+  unsigned caught = 0;
+  for (const Mutation &m : mutations) {
+    auto c = makeWgmmaProbeCase(DTypeKind::BF16, m.swizzle, m.major, m.major,
+                                128, 4, 99);
+    ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+    for (uint64_t &d : c->spec.aDescs)
+      d = m.apply(d);
+    for (uint64_t &d : c->spec.bDescs)
+      d = m.apply(d);
+    std::string problem = runCase(*c);
+    std::printf("%s %s: %s\n", problem.empty() ? "MISSED" : "caught", m.what,
+                problem.empty() ? "products still match" : problem.c_str());
+    EXPECT_FALSE(problem.empty()) << m.what;
+    caught += !problem.empty();
+  }
+  std::printf("wgmma negative controls: %u/%zu wrong descriptors caught\n",
+              caught, std::size(mutations));
 }
 
 } // namespace
