@@ -111,7 +111,10 @@ struct Token {
 std::string describe(const Token &t) {
   if (t.kind == Tok::End)
     return "the end of the input";
-  return "'" + t.text.str() + "'";
+  std::string s = "'";
+  s.append(t.text.data(), t.text.size());
+  s.push_back('\'');
+  return s;
 }
 
 llvm::Error errorAt(unsigned col, const llvm::Twine &msg) {
