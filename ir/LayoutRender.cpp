@@ -36,6 +36,9 @@ llvm::Expected<Grid> makeGrid(const LayoutValue &value) {
     return llvm::createStringError(
         "cannot draw " + value.str() +
         ": it is not a layout (give a swizzle a domain: Sw<3,4,3> o 1024:1)");
+  if (layout.shape.isTuple() && layout.rank() == 0)
+    return llvm::createStringError("cannot draw the empty layout " +
+                                   layout.str());
   if (layout.rank() > 2)
     return llvm::createStringError(llvm::formatv(
         "cannot draw {0}: it has rank {1}; a grid needs rank 1 or 2 (group "
