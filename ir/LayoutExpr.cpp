@@ -591,7 +591,10 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   unsigned col = name.col;
   // Wraps an algebra error with the column of the call.
   auto wrap = [&](llvm::Error e) -> llvm::Error {
-    return errorAt(col, f + ": " + llvm::toString(std::move(e)));
+    std::string msg = llvm::toString(std::move(e));
+    if (!llvm::StringRef(msg).starts_with(f))
+      msg = f.str() + ": " + msg;
+    return errorAt(col, msg);
   };
   auto result = [&](llvm::Expected<Layout> l) -> llvm::Expected<LayoutValue> {
     if (!l)
