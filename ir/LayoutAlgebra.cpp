@@ -81,6 +81,17 @@ Expected<Layout> compositionImpl(const FlatLayout &lhs, const Layout &a,
           a.str(), rStride.getValue(), currShape));
     int64_t nextShape = ceilDiv(currShape, absStride);
     int64_t nextStride = ceilDiv(absStride, currShape) * signum(restStride);
+    // CuTe's weak condition lets a stride smaller than the shape through
+    // even when it does not divide it; the result is only the function
+    // A(B(i)) when B ends inside this mode, so anything else is an error.
+    if (currShape % absStride != 0 && absStride < currShape &&
+        restShape > nextShape)
+      return fail(llvm::formatv(
+          "composition of {0} with {1}:{2}: stride {3} does not divide the "
+          "shape {4} of the left (coalesced) layout and the right layout "
+          "runs past it (stride divisibility condition)",
+          a.str(), rShape.getValue(), rStride.getValue(), absStride,
+          currShape));
     if (nextShape == 1 || restShape == 1) {
       restStride = nextStride;
       continue;
@@ -355,12 +366,17 @@ static Expected<Layout> rankProduct(const Layout &a, const Layout &b,
   Expected<Layout> p = logicalProduct(pa, Tiler(pb));
   if (!p)
     return p.takeError();
+  // Mode i of each half; a leaf operand's composed half may be a tuple
+  // (a mode split by the composition) and is then one mode as a whole.
   Layout block = p->mode(0), rest = p->mode(1);
-  if (r == 1 && block.shape.isLeaf() && rest.shape.isLeaf())
+  auto modeOf = [](const Layout &half, const Layout &operand, size_t i) {
+    return operand.shape.isLeaf() ? half : half.mode(i);
+  };
+  if (r == 1 && pa.shape.isLeaf() && pb.shape.isLeaf())
     return raked ? makeLayout({rest, block}) : makeLayout({block, rest});
   std::vector<Layout> modes;
   for (size_t i = 0; i < r; ++i) {
-    Layout x = block.mode(i), y = rest.mode(i);
+    Layout x = modeOf(block, pa, i), y = modeOf(rest, pb, i);
     modes.push_back(raked ? makeLayout({y, x}) : makeLayout({x, y}));
   }
   return makeLayout(modes);

@@ -111,7 +111,10 @@ struct Token {
 std::string describe(const Token &t) {
   if (t.kind == Tok::End)
     return "the end of the input";
-  return "'" + t.text.str() + "'";
+  std::string s = "'";
+  s.append(t.text.data(), t.text.size());
+  s.push_back('\'');
+  return s;
 }
 
 llvm::Error errorAt(unsigned col, const llvm::Twine &msg) {
@@ -588,7 +591,10 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   unsigned col = name.col;
   // Wraps an algebra error with the column of the call.
   auto wrap = [&](llvm::Error e) -> llvm::Error {
-    return errorAt(col, f + ": " + llvm::toString(std::move(e)));
+    std::string msg = llvm::toString(std::move(e));
+    if (!llvm::StringRef(msg).starts_with(f))
+      msg = f.str() + ": " + msg;
+    return errorAt(col, msg);
   };
   auto result = [&](llvm::Expected<Layout> l) -> llvm::Expected<LayoutValue> {
     if (!l)

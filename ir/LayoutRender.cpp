@@ -36,6 +36,9 @@ llvm::Expected<Grid> makeGrid(const LayoutValue &value) {
     return llvm::createStringError(
         "cannot draw " + value.str() +
         ": it is not a layout (give a swizzle a domain: Sw<3,4,3> o 1024:1)");
+  if (layout.shape.isTuple() && layout.rank() == 0)
+    return llvm::createStringError("cannot draw the empty layout " +
+                                   layout.str());
   if (layout.rank() > 2)
     return llvm::createStringError(llvm::formatv(
         "cannot draw {0}: it has rank {1}; a grid needs rank 1 or 2 (group "
@@ -142,7 +145,7 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
     digits = std::max(digits, numDigits(o));
   int cellW = std::max(28, 8 * digits + 10), cellH = 22;
   int left = 40, top = 64;
-  int width = left + cellW * g->cols + 20;
+  int width = std::max<int>(left + cellW * g->cols + 20, left + 8 * 124 + 20);
   int height = top + cellH * g->rows + 60;
   std::string s;
   s += llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -169,7 +172,7 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
     for (int64_t c = 0; c < g->cols; ++c) {
       int64_t off = g->offsets[r * g->cols + c];
       int64_t chunk = (off >= 0 ? off : -off) / elemsPerChunk;
-      bool chunkStart = off % elemsPerChunk == 0;
+      bool chunkStart = elemsPerChunk > 1 && off % elemsPerChunk == 0;
       s += llvm::formatv(
           "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
           "fill=\"{4}\" stroke=\"#333\" stroke-width=\"0.5\"/>\n",
@@ -185,9 +188,9 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
   for (int k = 0; k < 8; ++k) {
     s += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"14\" height=\"14\" "
                        "fill=\"{2}\" stroke=\"#333\" stroke-width=\"0.5\"/>\n",
-                       left + k * 70, ly, kColours[k]);
-    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\">g{2}: {3}-{4}</text>\n",
-                       left + k * 70 + 18, ly + 11, k, 4 * k, 4 * k + 3);
+                       left + k * 124, ly, kColours[k]);
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\">g{2}: banks {3}-{4}</text>\n",
+                       left + k * 124 + 18, ly + 11, k, 4 * k, 4 * k + 3);
   }
   s += "</svg>\n";
   return s;

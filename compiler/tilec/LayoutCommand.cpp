@@ -66,6 +66,15 @@ static int reportError(const llvm::Twine &message) {
 /// The element width named by the first atom `<T>` in the expression, for
 /// the colours of the SVG (0 when there is none).
 static unsigned elementBitsOf(llvm::StringRef expr) {
+  // recast(L, FROM, TO) ends in units of TO bits.
+  llvm::StringRef e = expr.trim();
+  if (e.starts_with("recast(") && e.ends_with(")")) {
+    llvm::StringRef args = e.drop_back();
+    unsigned bits = 0;
+    if (!args.rsplit(',').second.trim().getAsInteger(10, bits) && bits > 0 &&
+        bits <= 4096)
+      return bits;
+  }
   for (size_t i = expr.find('<'); i != llvm::StringRef::npos;
        i = expr.find('<', i + 1)) {
     size_t end = expr.find('>', i);
