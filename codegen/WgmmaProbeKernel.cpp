@@ -42,8 +42,8 @@ const WgmmaTypeInfo *wgmmaTypeInfo(DTypeKind dtype) {
 }
 
 llvm::Value *inlineAsm(llvm::IRBuilder<> &b, llvm::Type *ret,
-                       llvm::ArrayRef<llvm::Value *> args,
-                       llvm::StringRef text, llvm::StringRef constraints) {
+                       llvm::ArrayRef<llvm::Value *> args, llvm::StringRef text,
+                       llvm::StringRef constraints) {
   llvm::SmallVector<llvm::Type *> types;
   for (llvm::Value *v : args)
     types.push_back(v->getType());
@@ -99,10 +99,9 @@ llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
             .str());
   if (!info->transposable &&
       (spec.aMajor != MajorKind::K || spec.bMajor != MajorKind::K))
-    return llvm::createStringError(
-        llvm::formatv("wgmma reads {0} K-major only",
-                      dtypeInfo(spec.dtype).name)
-            .str());
+    return llvm::createStringError(llvm::formatv("wgmma reads {0} K-major only",
+                                                 dtypeInfo(spec.dtype).name)
+                                       .str());
   if (spec.aDescs.empty() || spec.aDescs.size() != spec.bDescs.size() ||
       spec.aImageBytes % 16 || spec.bImageBytes % 16)
     return llvm::createStringError("malformed wgmma probe spec");
@@ -194,14 +193,13 @@ llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
   llvm::Value *lane = b.CreateURem(tid, b.getInt32(32));
   llvm::Value *row0 = b.CreateAdd(b.CreateMul(warp, b.getInt32(16)),
                                   b.CreateUDiv(lane, b.getInt32(4)));
-  llvm::Value *col0 = b.CreateMul(b.CreateURem(lane, b.getInt32(4)),
-                                  b.getInt32(2));
+  llvm::Value *col0 =
+      b.CreateMul(b.CreateURem(lane, b.getInt32(4)), b.getInt32(2));
   for (unsigned i = 0; i != regs; ++i) {
     llvm::Value *row = b.CreateAdd(row0, b.getInt32(8 * ((i / 2) % 2)));
     llvm::Value *col = b.CreateAdd(col0, b.getInt32(8 * (i / 4) + i % 2));
-    llvm::Value *index =
-        b.CreateZExt(b.CreateAdd(b.CreateMul(row, b.getInt32(spec.n)), col),
-                     i64);
+    llvm::Value *index = b.CreateZExt(
+        b.CreateAdd(b.CreateMul(row, b.getInt32(spec.n)), col), i64);
     b.CreateStore(b.CreateExtractValue(waited, i),
                   b.CreateGEP(f32, dOut, index));
   }

@@ -1,4 +1,5 @@
-//===- codegen/WgmmaProbeKernel.h - One wgmma product on the GPU -*- C++ -*-===//
+//===- codegen/WgmmaProbeKernel.h - One wgmma product on the GPU -*- C++
+//-*-===//
 //
 // The hardware check of descriptor derivation: a one-warpgroup sm_90a kernel
 // that copies two shared-memory images (A: 64 x K, B: N x K, each laid out by

@@ -1,4 +1,5 @@
-//===- ir/DescriptorDecoder.h - Walk a descriptor like the hardware -*- C++ -*-===//
+//===- ir/DescriptorDecoder.h - Walk a descriptor like the hardware -*- C++
+//-*-===//
 //
 // The independent check of descriptor derivation. Given a 64-bit descriptor,
 // the arch, the element type, the majorness and the operand shape, this

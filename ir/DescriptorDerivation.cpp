@@ -39,32 +39,41 @@ struct CanonicalRow {
 
 // PTX ISA "Canonical Layouts" (seed 001), strides in elements.
 const CanonicalRow CanonicalTable[] = {
-    {MajorKind::K, false, "((8,m),(T,2k)):((1T,SBO),(1,LBO))",
+    {MajorKind::K,
+     false,
+     "((8,m),(T,2k)):((1T,SBO),(1,LBO))",
      {{Sym::Eight, Sym::T, "the stride between the 8 rows of a core matrix"},
       {Sym::Rep, Sym::Sbo, "SBO (between 8-row core-matrix groups along MN)"}},
      2,
      {{Sym::T, Sym::One, "the K stride inside a 16-byte chunk"},
       {Sym::Rep, Sym::Lbo, "LBO (between core matrices along K)"}}},
-    {MajorKind::K, true, "((8,m),(T,2k)):((uT,SBO),(1,T))",
+    {MajorKind::K,
+     true,
+     "((8,m),(T,2k)):((uT,SBO),(1,T))",
      {{Sym::Eight, Sym::UT,
        "the stride between the 8 rows of a core matrix (one atom row)"},
       {Sym::Rep, Sym::Sbo, "SBO (between 8-row groups along MN)"}},
      2,
      {{Sym::T, Sym::One, "the K stride inside a 16-byte chunk"},
       {Sym::Rep, Sym::T, "the stride between 16-byte chunks along K"}}},
-    {MajorKind::MN, false, "((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))",
+    {MajorKind::MN,
+     false,
+     "((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))",
      {{Sym::T, Sym::One, "the MN stride inside a 16-byte chunk"},
       {Sym::One, Sym::T, ""},
       {Sym::Rep, Sym::Sbo, "SBO (between 16-byte columns along MN)"}},
      3,
      {{Sym::Eight, Sym::T, "the K stride inside a core matrix"},
       {Sym::Rep, Sym::Lbo, "LBO (between 8-row groups along K)"}}},
-    {MajorKind::MN, true, "((T,u,m),(8,k)):((1,T,LBO),(uT,SBO))",
+    {MajorKind::MN,
+     true,
+     "((T,u,m),(8,k)):((1,T,LBO),(uT,SBO))",
      {{Sym::T, Sym::One, "the MN stride inside a 16-byte chunk"},
       {Sym::U, Sym::T, "the stride between 16-byte chunks of an atom row"},
       {Sym::Rep, Sym::Lbo, "LBO (between swizzle atoms along MN)"}},
      3,
-     {{Sym::Eight, Sym::UT, "the K stride inside a swizzle atom (one atom row)"},
+     {{Sym::Eight, Sym::UT,
+       "the K stride inside a swizzle atom (one atom row)"},
       {Sym::Rep, Sym::Sbo, "SBO (between swizzle atoms along K)"}}},
 };
 
@@ -107,8 +116,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
                               "(legal: sm_90a, sm_100a)",
                               arch.name));
   if (type.bits != 8 && type.bits != 16 && type.bits != 32)
-    return fail(llvm::formatv("{0} is not a tensor-core operand type",
-                              type.name));
+    return fail(
+        llvm::formatv("{0} is not a tensor-core operand type", type.name));
   int64_t e = type.bits / 8;
   int64_t t = 16 / e;
   if (req.arch == ArchKind::SM90a && req.major == MajorKind::MN &&
@@ -158,8 +167,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
       return fail(llvm::formatv(
           "the {0} x {1} tile does not cover whole {2} {3}-major atoms of "
           "{4} x {5} {6} (MN must be a multiple of {4} and K of {5})",
-          tile.mnSize, tile.kSize, sw.name, majorName(req.major), atomMN,
-          atomK, type.name));
+          tile.mnSize, tile.kSize, sw.name, majorName(req.major), atomMN, atomK,
+          type.name));
     if (req.major == MajorKind::MN && req.mmaMN % atomWidth != 0)
       return fail(llvm::formatv(
           "MMA MN = {0} does not cover a whole {1} MN-major atom ({2} {3} "
@@ -192,8 +201,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
         return fail(llvm::formatv(
             "elements (mn={0}, k={1}) and (mn={2}, k={3}) of the tile share "
             "element offset {4}: the layout is not one-to-one",
-            a % tile.mnSize, a / tile.mnSize, b % tile.mnSize,
-            b / tile.mnSize, seen[i].first));
+            a % tile.mnSize, a / tile.mnSize, b % tile.mnSize, b / tile.mnSize,
+            seen[i].first));
       }
   }
 
@@ -228,8 +237,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
       if (modes[i].shape != Sym::Rep)
         inner *= shapeOf(modes[i].shape);
     for (unsigned i = 0; i != rank; ++i)
-      shapes[i] = modes[i].shape == Sym::Rep ? extent / inner
-                                             : shapeOf(modes[i].shape);
+      shapes[i] =
+          modes[i].shape == Sym::Rep ? extent / inner : shapeOf(modes[i].shape);
   };
   fillShapes(row->mn, row->mnRank, req.mmaMN, mnShape);
   fillShapes(row->k, 2, req.mmaK, kShape);
@@ -245,9 +254,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
       const SubMode &mode = modes[i];
       int64_t fixed = shapeOf(mode.stride);
       if (shapes[i] == 1) {
-        strides[i] = mode.stride == Sym::Lbo || mode.stride == Sym::Sbo
-                         ? 0
-                         : fixed;
+        strides[i] =
+            mode.stride == Sym::Lbo || mode.stride == Sym::Sbo ? 0 : fixed;
         unit *= shapes[i];
         continue;
       }
@@ -322,8 +330,8 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
             i, j, delta));
       for (int64_t k = 0; k != req.mmaK; ++k)
         for (int64_t mn = 0; mn != req.mmaMN; ++mn) {
-          int64_t got = tile.offset(i * req.mmaMN + mn, j * req.mmaK + k) -
-                        start;
+          int64_t got =
+              tile.offset(i * req.mmaMN + mn, j * req.mmaK + k) - start;
           int64_t want = canonical(mn, k);
           if (got != want)
             return fail(llvm::formatv(
@@ -349,20 +357,19 @@ deriveSmemDescriptor(const SmemTileLayout &tile, const DerivationRequest &req) {
   for (int64_t i = 0; i != numMN; ++i)
     for (int64_t j = 0; j != numK; ++j)
       if (out.fields.startAddress + out.subtileOffsets[i][j] >= (1u << 18))
-        return fail(llvm::formatv("MMA subtile (m={0}, k={1}) starts at byte "
-                                  "{2}, beyond the 18-bit start address "
-                                  "(legal: below 262144)",
-                                  i, j,
-                                  out.fields.startAddress +
-                                      out.subtileOffsets[i][j]));
+        return fail(llvm::formatv(
+            "MMA subtile (m={0}, k={1}) starts at byte "
+            "{2}, beyond the 18-bit start address "
+            "(legal: below 262144)",
+            i, j, out.fields.startAddress + out.subtileOffsets[i][j]));
   out.desc = *desc;
 
   std::string templ = row->templ;
   if (swizzled)
     templ = llvm::formatv("Sw<{0},4,3> o {1}", sw.swizzleBits, templ).str();
   out.canonicalTemplate = templ;
-  auto modeText = [](const int64_t *shape, const int64_t *stride,
-                     unsigned rank, bool strides) {
+  auto modeText = [](const int64_t *shape, const int64_t *stride, unsigned rank,
+                     bool strides) {
     std::vector<int64_t> v(rank);
     for (unsigned i = 0; i != rank; ++i)
       v[i] = strides ? stride[i] : shape[i];

@@ -1,4 +1,5 @@
-//===- ir/DescriptorDerivation.h - Descriptors from smem layouts -*- C++ -*-===//
+//===- ir/DescriptorDerivation.h - Descriptors from smem layouts -*- C++
+//-*-===//
 //
 // Derives the shared-memory matrix descriptor of an MMA operand from the
 // layout of the shared-memory tile it lives in, by matching the tile against
@@ -52,8 +53,7 @@ struct SmemTileLayout {
 };
 
 /// Element-unit Swizzle<B,M,S> of an offset (CuTe's definition).
-int64_t applyElementSwizzle(int64_t offset, unsigned b, unsigned m,
-                            unsigned s);
+int64_t applyElementSwizzle(int64_t offset, unsigned b, unsigned m, unsigned s);
 
 /// The byte address the tile's layout gives element (mn, k): base +
 /// swizzle(offset(mn, k)) * element bytes.

@@ -12,8 +12,8 @@ namespace tilec {
 
 namespace {
 const InstrFieldInfo InstrFields[] = {
-    {"sparse_selector", 0, 2}, {"sparse", 2, 1},   {"saturate", 3, 1},
-    {"d_format", 4, 2},        {"a_format", 7, 3}, {"b_format", 10, 3},
+    {"sparse_selector", 0, 2}, {"sparse", 2, 1},    {"saturate", 3, 1},
+    {"d_format", 4, 2},        {"a_format", 7, 3},  {"b_format", 10, 3},
     {"negate_a", 13, 1},       {"negate_b", 14, 1}, {"a_major", 15, 1},
     {"b_major", 16, 1},        {"n_dim", 17, 6},    {"m_dim", 24, 5},
     {"max_shift", 30, 2},

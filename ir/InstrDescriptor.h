@@ -1,4 +1,5 @@
-//===- ir/InstrDescriptor.h - The tcgen05 instruction descriptor -*- C++ -*-===//
+//===- ir/InstrDescriptor.h - The tcgen05 instruction descriptor -*- C++
+//-*-===//
 //
 // tcgen05.mma takes a 32-bit instruction descriptor naming the operand
 // formats, majorness, negation and the M x N shape. This file holds the

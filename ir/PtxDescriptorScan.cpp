@@ -66,11 +66,11 @@ std::string describeSmemDescriptor(uint64_t desc, ArchKind arch) {
   std::string swizzle = f->swizzle128Atom32
                             ? "SW128_32B_ATOM"
                             : swizzleInfo(f->swizzle).name.str();
-  std::string out = llvm::formatv("{0} start={1} LBO={2} SBO={3} "
-                                  "base_offset={4}",
-                                  swizzle, f->startAddress, f->lbo, f->sbo,
-                                  f->baseOffset)
-                        .str();
+  std::string out =
+      llvm::formatv("{0} start={1} LBO={2} SBO={3} "
+                    "base_offset={4}",
+                    swizzle, f->startAddress, f->lbo, f->sbo, f->baseOffset)
+          .str();
   if (arch == ArchKind::SM100a)
     out += llvm::formatv(" version={0} lbo_mode={1}", f->version, f->lboMode)
                .str();
@@ -161,9 +161,9 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
       if (!use.value)
         use.description = "not known statically";
       else if (role == PtxDescriptorUse::RoleKind::Instr)
-        use.description = kind ? describeInstrDescriptor(uint32_t(*use.value),
-                                                         *kind)
-                               : "unknown kind";
+        use.description =
+            kind ? describeInstrDescriptor(uint32_t(*use.value), *kind)
+                 : "unknown kind";
       else if (!arch || !hasSmemDescriptor(*arch))
         use.description = "no sm_90a/sm_100a .target";
       else

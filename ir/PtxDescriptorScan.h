@@ -1,4 +1,5 @@
-//===- ir/PtxDescriptorScan.h - Find and decode descriptors in PTX -*- C++ -*-===//
+//===- ir/PtxDescriptorScan.h - Find and decode descriptors in PTX -*- C++
+//-*-===//
 //
 // What `tilec explain` needs to annotate PTX: every wgmma.mma_async and
 // tcgen05.mma instruction's shared-memory descriptors and instruction
@@ -33,9 +34,9 @@ namespace tilec {
 /// One descriptor operand of one MMA instruction.
 struct PtxDescriptorUse {
   enum class RoleKind { SmemA, SmemB, Instr };
-  unsigned line = 0;   ///< 1-based line of the instruction.
+  unsigned line = 0; ///< 1-based line of the instruction.
   RoleKind role = RoleKind::SmemA;
-  std::string operand; ///< As written: "%rd12" or an immediate.
+  std::string operand;           ///< As written: "%rd12" or an immediate.
   std::optional<uint64_t> value; ///< Known statically.
   std::string description;       ///< Decoded fields, or why not.
 };

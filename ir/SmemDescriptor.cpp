@@ -51,8 +51,7 @@ const SwizzleInfo &swizzleInfo(SwizzleKind kind) {
 }
 
 std::optional<SwizzleKind> parseSwizzleKind(llvm::StringRef name) {
-  if (name.equals_insensitive("interleave") ||
-      name.equals_insensitive("inter"))
+  if (name.equals_insensitive("interleave") || name.equals_insensitive("inter"))
     return SwizzleKind::None;
   for (const SwizzleInfo &info : SwizzleTable)
     if (name.equals_insensitive(info.name))

@@ -1,4 +1,5 @@
-//===- ir/SmemDescriptor.h - Shared-memory matrix descriptors ----*- C++ -*-===//
+//===- ir/SmemDescriptor.h - Shared-memory matrix descriptors ----*- C++
+//-*-===//
 //
 // The 64-bit shared-memory matrix descriptor that wgmma.mma_async (sm_90a,
 // "GMMA") and tcgen05.mma (sm_100a, "UMMA") read their A/B operands through.
@@ -40,11 +41,11 @@ enum class MajorKind { K, MN };
 /// Facts about one swizzle mode.
 struct SwizzleInfo {
   SwizzleKind kind;
-  llvm::StringRef name;   ///< "none", "SW32", "SW64", "SW128".
-  unsigned bytes;         ///< Row width of the atom: 16 (none), 32, 64, 128.
-  unsigned swizzleBits;   ///< B of the byte-level Swizzle<B,4,3>.
-  unsigned sm90Code;      ///< GMMA layout_type.
-  unsigned sm100Code;     ///< UMMA layout_type.
+  llvm::StringRef name; ///< "none", "SW32", "SW64", "SW128".
+  unsigned bytes;       ///< Row width of the atom: 16 (none), 32, 64, 128.
+  unsigned swizzleBits; ///< B of the byte-level Swizzle<B,4,3>.
+  unsigned sm90Code;    ///< GMMA layout_type.
+  unsigned sm100Code;   ///< UMMA layout_type.
 };
 
 /// All swizzle modes, in the order of SwizzleKind.

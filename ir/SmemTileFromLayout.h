@@ -1,4 +1,5 @@
-//===- ir/SmemTileFromLayout.h - Layout values as operand tiles --*- C++ -*-===//
+//===- ir/SmemTileFromLayout.h - Layout values as operand tiles --*- C++
+//-*-===//
 //
 // Bridges the layout algebra and descriptor derivation: a rank-2 Layout or
 // ComposedLayout `Sw<B,M,S> o OFFSET o L` over (MN, K) becomes the

@@ -21,8 +21,9 @@
 namespace tilec {
 namespace {
 
-llvm::cl::SubCommand descCommand(
-    "desc", "Derive and decode shared-memory and instruction descriptors");
+llvm::cl::SubCommand
+    descCommand("desc",
+                "Derive and decode shared-memory and instruction descriptors");
 
 llvm::cl::opt<std::string> archOpt("arch", llvm::cl::desc("sm_90a or sm_100a"),
                                    llvm::cl::value_desc("ARCH"),
@@ -96,8 +97,8 @@ int diagnostic(const llvm::Twine &message) {
   return ExitDiagnostic;
 }
 
-std::optional<DTypeKind> typeOption(const std::string &value,
-                                    const char *flag, int &exit) {
+std::optional<DTypeKind> typeOption(const std::string &value, const char *flag,
+                                    int &exit) {
   if (value.empty()) {
     exit = usage(llvm::formatv("--{0} is required", flag));
     return std::nullopt;
@@ -110,8 +111,8 @@ std::optional<DTypeKind> typeOption(const std::string &value,
   return t;
 }
 
-std::optional<MajorKind> majorOption(const std::string &value,
-                                     const char *flag, int &exit) {
+std::optional<MajorKind> majorOption(const std::string &value, const char *flag,
+                                     int &exit) {
   std::optional<MajorKind> m = parseMajor(value);
   if (!m)
     exit = usage(llvm::formatv("--{0} '{1}' is not a majorness (legal: K, "
@@ -200,14 +201,13 @@ int runInstrDescriptor(ArchKind arch) {
   }
   os << llvm::formatv("tcgen05 instruction descriptor (sm_100a, kind::{0})\n",
                       mmaKindName(kind));
-  os << llvm::formatv("  {0,-7} {1,-16} {2,5}  {3}\n", "bits", "field",
-                      "value", "meaning");
+  os << llvm::formatv("  {0,-7} {1,-16} {2,5}  {3}\n", "bits", "field", "value",
+                      "meaning");
   for (const InstrFieldInfo &f : instrDescriptorFields()) {
     std::string bits =
-        f.width == 1 ? std::to_string(f.lowBit)
-                     : llvm::formatv("{0}-{1}", f.lowBit,
-                                     f.lowBit + f.width - 1)
-                           .str();
+        f.width == 1
+            ? std::to_string(f.lowBit)
+            : llvm::formatv("{0}-{1}", f.lowBit, f.lowBit + f.width - 1).str();
     uint32_t raw = extractInstrField(*idesc, f);
     std::string line = llvm::formatv("  {0,-7} {1,-16} {2,5}  {3}", bits,
                                      f.name, raw, meaning(f.name, raw))
@@ -236,8 +236,7 @@ int runSmemDescriptor(ArchKind arch) {
   int64_t mmaMN, mmaK;
   if (mnText.getAsInteger(10, mmaMN) || kText.getAsInteger(10, mmaK) ||
       mmaMN <= 0 || mmaK <= 0)
-    return usage(llvm::formatv("--mma '{0}' is not MNxK (e.g. 64x16)",
-                               mmaOpt));
+    return usage(llvm::formatv("--mma '{0}' is not MNxK (e.g. 64x16)", mmaOpt));
   uint64_t base;
   if (llvm::StringRef(baseOpt).getAsInteger(0, base))
     return usage(llvm::formatv("--base '{0}' is not an address", baseOpt));
@@ -326,8 +325,7 @@ int runSmemDescriptor(ArchKind arch) {
   os << llvm::formatv("  base_offset    {0}\n", d->fields.baseOffset);
   if (sm100) {
     os << llvm::formatv("  version        {0}\n", d->fields.version);
-    os << llvm::formatv("  lbo_mode       {0} (relative)\n",
-                        d->fields.lboMode);
+    os << llvm::formatv("  lbo_mode       {0} (relative)\n", d->fields.lboMode);
   }
   os << "  desc           " << hex << "\n";
   os << "  canonical      " << d->canonicalTemplate << ", " << units << "\n";

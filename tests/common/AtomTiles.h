@@ -1,4 +1,5 @@
-//===- tests/common/AtomTiles.h - Swizzle-atom tiles for tests ---*- C++ -*-===//
+//===- tests/common/AtomTiles.h - Swizzle-atom tiles for tests ---*- C++
+//-*-===//
 //
 // Builds shared-memory tiles the way tile_to_shape stacks the PTX swizzle
 // atoms, straight from the atom definitions (K-major atom 8 x W bytes, MN-major

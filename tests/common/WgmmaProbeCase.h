@@ -1,4 +1,5 @@
-//===- tests/common/WgmmaProbeCase.h - Inputs of the wgmma probe -*- C++ -*-===//
+//===- tests/common/WgmmaProbeCase.h - Inputs of the wgmma probe -*- C++
+//-*-===//
 //
 // Host side of the wgmma conformance check: random A (64 x K) and B (N x K)
 // with values exact in every operand type, shared-memory images built from
@@ -49,7 +50,7 @@ inline void encodeElement(float value, DTypeKind dtype, uint8_t *out) {
   case DTypeKind::E4M3: {
     // Sign, 4 exponent bits (bias 7), 3 mantissa bits.
     float mag = value < 0 ? -value : value;
-    uint8_t code = mag == 0     ? 0x00
+    uint8_t code = mag == 0      ? 0x00
                    : mag == 0.5f ? 0x30
                    : mag == 1.0f ? 0x38
                    : mag == 1.5f ? 0x3C
@@ -68,9 +69,9 @@ makeWgmmaProbeCase(DTypeKind dtype, SwizzleKind swizzle, MajorKind aMajor,
                    unsigned seed) {
   WgmmaProbeCase c;
   c.name = std::string(dtypeInfo(dtype).name) + " " +
-           std::string(swizzleInfo(swizzle).name) + " A:" +
-           std::string(majorName(aMajor)) + " B:" +
-           std::string(majorName(bMajor)) + " N=" + std::to_string(n);
+           std::string(swizzleInfo(swizzle).name) +
+           " A:" + std::string(majorName(aMajor)) +
+           " B:" + std::string(majorName(bMajor)) + " N=" + std::to_string(n);
   unsigned e = dtypeBits(dtype) / 8;
   unsigned mmaK = 32 / e;
   // K covers whole atoms of either majorness: a multiple of the row width.
@@ -162,16 +163,16 @@ makeWgmmaProbeCase(DTypeKind dtype, SwizzleKind swizzle, MajorKind aMajor,
 
 /// The conformance matrix: every swizzle x majorness pair for bf16, K-major
 /// tf32 and e4m3, several N.
-inline std::vector<std::tuple<DTypeKind, SwizzleKind, MajorKind, MajorKind,
-                              unsigned>>
+inline std::vector<
+    std::tuple<DTypeKind, SwizzleKind, MajorKind, MajorKind, unsigned>>
 wgmmaConformanceMatrix() {
-  std::vector<std::tuple<DTypeKind, SwizzleKind, MajorKind, MajorKind,
-                         unsigned>>
+  std::vector<
+      std::tuple<DTypeKind, SwizzleKind, MajorKind, MajorKind, unsigned>>
       out;
   const MajorKind K = MajorKind::K, MN = MajorKind::MN;
   for (const SwizzleInfo &sw : allSwizzles())
-    for (auto [am, bm] : {std::pair{K, K}, std::pair{MN, MN},
-                          std::pair{K, MN}, std::pair{MN, K}})
+    for (auto [am, bm] : {std::pair{K, K}, std::pair{MN, MN}, std::pair{K, MN},
+                          std::pair{MN, K}})
       for (unsigned n : {8u, 64u, 128u, 256u}) {
         if (bm == MN && n % (sw.bytes / 2) != 0)
           continue; // B's MN-major atom is wider than N.

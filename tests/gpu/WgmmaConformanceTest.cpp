@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/WgmmaProbeKernel.h"
 #include "runtime/Device.h"
-#include "tests/gpu/GpuTest.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 #include "tests/common/WgmmaProbeCase.h"
+#include "tests/gpu/GpuTest.h"
 
 #include <gtest/gtest.h>
 
@@ -50,8 +50,7 @@ std::string runCase(const WgmmaProbeCase &c) {
   rt::LaunchConfig config;
   config.block = {128, 1, 1};
   config.dynamicSharedBytes = c.spec.smemBytes();
-  if (rt::Status s = rt::launch(*fn, config, a->ptr(), b->ptr(), d->ptr());
-      !s)
+  if (rt::Status s = rt::launch(*fn, config, a->ptr(), b->ptr(), d->ptr()); !s)
     return "launch: " + s.error().getMessage();
   auto out = d->download<float>();
   if (!out)
@@ -104,8 +103,8 @@ TEST(WgmmaConformanceTest, DerivedDescriptorsMatchCpu) {
               ctx.device().name.c_str(), passed, total);
   bool firstType = true;
   for (auto &[name, counts] : byType) {
-    std::printf("%s%s %u/%u", firstType ? "" : ", ", name.c_str(),
-                counts.first, counts.second);
+    std::printf("%s%s %u/%u", firstType ? "" : ", ", name.c_str(), counts.first,
+                counts.second);
     firstType = false;
   }
   std::printf("; 4 swizzle modes x K/MN-major A and B for bf16, K-major "
@@ -135,7 +134,9 @@ TEST(WgmmaConformanceTest, WrongDescriptorsAreCaught) {
          return d | (sbo << 16) | (lbo << 32);
        }},
       {"K-major SW128 encoded as SW64", SwizzleKind::SW128, MajorKind::K,
-       [](uint64_t d) -> uint64_t { return (d & ~(3ull << 62)) | (2ull << 62); }},
+       [](uint64_t d) -> uint64_t {
+         return (d & ~(3ull << 62)) | (2ull << 62);
+       }},
       {"K-major SW32 with SBO halved", SwizzleKind::SW32, MajorKind::K,
        [](uint64_t d) -> uint64_t {
          uint64_t sbo = (d >> 32) & 0x3FFF;

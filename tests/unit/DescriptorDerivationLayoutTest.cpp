@@ -37,12 +37,11 @@ TEST(DescriptorDerivationLayoutTest, DecoderReproducesAlgebraTiles) {
                 2 * mmaK, major == MajorKind::K ? 2 * width : 16);
             std::string atom =
                 std::string(major == MajorKind::K ? "K_" : "MN_") +
-                (sw.kind == SwizzleKind::None ? "INTER" : sw.name.str()) +
-                "<" + dtypeInfo(dtype).name.str() + ">";
-            std::string expr = "tile_to_shape(" + atom + ", (" +
-                               std::to_string(tileMN) + "," +
-                               std::to_string(tileK) + ")" +
-                               (kFirst ? ", (1,0))" : ")");
+                (sw.kind == SwizzleKind::None ? "INTER" : sw.name.str()) + "<" +
+                dtypeInfo(dtype).name.str() + ">";
+            std::string expr =
+                "tile_to_shape(" + atom + ", (" + std::to_string(tileMN) + "," +
+                std::to_string(tileK) + ")" + (kFirst ? ", (1,0))" : ")");
             auto value = evaluateLayoutExpr(expr);
             ASSERT_TRUE(bool(value)) << expr;
             auto tile = smemTileFromLayout(*value);
@@ -56,14 +55,13 @@ TEST(DescriptorDerivationLayoutTest, DecoderReproducesAlgebraTiles) {
                           layoutByteAddress(ref, dtype, 0, mn, k))
                     << expr << " at (" << mn << "," << k << ")";
             for (ArchKind arch : {ArchKind::SM90a, ArchKind::SM100a}) {
-              if (arch == ArchKind::SM90a && major == MajorKind::MN &&
-                  e != 2)
+              if (arch == ArchKind::SM90a && major == MajorKind::MN && e != 2)
                 continue;
               uint64_t base = 8192;
               auto d = deriveSmemDescriptor(
                   *tile, {arch, dtype, major, mma, mmaK, base});
-              ASSERT_TRUE(bool(d)) << expr << ": "
-                                   << llvm::toString(d.takeError());
+              ASSERT_TRUE(bool(d))
+                  << expr << ": " << llvm::toString(d.takeError());
               for (size_t i = 0; i != d->subtileOffsets.size(); ++i)
                 for (size_t j = 0; j != d->subtileOffsets[i].size(); ++j) {
                   auto got = decodeOperandAddresses(

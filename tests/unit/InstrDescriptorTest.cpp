@@ -97,8 +97,7 @@ TEST(InstrDescriptorTest, Errors) {
   s.accType = DTypeKind::F16;
   EXPECT_EQ(encodeError(s), "kind::tf32 accumulates in f32 only (f16 is "
                             "legal for kind::f16 and kind::f8f6f4)");
-  auto bad = decodeInstrDescriptor(0x08400490u | (1u << 23),
-                                   MmaKindKind::F16);
+  auto bad = decodeInstrDescriptor(0x08400490u | (1u << 23), MmaKindKind::F16);
   ASSERT_FALSE(bool(bad));
   EXPECT_EQ(llvm::toString(bad.takeError()),
             "reserved bits are set: 0x00800000");

@@ -23,8 +23,7 @@ TEST(PtxDescriptorScanTest, HeaderExample) {
   EXPECT_EQ(uses[0].role, PtxDescriptorUse::RoleKind::SmemA);
   ASSERT_TRUE(uses[0].value.has_value());
   EXPECT_EQ(*uses[0].value, 0x4000004000010000ull);
-  EXPECT_EQ(uses[0].description,
-            "SW128 start=0 LBO=16 SBO=1024 base_offset=0");
+  EXPECT_EQ(uses[0].description, "SW128 start=0 LBO=16 SBO=1024 base_offset=0");
   EXPECT_EQ(uses[1].description,
             "SW128 start=32 LBO=16 SBO=1024 base_offset=0");
   EXPECT_EQ(uses[3].operand, "%rd9");

@@ -5,9 +5,9 @@
 // hand from the bit table in the PTX ISA, never computed by the code here.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/SmemDescriptor.h"
 #include "ir/DescriptorDecoder.h"
 #include "ir/DescriptorDerivation.h"
-#include "ir/SmemDescriptor.h"
 #include "tests/common/AtomTiles.h"
 
 #include "llvm/Support/Error.h"
@@ -32,8 +32,8 @@ DerivedDescriptor derive(const SmemTileLayout &tile, ArchKind arch,
 }
 
 std::string deriveError(const SmemTileLayout &tile, ArchKind arch,
-                        DTypeKind dtype, MajorKind major, int64_t mn,
-                        int64_t k, uint64_t base = 0) {
+                        DTypeKind dtype, MajorKind major, int64_t mn, int64_t k,
+                        uint64_t base = 0) {
   DerivationRequest req{arch, dtype, major, mn, k, base};
   llvm::Expected<DerivedDescriptor> d = deriveSmemDescriptor(tile, req);
   if (d) {
@@ -126,8 +126,8 @@ TEST(SmemDescriptorTest, EncodeErrors) {
 // LBO = 64 * 4 bytes (encoded 16), SBO = 32 * 4 bytes (encoded 8).
 TEST(SmemDescriptorSeed001, KMajorInterleaveTf32) {
   SmemTileLayout tile = literalTile({{8, 4}, {2, 32}}, {{4, 1}, {4, 64}});
-  DerivedDescriptor d = derive(tile, ArchKind::SM90a, DTypeKind::TF32,
-                               MajorKind::K, 16, 8);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM90a, DTypeKind::TF32, MajorKind::K, 16, 8);
   EXPECT_EQ(d.fields.swizzle, SwizzleKind::None);
   EXPECT_EQ(d.fields.lbo, 64u * 4);
   EXPECT_EQ(d.fields.sbo, 32u * 4);
@@ -144,8 +144,8 @@ TEST(SmemDescriptorSeed001, KMajorInterleaveTf32) {
 TEST(SmemDescriptorSeed001, KMajorSw32Tf32) {
   SmemTileLayout tile =
       literalTile({{8, 8}, {2, 64}}, {{4, 1}, {2, 4}}, 1, 2, 3);
-  DerivedDescriptor d = derive(tile, ArchKind::SM90a, DTypeKind::TF32,
-                               MajorKind::K, 16, 8);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM90a, DTypeKind::TF32, MajorKind::K, 16, 8);
   EXPECT_EQ(d.fields.swizzle, SwizzleKind::SW32);
   EXPECT_EQ(d.fields.sbo, 64u * 4);
   EXPECT_EQ((d.desc >> 16) & 0x3FFF, 1u);
@@ -154,8 +154,8 @@ TEST(SmemDescriptorSeed001, KMajorSw32Tf32) {
   // The ISA's literal K mode overlaps rows: the derivation says so.
   SmemTileLayout literal =
       literalTile({{8, 8}, {2, 64}}, {{4, 1}, {4, 4}}, 1, 2, 3);
-  EXPECT_NE(deriveError(literal, ArchKind::SM90a, DTypeKind::TF32,
-                        MajorKind::K, 16, 8)
+  EXPECT_NE(deriveError(literal, ArchKind::SM90a, DTypeKind::TF32, MajorKind::K,
+                        16, 8)
                 .find("not one-to-one"),
             std::string::npos);
 }
@@ -165,8 +165,8 @@ TEST(SmemDescriptorSeed001, KMajorSw32Tf32) {
 TEST(SmemDescriptorSeed001, MNMajorInterleaveBf16) {
   SmemTileLayout tile =
       literalTile({{8, 1}, {1, 8}, {2, 64}}, {{8, 8}, {2, 128}});
-  DerivedDescriptor d = derive(tile, ArchKind::SM90a, DTypeKind::BF16,
-                               MajorKind::MN, 16, 16);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM90a, DTypeKind::BF16, MajorKind::MN, 16, 16);
   EXPECT_EQ(d.fields.lbo, 128u * 2);
   EXPECT_EQ(d.fields.sbo, 64u * 2);
   EXPECT_EQ((d.desc >> 16) & 0x3FFF, 16u);
@@ -177,10 +177,10 @@ TEST(SmemDescriptorSeed001, MNMajorInterleaveBf16) {
 // MN-major, 32B swizzling, bf16: ((8,2,2),(8,2)):((1,8,128),(16,256)),
 // LBO = 128 * 2 (encoded 16), SBO = 256 * 2 (encoded 32).
 TEST(SmemDescriptorSeed001, MNMajorSw32Bf16) {
-  SmemTileLayout tile = literalTile({{8, 1}, {2, 8}, {2, 128}},
-                                    {{8, 16}, {2, 256}}, 1, 3, 3);
-  DerivedDescriptor d = derive(tile, ArchKind::SM90a, DTypeKind::BF16,
-                               MajorKind::MN, 32, 16);
+  SmemTileLayout tile =
+      literalTile({{8, 1}, {2, 8}, {2, 128}}, {{8, 16}, {2, 256}}, 1, 3, 3);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM90a, DTypeKind::BF16, MajorKind::MN, 32, 16);
   EXPECT_EQ(d.fields.lbo, 128u * 2);
   EXPECT_EQ(d.fields.sbo, 256u * 2);
   EXPECT_EQ((d.desc >> 16) & 0x3FFF, 16u);
@@ -191,10 +191,10 @@ TEST(SmemDescriptorSeed001, MNMajorSw32Bf16) {
 // MN-major, 64B swizzling, bf16: ((8,4,2),(8,2)):((1,8,256),(32,512)),
 // LBO = 256 * 2 (encoded 32), SBO = 512 * 2 (encoded 64).
 TEST(SmemDescriptorSeed001, MNMajorSw64Bf16) {
-  SmemTileLayout tile = literalTile({{8, 1}, {4, 8}, {2, 256}},
-                                    {{8, 32}, {2, 512}}, 2, 3, 3);
-  DerivedDescriptor d = derive(tile, ArchKind::SM90a, DTypeKind::BF16,
-                               MajorKind::MN, 64, 16);
+  SmemTileLayout tile =
+      literalTile({{8, 1}, {4, 8}, {2, 256}}, {{8, 32}, {2, 512}}, 2, 3, 3);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM90a, DTypeKind::BF16, MajorKind::MN, 64, 16);
   EXPECT_EQ(d.fields.lbo, 256u * 2);
   EXPECT_EQ(d.fields.sbo, 512u * 2);
   EXPECT_EQ((d.desc >> 16) & 0x3FFF, 32u);
@@ -207,11 +207,12 @@ TEST(SmemDescriptorSeed001, MNMajorSw64Bf16) {
 //===----------------------------------------------------------------------===//
 
 TEST(SmemDescriptorSeed002, KMajorSw128Bf16) {
-  // tile_to_shape(K_SW128<bf16>, (128,128)) = ((8,16),(64,2)):((64,512),(1,8192))
+  // tile_to_shape(K_SW128<bf16>, (128,128)) =
+  // ((8,16),(64,2)):((64,512),(1,8192))
   SmemTileLayout tile =
       literalTile({{8, 64}, {16, 512}}, {{64, 1}, {2, 8192}}, 3, 3, 3);
-  DerivedDescriptor d = derive(tile, ArchKind::SM100a, DTypeKind::BF16,
-                               MajorKind::K, 64, 16);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM100a, DTypeKind::BF16, MajorKind::K, 64, 16);
   EXPECT_EQ((d.desc >> 61), 2u); // SWIZZLE_128B
   EXPECT_EQ(d.fields.sbo, 1024u);
   EXPECT_EQ(d.fields.lbo, 16u);
@@ -223,10 +224,10 @@ TEST(SmemDescriptorSeed002, KMajorSw128Bf16) {
       {8192, 8224, 8256, 8288, 24576, 24608, 24640, 24672}};
   EXPECT_EQ(d.subtileOffsets, table);
   // The same tile built from the atom definition agrees.
-  DerivedDescriptor a = derive(
-      atomTile(DTypeKind::BF16, MajorKind::K, SwizzleKind::SW128, 128, 128,
-               false),
-      ArchKind::SM100a, DTypeKind::BF16, MajorKind::K, 64, 16);
+  DerivedDescriptor a =
+      derive(atomTile(DTypeKind::BF16, MajorKind::K, SwizzleKind::SW128, 128,
+                      128, false),
+             ArchKind::SM100a, DTypeKind::BF16, MajorKind::K, 64, 16);
   EXPECT_EQ(a.desc, d.desc);
   EXPECT_EQ(a.subtileOffsets, table);
 }
@@ -236,8 +237,8 @@ TEST(SmemDescriptorSeed002, MNMajorSw64Bf16) {
   //   = ((32,4),(8,16)):((1,4096),(32,256))
   SmemTileLayout tile =
       literalTile({{32, 1}, {4, 4096}}, {{8, 32}, {16, 256}}, 2, 3, 3);
-  DerivedDescriptor d = derive(tile, ArchKind::SM100a, DTypeKind::BF16,
-                               MajorKind::MN, 64, 16);
+  DerivedDescriptor d =
+      derive(tile, ArchKind::SM100a, DTypeKind::BF16, MajorKind::MN, 64, 16);
   EXPECT_EQ((d.desc >> 61), 4u); // SWIZZLE_64B
   EXPECT_EQ(d.fields.sbo, 512u);
   EXPECT_EQ(d.fields.lbo, 8192u);
@@ -248,10 +249,10 @@ TEST(SmemDescriptorSeed002, MNMajorSw64Bf16) {
       {0, 1024, 2048, 3072, 4096, 5120, 6144, 7168},
       {16384, 17408, 18432, 19456, 20480, 21504, 22528, 23552}};
   EXPECT_EQ(d.subtileOffsets, table);
-  DerivedDescriptor a = derive(
-      atomTile(DTypeKind::BF16, MajorKind::MN, SwizzleKind::SW64, 128, 128,
-               true),
-      ArchKind::SM100a, DTypeKind::BF16, MajorKind::MN, 64, 16);
+  DerivedDescriptor a =
+      derive(atomTile(DTypeKind::BF16, MajorKind::MN, SwizzleKind::SW64, 128,
+                      128, true),
+             ArchKind::SM100a, DTypeKind::BF16, MajorKind::MN, 64, 16);
   EXPECT_EQ(a.desc, d.desc);
   EXPECT_EQ(a.subtileOffsets, table);
 }
@@ -276,8 +277,8 @@ TEST(SmemDescriptorSeed003, DeepGemmSw128KMajor) {
   // bytes.
   uint64_t deepGemm = 0x4000004000000000ull | (base >> 4);
   EXPECT_EQ(d.desc & ~(0x3FFFull << 16), deepGemm);
-  auto ours = decodeOperandAddresses(d.desc, ArchKind::SM90a,
-                                     DTypeKind::E4M3, MajorKind::K, 64, 32);
+  auto ours = decodeOperandAddresses(d.desc, ArchKind::SM90a, DTypeKind::E4M3,
+                                     MajorKind::K, 64, 32);
   auto theirs = decodeOperandAddresses(deepGemm, ArchKind::SM90a,
                                        DTypeKind::E4M3, MajorKind::K, 64, 32);
   ASSERT_TRUE(bool(ours) && bool(theirs));
@@ -302,8 +303,8 @@ TEST(SmemDescriptorSeed003, DeepGemmSw128KMajor) {
 TEST(SmemDescriptorSeed004, MNMajorSw128IteratorStrides) {
   SmemTileLayout tile =
       literalTile({{64, 1}, {2, 512}}, {{8, 64}, {8, 1024}}, 3, 3, 3);
-  DerivedDescriptor d0 = derive(tile, ArchKind::SM90a, DTypeKind::F16,
-                                MajorKind::MN, 64, 16);
+  DerivedDescriptor d0 =
+      derive(tile, ArchKind::SM90a, DTypeKind::F16, MajorKind::MN, 64, 16);
   EXPECT_EQ(d0.subtileOffsets[1][0] / 16, 64u);
   EXPECT_EQ(d0.subtileOffsets[0][1] / 16, 256u);
   DerivedDescriptor d1 = derive(tile, ArchKind::SM90a, DTypeKind::F16,
@@ -319,37 +320,37 @@ TEST(SmemDescriptorSeed004, MNMajorSw128IteratorStrides) {
 TEST(SmemDescriptorErrors, Messages) {
   SmemTileLayout kSw128 = atomTile(DTypeKind::BF16, MajorKind::K,
                                    SwizzleKind::SW128, 128, 64, false);
-  EXPECT_EQ(deriveError(kSw128, ArchKind::SM90a, DTypeKind::BF16,
-                        MajorKind::K, 64, 32),
+  EXPECT_EQ(deriveError(kSw128, ArchKind::SM90a, DTypeKind::BF16, MajorKind::K,
+                        64, 32),
             "MMA K = 32 bf16 is 64 bytes; a tensor-core operand is 32 bytes "
             "along K (K = 16 for bf16)");
-  EXPECT_EQ(deriveError(kSw128, ArchKind::SM90a, DTypeKind::BF16,
-                        MajorKind::K, 48, 16),
+  EXPECT_EQ(deriveError(kSw128, ArchKind::SM90a, DTypeKind::BF16, MajorKind::K,
+                        48, 16),
             "the tile's MN = 128 is not a multiple of the MMA MN = 48");
-  SmemTileLayout narrow = atomTile(DTypeKind::BF16, MajorKind::K,
-                                   SwizzleKind::SW64, 64, 32, false);
+  SmemTileLayout narrow =
+      atomTile(DTypeKind::BF16, MajorKind::K, SwizzleKind::SW64, 64, 32, false);
   narrow.swizzleB = 3; // SW128 claims a 64-element row; the tile has 32.
-  EXPECT_EQ(deriveError(narrow, ArchKind::SM90a, DTypeKind::BF16,
-                        MajorKind::K, 64, 16),
+  EXPECT_EQ(deriveError(narrow, ArchKind::SM90a, DTypeKind::BF16, MajorKind::K,
+                        64, 16),
             "the 64 x 32 tile does not cover whole SW128 K-major atoms of 8 x "
             "64 bf16 (MN must be a multiple of 8 and K of 64)");
-  SmemTileLayout wide = atomTile(DTypeKind::BF16, MajorKind::K,
-                                 SwizzleKind::SW64, 64, 64, false);
+  SmemTileLayout wide =
+      atomTile(DTypeKind::BF16, MajorKind::K, SwizzleKind::SW64, 64, 64, false);
   wide.swizzleB = 3; // Rows of 64 bytes under a 128-byte swizzle.
-  EXPECT_EQ(deriveError(wide, ArchKind::SM90a, DTypeKind::BF16, MajorKind::K,
-                        64, 16),
-            "the stride between the 8 rows of a core matrix (one atom row) is "
-            "64 bytes; the canonical K-major SW128 layout needs 128 bytes");
+  EXPECT_EQ(
+      deriveError(wide, ArchKind::SM90a, DTypeKind::BF16, MajorKind::K, 64, 16),
+      "the stride between the 8 rows of a core matrix (one atom row) is "
+      "64 bytes; the canonical K-major SW128 layout needs 128 bytes");
   SmemTileLayout mn = atomTile(DTypeKind::E4M3, MajorKind::MN,
                                SwizzleKind::SW128, 128, 64, false);
-  EXPECT_EQ(deriveError(mn, ArchKind::SM90a, DTypeKind::E4M3, MajorKind::MN,
-                        64, 32),
-            "wgmma reads MN-major operands only for 16-bit types (f16, bf16); "
-            "e4m3 must be K-major");
+  EXPECT_EQ(
+      deriveError(mn, ArchKind::SM90a, DTypeKind::E4M3, MajorKind::MN, 64, 32),
+      "wgmma reads MN-major operands only for 16-bit types (f16, bf16); "
+      "e4m3 must be K-major");
   SmemTileLayout mnBf16 = atomTile(DTypeKind::BF16, MajorKind::MN,
                                    SwizzleKind::SW128, 128, 64, false);
-  EXPECT_EQ(deriveError(mnBf16, ArchKind::SM90a, DTypeKind::BF16,
-                        MajorKind::MN, 32, 16),
+  EXPECT_EQ(deriveError(mnBf16, ArchKind::SM90a, DTypeKind::BF16, MajorKind::MN,
+                        32, 16),
             "MMA MN = 32 does not cover a whole SW128 MN-major atom (64 bf16 "
             "along MN); use MN a multiple of 64 or a narrower swizzle");
   SmemTileLayout badSwizzle = kSw128;
@@ -365,8 +366,8 @@ TEST(SmemDescriptorErrors, Messages) {
             "the MN stride inside a 16-byte chunk is 128 bytes; the canonical "
             "MN-major none layout needs 2 bytes");
   // Uneven 8-row groups: no canonical form.
-  SmemTileLayout uneven = literalTile({{8, 8}, {2, 64}, {2, 192}},
-                                      {{8, 1}, {2, 512}});
+  SmemTileLayout uneven =
+      literalTile({{8, 8}, {2, 64}, {2, 192}}, {{8, 1}, {2, 512}});
   std::string err = deriveError(uneven, ArchKind::SM90a, DTypeKind::BF16,
                                 MajorKind::K, 32, 16);
   EXPECT_NE(err.find("element (mn=16, k=0) of the MMA subtile is at byte 384"),
@@ -381,8 +382,7 @@ TEST(SmemDescriptorErrors, Messages) {
 TEST(SmemDescriptorProperty, DecoderReproducesLayout) {
   unsigned checked = 0;
   for (ArchKind arch : {ArchKind::SM90a, ArchKind::SM100a})
-    for (DTypeKind dtype : {DTypeKind::E4M3, DTypeKind::BF16,
-                            DTypeKind::TF32})
+    for (DTypeKind dtype : {DTypeKind::E4M3, DTypeKind::BF16, DTypeKind::TF32})
       for (MajorKind major : {MajorKind::K, MajorKind::MN})
         for (const SwizzleInfo &sw : allSwizzles())
           for (bool kFirst : {false, true})
@@ -405,20 +405,19 @@ TEST(SmemDescriptorProperty, DecoderReproducesLayout) {
                 for (size_t i = 0; i != d.subtileOffsets.size(); ++i)
                   for (size_t j = 0; j != d.subtileOffsets[i].size(); ++j) {
                     uint64_t desc = d.desc + (d.subtileOffsets[i][j] >> 4);
-                    auto got = decodeOperandAddresses(desc, arch, dtype,
-                                                      major, mma, mmaK);
+                    auto got = decodeOperandAddresses(desc, arch, dtype, major,
+                                                      mma, mmaK);
                     ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
                     for (int64_t k = 0; k != mmaK; ++k)
                       for (int64_t mn = 0; mn != mma; ++mn)
                         ASSERT_EQ(got->at(mn, k),
                                   layoutByteAddress(tile, dtype, base,
-                                                    i * mma + mn,
-                                                    j * mmaK + k))
+                                                    i * mma + mn, j * mmaK + k))
                             << archInfo(arch).name.str() << " "
                             << dtypeInfo(dtype).name.str() << " "
                             << majorName(major).str() << " " << sw.name.str()
-                            << " subtile (" << i << "," << j << ") elem ("
-                            << mn << "," << k << ")";
+                            << " subtile (" << i << "," << j << ") elem (" << mn
+                            << "," << k << ")";
                     ++checked;
                   }
               }

@@ -4,8 +4,8 @@
 // assembled by ptxas (where ptxas exists).
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/Ptxas.h"
 #include "codegen/WgmmaProbeKernel.h"
+#include "codegen/Ptxas.h"
 #include "tests/common/WgmmaProbeCase.h"
 
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@ using namespace tilec::testing;
 namespace {
 
 TEST(WgmmaProbeKernelTest, EmitsWgmmaWithDescriptors) {
-  auto c = makeWgmmaProbeCase(DTypeKind::BF16, SwizzleKind::SW128,
-                              MajorKind::K, MajorKind::MN, 64, 4, 1);
+  auto c = makeWgmmaProbeCase(DTypeKind::BF16, SwizzleKind::SW128, MajorKind::K,
+                              MajorKind::MN, 64, 4, 1);
   ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
   auto ptx = emitWgmmaProbePtx(c->spec);
   ASSERT_TRUE(bool(ptx)) << llvm::toString(ptx.takeError());
@@ -50,8 +50,8 @@ TEST(WgmmaProbeKernelTest, ConformanceMatrixAssembles) {
     // ptxas is slow: assemble a spread of the matrix, all kinds of N.
     if (havePtxas && cases % 5 == 0) {
       llvm::Error err = assembleWithPtxas(*ptx, ArchKind::SM90a);
-      ASSERT_FALSE(bool(err)) << c->name << ": "
-                              << llvm::toString(std::move(err));
+      ASSERT_FALSE(bool(err))
+          << c->name << ": " << llvm::toString(std::move(err));
     }
     ++cases;
   }
