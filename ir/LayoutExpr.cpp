@@ -136,6 +136,20 @@ bool layoutFits(const Layout &l) {
   return true;
 }
 
+llvm::Expected<Layout> toLayout(const LayoutValue &v, unsigned col,
+                                llvm::StringRef fn);
+
+// Whether the product of |leaves| of a shape stays below 2^31.
+bool shapeFits(const IntTuple &s) {
+  __int128 p = 1;
+  for (int64_t x : s.leaves()) {
+    p *= x < 0 ? -(__int128)x : (__int128)x;
+    if (p >= kMaxInt)
+      return false;
+  }
+  return true;
+}
+
 class Parser {
 public:
   Parser(llvm::StringRef text, const LayoutEnv *env) : text(text), env(env) {}
@@ -261,9 +275,12 @@ private:
       return rhs.takeError();
     if (rhs->isLayout())
       return LayoutValue(ComposedLayout(sw, offset, rhs->getLayout()));
-    if (rhs->isIntTuple())
-      return LayoutValue(
-          ComposedLayout(sw, offset, makeLayoutLeft(rhs->getIntTuple())));
+    if (rhs->isIntTuple()) {
+      llvm::Expected<Layout> l = toLayout(*rhs, rhsCol, "'o'");
+      if (!l)
+        return l.takeError();
+      return LayoutValue(ComposedLayout(sw, offset, *l));
+    }
     (void)oCol;
     return errorAt(rhsCol, "the right side of 'o' must be a layout, not " +
                                rhs->str());
@@ -507,6 +524,9 @@ llvm::Expected<Layout> toLayout(const LayoutValue &v, unsigned col,
         return errorAt(col, llvm::formatv("{0}: the shape {1} has a mode "
                                           "{2}; modes must be positive",
                                           fn, s.str(), x));
+    if (!shapeFits(s))
+      return errorAt(col, fn + ": the shape " + s.str() +
+                              " is too large (its size must be below 2^31)");
     return makeLayoutLeft(s);
   }
   return errorAt(col, fn + ": expected a layout, not " +
@@ -520,7 +540,11 @@ llvm::Expected<IntTuple> toShape(const LayoutValue &v, unsigned col,
   if (!v.isIntTuple())
     return errorAt(col, fn + ": " + what + " must be a tuple of integers, "
                                            "not " + v.str());
-  return v.getIntTuple();
+  IntTuple s = v.getIntTuple();
+  if (!shapeFits(s))
+    return errorAt(col, fn + ": " + what + " " + s.str() +
+                            " is too large (its product must be below 2^31)");
+  return s;
 }
 
 llvm::Expected<int64_t> toInt(const LayoutValue &v, unsigned col,

@@ -102,9 +102,15 @@ static int runLayout() {
       size = value->getLayout().size();
     else if (value->isComposed())
       size = value->getComposed().size();
-    else if (value->isIntTuple())
-      size = value->getIntTuple().product();
-    else
+    else if (value->isIntTuple()) {
+      size = 1;
+      for (int64_t x : value->getIntTuple().leaves())
+        if (x <= 0 || __builtin_mul_overflow(size, x, &size) ||
+            size > kMaxOffsets)
+          return reportError("--offsets: the shape " + value->str() +
+                             " must have positive modes and at most " +
+                             llvm::Twine(kMaxOffsets) + " elements");
+    } else
       return reportError("--offsets needs a layout; give the swizzle a "
                          "domain, e.g. 'Sw<3,4,3> o 1024:1'");
     if (size > kMaxOffsets)
