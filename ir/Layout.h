@@ -89,8 +89,9 @@ Layout makeOrderedLayout(const IntTuple &shape, const IntTuple &order);
 Layout flatten(const Layout &layout);
 
 /// The simplest layout with the same function on [0, size): size-1 modes
-/// removed and contiguous modes merged, flat (a single mode gives a rank-1
-/// layout). Example: coalesce((2,(1,6)):(1,(6,2))) is 12:1.
+/// removed and contiguous modes merged, flat (a single mode is printed as a
+/// plain integer layout, all size-1 as 1:0).
+/// Example: coalesce((2,(1,6)):(1,(6,2))) is 12:1.
 Layout coalesce(const Layout &layout);
 
 /// Coalesces within the modes given by \p profile (CuTe's coalesce with a

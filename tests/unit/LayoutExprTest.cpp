@@ -4,6 +4,7 @@
 #include "LayoutTestSupport.h"
 
 #include <chrono>
+#include <cstring>
 
 using namespace tilec;
 using namespace tilec::test;
@@ -167,4 +168,17 @@ TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
   }
   EXPECT_GT(runs, 1000);
   EXPECT_GT(ok, 10);
+}
+
+TEST(LayoutExprTest, FuzzerFindingsStayFixed) {
+  // Inputs the libFuzzer target found: each is a diagnostic now.
+  for (const char *text :
+       {"Sw<3,4,3> o 9 o (64,0)", "Sw<0,4,3> o(5,656506564,1)",
+        "blocked_product((1,5):(5,1), (9,4,(1),((24096,816,8, 1281),"
+        "(4096,(16,8192))), 164,2)))"}) {
+    llvm::Expected<LayoutValue> v = evaluateLayoutExpr(text);
+    ASSERT_FALSE(bool(v)) << text;
+    LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+    EXPECT_LE(d.column, strlen(text));
+  }
 }

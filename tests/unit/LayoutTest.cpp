@@ -2,6 +2,7 @@
 #include "LayoutTestSupport.h"
 
 #include "ir/Layout.h"
+#include "ir/LayoutRender.h"
 
 using namespace tilec;
 using namespace tilec::test;
@@ -122,4 +123,24 @@ TEST(LayoutTest, PrintParseRoundTrip) {
   llvm::Expected<Layout> notLayout = parseLayout("Sw<3,4,3>");
   EXPECT_FALSE(bool(notLayout));
   llvm::consumeError(notLayout.takeError());
+}
+
+TEST(LayoutRenderTest, AsciiGridAsCuTePrintLayout) {
+  // Example in ir/LayoutRender.h.
+  llvm::Expected<std::string> grid = renderAscii(eval("(2,3):(3,1)"));
+  ASSERT_TRUE(bool(grid));
+  EXPECT_EQ(*grid, "      0   1   2 \n"
+                   "    +---+---+---+\n"
+                   " 0  | 0 | 1 | 2 |\n"
+                   "    +---+---+---+\n"
+                   " 1  | 3 | 4 | 5 |\n"
+                   "    +---+---+---+\n");
+  llvm::Expected<std::string> rank3 = renderAscii(eval("(2,2,2):(1,2,4)"));
+  EXPECT_FALSE(bool(rank3));
+  llvm::consumeError(rank3.takeError());
+  llvm::Expected<std::string> svg =
+      renderSvg(eval("recast(K_SW128<bf16>, 16, 128)"), SvgOptions{128, "t"});
+  ASSERT_TRUE(bool(svg));
+  EXPECT_NE(svg->find("<svg"), std::string::npos);
+  EXPECT_NE(svg->find("</svg>"), std::string::npos);
 }
