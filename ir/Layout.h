@@ -1,4 +1,5 @@
-//===- ir/Layout.h - CuTe layouts: a shape and a stride ----------*- C++ -*-===//
+//===- ir/Layout.h - CuTe layouts: a shape and a stride ----------*- C++
+//-*-===//
 //
 // A Layout maps coordinates to offsets: a nested shape and a congruent nested
 // stride; the offset of a natural coordinate is the inner product with the
@@ -64,9 +65,7 @@ struct Layout {
   friend bool operator==(const Layout &a, const Layout &b) {
     return a.shape == b.shape && a.stride == b.stride;
   }
-  friend bool operator!=(const Layout &a, const Layout &b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const Layout &a, const Layout &b) { return !(a == b); }
 };
 
 /// A layout whose top-level modes are \p modes: (s0,s1,...):(d0,d1,...).
@@ -81,8 +80,9 @@ Layout makeLayoutLeft(const IntTuple &shape);
 Layout makeLayoutRight(const IntTuple &shape);
 
 /// The compact layout of \p shape whose modes are visited in \p order
-/// (congruent to \p shape; lower ranks are faster), as CuTe's make_ordered_layout.
-/// Example: makeOrderedLayout((4,8), (1,0)) is (4,8):(8,1).
+/// (congruent to \p shape; lower ranks are faster), as CuTe's
+/// make_ordered_layout. Example: makeOrderedLayout((4,8), (1,0)) is
+/// (4,8):(8,1).
 Layout makeOrderedLayout(const IntTuple &shape, const IntTuple &order);
 
 /// The same function with all modes flattened into one flat tuple.

@@ -1,4 +1,5 @@
-//===- ir/LayoutAlgebra.h - Composition, complement, divide, product -*- C++ -*-===//
+//===- ir/LayoutAlgebra.h - Composition, complement, divide, product -*- C++
+//-*-===//
 //
 // CuTe's layout algebra on runtime values. Operations that have no result
 // under CuTe's admissibility rules (a composition whose shapes do not divide,

@@ -1,4 +1,5 @@
-//===- ir/LayoutExpr.cpp - The layout expression language -------------------===//
+//===- ir/LayoutExpr.cpp - The layout expression language
+//-------------------===//
 //
 // A recursive-descent parser that evaluates as it parses. Grammar:
 //
@@ -98,8 +99,18 @@ namespace {
 constexpr int64_t kMaxInt = int64_t(1) << 31;
 constexpr int kMaxDepth = 64;
 
-enum class Tok { Int, Name, LParen, RParen, Comma, Colon, Less, Greater, End,
-                 Bad };
+enum class Tok {
+  Int,
+  Name,
+  LParen,
+  RParen,
+  Comma,
+  Colon,
+  Less,
+  Greater,
+  End,
+  Bad
+};
 
 struct Token {
   Tok kind;
@@ -161,8 +172,8 @@ public:
     if (!v)
       return v.takeError();
     if (peek().kind != Tok::End)
-      return errorAt(peek().col, "unexpected '" + peek().text +
-                                     "' after the expression");
+      return errorAt(peek().col,
+                     "unexpected '" + peek().text + "' after the expression");
     return v;
   }
 
@@ -216,12 +227,24 @@ private:
       }
       Tok k;
       switch (c) {
-      case '(': k = Tok::LParen; break;
-      case ')': k = Tok::RParen; break;
-      case ',': k = Tok::Comma; break;
-      case ':': k = Tok::Colon; break;
-      case '<': k = Tok::Less; break;
-      case '>': k = Tok::Greater; break;
+      case '(':
+        k = Tok::LParen;
+        break;
+      case ')':
+        k = Tok::RParen;
+        break;
+      case ',':
+        k = Tok::Comma;
+        break;
+      case ':':
+        k = Tok::Colon;
+        break;
+      case '<':
+        k = Tok::Less;
+        break;
+      case '>':
+        k = Tok::Greater;
+        break;
       default:
         return errorAt(col, llvm::formatv("unexpected character '{0}'",
                                           text.substr(i, 1)));
@@ -235,14 +258,16 @@ private:
 
   llvm::Error expect(Tok kind, llvm::StringRef what) {
     if (peek().kind != kind)
-      return errorAt(peek().col, "expected " + what + ", found " + describe(peek()));
+      return errorAt(peek().col,
+                     "expected " + what + ", found " + describe(peek()));
     next();
     return llvm::Error::success();
   }
 
   llvm::Expected<int64_t> parseInt(llvm::StringRef what) {
     if (peek().kind != Tok::Int)
-      return errorAt(peek().col, "expected " + what + ", found " + describe(peek()));
+      return errorAt(peek().col,
+                     "expected " + what + ", found " + describe(peek()));
     return next().value;
   }
 
@@ -261,7 +286,8 @@ private:
     unsigned oCol = next().col;
     if (!lhs->isSwizzle())
       return errorAt(col, "the left side of 'o' must be a swizzle Sw<B,M,S>, "
-                          "not " + lhs->str());
+                          "not " +
+                              lhs->str());
     Swizzle sw = lhs->getSwizzle();
     int64_t offset = 0;
     if (peek().kind == Tok::Int && peek(1).kind == Tok::Name &&
@@ -282,8 +308,8 @@ private:
       return LayoutValue(ComposedLayout(sw, offset, *l));
     }
     (void)oCol;
-    return errorAt(rhsCol, "the right side of 'o' must be a layout, not " +
-                               rhs->str());
+    return errorAt(rhsCol,
+                   "the right side of 'o' must be a layout, not " + rhs->str());
   }
 
   llvm::Expected<LayoutValue> parsePrimary(int depth) {
@@ -307,7 +333,8 @@ private:
       return errorAt(t.col, "expected a layout expression, found the end of "
                             "the input");
     default:
-      return errorAt(t.col, "expected a layout expression, found " + describe(t));
+      return errorAt(t.col,
+                     "expected a layout expression, found " + describe(t));
     }
   }
 
@@ -346,7 +373,8 @@ private:
     unsigned colonCol = next().col;
     if (!shape.isIntTuple())
       return errorAt(col, "the shape before ':' must be a tuple of "
-                          "integers, not " + shape.str());
+                          "integers, not " +
+                              shape.str());
     IntTuple s = shape.getIntTuple();
     for (int64_t v : s.leaves())
       if (v <= 0)
@@ -364,20 +392,24 @@ private:
       strideVal = std::move(*v);
     } else {
       return errorAt(peek().col, "expected a stride after the ':' at column " +
-                                     std::to_string(colonCol + 1) + ", found " + describe(peek()));
+                                     std::to_string(colonCol + 1) + ", found " +
+                                     describe(peek()));
     }
     if (!strideVal.isIntTuple())
       return errorAt(strideCol, "the stride must be a tuple of integers, "
-                                "not " + strideVal.str());
+                                "not " +
+                                    strideVal.str());
     IntTuple d = strideVal.getIntTuple();
     if (!isCongruent(s, d))
       return errorAt(strideCol, "the stride " + d.str() +
                                     " does not have the nesting of the "
-                                    "shape " + s.str());
+                                    "shape " +
+                                    s.str());
     Layout l(s, d);
     if (!layoutFits(l))
-      return errorAt(col, "layout " + l.str() + " is too large (size and "
-                                                "cosize must be below 2^31)");
+      return errorAt(col, "layout " + l.str() +
+                              " is too large (size and "
+                              "cosize must be below 2^31)");
     return LayoutValue(l);
   }
 
@@ -401,8 +433,8 @@ private:
   }
 
   llvm::Expected<LayoutValue> parseSwizzle(const Token &name) {
-    if (llvm::Error e = expect(Tok::Less, "'<' after '" + name.text.str() +
-                                              "'"))
+    if (llvm::Error e =
+            expect(Tok::Less, "'<' after '" + name.text.str() + "'"))
       return e;
     int v[3];
     const char *what[3] = {"B", "M", "S"};
@@ -435,7 +467,8 @@ private:
       return e;
     if (peek().kind != Tok::Name)
       return errorAt(peek().col, "expected an element type (" +
-                                     listDTypeNames() + "), found " + describe(peek()));
+                                     listDTypeNames() + "), found " +
+                                     describe(peek()));
     Token dt = next();
     std::optional<DTypeKind> dtype = parseDType(dt.text);
     if (!dtype)
@@ -462,20 +495,34 @@ struct FunctionInfo {
 };
 
 const FunctionInfo kFunctions[] = {
-    {"make_layout", 1, 2},     {"make_ordered", 2, 2},
-    {"coalesce", 1, 2},        {"composition", 2, 2},
-    {"complement", 1, 2},      {"logical_divide", 2, 2},
-    {"zipped_divide", 2, 2},   {"tiled_divide", 2, 2},
-    {"flat_divide", 2, 2},     {"logical_product", 2, 2},
-    {"zipped_product", 2, 2},  {"tiled_product", 2, 2},
-    {"blocked_product", 2, 2}, {"raked_product", 2, 2},
-    {"right_inverse", 1, 1},   {"left_inverse", 1, 1},
-    {"tile_to_shape", 2, 3},   {"recast", 3, 3},
-    {"upcast", 2, 2},          {"downcast", 2, 2},
-    {"max_common_vector", 2, 2}, {"max_common_layout", 2, 2},
-    {"size", 1, 1},            {"cosize", 1, 1},
-    {"rank", 1, 1},            {"depth", 1, 1},
-    {"flatten", 1, 1},         {"filter", 1, 1},
+    {"make_layout", 1, 2},
+    {"make_ordered", 2, 2},
+    {"coalesce", 1, 2},
+    {"composition", 2, 2},
+    {"complement", 1, 2},
+    {"logical_divide", 2, 2},
+    {"zipped_divide", 2, 2},
+    {"tiled_divide", 2, 2},
+    {"flat_divide", 2, 2},
+    {"logical_product", 2, 2},
+    {"zipped_product", 2, 2},
+    {"tiled_product", 2, 2},
+    {"blocked_product", 2, 2},
+    {"raked_product", 2, 2},
+    {"right_inverse", 1, 1},
+    {"left_inverse", 1, 1},
+    {"tile_to_shape", 2, 3},
+    {"recast", 3, 3},
+    {"upcast", 2, 2},
+    {"downcast", 2, 2},
+    {"max_common_vector", 2, 2},
+    {"max_common_layout", 2, 2},
+    {"size", 1, 1},
+    {"cosize", 1, 1},
+    {"rank", 1, 1},
+    {"depth", 1, 1},
+    {"flatten", 1, 1},
+    {"filter", 1, 1},
 };
 
 std::vector<llvm::StringRef> functionNameList() {
@@ -509,7 +556,8 @@ llvm::Expected<Tiler> toTiler(const LayoutValue &v, unsigned col) {
   }
   default:
     return errorAt(col, "a tiler must be a layout, an integer or a tuple of "
-                        "those, not " + v.str());
+                        "those, not " +
+                            v.str());
   }
 }
 
@@ -529,17 +577,19 @@ llvm::Expected<Layout> toLayout(const LayoutValue &v, unsigned col,
                               " is too large (its size must be below 2^31)");
     return makeLayoutLeft(s);
   }
-  return errorAt(col, fn + ": expected a layout, not " +
-                          (v.isComposed() ? "the swizzled layout "
-                                          : std::string()) +
-                          v.str());
+  return errorAt(col,
+                 fn + ": expected a layout, not " +
+                     (v.isComposed() ? "the swizzled layout " : std::string()) +
+                     v.str());
 }
 
 llvm::Expected<IntTuple> toShape(const LayoutValue &v, unsigned col,
                                  llvm::StringRef fn, llvm::StringRef what) {
   if (!v.isIntTuple())
-    return errorAt(col, fn + ": " + what + " must be a tuple of integers, "
-                                           "not " + v.str());
+    return errorAt(col, fn + ": " + what +
+                            " must be a tuple of integers, "
+                            "not " +
+                            v.str());
   IntTuple s = v.getIntTuple();
   if (!shapeFits(s))
     return errorAt(col, fn + ": " + what + " " + s.str() +
@@ -550,8 +600,8 @@ llvm::Expected<IntTuple> toShape(const LayoutValue &v, unsigned col,
 llvm::Expected<int64_t> toInt(const LayoutValue &v, unsigned col,
                               llvm::StringRef fn, llvm::StringRef what) {
   if (!v.isInteger())
-    return errorAt(col, fn + ": " + what + " must be an integer, not " +
-                            v.str());
+    return errorAt(col,
+                   fn + ": " + what + " must be an integer, not " + v.str());
   return v.getInteger();
 }
 
@@ -604,8 +654,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   next();
   if (args.size() < fn->minArgs || args.size() > fn->maxArgs)
     return errorAt(name.col,
-                   llvm::formatv("{0} takes {1} argument{2}, not {3}",
-                                 fn->name,
+                   llvm::formatv("{0} takes {1} argument{2}, not {3}", fn->name,
                                  fn->minArgs == fn->maxArgs
                                      ? std::to_string(fn->minArgs)
                                      : std::to_string(fn->minArgs) + " or " +
@@ -685,9 +734,9 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
     std::optional<ComposedLayout> composed;
     if (a0.isComposed())
       composed = a0.getComposed();
-    llvm::Expected<Layout> l = composed ? llvm::Expected<Layout>(
-                                              composed->layout)
-                                        : toLayout(a0, args[0].col, f);
+    llvm::Expected<Layout> l = composed
+                                   ? llvm::Expected<Layout>(composed->layout)
+                                   : toLayout(a0, args[0].col, f);
     if (!l)
       return l.takeError();
     llvm::Expected<Layout> r = Layout();
@@ -746,8 +795,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
       return result(tiledDivide(*l, *t));
     return result(flatDivide(*l, *t));
   }
-  if (f == "logical_product" || f == "zipped_product" ||
-      f == "tiled_product") {
+  if (f == "logical_product" || f == "zipped_product" || f == "tiled_product") {
     llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
     if (!l)
       return l.takeError();
@@ -864,8 +912,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
       return l.takeError();
     if (f == "recast")
       return result(recast(*l, nums[0], nums[1]));
-    return result(f == "upcast" ? upcast(*l, nums[0])
-                                : downcast(*l, nums[0]));
+    return result(f == "upcast" ? upcast(*l, nums[0]) : downcast(*l, nums[0]));
   }
   return errorAt(col, "function '" + f + "' is not implemented");
 }

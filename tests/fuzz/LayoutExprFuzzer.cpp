@@ -33,8 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::Expected<std::string> ascii = tilec::renderAscii(*v);
     if (!ascii)
       llvm::consumeError(ascii.takeError());
-    llvm::Expected<std::string> svg =
-        tilec::renderSvg(*v, tilec::SvgOptions());
+    llvm::Expected<std::string> svg = tilec::renderSvg(*v, tilec::SvgOptions());
     if (!svg)
       llvm::consumeError(svg.takeError());
   }
