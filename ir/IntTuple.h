@@ -1,5 +1,4 @@
-//===- ir/IntTuple.h - Nested integer tuples (CuTe's IntTuple) ---*- C++
-//-*-===//
+//===- ir/IntTuple.h - Nested integer tuples --------------------*- C++ -*-===//
 //
 // Shapes, strides and coordinates of the layout algebra are nested tuples of
 // integers: a leaf integer, or a tuple of IntTuples. They are small runtime

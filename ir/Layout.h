@@ -1,5 +1,4 @@
-//===- ir/Layout.h - CuTe layouts: a shape and a stride ----------*- C++
-//-*-===//
+//===- ir/Layout.h - CuTe layouts: a shape and a stride ---------*- C++ -*-===//
 //
 // A Layout maps coordinates to offsets: a nested shape and a congruent nested
 // stride; the offset of a natural coordinate is the inner product with the

@@ -1,5 +1,4 @@
-//===- ir/LayoutAlgebra.h - Composition, complement, divide, product -*- C++
-//-*-===//
+//===- ir/LayoutAlgebra.h - CuTe's layout algebra ---------------*- C++ -*-===//
 //
 // CuTe's layout algebra on runtime values. Operations that have no result
 // under CuTe's admissibility rules (a composition whose shapes do not divide,

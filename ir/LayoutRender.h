@@ -1,5 +1,4 @@
-//===- ir/LayoutRender.h - Layouts as text grids and SVG pictures -*- C++
-//-*-===//
+//===- ir/LayoutRender.h - Layouts as text grids and SVGs -------*- C++ -*-===//
 //
 // Draws a layout's offsets as a 2-D grid: rows are mode 0, columns mode 1
 // (a rank-1 layout is one column), as CuTe's print_layout (without its
