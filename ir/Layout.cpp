@@ -1,5 +1,4 @@
-//===- ir/Layout.cpp - CuTe layouts: a shape and a stride
-//--------------------===//
+//===- ir/Layout.cpp - CuTe layouts: a shape and a stride -----------------===//
 //
 // Construction, evaluation, coalescing and printing of layouts. Coalescing
 // follows CuTe's back-to-front merge so that results print exactly as CuTe

@@ -1,5 +1,4 @@
-//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product
-//-----===//
+//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product ----===//
 //
 // CuTe's layout algebra on runtime values. Every admissibility condition CuTe
 // checks statically (stride and shape divisibility in composition, injectivity

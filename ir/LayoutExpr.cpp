@@ -1,5 +1,4 @@
-//===- ir/LayoutExpr.cpp - The layout expression language
-//-------------------===//
+//===- ir/LayoutExpr.cpp - The layout expression language -----------------===//
 //
 // A recursive-descent parser that evaluates as it parses. Grammar:
 //

@@ -1,5 +1,4 @@
-//===- ir/LayoutParser.cpp - Reading CuTe notation back
-//----------------------===//
+//===- ir/LayoutParser.cpp - Reading CuTe notation back -------------------===//
 //
 // The literal readers, on top of the expression language: a literal is an
 // expression, and the reader checks that its value has the kind asked for.

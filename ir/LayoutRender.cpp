@@ -1,5 +1,4 @@
-//===- ir/LayoutRender.cpp - Layouts as text grids and SVG pictures
-//---------===//
+//===- ir/LayoutRender.cpp - Layouts as text grids and SVG pictures -------===//
 //
 // Both renderers walk the same (row, column) -> offset grid: mode 0 of the
 // layout gives the rows, mode 1 the columns.

@@ -1,5 +1,4 @@
-//===- ir/Swizzle.cpp - Swizzle<B,M,S>
-//----------------------------------------===//
+//===- ir/Swizzle.cpp - Swizzle<B,M,S> ------------------------------------===//
 //
 // The bit arithmetic of CuTe's Swizzle functor, on runtime integers.
 //

@@ -1,5 +1,4 @@
-//===- compiler/tilec/LayoutCommand.cpp - `tilec layout`
-//---------------------===//
+//===- compiler/tilec/LayoutCommand.cpp - `tilec layout` ------------------===//
 //
 // Evaluates a layout expression (ir/LayoutExpr.h) and prints the result on
 // one line in CuTe notation; --offsets adds the line L(0) .. L(size-1),
