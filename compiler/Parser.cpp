@@ -1,0 +1,510 @@
+//===- compiler/Parser.cpp - Parsing .tile programs -----------------------===//
+//
+// One token of lookahead. Every parse function leaves the parser on the
+// first token it did not use. Layout expressions are taken as raw text up to
+// the end of their line (a line break inside open parentheses continues it),
+// because their grammar belongs to the layout library (ir/LayoutExpr.h).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Parser.h"
+
+#include "compiler/Lexer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace tilec {
+
+namespace {
+
+class Parser {
+public:
+  Parser(llvm::StringRef buffer, DiagnosticEngine &diags)
+      : lexer(buffer, diags), diags(diags) {
+    advance();
+  }
+
+  Program parseProgram();
+
+private:
+  void advance() { tok = lexer.next(); }
+  bool consumeIf(TokenKind kind) {
+    if (!tok.is(kind))
+      return false;
+    advance();
+    return true;
+  }
+  /// Reports "expected WHAT CONTEXT, found X" unless the token is an Error
+  /// token (already reported).
+  void errorExpected(llvm::StringRef what, llvm::StringRef context = "");
+  bool expect(TokenKind kind, llvm::StringRef context) {
+    if (consumeIf(kind))
+      return true;
+    errorExpected(describeTokenKind(kind), context);
+    return false;
+  }
+  std::string found() const;
+  /// Skips to the first token of the next line (or a '}' or the end).
+  void skipLine();
+  bool atItemEnd() const {
+    return tok.atLineStart || tok.is(TokenKind::RBrace) ||
+           tok.is(TokenKind::Eof);
+  }
+  /// After a complete item: the line must end here.
+  void expectLineEnd(llvm::StringRef what);
+
+  bool parseIdent(Ident &out, llvm::StringRef what, llvm::StringRef context);
+  ExprPtr parseExpr();
+  ExprPtr parseTerm();
+  ExprPtr parseUnary();
+  ExprPtr parsePrimary();
+  LayoutText parseLayoutText(llvm::StringRef context);
+
+  void parseTopLevel(Program &program);
+  void parseKernel(TopLevel &stmt);
+  bool parseItem(KernelDecl &kernel);
+  void parseOperand(KernelItem &item);
+  void parseTile(KernelItem &item);
+  void parseEpilogue(KernelItem &item);
+
+  Lexer lexer;
+  DiagnosticEngine &diags;
+  Token tok;
+};
+
+std::string Parser::found() const {
+  switch (tok.kind) {
+  case TokenKind::Eof:
+    return "end of file";
+  case TokenKind::Ident:
+    return "'" + tok.text.str() + "'";
+  case TokenKind::Int:
+    return "integer " + tok.text.str();
+  default:
+    return describeTokenKind(tok.kind);
+  }
+}
+
+void Parser::errorExpected(llvm::StringRef what, llvm::StringRef context) {
+  if (tok.is(TokenKind::Error))
+    return;
+  std::string message = "expected " + what.str();
+  if (!context.empty())
+    message += " " + context.str();
+  message += ", found " + found();
+  diags.error(tok.loc(), message);
+}
+
+void Parser::skipLine() {
+  do {
+    advance();
+  } while (!atItemEnd());
+}
+
+void Parser::expectLineEnd(llvm::StringRef what) {
+  if (atItemEnd())
+    return;
+  if (!tok.is(TokenKind::Error))
+    diags.error(tok.loc(), "unexpected " + found() + " after " + what +
+                               "; each statement ends at the end of its line");
+  while (!atItemEnd())
+    advance();
+}
+
+bool Parser::parseIdent(Ident &out, llvm::StringRef what,
+                        llvm::StringRef context) {
+  if (!tok.is(TokenKind::Ident)) {
+    errorExpected(what, context);
+    return false;
+  }
+  out = {tok.text.str(), tok.loc()};
+  advance();
+  return true;
+}
+
+ExprPtr Parser::parseExpr() {
+  ExprPtr lhs = parseTerm();
+  while (lhs && (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Binary;
+    node->op = tok.text[0];
+    node->loc = tok.loc();
+    advance();
+    node->lhs = std::move(lhs);
+    node->rhs = parseTerm();
+    if (!node->rhs)
+      return nullptr;
+    lhs = std::move(node);
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseTerm() {
+  ExprPtr lhs = parseUnary();
+  while (lhs && (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash) ||
+                 tok.is(TokenKind::Percent))) {
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Binary;
+    node->op = tok.text[0];
+    node->loc = tok.loc();
+    advance();
+    node->lhs = std::move(lhs);
+    node->rhs = parseUnary();
+    if (!node->rhs)
+      return nullptr;
+    lhs = std::move(node);
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseUnary() {
+  if (tok.is(TokenKind::Minus)) {
+    auto node = std::make_unique<Expr>();
+    node->kind = Expr::Kind::Neg;
+    node->loc = tok.loc();
+    advance();
+    node->lhs = parseUnary();
+    if (!node->lhs)
+      return nullptr;
+    return node;
+  }
+  return parsePrimary();
+}
+
+ExprPtr Parser::parsePrimary() {
+  auto node = std::make_unique<Expr>();
+  node->loc = tok.loc();
+  if (tok.is(TokenKind::Int)) {
+    if (!tok.suffix.empty()) {
+      diags.error(tok.loc(), "unexpected suffix '" + tok.suffix +
+                                 "' on integer " + tok.text.drop_back(
+                                     tok.suffix.size()) +
+                                 "; integer expressions take plain numbers");
+    }
+    node->kind = Expr::Kind::Int;
+    node->value = static_cast<int64_t>(tok.intValue);
+    advance();
+    return node;
+  }
+  if (tok.is(TokenKind::Ident)) {
+    node->kind = Expr::Kind::Name;
+    node->name = tok.text.str();
+    advance();
+    return node;
+  }
+  if (tok.is(TokenKind::LParen)) {
+    advance();
+    ExprPtr inner = parseExpr();
+    if (!inner)
+      return nullptr;
+    if (!expect(TokenKind::RParen, "to close the parenthesized expression"))
+      return nullptr;
+    return inner;
+  }
+  errorExpected("an integer expression");
+  return nullptr;
+}
+
+LayoutText Parser::parseLayoutText(llvm::StringRef context) {
+  LayoutText out;
+  if (atItemEnd()) {
+    errorExpected("a layout expression", context);
+    return out;
+  }
+  const char *start = tok.text.data();
+  const char *end = lexer.getBuffer().end();
+  const char *cur = start;
+  int depth = 0;
+  while (cur < end) {
+    char c = *cur;
+    if (c == '\n' && depth <= 0)
+      break;
+    if (c == '/' && cur + 1 < end && cur[1] == '/')
+      break;
+    if (c == '}' && depth <= 0)
+      break;
+    if (c == '(' || c == '[')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
+    ++cur;
+  }
+  // A comment in the middle of a multi-line expression ends the text there;
+  // trim trailing blanks.
+  const char *stop = cur;
+  while (stop > start && llvm::isSpace(stop[-1]))
+    --stop;
+  out.text = std::string(start, stop);
+  // Line breaks inside parentheses become spaces, one for one, so offsets
+  // into the text stay offsets into the source.
+  for (char &c : out.text)
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+  out.loc = llvm::SMLoc::getFromPointer(start);
+  lexer.resetTo(cur);
+  advance();
+  return out;
+}
+
+Program Parser::parseProgram() {
+  Program program;
+  while (!tok.is(TokenKind::Eof))
+    parseTopLevel(program);
+  return program;
+}
+
+void Parser::parseTopLevel(Program &program) {
+  TopLevel stmt;
+  stmt.loc = tok.loc();
+  if (tok.isIdent("kernel")) {
+    stmt.kind = StmtKind::Kernel;
+    advance();
+    parseKernel(stmt);
+    program.statements.push_back(std::move(stmt));
+    return;
+  }
+  if (tok.isIdent("const")) {
+    stmt.kind = StmtKind::Const;
+    advance();
+    if (parseIdent(stmt.name, "a constant name", "after 'const'") &&
+        expect(TokenKind::Equal, "after the constant's name")) {
+      stmt.value = parseExpr();
+      if (stmt.value) {
+        expectLineEnd("the constant");
+        program.statements.push_back(std::move(stmt));
+        return;
+      }
+    }
+    if (!atItemEnd())
+      skipLine();
+    return;
+  }
+  if (tok.isIdent("layout")) {
+    stmt.kind = StmtKind::Layout;
+    advance();
+    if (parseIdent(stmt.name, "a layout name", "after 'layout'") &&
+        expect(TokenKind::Equal, "after the layout's name")) {
+      stmt.layout = parseLayoutText("after '='");
+      if (!stmt.layout.text.empty()) {
+        program.statements.push_back(std::move(stmt));
+        return;
+      }
+    }
+    if (!atItemEnd())
+      skipLine();
+    return;
+  }
+  if (tok.isIdent("print")) {
+    stmt.kind = StmtKind::Print;
+    advance();
+    stmt.printDescriptor = tok.isIdent("descriptor");
+    stmt.layout = parseLayoutText("after 'print'");
+    if (!stmt.layout.text.empty())
+      program.statements.push_back(std::move(stmt));
+    return;
+  }
+  if (!tok.is(TokenKind::Error))
+    diags.error(tok.loc(), "expected 'kernel', 'layout', 'print' or 'const' "
+                           "at the top level, found " +
+                               found());
+  skipLine();
+  // A stray '}' at the start of a line would loop forever otherwise.
+  while (tok.is(TokenKind::RBrace))
+    advance();
+}
+
+void Parser::parseKernel(TopLevel &stmt) {
+  KernelDecl &kernel = stmt.kernel;
+  if (!parseIdent(kernel.name, "a kernel name", "after 'kernel'")) {
+    kernel.name = {"<unnamed>", stmt.loc};
+  }
+  if (!tok.is(TokenKind::LBrace)) {
+    errorExpected("'{'", "to open the kernel body");
+    // Assume the body follows anyway when the next line starts an item.
+    if (!atItemEnd())
+      skipLine();
+    if (!tok.is(TokenKind::LBrace))
+      return;
+  }
+  llvm::SMLoc open = tok.loc();
+  advance();
+  while (!tok.is(TokenKind::RBrace)) {
+    if (tok.is(TokenKind::Eof)) {
+      diags.error(tok.loc(), "kernel '" + kernel.name.name +
+                                 "' is not closed; add '}'");
+      diags.note(open, "the kernel body opens here");
+      return;
+    }
+    if (tok.isIdent("kernel") && tok.atLineStart) {
+      diags.error(tok.loc(), "kernel '" + kernel.name.name +
+                                 "' is not closed before the next kernel; "
+                                 "add '}'");
+      diags.note(open, "the kernel body opens here");
+      return;
+    }
+    const char *before = tok.text.data();
+    if (!parseItem(kernel) && (!atItemEnd() || tok.text.data() == before))
+      skipLine();
+  }
+  advance();
+}
+
+bool Parser::parseItem(KernelDecl &kernel) {
+  KernelItem item;
+  item.loc = tok.loc();
+  if (!tok.is(TokenKind::Ident)) {
+    errorExpected("a kernel item (arch, a/b/c operand, acc, tile, stages, "
+                  "smem, mma, epilogue)");
+    return false;
+  }
+  llvm::StringRef keyword = tok.text;
+  std::string what = "'" + keyword.str() + "'";
+  advance();
+  if (tok.is(TokenKind::Colon)) {
+    item.kind = ItemKind::Operand;
+    item.name = {keyword.str(), item.loc};
+    advance();
+    parseOperand(item);
+    what = "operand '" + keyword.str() + "'";
+  } else if (keyword == "arch") {
+    item.kind = ItemKind::Arch;
+    if (!parseIdent(item.name, "a target name (" "sm_80, sm_90a, sm_100a)",
+                    "after 'arch'"))
+      return false;
+  } else if (keyword == "acc") {
+    item.kind = ItemKind::Acc;
+    if (!parseIdent(item.name, "an accumulator type", "after 'acc'"))
+      return false;
+  } else if (keyword == "tile") {
+    item.kind = ItemKind::Tile;
+    parseTile(item);
+  } else if (keyword == "stages") {
+    item.kind = ItemKind::Stages;
+    item.value = parseExpr();
+    if (!item.value)
+      return false;
+  } else if (keyword == "smem") {
+    item.kind = ItemKind::Smem;
+    if (!parseIdent(item.name, "an operand name (a or b)", "after 'smem'") ||
+        !expect(TokenKind::Equal, "after the operand name"))
+      return false;
+    item.layout = parseLayoutText("or 'auto' after '='");
+    if (item.layout.text.empty())
+      return false;
+    kernel.items.push_back(std::move(item));
+    return true;
+  } else if (keyword == "mma") {
+    item.kind = ItemKind::Mma;
+    if (!parseIdent(item.name, "an instruction name or 'auto'",
+                    "after 'mma'"))
+      return false;
+    if (tok.isIdent("warpgroups")) {
+      advance();
+      if (!expect(TokenKind::LParen, "after 'warpgroups'"))
+        return false;
+      item.value = parseExpr();
+      if (!item.value || !expect(TokenKind::RParen, "after the warpgroup count"))
+        return false;
+    }
+  } else if (keyword == "epilogue") {
+    item.kind = ItemKind::Epilogue;
+    parseEpilogue(item);
+    if (item.steps.empty())
+      return false;
+  } else {
+    diags.error(item.loc,
+                "unknown kernel item '" + keyword +
+                    "'; expected arch, an operand ('a : bf16[M, K] major(K)'),"
+                    " acc, tile, stages, smem, mma or epilogue");
+    return false;
+  }
+  if (item.kind == ItemKind::Operand && item.dims.empty())
+    return false;
+  expectLineEnd(what);
+  kernel.items.push_back(std::move(item));
+  return true;
+}
+
+void Parser::parseOperand(KernelItem &item) {
+  if (!parseIdent(item.dtype, "an element type", "after ':'"))
+    return;
+  if (!expect(TokenKind::LSquare, "to start the operand's shape"))
+    return;
+  std::vector<ExprPtr> dims;
+  do {
+    ExprPtr dim = parseExpr();
+    if (!dim)
+      return;
+    dims.push_back(std::move(dim));
+  } while (consumeIf(TokenKind::Comma));
+  if (!expect(TokenKind::RSquare, "to close the operand's shape"))
+    return;
+  if (!tok.isIdent("major")) {
+    errorExpected("'major(...)'", "after the operand's shape");
+    return;
+  }
+  advance();
+  if (!expect(TokenKind::LParen, "after 'major'") ||
+      !parseIdent(item.major, "the contiguous extent (e.g. K)",
+                  "in 'major(...)'") ||
+      !expect(TokenKind::RParen, "to close 'major(...)'"))
+    return;
+  item.dims = std::move(dims);
+}
+
+void Parser::parseTile(KernelItem &item) {
+  if (!expect(TokenKind::LParen, "after 'tile'"))
+    return;
+  do {
+    Ident name;
+    if (!parseIdent(name, "a tile size name (BM, BN or BK)", "in 'tile'") ||
+        !expect(TokenKind::Equal, "after the tile size name"))
+      return;
+    ExprPtr value = parseExpr();
+    if (!value)
+      return;
+    item.tileSizes.emplace_back(std::move(name), std::move(value));
+  } while (consumeIf(TokenKind::Comma));
+  expect(TokenKind::RParen, "to close 'tile(...)'");
+}
+
+void Parser::parseEpilogue(KernelItem &item) {
+  do {
+    EpilogueStep step;
+    if (!parseIdent(step.name, "an epilogue step (store, stmatrix, tma_store)",
+                    item.steps.empty() ? "after 'epilogue'" : "after '->'")) {
+      item.steps.clear();
+      return;
+    }
+    // Options: `name` or `name(raw tokens)`.
+    while (tok.is(TokenKind::Ident) && !atItemEnd()) {
+      const char *start = tok.text.data();
+      llvm::SMLoc loc = tok.loc();
+      const char *stop = tok.text.end();
+      advance();
+      if (tok.is(TokenKind::LParen) && !tok.atLineStart) {
+        while (!tok.is(TokenKind::RParen) && !atItemEnd())
+          advance();
+        if (!tok.is(TokenKind::RParen)) {
+          errorExpected("')'", "to close the epilogue option");
+          item.steps.clear();
+          return;
+        }
+        stop = tok.text.end();
+        advance();
+      }
+      step.options.push_back({std::string(start, stop), loc});
+    }
+    item.steps.push_back(std::move(step));
+  } while (consumeIf(TokenKind::Arrow));
+}
+
+} // namespace
+
+Program parseProgram(unsigned bufferId, DiagnosticEngine &diags) {
+  const llvm::MemoryBuffer *buffer =
+      diags.getSourceMgr().getMemoryBuffer(bufferId);
+  Parser parser(buffer->getBuffer(), diags);
+  return parser.parseProgram();
+}
+
+} // namespace tilec
