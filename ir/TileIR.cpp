@@ -116,7 +116,7 @@ const std::vector<OpSchema> &schemaTable() {
        {{"count", IntAttr, true}}},
       {"tile.smem", true, false, "smem", 2, 2,
        {{"layout", IdentAttr | StringAttr, true},
-        {"atom", IdentAttr, false},
+        {"atom", StringAttr, false},
         {"why", StringAttr, false}}},
       {"tile.mma", false, false, "mma", 1, 1,
        {{"instr", IdentAttr, true},

@@ -31,7 +31,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     return;
   if (!layout->isIdent("auto")) {
     if (std::optional<SmemAtom> atom = findAtomInText(layout->str)) {
-      smem.set("atom", tir::Attr::ident(atom->nameWithType(), layout->loc));
+      smem.set("atom", tir::Attr::string(atom->nameWithType(), layout->loc));
       smem.set("why", tir::Attr::string("given in the source"));
     }
     return;
@@ -64,7 +64,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                        std::to_string(view.mnExtent(operand)) + ", " +
                        std::to_string(view.bk) + "))";
     smem.set("layout", tir::Attr::string(text, layout->loc));
-    smem.set("atom", tir::Attr::ident(atom.nameWithType()));
+    smem.set("atom", tir::Attr::string(atom.nameWithType()));
     smem.set("why", tir::Attr::string(
                         "largest swizzle atom that fits the contiguous "
                         "extent (seed 000): " +

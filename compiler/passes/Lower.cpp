@@ -55,6 +55,10 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   spec.bn = static_cast<unsigned>(view.bn);
   spec.bk = static_cast<unsigned>(view.bk);
   spec.stages = static_cast<unsigned>(view.stages);
+  if (const tir::Op *smemA = kernel.find("tile.smem", "a"))
+    spec.smemA = smemA->getText("layout").str();
+  if (const tir::Op *smemB = kernel.find("tile.smem", "b"))
+    spec.smemB = smemB->getText("layout").str();
   return true;
 }
 
