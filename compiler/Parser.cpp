@@ -87,7 +87,7 @@ std::string Parser::found() const {
 void Parser::errorExpected(llvm::StringRef what, llvm::StringRef context) {
   if (tok.is(TokenKind::Error))
     return;
-  std::string message = "expected " + what.str();
+  std::string message = (llvm::Twine("expected ") + what).str();
   if (!context.empty())
     message += " " + context.str();
   message += ", found " + found();
@@ -357,7 +357,7 @@ bool Parser::parseItem(KernelDecl &kernel) {
     return false;
   }
   llvm::StringRef keyword = tok.text;
-  std::string what = "'" + keyword.str() + "'";
+  std::string what = (llvm::Twine("'") + keyword + "'").str();
   advance();
   if (tok.is(TokenKind::Colon)) {
     item.kind = ItemKind::Operand;

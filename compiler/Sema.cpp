@@ -289,8 +289,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
   } else {
     diags.error(kernel.name.loc,
                 "kernel '" + kernel.name.name +
-                    "' names no target; add 'arch sm_80' (or " +
-                    listArchNames() + ") or pass --arch");
+                    "' names no target; add an 'arch' line (" + listArchNames() +
+                    ") or pass --arch");
     op.set("arch", tir::Attr::ident("sm_80"));
   }
 

@@ -54,8 +54,8 @@ private:
   bool verifySchema(const tir::Op &op);
   void verifyKernel(tir::Op &kernel);
   void verifyOperand(const tir::Op &op);
-  void verifyMma(const tir::Op &op, const KernelView &view);
-  void verifyEpilogue(const tir::Op &op, ArchKind arch);
+  void verifyMma(const tir::Op &op, const KernelView *view);
+  void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch);
 
   PassContext &context;
   DiagnosticEngine &diags;
@@ -184,7 +184,7 @@ void Verifier::verifyOperand(const tir::Op &op) {
                     role->dims[0] + ")");
 }
 
-void Verifier::verifyMma(const tir::Op &op, const KernelView &view) {
+void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
   llvm::StringRef instr = op.getText("instr");
   if (const tir::Attr *wg = op.get("warpgroups"); wg && wg->isInt()) {
     if (wg->intValue < 1 || wg->intValue > 4)
@@ -206,26 +206,29 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView &view) {
     diags.error(attrLoc(op, "warpgroups"),
                 "warpgroups(...) applies to wgmma only, not " +
                     familyName(name->family));
+  if (!view)
+    return;
   InstrLookup lookup =
-      lookupInstr(*name, view.arch, view.aType, view.bType, view.accType);
+      lookupInstr(*name, view->arch, view->aType, view->bType, view->accType);
   if (!lookup.row) {
     diags.error(attrLoc(op, "instr"), lookup.error);
     return;
   }
   const InstrInfo &row = *lookup.row;
-  if (view.aMajor == MajorKind::MN && !row.mnMajorA)
+  if (view->aMajor == MajorKind::MN && !row.mnMajorA)
     diags.error(attrLoc(op, "instr"),
                 formatInstrName(*name) + " reads " +
-                    dtypeInfo(view.aType).name + " A K-major only, but a is "
+                    dtypeInfo(view->aType).name + " A K-major only, but a is "
                     "major(M); make a major(K)");
-  if (view.bMajor == MajorKind::MN && !row.mnMajorB)
+  if (view->bMajor == MajorKind::MN && !row.mnMajorB)
     diags.error(attrLoc(op, "instr"),
                 formatInstrName(*name) + " reads " +
-                    dtypeInfo(view.bType).name + " B K-major only, but b is "
+                    dtypeInfo(view->bType).name + " B K-major only, but b is "
                     "major(N); make b major(K)");
 }
 
-void Verifier::verifyEpilogue(const tir::Op &op, ArchKind arch) {
+void Verifier::verifyEpilogue(const tir::Op &op,
+                              std::optional<ArchKind> arch) {
   const tir::Attr *steps = op.get("steps");
   if (steps->list.empty())
     diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
@@ -246,12 +249,12 @@ void Verifier::verifyEpilogue(const tir::Op &op, ArchKind arch) {
                            "'; legal: store, stmatrix, tma_store");
       continue;
     }
-    if (archInfo(arch).computeCapability <
-        archInfo(info->minArch).computeCapability)
+    if (arch && archInfo(*arch).computeCapability <
+                    archInfo(info->minArch).computeCapability)
       diags.error(loc, "epilogue step '" + name.str + "' needs " +
                            archInfo(info->minArch).name +
                            " or newer; this kernel targets " +
-                           archInfo(arch).name + ", where 'store' is legal");
+                           archInfo(*arch).name + ", where 'store' is legal");
     for (size_t i = 1; i < step.list.size(); ++i) {
       const tir::Attr &option = step.list[i];
       llvm::SMLoc optionLoc = option.loc.isValid() ? option.loc : loc;
@@ -285,6 +288,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
 
   // Op placement, counts and duplicates.
   llvm::StringMap<const tir::Op *> first;
+  std::vector<const tir::Op *> checked; // In order, for deterministic output.
   for (const tir::Op &op : kernel.body) {
     if (!verifySchema(op))
       continue;
@@ -305,6 +309,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       diags.note(it->second->loc, "the first declaration is here");
       continue;
     }
+    checked.push_back(&op);
     if (op.name == "tile.operand")
       verifyOperand(op);
     if (op.name == "tile.smem") {
@@ -364,14 +369,15 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       diags.error(kernel.loc, "kernel '" + kernel.symbol + "' has no '" +
                                   schema.sourceName + "' line");
   }
+  // Ops that passed the schema check above; the instruction is checked
+  // against the table only when the kernel's types are readable.
   std::optional<KernelView> view = KernelView::get(kernel);
-  if (!view)
-    return;
-  for (const tir::Op &op : kernel.body) {
+  for (const tir::Op *checkedOp : checked) {
+    const tir::Op &op = *checkedOp;
     if (op.name == "tile.mma")
-      verifyMma(op, *view);
+      verifyMma(op, view ? &*view : nullptr);
     if (op.name == "tile.epilogue")
-      verifyEpilogue(op, view->arch);
+      verifyEpilogue(op, arch);
   }
 }
 
