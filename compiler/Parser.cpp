@@ -76,9 +76,9 @@ std::string Parser::found() const {
   case TokenKind::Eof:
     return "end of file";
   case TokenKind::Ident:
-    return "'" + tok.text.str() + "'";
+    return (llvm::Twine("'") + tok.text + "'").str();
   case TokenKind::Int:
-    return "integer " + tok.text.str();
+    return (llvm::Twine("integer ") + tok.text).str();
   default:
     return describeTokenKind(tok.kind);
   }
@@ -87,11 +87,10 @@ std::string Parser::found() const {
 void Parser::errorExpected(llvm::StringRef what, llvm::StringRef context) {
   if (tok.is(TokenKind::Error))
     return;
-  std::string message = (llvm::Twine("expected ") + what).str();
-  if (!context.empty())
-    message += " " + context.str();
-  message += ", found " + found();
-  diags.error(tok.loc(), message);
+  std::string foundText = found();
+  diags.error(tok.loc(), llvm::Twine("expected ") + what +
+                             (context.empty() ? "" : " ") + context +
+                             ", found " + foundText);
 }
 
 void Parser::skipLine() {

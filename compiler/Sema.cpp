@@ -12,6 +12,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+
 namespace tilec {
 
 namespace {
@@ -317,6 +319,21 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
                               {tir::Attr::makeList({tir::Attr::ident("store")})}));
     op.body.push_back(std::move(epilogue));
   }
+  // Canonical order: the op table's, then by operand; duplicates keep
+  // their source order so "declared twice" points at the second one.
+  auto rank = [](const tir::Op &o) {
+    unsigned index = 0;
+    for (const tir::OpSchema &schema : tir::opSchemas()) {
+      if (schema.name == o.name)
+        break;
+      ++index;
+    }
+    return std::make_pair(index, o.symbol);
+  };
+  std::stable_sort(op.body.begin(), op.body.end(),
+                   [&](const tir::Op &x, const tir::Op &y) {
+                     return rank(x) < rank(y);
+                   });
   constants = std::move(savedConstants);
   module.body.push_back(std::move(op));
 }

@@ -46,8 +46,12 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                       (kMajor ? "K" : "MN") + "-major; its contiguous extent " +
                       extentName + " = " + std::to_string(extent) + " x " +
                       typeName + " = " + std::to_string(bytes) + " bytes";
+  // Errors point at the tile extent: that is what has to change.
+  llvm::SMLoc extentLoc = smem.loc;
+  if (const tir::Op *tile = view.kernel->find("tile.tile"))
+    extentLoc = attrLoc(*tile, kMajor ? "bk" : (operand == 'a' ? "bm" : "bn"));
   if ((extent * bits) % 8 != 0) {
-    diags.error(smem.loc, "no swizzle atom fits smem " + smem.symbol + ": " +
+    diags.error(extentLoc, "no swizzle atom fits smem " + smem.symbol + ": " +
                               facts + " is not a whole number of bytes");
     return;
   }
@@ -71,8 +75,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                         facts + (skipped.empty() ? "" : "; " + skipped)));
     return;
   }
-  diags.error(layout->loc.isValid() ? layout->loc : smem.loc,
-              "no swizzle atom fits smem " + smem.symbol + ": " + facts +
+  diags.error(extentLoc, "no swizzle atom fits smem " + smem.symbol + ": " + facts +
                   ", but every atom spans a multiple of 16 bytes; make " +
                   extentName + " a multiple of " +
                   std::to_string(128 / bits) + " (16 bytes of " + typeName +
