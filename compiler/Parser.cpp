@@ -26,9 +26,16 @@ public:
   Program parseProgram();
 
 private:
-  void advance() { tok = lexer.next(); }
+  void advance() {
+    prevEnd = tok.text.end();
+    tok = lexer.next();
+  }
+  /// A line break ends the statement unless brackets are open.
+  bool atLineBreak() const {
+    return tok.is(TokenKind::Eof) || (nesting == 0 && tok.atLineStart);
+  }
   bool consumeIf(TokenKind kind) {
-    if (!tok.is(kind))
+    if (!tok.is(kind) || atLineBreak())
       return false;
     advance();
     return true;
@@ -42,7 +49,10 @@ private:
     errorExpected(describeTokenKind(kind), context);
     return false;
   }
+  /// The current token for "found X", or "end of line" at a line break.
   std::string found() const;
+  /// The current token, ignoring line breaks.
+  std::string describeToken() const;
   /// Skips to the first token of the next line (or a '}' or the end).
   void skipLine();
   bool atItemEnd() const {
@@ -62,16 +72,31 @@ private:
   void parseTopLevel(Program &program);
   void parseKernel(TopLevel &stmt);
   bool parseItem(KernelDecl &kernel);
-  void parseOperand(KernelItem &item);
-  void parseTile(KernelItem &item);
-  void parseEpilogue(KernelItem &item);
+  bool parseOperand(KernelItem &item);
+  bool parseTile(KernelItem &item);
+  bool parseEpilogue(KernelItem &item);
 
   Lexer lexer;
   DiagnosticEngine &diags;
   Token tok;
+  const char *prevEnd = nullptr;
+  unsigned nesting = 0; ///< Open brackets inside the current statement.
+};
+
+/// Counts an open bracket for the lifetime of a parse function.
+struct NestingScope {
+  explicit NestingScope(unsigned &nesting) : nesting(nesting) { ++nesting; }
+  ~NestingScope() { --nesting; }
+  unsigned &nesting;
 };
 
 std::string Parser::found() const {
+  if (atLineBreak() && !tok.is(TokenKind::Eof))
+    return "end of line";
+  return describeToken();
+}
+
+std::string Parser::describeToken() const {
   switch (tok.kind) {
   case TokenKind::Eof:
     return "end of file";
@@ -88,7 +113,11 @@ void Parser::errorExpected(llvm::StringRef what, llvm::StringRef context) {
   if (tok.is(TokenKind::Error))
     return;
   std::string foundText = found();
-  diags.error(tok.loc(), llvm::Twine("expected ") + what +
+  // At a line break the caret goes right after the last token of the line.
+  llvm::SMLoc loc = atLineBreak() && prevEnd
+                        ? llvm::SMLoc::getFromPointer(prevEnd)
+                        : tok.loc();
+  diags.error(loc, llvm::Twine("expected ") + what +
                              (context.empty() ? "" : " ") + context +
                              ", found " + foundText);
 }
@@ -111,7 +140,7 @@ void Parser::expectLineEnd(llvm::StringRef what) {
 
 bool Parser::parseIdent(Ident &out, llvm::StringRef what,
                         llvm::StringRef context) {
-  if (!tok.is(TokenKind::Ident)) {
+  if (!tok.is(TokenKind::Ident) || atLineBreak()) {
     errorExpected(what, context);
     return false;
   }
@@ -122,7 +151,8 @@ bool Parser::parseIdent(Ident &out, llvm::StringRef what,
 
 ExprPtr Parser::parseExpr() {
   ExprPtr lhs = parseTerm();
-  while (lhs && (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
+  while (lhs && !atLineBreak() &&
+         (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
     auto node = std::make_unique<Expr>();
     node->kind = Expr::Kind::Binary;
     node->op = tok.text[0];
@@ -139,8 +169,9 @@ ExprPtr Parser::parseExpr() {
 
 ExprPtr Parser::parseTerm() {
   ExprPtr lhs = parseUnary();
-  while (lhs && (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash) ||
-                 tok.is(TokenKind::Percent))) {
+  while (lhs && !atLineBreak() &&
+         (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash) ||
+          tok.is(TokenKind::Percent))) {
     auto node = std::make_unique<Expr>();
     node->kind = Expr::Kind::Binary;
     node->op = tok.text[0];
@@ -156,7 +187,7 @@ ExprPtr Parser::parseTerm() {
 }
 
 ExprPtr Parser::parseUnary() {
-  if (tok.is(TokenKind::Minus)) {
+  if (tok.is(TokenKind::Minus) && !atLineBreak()) {
     auto node = std::make_unique<Expr>();
     node->kind = Expr::Kind::Neg;
     node->loc = tok.loc();
@@ -172,6 +203,10 @@ ExprPtr Parser::parseUnary() {
 ExprPtr Parser::parsePrimary() {
   auto node = std::make_unique<Expr>();
   node->loc = tok.loc();
+  if (atLineBreak()) {
+    errorExpected("an integer expression");
+    return nullptr;
+  }
   if (tok.is(TokenKind::Int)) {
     if (!tok.suffix.empty()) {
       diags.error(tok.loc(), "unexpected suffix '" + tok.suffix +
@@ -191,6 +226,7 @@ ExprPtr Parser::parsePrimary() {
     return node;
   }
   if (tok.is(TokenKind::LParen)) {
+    NestingScope scope(nesting);
     advance();
     ExprPtr inner = parseExpr();
     if (!inner)
@@ -205,7 +241,7 @@ ExprPtr Parser::parsePrimary() {
 
 LayoutText Parser::parseLayoutText(llvm::StringRef context) {
   LayoutText out;
-  if (atItemEnd()) {
+  if (atItemEnd() || atLineBreak()) {
     errorExpected("a layout expression", context);
     return out;
   }
@@ -213,31 +249,32 @@ LayoutText Parser::parseLayoutText(llvm::StringRef context) {
   const char *end = lexer.getBuffer().end();
   const char *cur = start;
   int depth = 0;
+  // Inside open brackets the expression continues over line breaks and
+  // comments; both become spaces, one for one, so offsets into the text stay
+  // offsets into the source.
+  std::string text;
   while (cur < end) {
     char c = *cur;
-    if (c == '\n' && depth <= 0)
+    bool comment = c == '/' && cur + 1 < end && cur[1] == '/';
+    if ((c == '\n' || comment || c == '}') && depth <= 0)
       break;
-    if (c == '/' && cur + 1 < end && cur[1] == '/')
-      break;
-    if (c == '}' && depth <= 0)
-      break;
+    if (comment) {
+      while (cur < end && *cur != '\n') {
+        text += ' ';
+        ++cur;
+      }
+      continue;
+    }
     if (c == '(' || c == '[')
       ++depth;
     else if (c == ')' || c == ']')
       --depth;
+    text += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
     ++cur;
   }
-  // A comment in the middle of a multi-line expression ends the text there;
-  // trim trailing blanks.
-  const char *stop = cur;
-  while (stop > start && llvm::isSpace(stop[-1]))
-    --stop;
-  out.text = std::string(start, stop);
-  // Line breaks inside parentheses become spaces, one for one, so offsets
-  // into the text stay offsets into the source.
-  for (char &c : out.text)
-    if (c == '\n' || c == '\r' || c == '\t')
-      c = ' ';
+  while (!text.empty() && llvm::isSpace(text.back()))
+    text.pop_back();
+  out.text = std::move(text);
   out.loc = llvm::SMLoc::getFromPointer(start);
   lexer.resetTo(cur);
   advance();
@@ -304,7 +341,7 @@ void Parser::parseTopLevel(Program &program) {
   if (!tok.is(TokenKind::Error))
     diags.error(tok.loc(), "expected 'kernel', 'layout', 'print' or 'const' "
                            "at the top level, found " +
-                               found());
+                               describeToken());
   skipLine();
   // A stray '}' at the start of a line would loop forever otherwise.
   while (tok.is(TokenKind::RBrace))
@@ -315,6 +352,8 @@ void Parser::parseKernel(TopLevel &stmt) {
   KernelDecl &kernel = stmt.kernel;
   if (!parseIdent(kernel.name, "a kernel name", "after 'kernel'")) {
     kernel.name = {"<unnamed>", stmt.loc};
+    if (tok.is(TokenKind::Error) && !atLineBreak())
+      advance();
   }
   if (!tok.is(TokenKind::LBrace)) {
     errorExpected("'{'", "to open the kernel body");
@@ -351,8 +390,10 @@ bool Parser::parseItem(KernelDecl &kernel) {
   KernelItem item;
   item.loc = tok.loc();
   if (!tok.is(TokenKind::Ident)) {
-    errorExpected("a kernel item (arch, a/b/c operand, acc, tile, stages, "
-                  "smem, mma, epilogue)");
+    if (!tok.is(TokenKind::Error))
+      diags.error(tok.loc(), "expected a kernel item (arch, a/b/c operand, "
+                             "acc, tile, stages, smem, mma, epilogue), found " +
+                                 describeToken());
     return false;
   }
   llvm::StringRef keyword = tok.text;
@@ -362,7 +403,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
     item.kind = ItemKind::Operand;
     item.name = {keyword.str(), item.loc};
     advance();
-    parseOperand(item);
+    if (!parseOperand(item))
+      return false;
     what = "operand '" + keyword.str() + "'";
   } else if (keyword == "arch") {
     item.kind = ItemKind::Arch;
@@ -375,7 +417,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
       return false;
   } else if (keyword == "tile") {
     item.kind = ItemKind::Tile;
-    parseTile(item);
+    if (!parseTile(item))
+      return false;
   } else if (keyword == "stages") {
     item.kind = ItemKind::Stages;
     item.value = parseExpr();
@@ -396,18 +439,18 @@ bool Parser::parseItem(KernelDecl &kernel) {
     if (!parseIdent(item.name, "an instruction name or 'auto'",
                     "after 'mma'"))
       return false;
-    if (tok.isIdent("warpgroups")) {
+    if (tok.isIdent("warpgroups") && !atLineBreak()) {
       advance();
       if (!expect(TokenKind::LParen, "after 'warpgroups'"))
         return false;
+      NestingScope scope(nesting);
       item.value = parseExpr();
       if (!item.value || !expect(TokenKind::RParen, "after the warpgroup count"))
         return false;
     }
   } else if (keyword == "epilogue") {
     item.kind = ItemKind::Epilogue;
-    parseEpilogue(item);
-    if (item.steps.empty())
+    if (!parseEpilogue(item))
       return false;
   } else {
     diags.error(item.loc,
@@ -416,64 +459,63 @@ bool Parser::parseItem(KernelDecl &kernel) {
                     " acc, tile, stages, smem, mma or epilogue");
     return false;
   }
-  if (item.kind == ItemKind::Operand && item.dims.empty())
-    return false;
   expectLineEnd(what);
   kernel.items.push_back(std::move(item));
   return true;
 }
 
-void Parser::parseOperand(KernelItem &item) {
+bool Parser::parseOperand(KernelItem &item) {
   if (!parseIdent(item.dtype, "an element type", "after ':'"))
-    return;
+    return false;
   if (!expect(TokenKind::LSquare, "to start the operand's shape"))
-    return;
-  std::vector<ExprPtr> dims;
-  do {
-    ExprPtr dim = parseExpr();
-    if (!dim)
-      return;
-    dims.push_back(std::move(dim));
-  } while (consumeIf(TokenKind::Comma));
-  if (!expect(TokenKind::RSquare, "to close the operand's shape"))
-    return;
-  if (!tok.isIdent("major")) {
+    return false;
+  {
+    NestingScope scope(nesting);
+    do {
+      ExprPtr dim = parseExpr();
+      if (!dim)
+        return false;
+      item.dims.push_back(std::move(dim));
+    } while (consumeIf(TokenKind::Comma));
+    if (!expect(TokenKind::RSquare, "to close the operand's shape"))
+      return false;
+  }
+  if (!tok.isIdent("major") || atLineBreak()) {
     errorExpected("'major(...)'", "after the operand's shape");
-    return;
+    return false;
   }
   advance();
-  if (!expect(TokenKind::LParen, "after 'major'") ||
-      !parseIdent(item.major, "the contiguous extent (e.g. K)",
-                  "in 'major(...)'") ||
-      !expect(TokenKind::RParen, "to close 'major(...)'"))
-    return;
-  item.dims = std::move(dims);
+  if (!expect(TokenKind::LParen, "after 'major'"))
+    return false;
+  NestingScope scope(nesting);
+  return parseIdent(item.major, "the contiguous extent (e.g. K)",
+                    "in 'major(...)'") &&
+         expect(TokenKind::RParen, "to close 'major(...)'");
 }
 
-void Parser::parseTile(KernelItem &item) {
+bool Parser::parseTile(KernelItem &item) {
   if (!expect(TokenKind::LParen, "after 'tile'"))
-    return;
+    return false;
+  NestingScope scope(nesting);
   do {
     Ident name;
     if (!parseIdent(name, "a tile size name (BM, BN or BK)", "in 'tile'") ||
         !expect(TokenKind::Equal, "after the tile size name"))
-      return;
+      return false;
     ExprPtr value = parseExpr();
     if (!value)
-      return;
+      return false;
     item.tileSizes.emplace_back(std::move(name), std::move(value));
   } while (consumeIf(TokenKind::Comma));
-  expect(TokenKind::RParen, "to close 'tile(...)'");
+  return expect(TokenKind::RParen, "to close 'tile(...)'");
 }
 
-void Parser::parseEpilogue(KernelItem &item) {
+bool Parser::parseEpilogue(KernelItem &item) {
   do {
     EpilogueStep step;
     if (!parseIdent(step.name, "an epilogue step (store, stmatrix, tma_store)",
-                    item.steps.empty() ? "after 'epilogue'" : "after '->'")) {
-      item.steps.clear();
-      return;
-    }
+                    item.steps.empty() ? "after 'epilogue'" : "after '->'"))
+      return false;
     // Options: `name` or `name(raw tokens)`.
     while (tok.is(TokenKind::Ident) && !atItemEnd()) {
       const char *start = tok.text.data();
@@ -485,8 +527,7 @@ void Parser::parseEpilogue(KernelItem &item) {
           advance();
         if (!tok.is(TokenKind::RParen)) {
           errorExpected("')'", "to close the epilogue option");
-          item.steps.clear();
-          return;
+          return false;
         }
         stop = tok.text.end();
         advance();
@@ -495,6 +536,7 @@ void Parser::parseEpilogue(KernelItem &item) {
     }
     item.steps.push_back(std::move(step));
   } while (consumeIf(TokenKind::Arrow));
+  return true;
 }
 
 } // namespace

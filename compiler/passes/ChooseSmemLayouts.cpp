@@ -30,6 +30,8 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
   if (!layout)
     return;
   if (!layout->isIdent("auto")) {
+    if (smem.get("atom"))
+      return; // Decided before (IR read back from text): keep the reason.
     if (std::optional<SmemAtom> atom = findAtomInText(layout->str)) {
       smem.set("atom", tir::Attr::string(atom->nameWithType(), layout->loc));
       smem.set("why", tir::Attr::string("given in the source"));
