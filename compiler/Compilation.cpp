@@ -45,7 +45,11 @@ bool runPrints(const tir::Op &module, DiagnosticEngine &diags,
     }
     const tir::Attr *expr = op.get("expr");
     llvm::SMLoc loc = expr && expr->loc.isValid() ? expr->loc : op.loc;
-    diags.error(loc, result.text);
+    // Sema checked the expression where it was written, so this is Tile IR
+    // read from text; the message names the column inside the string.
+    diags.error(loc, result.text + " (column " +
+                         llvm::Twine(result.errorColumn + 1) +
+                         " of the expression)");
     ok = false;
   }
   return ok;

@@ -1,22 +1,33 @@
 //===- compiler/LayoutPrint.cpp - What `print` statements print -----------===//
 //
-// The layout expression language (ir/LayoutExpr.h) is not part of this
-// build yet, so a print statement is an honest error rather than made-up
-// output. When it lands, `layout` becomes evaluateLayoutExpr(expr)->str().
+// `print L` goes through the layout expression language (ir/LayoutExpr.h)
+// and prints LayoutValue::str(), the line `tilec layout` prints. The
+// descriptor printer is not linked in yet, so `print descriptor(...)` is an
+// honest error rather than made-up output.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/LayoutPrint.h"
+
+#include "ir/LayoutExpr.h"
 
 namespace tilec {
 
 PrintResult evaluatePrint(llvm::StringRef kind, llvm::StringRef expr) {
   PrintResult result;
-  if (kind == "descriptor")
+  if (kind == "descriptor") {
     result.text = "print descriptor(...) is not available in this build of "
                   "tilec; use `tilec desc`";
-  else
-    result.text = "layout expressions cannot be evaluated in this build of "
-                  "tilec (the layout library is not linked in yet)";
+    return result;
+  }
+  llvm::Expected<LayoutValue> value = evaluateLayoutExpr(expr);
+  if (!value) {
+    LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+    result.text = diag.message;
+    result.errorColumn = diag.column;
+    return result;
+  }
+  result.ok = true;
+  result.text = value->str();
   return result;
 }
 

@@ -239,6 +239,22 @@ ExprPtr Parser::parsePrimary() {
   return nullptr;
 }
 
+/// Whether \p line (the text after a line break) starts with a keyword that
+/// begins a statement or a kernel item, or with '}'.
+static bool startsStatement(llvm::StringRef line) {
+  line = line.ltrim(" \t\r");
+  if (line.starts_with("}"))
+    return true;
+  llvm::StringRef word = line.take_while(
+      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  for (llvm::StringRef keyword :
+       {"kernel", "layout", "print", "const", "arch", "acc", "tile", "stages",
+        "smem", "mma", "epilogue"})
+    if (word == keyword)
+      return true;
+  return false;
+}
+
 LayoutText Parser::parseLayoutText(llvm::StringRef context) {
   LayoutText out;
   if (atItemEnd() || atLineBreak()) {
@@ -257,6 +273,10 @@ LayoutText Parser::parseLayoutText(llvm::StringRef context) {
     char c = *cur;
     bool comment = c == '/' && cur + 1 < end && cur[1] == '/';
     if ((c == '\n' || comment || c == '}') && depth <= 0)
+      break;
+    // An unclosed bracket does not swallow the next statement: a line that
+    // starts with a statement keyword or '}' ends the expression.
+    if (c == '\n' && startsStatement(llvm::StringRef(cur + 1, end - cur - 1)))
       break;
     if (comment) {
       while (cur < end && *cur != '\n') {

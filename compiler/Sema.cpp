@@ -7,12 +7,15 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Sema.h"
 
+#include "compiler/LayoutPrint.h"
 #include "compiler/Lexer.h"
+#include "ir/LayoutExpr.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tilec {
 
@@ -29,6 +32,11 @@ private:
   std::optional<int64_t> evaluate(const Expr *expr);
   /// Substitutes constants and layout names into a layout expression.
   std::string substitute(const LayoutText &layout);
+  /// Evaluates \p layout where it was written (names from the environment),
+  /// reporting an error at its column.
+  std::optional<LayoutValue> evaluateLayout(const LayoutText &layout);
+  /// The names a layout expression may use: constants, tile sizes, layouts.
+  LayoutEnv environment() const;
   void buildKernel(const KernelDecl &kernel, tir::Op &module);
   tir::Attr buildDim(const Expr *expr);
 
@@ -36,6 +44,7 @@ private:
   DiagnosticEngine &diags;
   llvm::StringMap<int64_t> constants;     ///< Top-level and tile sizes.
   llvm::StringMap<std::string> layouts;   ///< Top-level `layout` texts.
+  std::map<std::string, LayoutValue> layoutValues; ///< Their values.
   llvm::StringMap<llvm::SMLoc> defined;   ///< For "defined twice" notes.
 };
 
@@ -137,6 +146,27 @@ std::string Sema::substitute(const LayoutText &layout) {
   }
   out.append(copied, layout.text.data() + layout.text.size());
   return out;
+}
+
+LayoutEnv Sema::environment() const {
+  LayoutEnv env;
+  for (const auto &entry : constants)
+    env.emplace(entry.getKey().str(), LayoutValue(entry.getValue()));
+  for (const auto &[name, value] : layoutValues)
+    env.insert_or_assign(name, value);
+  return env;
+}
+
+std::optional<LayoutValue> Sema::evaluateLayout(const LayoutText &layout) {
+  LayoutEnv env = environment();
+  llvm::Expected<LayoutValue> value = evaluateLayoutExpr(layout.text, &env);
+  if (value)
+    return std::move(*value);
+  LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+  unsigned column = std::min<size_t>(diag.column, layout.text.size());
+  diags.error(llvm::SMLoc::getFromPointer(layout.loc.getPointer() + column),
+              diag.message);
+  return std::nullopt;
 }
 
 tir::Attr Sema::buildDim(const Expr *expr) {
@@ -241,11 +271,13 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
         sawSmem[0] = true;
       if (item.name.name == "b")
         sawSmem[1] = true;
-      if (item.layout.text == "auto")
+      if (item.layout.text == "auto") {
         child.set("layout", tir::Attr::ident("auto", item.layout.loc));
-      else
+      } else {
+        evaluateLayout(item.layout);
         child.set("layout", tir::Attr::string(substitute(item.layout),
                                               item.layout.loc));
+      }
       break;
     case ItemKind::Mma: {
       sawMma = true;
@@ -368,12 +400,21 @@ tir::Op Sema::run(const Program &program) {
     case StmtKind::Layout: {
       std::string text = substitute(stmt.layout);
       layouts[stmt.name.name] = text;
+      if (std::optional<LayoutValue> value = evaluateLayout(stmt.layout))
+        layoutValues.insert_or_assign(stmt.name.name, std::move(*value));
       op.name = "tile.layout";
       op.symbol = stmt.name.name;
       op.set("expr", tir::Attr::string(text, stmt.layout.loc));
       break;
     }
     case StmtKind::Print:
+      if (!stmt.printDescriptor) {
+        evaluateLayout(stmt.layout);
+      } else {
+        PrintResult hook = evaluatePrint("descriptor", substitute(stmt.layout));
+        if (!hook.ok)
+          diags.error(stmt.layout.loc, hook.text);
+      }
       op.name = "tile.print";
       op.set("expr", tir::Attr::string(substitute(stmt.layout),
                                        stmt.layout.loc));

@@ -18,6 +18,7 @@
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
 #include "ir/InstrTable.h"
+#include "ir/LayoutExpr.h"
 
 namespace tilec {
 
@@ -61,6 +62,7 @@ public:
 
 private:
   void checkSwizzle(char operand, const AtomCheck &check);
+  void checkShape(char operand);
   void checkMma();
 
   tir::Op &kernel;
@@ -127,6 +129,45 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
   }
 }
 
+/// The smem layout must map the stage's (MN, K) coordinates: rank 2 with
+/// mode sizes (BM or BN, BK).
+void Checker::checkShape(char operand) {
+  const tir::Op *smem = kernel.find("tile.smem", std::string(1, operand));
+  if (!smem || !smem->get("layout") || !smem->get("layout")->isString())
+    return;
+  std::string op(1, operand);
+  llvm::SMLoc loc = attrLoc(*smem, "layout");
+  llvm::Expected<LayoutValue> value =
+      evaluateLayoutExpr(smem->getText("layout"));
+  if (!value) {
+    LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+    diags.error(loc, "smem " + op + ": " + diag.message + " (column " +
+                         llvm::Twine(diag.column + 1) + ")");
+    return;
+  }
+  const Layout *layout = nullptr;
+  if (value->isLayout())
+    layout = &value->getLayout();
+  else if (value->isComposed())
+    layout = &value->getComposed().layout;
+  std::string mnName = operand == 'a' ? "BM" : "BN";
+  std::string want = mnName + " x BK = " +
+                     std::to_string(view.mnExtent(operand)) + " x " +
+                     std::to_string(view.bk);
+  if (!layout || layout->rank() != 2) {
+    diags.error(loc, "smem " + op + " must be a layout of rank 2, (" +
+                         mnName + ", BK) = (" +
+                         std::to_string(view.mnExtent(operand)) + ", " +
+                         std::to_string(view.bk) + "); got " + value->str());
+    return;
+  }
+  int64_t mn = layout->mode(0).size(), k = layout->mode(1).size();
+  if (mn != view.mnExtent(operand) || k != view.bk)
+    diags.error(loc, "smem " + op + " is " + std::to_string(mn) + " x " +
+                         std::to_string(k) + " elements, but a stage of " +
+                         op + " is " + want);
+}
+
 void Checker::checkMma() {
   tir::Op *mma = kernel.find("tile.mma");
   if (!mma)
@@ -186,7 +227,9 @@ void Checker::run() {
   atoms[1] = checkAtom(kernel.find("tile.smem", "b"), 'b', view);
   checkMma();
   checkSwizzle('a', atoms[0]);
+  checkShape('a');
   checkSwizzle('b', atoms[1]);
+  checkShape('b');
 }
 
 } // namespace
