@@ -76,6 +76,9 @@ private:
   std::vector<IntTuple> elems;
 };
 
+/// Structural equality: same tree, same leaves.
+bool operator==(const IntTuple &a, const IntTuple &b);
+
 /// True when \p a and \p b have the same tree structure.
 bool isCongruent(const IntTuple &a, const IntTuple &b);
 

@@ -18,6 +18,8 @@
 
 #include "ir/IntTuple.h"
 
+#include "llvm/Support/Error.h"
+
 #include <string>
 #include <vector>
 
@@ -35,8 +37,8 @@ struct Layout {
 
   /// Number of coordinates (product of the shape).
   int64_t size() const { return shape.product(); }
-  /// One past the largest offset: L(size-1) + 1 for non-negative strides
-  /// (0 for an empty layout).
+  /// CuTe's cosize: 1 + sum over leaves of (shape - 1) * |stride|, the
+  /// offset span the layout touches.
   int64_t cosize() const;
   /// Number of top-level modes.
   size_t rank() const { return shape.rank(); }
@@ -92,13 +94,18 @@ Layout flatten(const Layout &layout);
 Layout coalesce(const Layout &layout);
 
 /// Coalesces within the modes given by \p profile (CuTe's coalesce with a
-/// profile/Step): a leaf in \p profile coalesces that whole mode to a single
-/// mode; a tuple recurses. Example: coalesce((2,4),(1,8):..., (1,1)) keeps
-/// rank 2.
-Layout coalesce(const Layout &layout, const IntTuple &profile);
+/// profile/Step): a leaf in \p profile coalesces that whole mode; a tuple
+/// recurses; modes past the profile are kept. Fails when the profile has
+/// more modes than the layout. Example: coalesce(((8,16),(64,1)):((64,512),
+/// (1,0)), (1,1)) is (128,64):(64,1).
+llvm::Expected<Layout> coalesce(const Layout &layout, const IntTuple &profile);
 
-/// Removes size-1 modes (CuTe's filter_zeros is separate) keeping rank-1.
-Layout filterOnes(const Layout &layout);
+/// Coalesce that also keeps the function outside the domain (CuTe's
+/// coalesce_x, used by composition): a trailing size-1 mode becomes size 2.
+Layout coalesceX(const Layout &layout);
+
+/// Replaces the shape of stride-0 modes by 1 and coalesces (CuTe's filter).
+Layout filter(const Layout &layout);
 
 } // namespace tilec
 

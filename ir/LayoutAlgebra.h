@@ -55,8 +55,8 @@ private:
 /// shape as CuTe requires.
 llvm::Expected<Layout> composition(const Layout &a, const Layout &b);
 /// Composition with a tiler: a layout tiler composes as a whole; a by-mode
-/// tiler composes mode i of \p a with tiler mode i, keeping the remaining
-/// modes of \p a.
+/// tiler composes mode i of \p a with tiler mode i and, as CuTe does, drops
+/// the modes of \p a the tiler does not reach.
 llvm::Expected<Layout> composition(const Layout &a, const Tiler &b);
 
 /// The layout of the offsets in [0, cosizeHi) that \p a does not hit, sorted
@@ -65,6 +65,8 @@ llvm::Expected<Layout> composition(const Layout &a, const Tiler &b);
 llvm::Expected<Layout> complement(const Layout &a, int64_t cosizeHi);
 /// complement(a, cosize(a)).
 llvm::Expected<Layout> complement(const Layout &a);
+/// The complement within a shaped codomain (used by logical_divide).
+llvm::Expected<Layout> complement(const Layout &a, const IntTuple &coTarget);
 
 /// (A o B, A o complement(B, size(A))), per mode for a by-mode tiler.
 llvm::Expected<Layout> logicalDivide(const Layout &a, const Tiler &b);
@@ -87,9 +89,10 @@ llvm::Expected<Layout> blockedProduct(const Layout &a, const Layout &b);
 /// Mode i is (b_i, a_i): A interleaved by B (CuTe's raked_product).
 llvm::Expected<Layout> rakedProduct(const Layout &a, const Layout &b);
 
-/// The largest R with L(R(i)) == i for i in [0, size(R)).
+/// The largest R with L(R(i)) == i for i in [0, size(R)), coalesced.
 Layout rightInverse(const Layout &layout);
-/// An R with R(L(i)) == i for every i; fails when L is not injective.
+/// CuTe's left (quasi-)inverse: R(L(i)) == i for an injective L; fails on
+/// negative strides or when a stride does not divide as CuTe requires.
 llvm::Expected<Layout> leftInverse(const Layout &layout);
 
 /// Repeats \p atom over \p shape (each mode of \p shape a multiple of the
@@ -120,11 +123,11 @@ llvm::Expected<ComposedLayout> recast(const ComposedLayout &layout,
                                       int64_t fromBits, int64_t toBits);
 
 /// The number of leading elements over which A and B are both contiguous and
-/// agree: the size of maxCommonLayout(A, B).
-int64_t maxCommonVector(const Layout &a, const Layout &b);
-/// The layout of B's coordinates where A and B agree and are contiguous
+/// agree: the size of maxCommonLayout(A, B) (1 when nothing agrees).
+llvm::Expected<int64_t> maxCommonVector(const Layout &a, const Layout &b);
+/// The layout R of the longest run with A(R(i)) == i and B(R(i)) == i
 /// (CuTe's max_common_layout).
-Layout maxCommonLayout(const Layout &a, const Layout &b);
+llvm::Expected<Layout> maxCommonLayout(const Layout &a, const Layout &b);
 
 /// Composition of a composed layout with a tiler: the tiler acts on the
 /// inner layout (CuTe's composition(ComposedLayout, Tiler)).
