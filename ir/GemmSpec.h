@@ -20,6 +20,7 @@
 #define TILEC_IR_GEMMSPEC_H
 
 #include "ir/Arch.h"
+#include "ir/ComposedLayout.h"
 #include "ir/DType.h"
 
 #include <optional>
@@ -59,12 +60,14 @@ struct GemmSpec {
   unsigned rasterGroupM = 8;
   /// alpha/beta handling.
   EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
-  /// Shared-memory layouts of one pipeline stage of A (bm x bk) and B
-  /// (bn x bk), as layout-algebra expressions in CuTe notation (the same text
-  /// `tilec layout` accepts, e.g. `tile_to_shape(K_SW64<bf16>, (128, 32))`).
-  /// Empty: codegen picks the largest swizzle atom that fits (seed 000). The
-  /// layout maps the logical (mn, k) coordinate to an element offset.
-  std::string smemA, smemB;
+  /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
+  /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
+  /// coordinate, mode 1 the K coordinate, e.g.
+  /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
+  /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes the
+  /// largest swizzle atom of the operand's majorness that fits the tile
+  /// (seed 000) and tiles it column-major.
+  std::optional<ComposedLayout> smemA, smemB;
 
   unsigned warps() const { return warpsM * warpsN; }
   unsigned threads() const { return 32 * warps(); }
