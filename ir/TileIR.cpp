@@ -130,6 +130,7 @@ const std::vector<OpSchema> &schemaTable() {
         {"stage_bytes", IntAttr, true},
         {"smem_bytes", IntAttr, true},
         {"limit_bytes", IntAttr, true},
+        {"warps", ListAttr, false},
         {"why", StringAttr, false}}},
   };
   return table;

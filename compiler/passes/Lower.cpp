@@ -8,6 +8,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "compiler/passes/KernelView.h"
+#include "ir/LayoutExpr.h"
 
 namespace tilec {
 
@@ -55,11 +56,44 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   spec.bn = static_cast<unsigned>(view.bn);
   spec.bk = static_cast<unsigned>(view.bk);
   spec.stages = static_cast<unsigned>(view.stages);
-  if (const tir::Op *smemA = kernel.find("tile.smem", "a"))
-    spec.smemA = smemA->getText("layout").str();
-  if (const tir::Op *smemB = kernel.find("tile.smem", "b"))
-    spec.smemB = smemB->getText("layout").str();
-  return true;
+  // The smem layouts as values: what the passes decided, evaluated once
+  // more by the layout library.
+  for (char operand : {'a', 'b'}) {
+    const tir::Op *smem = kernel.find("tile.smem", std::string(1, operand));
+    if (!smem)
+      continue;
+    llvm::Expected<LayoutValue> value =
+        evaluateLayoutExpr(smem->getText("layout"));
+    std::optional<ComposedLayout> layout;
+    if (!value) {
+      LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+      diags.error(attrLoc(*smem, "layout"),
+                  "smem " + smem->symbol + ": " + diag.message);
+      ok = false;
+      continue;
+    }
+    if (value->isComposed())
+      layout = value->getComposed();
+    else if (value->isLayout())
+      layout = ComposedLayout(Swizzle(), 0, value->getLayout());
+    else {
+      diags.error(attrLoc(*smem, "layout"),
+                  "smem " + smem->symbol + " must be a layout, not " +
+                      value->str());
+      ok = false;
+      continue;
+    }
+    (operand == 'a' ? spec.smemA : spec.smemB) = std::move(layout);
+  }
+  if (const tir::Op *plan = kernel.find("tile.pipeline")) {
+    const tir::Attr *warps = plan->get("warps");
+    if (warps && warps->isList() && warps->list.size() == 2 &&
+        warps->list[0].isInt() && warps->list[1].isInt()) {
+      spec.warpsM = static_cast<unsigned>(warps->list[0].intValue);
+      spec.warpsN = static_cast<unsigned>(warps->list[1].intValue);
+    }
+  }
+  return ok;
 }
 
 } // namespace

@@ -22,8 +22,13 @@ TEST(CompilerApiTest, LowerReturnsTheDecidedSpec) {
   EXPECT_EQ(spec.bn, 128u);
   EXPECT_EQ(spec.bk, 32u);
   EXPECT_EQ(spec.stages, 3u);
-  EXPECT_EQ(spec.smemA, "tile_to_shape(K_SW64<bf16>, (128, 32))");
-  EXPECT_EQ(spec.smemB, "tile_to_shape(K_SW64<bf16>, (128, 32))");
+  // tile_to_shape(K_SW64<bf16>, (128, 32)): the 8 x 32 atom (256 elements)
+  // repeated 16 times along M.
+  ASSERT_TRUE(spec.smemA && spec.smemB);
+  EXPECT_EQ(spec.smemA->str(), "Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0))");
+  EXPECT_EQ(spec.smemB->str(), "Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0))");
+  EXPECT_EQ(spec.warpsM, 2u);
+  EXPECT_EQ(spec.warpsN, 4u);
   EXPECT_NE((*kernel)->loweredIR.find("tile.pipeline"), std::string::npos);
 }
 
