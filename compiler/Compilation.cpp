@@ -129,8 +129,31 @@ CompilationResult compileBuffer(unsigned bufferId,
   }
   if (!runPrints(*module, diags, result.output))
     return result;
-  bool ok = true;
+  std::vector<const GemmSpec *> selected;
+  std::string names;
   for (const GemmSpec &spec : context.specs) {
+    names += (names.empty() ? "" : ", ") + spec.name;
+    if (options.kernel.empty() || spec.name == options.kernel)
+      selected.push_back(&spec);
+  }
+  if (!options.kernel.empty() && selected.empty()) {
+    diags.error(llvm::SMLoc(), "no kernel '" + options.kernel +
+                                   "'; the source has: " + names);
+    return result;
+  }
+  if (selected.size() > 1) {
+    diags.error(module->find("tile.kernel", selected[1]->name)->loc,
+                "--emit=" +
+                    std::string(options.emit == EmitKind::LLVM ? "llvm"
+                                                               : "ptx") +
+                    " writes one module for one kernel, and this file has " +
+                    std::to_string(selected.size()) + " (" + names +
+                    "); put each kernel in its own file");
+    return result;
+  }
+  bool ok = true;
+  for (const GemmSpec *specPtr : selected) {
+    const GemmSpec &spec = *specPtr;
     const tir::Op *kernel = module->find("tile.kernel", spec.name);
     llvm::SMLoc loc = kernel ? kernel->loc : llvm::SMLoc();
     if (options.emit == EmitKind::LLVM) {

@@ -37,6 +37,9 @@ struct CompilationOptions {
   bool printAfterAll = false;
   bool timePasses = false;
   bool annotate = false;
+  /// For --emit=llvm and ptx: the kernel to generate code for. Empty: the
+  /// source must hold exactly one kernel (one LLVM/PTX module per kernel).
+  std::string kernel;
   /// Where --print-after-all and --time-passes write.
   llvm::raw_ostream *log = &llvm::errs();
 };

@@ -54,6 +54,7 @@ llvm::Expected<CompilationResult> run(llvm::StringRef source,
   CompilationOptions compileOptions;
   compileOptions.arch = options.arch;
   compileOptions.emit = emit;
+  compileOptions.kernel = options.kernel;
   std::string sink;
   llvm::raw_string_ostream log(sink);
   compileOptions.log = &log;
@@ -149,14 +150,12 @@ Compiler::compile(llvm::StringRef source, const CompileOptions &options) {
       run(source, options, EmitKind::PTX);
   if (!result)
     return result.takeError();
+  if (result->binaries.size() != 1 || result->specs.empty())
+    return llvm::createStringError("code generation produced no binary");
   llvm::Expected<size_t> index = pickKernel(result->specs, options);
   if (!index)
     return index.takeError();
-  if (*index >= result->binaries.size())
-    return llvm::createStringError("code generation produced no binary for "
-                                   "kernel '" +
-                                   result->specs[*index].name + "'");
-  GemmKernelBinary &binary = result->binaries[*index];
+  GemmKernelBinary &binary = result->binaries.front();
   auto kernel = std::make_shared<CompiledKernel>();
   kernel->lowered.spec = result->specs[*index];
   kernel->ptx = std::move(binary.ptx);

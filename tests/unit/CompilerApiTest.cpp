@@ -92,6 +92,16 @@ TEST(CompilerApiTest, PicksKernelsByName) {
   auto other = compiler.lower(two, options);
   ASSERT_TRUE(bool(other)) << llvm::toString(other.takeError());
   EXPECT_EQ((*other)->spec.name, "other");
+  // Code generation only for the kernel asked for.
+  auto compiled = compiler.compile(two, options);
+  if (compiled) {
+    EXPECT_EQ((*compiled)->entryName, "other");
+    EXPECT_EQ((*compiled)->ptx.find(".entry gemm("), std::string::npos);
+  } else {
+    std::string message = llvm::toString(compiled.takeError());
+    EXPECT_NE(message.find("code generation failed"), std::string::npos)
+        << message;
+  }
   options.kernel = "missing";
   auto missing = compiler.lower(two, options);
   ASSERT_FALSE(bool(missing));
