@@ -151,6 +151,17 @@ CompilationResult compileBuffer(unsigned bufferId,
                     "); put each kernel in its own file");
     return result;
   }
+  // --annotate: the decisions and their reasons ride along as comments.
+  std::string header;
+  if (options.annotate) {
+    std::string ir = tir::printToString(*module, pipelineOptions.printOptions);
+    llvm::StringRef prefix = options.emit == EmitKind::LLVM ? "; " : "// ";
+    header = prefix.str() + "tilec: lowered Tile IR\n";
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(ir).split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef line : lines)
+      header += prefix.str() + line.str() + "\n";
+  }
   bool ok = true;
   for (const GemmSpec *specPtr : selected) {
     const GemmSpec &spec = *specPtr;
@@ -164,7 +175,7 @@ CompilationResult compileBuffer(unsigned bufferId,
         ok = false;
         continue;
       }
-      result.output += *ir;
+      result.output += header + *ir;
       continue;
     }
     llvm::Expected<GemmKernelBinary> binary = emitGemm(spec);
@@ -174,7 +185,7 @@ CompilationResult compileBuffer(unsigned bufferId,
       ok = false;
       continue;
     }
-    result.output += binary->ptx;
+    result.output += header + binary->ptx;
     result.binaries.push_back(std::move(*binary));
   }
   result.specs = std::move(context.specs);

@@ -12,6 +12,7 @@
 
 #include "compiler/passes/KernelView.h"
 #include "ir/InstrTable.h"
+#include "ir/LayoutExpr.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -42,6 +43,22 @@ const OperandRole Roles[] = {
     {"b", {"N", "K"}, "b : bf16[N, K] major(K)"},
     {"c", {"M", "N"}, "c : bf16[M, N] major(N)"},
 };
+
+/// Reports \p attr of \p op if it is a layout expression that does not
+/// evaluate (Tile IR read from text; sema checks .tile programs earlier).
+void verifyLayoutText(const tir::Op &op, llvm::StringRef key,
+                      DiagnosticEngine &diags) {
+  const tir::Attr *attr = op.get(key);
+  if (!attr || !attr->isString())
+    return;
+  llvm::Expected<LayoutValue> value = evaluateLayoutExpr(attr->str);
+  if (value)
+    return;
+  LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+  diags.error(attrLoc(op, key), "layout expression of '" + op.name +
+                                    "': " + diag.message + " (column " +
+                                    llvm::Twine(diag.column + 1) + ")");
+}
 
 class Verifier {
 public:
@@ -290,9 +307,12 @@ void Verifier::verifyKernel(tir::Op &kernel) {
   llvm::StringMap<const tir::Op *> first;
   std::vector<const tir::Op *> checked; // In order, for deterministic output.
   for (const tir::Op &op : kernel.body) {
-    if (!verifySchema(op))
-      continue;
+    // An op with bad attributes still counts as declared, so one mistake
+    // does not also read as a missing line.
+    bool schemaOk = verifySchema(op);
     const tir::OpSchema *schema = tir::findOpSchema(op.name);
+    if (!schema)
+      continue;
     if (schema->maxPerKernel == 0) {
       diags.error(op.loc, "'" + op.name + "' cannot appear inside a kernel");
       continue;
@@ -309,6 +329,8 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       diags.note(it->second->loc, "the first declaration is here");
       continue;
     }
+    if (!schemaOk)
+      continue;
     checked.push_back(&op);
     if (op.name == "tile.operand")
       verifyOperand(op);
@@ -316,6 +338,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       if (op.symbol != "a" && op.symbol != "b")
         diags.error(op.loc, "smem takes operand a or b, not '" + op.symbol +
                                 "'");
+      verifyLayoutText(op, "layout", diags);
       const tir::Attr *layout = op.get("layout");
       if (layout->isIdent() && layout->str != "auto")
         diags.error(attrLoc(op, "layout"),
@@ -402,8 +425,12 @@ void Verifier::verifyModule(tir::Op &module) {
         diags.note(it->second->loc, "the first definition is here");
       }
     }
+    if (op.name == "tile.layout")
+      verifyLayoutText(op, "expr", diags);
     if (op.name == "tile.print") {
       llvm::StringRef kind = op.getText("kind");
+      if (kind != "descriptor")
+        verifyLayoutText(op, "expr", diags);
       if (!kind.empty() && kind != "layout" && kind != "descriptor")
         diags.error(attrLoc(op, "kind"), "print kind must be layout or "
                                          "descriptor, not '" + kind + "'");
