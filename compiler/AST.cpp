@@ -68,8 +68,7 @@ void printItem(const KernelItem &item, llvm::raw_ostream &os) {
     printExpr(item.value.get(), os);
     break;
   case ItemKind::Smem:
-    os << "Smem " << item.name.name << " layout=\"" << item.layout.text
-       << "\"";
+    os << "Smem " << item.name.name << " layout=\"" << item.layout.text << "\"";
     break;
   case ItemKind::Mma:
     os << "Mma " << item.name.name;
@@ -105,8 +104,8 @@ void dumpAST(const Program &program, llvm::raw_ostream &os) {
          << "\"\n";
       break;
     case StmtKind::Print:
-      os << "  Print " << (stmt.printDescriptor ? "descriptor " : "")
-         << "\"" << stmt.layout.text << "\"\n";
+      os << "  Print " << (stmt.printDescriptor ? "descriptor " : "") << "\""
+         << stmt.layout.text << "\"\n";
       break;
     case StmtKind::Kernel:
       os << "  Kernel " << stmt.kernel.name.name << "\n";

@@ -1,4 +1,5 @@
-//===- compiler/AST.h - The syntax tree of a .tile program -------*- C++ -*-===//
+//===- compiler/AST.h - The syntax tree of a .tile program -------*- C++
+//-*-===//
 //
 // What the parser builds and sema reads: top-level constants, layouts, print
 // statements and kernels, each node with the source location diagnostics
@@ -32,9 +33,9 @@ struct Expr {
   enum class Kind { Int, Name, Neg, Binary };
   Kind kind = Kind::Int;
   llvm::SMLoc loc;
-  int64_t value = 0;       ///< Int.
-  std::string name;        ///< Name.
-  char op = 0;             ///< Binary: one of + - * / %.
+  int64_t value = 0;              ///< Int.
+  std::string name;               ///< Name.
+  char op = 0;                    ///< Binary: one of + - * / %.
   std::unique_ptr<Expr> lhs, rhs; ///< Neg uses lhs.
 };
 using ExprPtr = std::unique_ptr<Expr>;
@@ -57,14 +58,14 @@ enum class ItemKind { Arch, Operand, Acc, Tile, Stages, Smem, Mma, Epilogue };
 /// One line of a kernel body. Which fields are set depends on kind.
 struct KernelItem {
   ItemKind kind;
-  llvm::SMLoc loc;  ///< The keyword (or the operand name).
-  Ident name;       ///< Arch: target; Operand: a|b|c; Acc: dtype;
-                    ///< Smem: operand; Mma: instruction or `auto`.
-  Ident dtype;      ///< Operand.
+  llvm::SMLoc loc;           ///< The keyword (or the operand name).
+  Ident name;                ///< Arch: target; Operand: a|b|c; Acc: dtype;
+                             ///< Smem: operand; Mma: instruction or `auto`.
+  Ident dtype;               ///< Operand.
   std::vector<ExprPtr> dims; ///< Operand: one per extent.
-  Ident major;      ///< Operand: the contiguous extent.
+  Ident major;               ///< Operand: the contiguous extent.
   std::vector<std::pair<Ident, ExprPtr>> tileSizes; ///< Tile.
-  ExprPtr value;    ///< Stages: the count; Mma: warpgroups (may be null).
+  ExprPtr value;     ///< Stages: the count; Mma: warpgroups (may be null).
   LayoutText layout; ///< Smem: the expression or `auto`.
   std::vector<EpilogueStep> steps; ///< Epilogue.
 };
@@ -82,12 +83,12 @@ enum class StmtKind { Const, Layout, Print, Kernel };
 struct TopLevel {
   StmtKind kind;
   llvm::SMLoc loc;
-  Ident name;        ///< Const, Layout.
-  ExprPtr value;     ///< Const.
-  LayoutText layout; ///< Layout; Print (the expression).
+  Ident name;                   ///< Const, Layout.
+  ExprPtr value;                ///< Const.
+  LayoutText layout;            ///< Layout; Print (the expression).
   bool printDescriptor = false; ///< Print: `print descriptor(...)`; layout
                                 ///< holds the whole call text.
-  KernelDecl kernel; ///< Kernel.
+  KernelDecl kernel;            ///< Kernel.
 };
 
 /// A whole .tile file.

@@ -137,18 +137,18 @@ CompilationResult compileBuffer(unsigned bufferId,
       selected.push_back(&spec);
   }
   if (!options.kernel.empty() && selected.empty()) {
-    diags.error(llvm::SMLoc(), "no kernel '" + options.kernel +
-                                   "'; the source has: " + names);
+    diags.error(llvm::SMLoc(),
+                "no kernel '" + options.kernel + "'; the source has: " + names);
     return result;
   }
   if (selected.size() > 1) {
-    diags.error(module->find("tile.kernel", selected[1]->name)->loc,
-                "--emit=" +
-                    std::string(options.emit == EmitKind::LLVM ? "llvm"
-                                                               : "ptx") +
-                    " writes one module for one kernel, and this file has " +
-                    std::to_string(selected.size()) + " (" + names +
-                    "); put each kernel in its own file");
+    diags.error(
+        module->find("tile.kernel", selected[1]->name)->loc,
+        "--emit=" +
+            std::string(options.emit == EmitKind::LLVM ? "llvm" : "ptx") +
+            " writes one module for one kernel, and this file has " +
+            std::to_string(selected.size()) + " (" + names +
+            "); put each kernel in its own file");
     return result;
   }
   // --annotate: the decisions and their reasons ride along as comments.

@@ -1,4 +1,5 @@
-//===- compiler/Compilation.h - One run of the compiler ----------*- C++ -*-===//
+//===- compiler/Compilation.h - One run of the compiler ----------*- C++
+//-*-===//
 //
 // The whole path from text to the requested output, shared by `tilec
 // compile` and the embedding API (compiler/Compiler.h): read a .tile program

@@ -48,9 +48,8 @@ std::string keyText(llvm::StringRef source, const CompileOptions &options,
 }
 
 /// Runs one compilation; on failure returns the formatted diagnostics.
-llvm::Expected<CompilationResult> run(llvm::StringRef source,
-                                      const CompileOptions &options,
-                                      EmitKind emit) {
+llvm::Expected<CompilationResult>
+run(llvm::StringRef source, const CompileOptions &options, EmitKind emit) {
   CompilationOptions compileOptions;
   compileOptions.arch = options.arch;
   compileOptions.emit = emit;
@@ -89,8 +88,8 @@ llvm::Expected<size_t> pickKernel(const std::vector<GemmSpec> &specs,
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].name == options.kernel)
       return i;
-  return llvm::createStringError("the source has no kernel '" +
-                                 options.kernel + "'");
+  return llvm::createStringError("the source has no kernel '" + options.kernel +
+                                 "'");
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- compiler/Compiler.h - tilec as a C++ library --------------*- C++ -*-===//
+//===- compiler/Compiler.h - tilec as a C++ library --------------*- C++
+//-*-===//
 //
 // For inference engines that compile kernels at run time: hand in .tile
 // source text, get PTX and what a launcher needs (entry name, parameters,

@@ -1,4 +1,5 @@
-//===- compiler/Diagnostics.h - One diagnostic engine for tilec --*- C++ -*-===//
+//===- compiler/Diagnostics.h - One diagnostic engine for tilec --*- C++
+//-*-===//
 //
 // Every user-facing error, warning and note that the front end, the Tile IR
 // parser and the passes report goes through a DiagnosticEngine built on

@@ -209,8 +209,8 @@ bool IRParser::unescape(llvm::StringRef quoted, std::string &out) {
       out += '\t';
     else if (e == '"' || e == '\\')
       out += e;
-    else if (e == 'x' && i + 2 < body.size() &&
-             llvm::isHexDigit(body[i + 1]) && llvm::isHexDigit(body[i + 2])) {
+    else if (e == 'x' && i + 2 < body.size() && llvm::isHexDigit(body[i + 1]) &&
+             llvm::isHexDigit(body[i + 2])) {
       out += static_cast<char>(llvm::hexDigitValue(body[i + 1]) * 16 +
                                llvm::hexDigitValue(body[i + 2]));
       i += 2;
@@ -234,8 +234,7 @@ bool looksLikeTileIR(llvm::StringRef text) {
   return lexer.next().isIdent("tile.module");
 }
 
-std::optional<tir::Op> parseTileIR(unsigned bufferId,
-                                   DiagnosticEngine &diags) {
+std::optional<tir::Op> parseTileIR(unsigned bufferId, DiagnosticEngine &diags) {
   const llvm::MemoryBuffer *buffer =
       diags.getSourceMgr().getMemoryBuffer(bufferId);
   IRParser parser(buffer->getBuffer(), diags);

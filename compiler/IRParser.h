@@ -1,4 +1,5 @@
-//===- compiler/IRParser.h - Reading the textual Tile IR ---------*- C++ -*-===//
+//===- compiler/IRParser.h - Reading the textual Tile IR ---------*- C++
+//-*-===//
 //
 // Reads what ir/TileIR.h prints, with the .tile lexer, reporting through the
 // same DiagnosticEngine. `tilec compile` takes Tile IR wherever it takes a

@@ -1,4 +1,5 @@
-//===- compiler/LayoutPrint.h - What `print` statements print ----*- C++ -*-===//
+//===- compiler/LayoutPrint.h - What `print` statements print ----*- C++
+//-*-===//
 //
 // A .tile `print L` evaluates a layout expression and prints it the way
 // `tilec layout` does; `print descriptor(...)` is the hook for the

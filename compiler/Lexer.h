@@ -1,4 +1,5 @@
-//===- compiler/Lexer.h - Tokens of .tile programs and Tile IR ---*- C++ -*-===//
+//===- compiler/Lexer.h - Tokens of .tile programs and Tile IR ---*- C++
+//-*-===//
 //
 // One lexer serves both texts tilec reads: .tile programs and the textual
 // Tile IR. Identifiers may contain dots between their parts
@@ -31,24 +32,24 @@ enum class TokenKind {
   Ident,
   Int,
   String,
-  At,       ///< `@`
-  LBrace,   ///< `{`
-  RBrace,   ///< `}`
-  LParen,   ///< `(`
-  RParen,   ///< `)`
-  LSquare,  ///< `[`
-  RSquare,  ///< `]`
-  Comma,    ///< `,`
-  Colon,    ///< `:`
-  Equal,    ///< `=`
-  Plus,     ///< `+`
-  Minus,    ///< `-`
-  Star,     ///< `*`
-  Slash,    ///< `/`
-  Percent,  ///< `%`
-  Less,     ///< `<`
-  Greater,  ///< `>`
-  Arrow,    ///< `->`
+  At,      ///< `@`
+  LBrace,  ///< `{`
+  RBrace,  ///< `}`
+  LParen,  ///< `(`
+  RParen,  ///< `)`
+  LSquare, ///< `[`
+  RSquare, ///< `]`
+  Comma,   ///< `,`
+  Colon,   ///< `:`
+  Equal,   ///< `=`
+  Plus,    ///< `+`
+  Minus,   ///< `-`
+  Star,    ///< `*`
+  Slash,   ///< `/`
+  Percent, ///< `%`
+  Less,    ///< `<`
+  Greater, ///< `>`
+  Arrow,   ///< `->`
 };
 
 /// A token: its kind, its text in the source buffer and, for numbers, the

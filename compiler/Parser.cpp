@@ -118,8 +118,8 @@ void Parser::errorExpected(llvm::StringRef what, llvm::StringRef context) {
                         ? llvm::SMLoc::getFromPointer(prevEnd)
                         : tok.loc();
   diags.error(loc, llvm::Twine("expected ") + what +
-                             (context.empty() ? "" : " ") + context +
-                             ", found " + foundText);
+                       (context.empty() ? "" : " ") + context + ", found " +
+                       foundText);
 }
 
 void Parser::skipLine() {
@@ -210,8 +210,8 @@ ExprPtr Parser::parsePrimary() {
   if (tok.is(TokenKind::Int)) {
     if (!tok.suffix.empty()) {
       diags.error(tok.loc(), "unexpected suffix '" + tok.suffix +
-                                 "' on integer " + tok.text.drop_back(
-                                     tok.suffix.size()) +
+                                 "' on integer " +
+                                 tok.text.drop_back(tok.suffix.size()) +
                                  "; integer expressions take plain numbers");
     }
     node->kind = Expr::Kind::Int;
@@ -245,8 +245,8 @@ static bool startsStatement(llvm::StringRef line) {
   line = line.ltrim(" \t\r");
   if (line.starts_with("}"))
     return true;
-  llvm::StringRef word = line.take_while(
-      [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  llvm::StringRef word =
+      line.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
   for (llvm::StringRef keyword :
        {"kernel", "layout", "print", "const", "arch", "acc", "tile", "stages",
         "smem", "mma", "epilogue"})
@@ -387,8 +387,8 @@ void Parser::parseKernel(TopLevel &stmt) {
   advance();
   while (!tok.is(TokenKind::RBrace)) {
     if (tok.is(TokenKind::Eof)) {
-      diags.error(tok.loc(), "kernel '" + kernel.name.name +
-                                 "' is not closed; add '}'");
+      diags.error(tok.loc(),
+                  "kernel '" + kernel.name.name + "' is not closed; add '}'");
       diags.note(open, "the kernel body opens here");
       return;
     }
@@ -428,7 +428,9 @@ bool Parser::parseItem(KernelDecl &kernel) {
     what = "operand '" + keyword.str() + "'";
   } else if (keyword == "arch") {
     item.kind = ItemKind::Arch;
-    if (!parseIdent(item.name, "a target name (" "sm_80, sm_90a, sm_100a)",
+    if (!parseIdent(item.name,
+                    "a target name ("
+                    "sm_80, sm_90a, sm_100a)",
                     "after 'arch'"))
       return false;
   } else if (keyword == "acc") {
@@ -456,8 +458,7 @@ bool Parser::parseItem(KernelDecl &kernel) {
     return true;
   } else if (keyword == "mma") {
     item.kind = ItemKind::Mma;
-    if (!parseIdent(item.name, "an instruction name or 'auto'",
-                    "after 'mma'"))
+    if (!parseIdent(item.name, "an instruction name or 'auto'", "after 'mma'"))
       return false;
     if (tok.isIdent("warpgroups") && !atLineBreak()) {
       advance();
@@ -465,7 +466,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
         return false;
       NestingScope scope(nesting);
       item.value = parseExpr();
-      if (!item.value || !expect(TokenKind::RParen, "after the warpgroup count"))
+      if (!item.value ||
+          !expect(TokenKind::RParen, "after the warpgroup count"))
         return false;
     }
   } else if (keyword == "epilogue") {

@@ -1,4 +1,5 @@
-//===- compiler/Parser.h - Parsing .tile programs ----------------*- C++ -*-===//
+//===- compiler/Parser.h - Parsing .tile programs ----------------*- C++
+//-*-===//
 //
 // A recursive-descent parser for the grammar in docs/language.md. It reports
 // through the DiagnosticEngine and recovers at the next line (statements end

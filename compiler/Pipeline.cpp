@@ -24,8 +24,8 @@ std::string listPassNames() {
   return out;
 }
 
-std::optional<std::vector<const PassInfo *>>
-parsePassList(llvm::StringRef text, std::string &error) {
+std::optional<std::vector<const PassInfo *>> parsePassList(llvm::StringRef text,
+                                                           std::string &error) {
   std::vector<const PassInfo *> passes;
   llvm::SmallVector<llvm::StringRef> names;
   text.split(names, ',', -1, /*KeepEmpty=*/false);
@@ -59,10 +59,9 @@ bool runPipeline(tir::Op &module, llvm::ArrayRef<const PassInfo *> passes,
   for (const PassInfo *pass : passes) {
     Clock::time_point start = Clock::now();
     ok = pass->run(module, context);
-    times.emplace_back(
-        pass->name,
-        std::chrono::duration<double, std::milli>(Clock::now() - start)
-            .count());
+    times.emplace_back(pass->name, std::chrono::duration<double, std::milli>(
+                                       Clock::now() - start)
+                                       .count());
     if (options.printAfterAll) {
       std::string now = tir::printToString(module, options.printOptions);
       *options.log << "// ----- IR after " << pass->name

@@ -1,4 +1,5 @@
-//===- compiler/Pipeline.h - Running passes over the Tile IR -----*- C++ -*-===//
+//===- compiler/Pipeline.h - Running passes over the Tile IR -----*- C++
+//-*-===//
 //
 // The pass list comes from compiler/passes/Passes.def, so `--passes=`, the
 // help text and the default pipeline can never disagree. The runner stops at
@@ -33,8 +34,8 @@ llvm::ArrayRef<PassInfo> allPasses();
 
 /// Parses `verify,choose-smem-layouts`; on an unknown name sets \p error to
 /// a message that lists the legal names.
-std::optional<std::vector<const PassInfo *>>
-parsePassList(llvm::StringRef text, std::string &error);
+std::optional<std::vector<const PassInfo *>> parsePassList(llvm::StringRef text,
+                                                           std::string &error);
 
 /// "verify, choose-smem-layouts, ...": for help and error messages.
 std::string listPassNames();

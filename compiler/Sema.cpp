@@ -42,10 +42,10 @@ private:
 
   const SemaOptions &options;
   DiagnosticEngine &diags;
-  llvm::StringMap<int64_t> constants;     ///< Top-level and tile sizes.
-  llvm::StringMap<std::string> layouts;   ///< Top-level `layout` texts.
+  llvm::StringMap<int64_t> constants;   ///< Top-level and tile sizes.
+  llvm::StringMap<std::string> layouts; ///< Top-level `layout` texts.
   std::map<std::string, LayoutValue> layoutValues; ///< Their values.
-  llvm::StringMap<llvm::SMLoc> defined;   ///< For "defined twice" notes.
+  llvm::StringMap<llvm::SMLoc> defined; ///< For "defined twice" notes.
 };
 
 std::optional<int64_t> Sema::evaluate(const Expr *expr) {
@@ -90,9 +90,9 @@ std::optional<int64_t> Sema::evaluate(const Expr *expr) {
     case '/':
     case '%':
       if (*rhs == 0) {
-        diags.error(expr->loc, llvm::Twine(expr->op == '/' ? "division"
-                                                           : "remainder") +
-                                   " by zero");
+        diags.error(expr->loc,
+                    llvm::Twine(expr->op == '/' ? "division" : "remainder") +
+                        " by zero");
         return std::nullopt;
       }
       if (*lhs == INT64_MIN && *rhs == -1) {
@@ -175,8 +175,8 @@ tir::Attr Sema::buildDim(const Expr *expr) {
       (expr->name == "M" || expr->name == "N" || expr->name == "K"))
     return tir::Attr::ident(expr->name, expr->loc);
   std::optional<int64_t> value = evaluate(expr);
-  return tir::Attr::integer(value.value_or(0), expr ? expr->loc
-                                                    : llvm::SMLoc());
+  return tir::Attr::integer(value.value_or(0),
+                            expr ? expr->loc : llvm::SMLoc());
 }
 
 void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
@@ -196,8 +196,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
     switch (item.kind) {
     case ItemKind::Arch:
       if (archItem) {
-        diags.error(item.loc, "kernel '" + kernel.name.name +
-                                  "' names its target twice");
+        diags.error(item.loc,
+                    "kernel '" + kernel.name.name + "' names its target twice");
         diags.note(archItem->loc, "the first 'arch' is here");
         continue;
       }
@@ -249,8 +249,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
                                     "; write tile (BM = .., BN = .., BK = ..)");
           continue;
         }
-        child.set(keys[i], tir::Attr::integer(values[i].value_or(0),
-                                              given[i]->loc));
+        child.set(keys[i],
+                  tir::Attr::integer(values[i].value_or(0), given[i]->loc));
         if (values[i])
           constants[names[i]] = *values[i];
       }
@@ -259,9 +259,9 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
     case ItemKind::Stages: {
       child.name = "tile.stages";
       std::optional<int64_t> count = evaluate(item.value.get());
-      child.set("count", tir::Attr::integer(count.value_or(0),
-                                            item.value ? item.value->loc
-                                                       : item.loc));
+      child.set("count",
+                tir::Attr::integer(count.value_or(0),
+                                   item.value ? item.value->loc : item.loc));
       break;
     }
     case ItemKind::Smem:
@@ -275,8 +275,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
         child.set("layout", tir::Attr::ident("auto", item.layout.loc));
       } else {
         evaluateLayout(item.layout);
-        child.set("layout", tir::Attr::string(substitute(item.layout),
-                                              item.layout.loc));
+        child.set("layout",
+                  tir::Attr::string(substitute(item.layout), item.layout.loc));
       }
       break;
     case ItemKind::Mma: {
@@ -321,10 +321,9 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
   } else if (options.arch) {
     op.set("arch", tir::Attr::ident(archInfo(*options.arch).name));
   } else {
-    diags.error(kernel.name.loc,
-                "kernel '" + kernel.name.name +
-                    "' names no target; add an 'arch' line (" + listArchNames() +
-                    ") or pass --arch");
+    diags.error(kernel.name.loc, "kernel '" + kernel.name.name +
+                                     "' names no target; add an 'arch' line (" +
+                                     listArchNames() + ") or pass --arch");
     op.set("arch", tir::Attr::ident("sm_80"));
   }
 
@@ -347,8 +346,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
   if (!sawEpilogue) {
     tir::Op epilogue;
     epilogue.name = "tile.epilogue";
-    epilogue.set("steps", tir::Attr::makeList(
-                              {tir::Attr::makeList({tir::Attr::ident("store")})}));
+    epilogue.set("steps", tir::Attr::makeList({tir::Attr::makeList(
+                              {tir::Attr::ident("store")})}));
     op.body.push_back(std::move(epilogue));
   }
   // Canonical order: the op table's, then by operand; duplicates keep
@@ -362,10 +361,9 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
     }
     return std::make_pair(index, o.symbol);
   };
-  std::stable_sort(op.body.begin(), op.body.end(),
-                   [&](const tir::Op &x, const tir::Op &y) {
-                     return rank(x) < rank(y);
-                   });
+  std::stable_sort(
+      op.body.begin(), op.body.end(),
+      [&](const tir::Op &x, const tir::Op &y) { return rank(x) < rank(y); });
   constants = std::move(savedConstants);
   module.body.push_back(std::move(op));
 }
@@ -377,8 +375,8 @@ tir::Op Sema::run(const Program &program) {
     if (stmt.kind != StmtKind::Kernel && stmt.kind != StmtKind::Print) {
       auto it = defined.find(stmt.name.name);
       if (it != defined.end()) {
-        diags.error(stmt.name.loc, "'" + stmt.name.name +
-                                       "' is already defined");
+        diags.error(stmt.name.loc,
+                    "'" + stmt.name.name + "' is already defined");
         diags.note(it->second, "the first definition is here");
         continue;
       }
@@ -416,10 +414,10 @@ tir::Op Sema::run(const Program &program) {
           diags.error(stmt.layout.loc, hook.text);
       }
       op.name = "tile.print";
-      op.set("expr", tir::Attr::string(substitute(stmt.layout),
-                                       stmt.layout.loc));
-      op.set("kind", tir::Attr::ident(stmt.printDescriptor ? "descriptor"
-                                                           : "layout"));
+      op.set("expr",
+             tir::Attr::string(substitute(stmt.layout), stmt.layout.loc));
+      op.set("kind",
+             tir::Attr::ident(stmt.printDescriptor ? "descriptor" : "layout"));
       break;
     case StmtKind::Kernel:
       buildKernel(stmt.kernel, module);

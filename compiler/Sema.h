@@ -1,4 +1,5 @@
-//===- compiler/Sema.h - From the syntax tree to Tile IR ---------*- C++ -*-===//
+//===- compiler/Sema.h - From the syntax tree to Tile IR ---------*- C++
+//-*-===//
 //
 // Sema resolves names and evaluates integer expressions (constants, tile
 // sizes, fixed extents), substitutes constants and layout names into layout

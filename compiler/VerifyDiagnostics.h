@@ -1,4 +1,5 @@
-//===- compiler/VerifyDiagnostics.h - --verify-diagnostics -------*- C++ -*-===//
+//===- compiler/VerifyDiagnostics.h - --verify-diagnostics -------*- C++
+//-*-===//
 //
 // Like MLIR's -verify-diagnostics: the source says which diagnostics it
 // expects, in comments on the line they apply to,

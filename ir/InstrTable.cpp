@@ -29,34 +29,60 @@ constexpr MmaFamilyKind TC = MmaFamilyKind::Tcgen05;
 
 const InstrInfo InstrTable[] = {
     // family, m, nMin, nMax, nStep, k, a, b, acc, mnA, mnB, arch, ptx, kind
-    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM80, 70, ""},
-    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM80, 70, ""},
-    {MS, 16, 8, 8, 8, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM80, 70, ""},
-    {MS, 16, 8, 8, 8, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM80, 70, ""},
+    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM80,
+     70, ""},
+    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM80,
+     70, ""},
+    {MS, 16, 8, 8, 8, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM80,
+     70, ""},
+    {MS, 16, 8, 8, 8, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM80,
+     70, ""},
 
-    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E5M2, D::F32, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E4M3, D::F32, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F16, false, false, ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F16, false, false, ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM90a,
+     80, ""},
+    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM90a,
+     80, ""},
+    {WG, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E5M2, D::F32, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E4M3, D::F32, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F16, false, false,
+     ArchKind::SM90a, 80, ""},
+    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F16, false, false,
+     ArchKind::SM90a, 80, ""},
 
-    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM100a, 86, "kind::tf32"},
-    {TC, 128, 16, 256, 16, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM100a, 86, "kind::tf32"},
-    {TC, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false, ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 128, 16, 256, 16, 32, D::E4M3, D::E4M3, D::F32, false, false, ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false, ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 128, 16, 256, 16, 32, D::E5M2, D::E5M2, D::F32, false, false, ArchKind::SM100a, 86, "kind::f8f6f4"},
+    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F16, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F32, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 128, 16, 256, 16, 16, D::BF16, D::BF16, D::F32, true, true,
+     ArchKind::SM100a, 86, "kind::f16"},
+    {TC, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::tf32"},
+    {TC, 128, 16, 256, 16, 8, D::TF32, D::TF32, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::tf32"},
+    {TC, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::f8f6f4"},
+    {TC, 128, 16, 256, 16, 32, D::E4M3, D::E4M3, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::f8f6f4"},
+    {TC, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::f8f6f4"},
+    {TC, 128, 16, 256, 16, 32, D::E5M2, D::E5M2, D::F32, false, false,
+     ArchKind::SM100a, 86, "kind::f8f6f4"},
 };
 
 std::string typeName(DTypeKind kind) { return dtypeInfo(kind).name.str(); }
@@ -183,8 +209,8 @@ InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
   }
   if (typed.empty()) {
     if (legalAcc.empty())
-      result.error = family + " on " + archInfo(arch).name.str() +
-                     " has no " + typeName(aType) + " x " + typeName(bType) +
+      result.error = family + " on " + archInfo(arch).name.str() + " has no " +
+                     typeName(aType) + " x " + typeName(bType) +
                      " form; legal A types: " + joinSet(legalA);
     else
       result.error = family + " has no " + typeName(aType) + " x " +
@@ -195,9 +221,9 @@ InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
   std::vector<const InstrInfo *> shaped;
   std::set<std::string> legalMK;
   for (const InstrInfo *row : typed) {
-    legalMK.insert(("M = " + llvm::Twine(row->m) + " with K = " +
-                    llvm::Twine(row->k))
-                       .str());
+    legalMK.insert(
+        ("M = " + llvm::Twine(row->m) + " with K = " + llvm::Twine(row->k))
+            .str());
     if (row->m == name.m && row->k == name.k)
       shaped.push_back(row);
   }
@@ -213,14 +239,13 @@ InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
       return result;
     }
   const InstrInfo *row = shaped.front();
-  result.error = "N = " + std::to_string(name.n) + " is not legal for " +
-                 family + " with M = " + std::to_string(row->m) +
-                 "; N must be " +
-                 (row->nMin == row->nMax
-                      ? std::to_string(row->nMin)
-                      : std::to_string(row->nMin) + ".." +
-                            std::to_string(row->nMax) + " in steps of " +
-                            std::to_string(row->nStep));
+  result.error =
+      "N = " + std::to_string(name.n) + " is not legal for " + family +
+      " with M = " + std::to_string(row->m) + "; N must be " +
+      (row->nMin == row->nMax
+           ? std::to_string(row->nMin)
+           : std::to_string(row->nMin) + ".." + std::to_string(row->nMax) +
+                 " in steps of " + std::to_string(row->nStep));
   return result;
 }
 

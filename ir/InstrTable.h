@@ -1,4 +1,5 @@
-//===- ir/InstrTable.h - The tensor-core instruction table -------*- C++ -*-===//
+//===- ir/InstrTable.h - The tensor-core instruction table -------*- C++
+//-*-===//
 //
 // One table of tensor-core MMA instructions: family (mma.sync, wgmma,
 // tcgen05.mma), shape (M, the legal N range, K), A/B/accumulator types,

@@ -97,35 +97,72 @@ namespace {
 const std::vector<OpSchema> &schemaTable() {
   static const std::vector<OpSchema> table = {
       {"tile.module", false, true, "module", 0, 0, {}},
-      {"tile.const", true, false, "const", 0, 0,
-       {{"value", IntAttr, true}}},
-      {"tile.layout", true, false, "layout", 0, 0,
+      {"tile.const", true, false, "const", 0, 0, {{"value", IntAttr, true}}},
+      {"tile.layout",
+       true,
+       false,
+       "layout",
+       0,
+       0,
        {{"expr", StringAttr, true}}},
-      {"tile.print", false, false, "print", 0, 0,
+      {"tile.print",
+       false,
+       false,
+       "print",
+       0,
+       0,
        {{"expr", StringAttr, true}, {"kind", IdentAttr, false}}},
-      {"tile.kernel", true, true, "kernel", 0, 0,
-       {{"arch", IdentAttr, true}}},
-      {"tile.operand", true, false, "operand", 3, 3,
+      {"tile.kernel", true, true, "kernel", 0, 0, {{"arch", IdentAttr, true}}},
+      {"tile.operand",
+       true,
+       false,
+       "operand",
+       3,
+       3,
        {{"dtype", IdentAttr, true},
         {"shape", ListAttr, true},
         {"major", IdentAttr, true}}},
       {"tile.acc", false, false, "acc", 1, 1, {{"dtype", IdentAttr, true}}},
-      {"tile.tile", false, false, "tile", 1, 1,
+      {"tile.tile",
+       false,
+       false,
+       "tile",
+       1,
+       1,
        {{"bm", IntAttr, true}, {"bn", IntAttr, true}, {"bk", IntAttr, true}}},
-      {"tile.stages", false, false, "stages", 1, 1,
-       {{"count", IntAttr, true}}},
-      {"tile.smem", true, false, "smem", 2, 2,
+      {"tile.stages", false, false, "stages", 1, 1, {{"count", IntAttr, true}}},
+      {"tile.smem",
+       true,
+       false,
+       "smem",
+       2,
+       2,
        {{"layout", IdentAttr | StringAttr, true},
         {"atom", StringAttr, false},
         {"why", StringAttr, false}}},
-      {"tile.mma", false, false, "mma", 1, 1,
+      {"tile.mma",
+       false,
+       false,
+       "mma",
+       1,
+       1,
        {{"instr", IdentAttr, true},
         {"warpgroups", IntAttr, false},
         {"ptx", StringAttr, false},
         {"why", StringAttr, false}}},
-      {"tile.epilogue", false, false, "epilogue", 1, 1,
+      {"tile.epilogue",
+       false,
+       false,
+       "epilogue",
+       1,
+       1,
        {{"steps", ListAttr, true}}},
-      {"tile.pipeline", false, false, "pipeline", 0, 1,
+      {"tile.pipeline",
+       false,
+       false,
+       "pipeline",
+       0,
+       1,
        {{"stages", IntAttr, true},
         {"stage_bytes", IntAttr, true},
         {"smem_bytes", IntAttr, true},
@@ -155,7 +192,8 @@ void printString(llvm::StringRef text, llvm::raw_ostream &os) {
     else if (c == '\t')
       os << "\\t";
     else if (c < 0x20 || c == 0x7f)
-      os << "\\x" << llvm::hexdigit(c >> 4, true) << llvm::hexdigit(c & 15, true);
+      os << "\\x" << llvm::hexdigit(c >> 4, true)
+         << llvm::hexdigit(c & 15, true);
     else
       os << c;
   }
@@ -224,8 +262,8 @@ void printOp(const Op &op, llvm::raw_ostream &os, const PrintOptions &opts,
     if (id) {
       auto [line, col] = opts.annotateWith->getLineAndColumn(op.loc, id);
       os << "  // "
-         << opts.annotateWith->getMemoryBuffer(id)->getBufferIdentifier()
-         << ":" << line << ":" << col;
+         << opts.annotateWith->getMemoryBuffer(id)->getBufferIdentifier() << ":"
+         << line << ":" << col;
     }
   }
   os << "\n";

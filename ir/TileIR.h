@@ -1,4 +1,5 @@
-//===- ir/TileIR.h - The Tile IR: ops with named attributes ------*- C++ -*-===//
+//===- ir/TileIR.h - The Tile IR: ops with named attributes ------*- C++
+//-*-===//
 //
 // The Tile IR is what sema produces and the passes rewrite: a tree of ops,
 // each with a dotted name (`tile.kernel`, `tile.smem`), an optional symbol
@@ -44,9 +45,9 @@ struct Attr {
   enum class Kind { Int, Ident, String, List };
   Kind kind = Kind::Int;
   int64_t intValue = 0;
-  std::string str;          ///< Ident and String.
-  std::vector<Attr> list;   ///< List.
-  llvm::SMLoc loc;          ///< Where the value was written, if anywhere.
+  std::string str;        ///< Ident and String.
+  std::vector<Attr> list; ///< List.
+  llvm::SMLoc loc;        ///< Where the value was written, if anywhere.
 
   static Attr integer(int64_t value, llvm::SMLoc loc = {});
   static Attr ident(llvm::StringRef name, llvm::SMLoc loc = {});
@@ -69,10 +70,10 @@ struct NamedAttr {
 /// One op.
 struct Op {
   std::string name;
-  std::string symbol;            ///< Without the '@'; empty if none.
-  std::vector<NamedAttr> attrs;  ///< In print order.
-  std::vector<Op> body;          ///< The region (module and kernel ops).
-  llvm::SMLoc loc;               ///< Where the op came from.
+  std::string symbol;           ///< Without the '@'; empty if none.
+  std::vector<NamedAttr> attrs; ///< In print order.
+  std::vector<Op> body;         ///< The region (module and kernel ops).
+  llvm::SMLoc loc;              ///< Where the op came from.
 
   /// The attribute \p key, or null.
   const Attr *get(llvm::StringRef key) const;
@@ -111,7 +112,7 @@ struct OpSchema {
   llvm::StringRef name;
   bool hasSymbol;
   bool hasRegion;
-  llvm::StringRef sourceName; ///< "stages", "smem": as users write it.
+  llvm::StringRef sourceName;          ///< "stages", "smem": as users write it.
   unsigned minPerKernel, maxPerKernel; ///< Inside tile.kernel; 0,0 = not.
   std::vector<AttrSchema> attrs;
 };

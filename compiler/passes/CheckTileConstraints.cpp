@@ -31,8 +31,7 @@ struct AtomCheck {
   unsigned mnElems = 0, kElems = 0; ///< The atom's extents.
 };
 
-AtomCheck checkAtom(const tir::Op *smem, char operand,
-                    const KernelView &view) {
+AtomCheck checkAtom(const tir::Op *smem, char operand, const KernelView &view) {
   AtomCheck check;
   if (!smem)
     return check;
@@ -84,16 +83,14 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
   const SmemAtom &atom = *check.atom;
   std::string op(1, operand);
   if (atom.major != view.operandMajor(operand)) {
-    diags.error(loc, "smem " + op + " uses the " + atom.name() +
-                         " atom, which is " +
-                         (atom.major == MajorKind::K ? "K" : "MN") +
-                         "-major, but operand " + op + " is " +
-                         (view.operandMajor(operand) == MajorKind::K ? "K"
-                                                                     : "MN") +
-                         "-major; use a " +
-                         (view.operandMajor(operand) == MajorKind::K ? "K_"
-                                                                     : "MN_") +
-                         " atom");
+    diags.error(
+        loc, "smem " + op + " uses the " + atom.name() + " atom, which is " +
+                 (atom.major == MajorKind::K ? "K" : "MN") +
+                 "-major, but operand " + op + " is " +
+                 (view.operandMajor(operand) == MajorKind::K ? "K" : "MN") +
+                 "-major; use a " +
+                 (view.operandMajor(operand) == MajorKind::K ? "K_" : "MN_") +
+                 " atom");
     return;
   }
   if (atom.dtype != view.operandType(operand)) {
@@ -123,9 +120,8 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
       }
     diags.error(tileLoc(kernel, "bk"),
                 "BK = " + std::to_string(view.bk) + " is not a multiple of " +
-                    std::to_string(check.kElems) +
-                    ", the K extent of the " + atom.nameWithType() +
-                    " swizzle atom of smem " + op + hint);
+                    std::to_string(check.kElems) + ", the K extent of the " +
+                    atom.nameWithType() + " swizzle atom of smem " + op + hint);
   }
 }
 
@@ -151,21 +147,21 @@ void Checker::checkShape(char operand) {
   else if (value->isComposed())
     layout = &value->getComposed().layout;
   std::string mnName = operand == 'a' ? "BM" : "BN";
-  std::string want = mnName + " x BK = " +
-                     std::to_string(view.mnExtent(operand)) + " x " +
-                     std::to_string(view.bk);
+  std::string want = mnName +
+                     " x BK = " + std::to_string(view.mnExtent(operand)) +
+                     " x " + std::to_string(view.bk);
   if (!layout || layout->rank() != 2) {
-    diags.error(loc, "smem " + op + " must be a layout of rank 2, (" +
-                         mnName + ", BK) = (" +
-                         std::to_string(view.mnExtent(operand)) + ", " +
-                         std::to_string(view.bk) + "); got " + value->str());
+    diags.error(loc, "smem " + op + " must be a layout of rank 2, (" + mnName +
+                         ", BK) = (" + std::to_string(view.mnExtent(operand)) +
+                         ", " + std::to_string(view.bk) + "); got " +
+                         value->str());
     return;
   }
   int64_t mn = layout->mode(0).size(), k = layout->mode(1).size();
   if (mn != view.mnExtent(operand) || k != view.bk)
     diags.error(loc, "smem " + op + " is " + std::to_string(mn) + " x " +
-                         std::to_string(k) + " elements, but a stage of " +
-                         op + " is " + want);
+                         std::to_string(k) + " elements, but a stage of " + op +
+                         " is " + want);
 }
 
 void Checker::checkMma() {
@@ -193,32 +189,31 @@ void Checker::checkMma() {
   };
   int64_t mStep = int64_t(name->m) * warpgroups;
   if (view.bm % mStep != 0) {
-    std::string what = warpgroups > 1
-                           ? std::to_string(mStep) + " = " +
-                                 std::to_string(warpgroups) +
-                                 " warpgroups x the " + family + " atom M = " +
-                                 std::to_string(name->m)
-                           : "the " + family + " atom M = " +
-                                 std::to_string(name->m);
+    std::string what =
+        warpgroups > 1
+            ? std::to_string(mStep) + " = " + std::to_string(warpgroups) +
+                  " warpgroups x the " + family +
+                  " atom M = " + std::to_string(name->m)
+            : "the " + family + " atom M = " + std::to_string(name->m);
     diags.error(tileLoc(kernel, "bm"), "BM = " + std::to_string(view.bm) +
                                            " is not a multiple of " + what +
                                            alone(0, true));
   }
   if (view.bn % name->n != 0)
     diags.error(tileLoc(kernel, "bn"),
-                "BN = " + std::to_string(view.bn) + " is not a multiple of the " +
-                    family + " atom N = " + std::to_string(name->n) +
-                    alone(1, true));
+                "BN = " + std::to_string(view.bn) +
+                    " is not a multiple of the " + family +
+                    " atom N = " + std::to_string(name->n) + alone(1, true));
   if (view.bk % name->k != 0) {
     std::string both = alone(0, false);
     if (both.empty())
       both = alone(1, false);
-    diags.error(tileLoc(kernel, "bk"),
-                "BK = " + std::to_string(view.bk) + " is not a multiple of the " +
-                    family + " atom K = " + std::to_string(name->k) + " (" +
-                    std::to_string(name->k * dtypeBits(view.aType) / 8) +
-                    " bytes of " + dtypeInfo(view.aType).name.str() + ")" +
-                    both);
+    diags.error(
+        tileLoc(kernel, "bk"),
+        "BK = " + std::to_string(view.bk) + " is not a multiple of the " +
+            family + " atom K = " + std::to_string(name->k) + " (" +
+            std::to_string(name->k * dtypeBits(view.aType) / 8) + " bytes of " +
+            dtypeInfo(view.aType).name.str() + ")" + both);
   }
 }
 

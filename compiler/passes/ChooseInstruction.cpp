@@ -80,19 +80,17 @@ void chooseForKernel(tir::Op &mma, const KernelView &view,
   InstrName name{family, best->m, n, best->k};
   mma.set("instr", tir::Attr::ident(formatInstrName(name), loc));
   mma.set("ptx", tir::Attr::string(ptxSpelling(*best, n)));
-  std::string why = familyName(family).str() + " is " +
-                    archInfo(view.arch).name.str() +
-                    "'s tensor-core instruction; the table row for " +
-                    describeTypes(view) + " has M = " +
-                    std::to_string(best->m) + ", K = " +
-                    std::to_string(best->k);
+  std::string why =
+      familyName(family).str() + " is " + archInfo(view.arch).name.str() +
+      "'s tensor-core instruction; the table row for " + describeTypes(view) +
+      " has M = " + std::to_string(best->m) +
+      ", K = " + std::to_string(best->k);
   if (best->nMin != best->nMax)
     why += "; N = " + std::to_string(n) +
            (view.bn % n == 0
                 ? " is the largest legal N that divides BN = " +
                       std::to_string(view.bn)
-                : " (no legal N divides BN = " + std::to_string(view.bn) +
-                      ")");
+                : " (no legal N divides BN = " + std::to_string(view.bn) + ")");
   mma.set("why", tir::Attr::string(why));
 }
 

@@ -39,22 +39,21 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     return;
   }
   bool kMajor = major == MajorKind::K;
-  std::string extentName =
-      kMajor ? "BK" : (operand == 'a' ? "BM" : "BN");
+  std::string extentName = kMajor ? "BK" : (operand == 'a' ? "BM" : "BN");
   int64_t extent = kMajor ? view.bk : view.mnExtent(operand);
   int64_t bytes = extent * bits / 8;
   std::string typeName = dtypeInfo(dtype).name.str();
-  std::string facts = std::string(1, operand) + " is " +
-                      (kMajor ? "K" : "MN") + "-major; its contiguous extent " +
-                      extentName + " = " + std::to_string(extent) + " x " +
-                      typeName + " = " + std::to_string(bytes) + " bytes";
+  std::string facts = std::string(1, operand) + " is " + (kMajor ? "K" : "MN") +
+                      "-major; its contiguous extent " + extentName + " = " +
+                      std::to_string(extent) + " x " + typeName + " = " +
+                      std::to_string(bytes) + " bytes";
   // Errors point at the tile extent: that is what has to change.
   llvm::SMLoc extentLoc = smem.loc;
   if (const tir::Op *tile = view.kernel->find("tile.tile"))
     extentLoc = attrLoc(*tile, kMajor ? "bk" : (operand == 'a' ? "bm" : "bn"));
   if ((extent * bits) % 8 != 0) {
     diags.error(extentLoc, "no swizzle atom fits smem " + smem.symbol + ": " +
-                              facts + " is not a whole number of bytes");
+                               facts + " is not a whole number of bytes");
     return;
   }
   std::string skipped;
@@ -77,11 +76,11 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                         facts + (skipped.empty() ? "" : "; " + skipped)));
     return;
   }
-  diags.error(extentLoc, "no swizzle atom fits smem " + smem.symbol + ": " + facts +
+  diags.error(extentLoc,
+              "no swizzle atom fits smem " + smem.symbol + ": " + facts +
                   ", but every atom spans a multiple of 16 bytes; make " +
-                  extentName + " a multiple of " +
-                  std::to_string(128 / bits) + " (16 bytes of " + typeName +
-                  ")");
+                  extentName + " a multiple of " + std::to_string(128 / bits) +
+                  " (16 bytes of " + typeName + ")");
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- compiler/passes/KernelView.h - Typed facts of one kernel --*- C++ -*-===//
+//===- compiler/passes/KernelView.h - Typed facts of one kernel --*- C++
+//-*-===//
 //
 // Passes read a tile.kernel through a KernelView: the target, the operand
 // types and majorness, the tile and the stages as C++ values instead of

@@ -77,9 +77,9 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
     else if (value->isLayout())
       layout = ComposedLayout(Swizzle(), 0, value->getLayout());
     else {
-      diags.error(attrLoc(*smem, "layout"),
-                  "smem " + smem->symbol + " must be a layout, not " +
-                      value->str());
+      diags.error(attrLoc(*smem, "layout"), "smem " + smem->symbol +
+                                                " must be a layout, not " +
+                                                value->str());
       ok = false;
       continue;
     }

@@ -1,4 +1,5 @@
-//===- compiler/passes/Passes.h - Pass entry points and context --*- C++ -*-===//
+//===- compiler/passes/Passes.h - Pass entry points and context --*- C++
+//-*-===//
 //
 // Every pass is one function `bool runXPass(tir::Op &module, PassContext &)`
 // in its own file, listed in Passes.def. A pass reports through the context's

@@ -91,17 +91,14 @@ void planKernel(tir::Op &kernel, const KernelView &view,
   std::string arch = archInfo(view.arch).name.str();
   if (total > limit) {
     int64_t fit = limit / stageBytes;
-    diags.error(loc, std::to_string(view.stages) + " stages need " +
-                         std::to_string(total) +
-                         " bytes of shared memory (" +
-                         std::to_string(stageBytes) +
-                         " per stage), more than the " +
-                         std::to_string(limit) + " bytes a block gets on " +
-                         arch +
-                         (fit >= 1 ? "; at most " + std::to_string(fit) +
-                                         " stages fit"
-                                   : "; not even one stage fits: make BM, BN "
-                                     "or BK smaller"));
+    diags.error(
+        loc, std::to_string(view.stages) + " stages need " +
+                 std::to_string(total) + " bytes of shared memory (" +
+                 std::to_string(stageBytes) + " per stage), more than the " +
+                 std::to_string(limit) + " bytes a block gets on " + arch +
+                 (fit >= 1 ? "; at most " + std::to_string(fit) + " stages fit"
+                           : "; not even one stage fits: make BM, BN "
+                             "or BK smaller"));
     return;
   }
   if (view.stages == 1)
@@ -135,15 +132,15 @@ void planKernel(tir::Op &kernel, const KernelView &view,
   if (warps)
     plan.set("warps", tir::Attr::makeList({tir::Attr::integer(warps->m),
                                            tir::Attr::integer(warps->n)}));
-  plan.set("why", tir::Attr::string(
-                      "a stage holds a " + std::to_string(view.bm) + "x" +
-                      std::to_string(view.bk) + " tile of a (" +
-                      std::to_string(aBytes) + " B) and a " +
-                      std::to_string(view.bn) + "x" + std::to_string(view.bk) +
-                      " tile of b (" + std::to_string(bBytes) + " B); " +
-                      std::to_string(view.stages) + " stages use " +
-                      std::to_string(total) + " of " + std::to_string(limit) +
-                      " bytes on " + arch + warpWhy));
+  plan.set("why",
+           tir::Attr::string(
+               "a stage holds a " + std::to_string(view.bm) + "x" +
+               std::to_string(view.bk) + " tile of a (" +
+               std::to_string(aBytes) + " B) and a " + std::to_string(view.bn) +
+               "x" + std::to_string(view.bk) + " tile of b (" +
+               std::to_string(bBytes) + " B); " + std::to_string(view.stages) +
+               " stages use " + std::to_string(total) + " of " +
+               std::to_string(limit) + " bytes on " + arch + warpWhy));
   if (tir::Op *existing = kernel.find("tile.pipeline"))
     *existing = std::move(plan);
   else

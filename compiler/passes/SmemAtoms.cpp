@@ -1,4 +1,5 @@
-//===- compiler/passes/SmemAtoms.cpp - Swizzle atoms as the passes see them ===//
+//===- compiler/passes/SmemAtoms.cpp - Swizzle atoms as the passes see them
+//===//
 #include "compiler/passes/SmemAtoms.h"
 
 #include "llvm/ADT/StringExtras.h"

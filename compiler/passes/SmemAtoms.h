@@ -1,4 +1,5 @@
-//===- compiler/passes/SmemAtoms.h - Swizzle atoms as the passes see them -*- C++ -*-===//
+//===- compiler/passes/SmemAtoms.h - Swizzle atoms as the passes see them -*-
+//C++ -*-===//
 //
 // The eight canonical shared-memory atoms (K- or MN-major; INTER, SW32,
 // SW64, SW128) described by what the tile checks need: which extent is

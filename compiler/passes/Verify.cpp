@@ -138,16 +138,16 @@ bool Verifier::verifySchema(const tir::Op &op) {
       continue;
     }
     if (!(kindBit(attr.value) & known->kinds)) {
-      diags.error(attrLoc(op, attr.name),
-                  "attribute '" + attr.name + "' of '" + op.name +
-                      "' must be " + kindNames(known->kinds));
+      diags.error(attrLoc(op, attr.name), "attribute '" + attr.name + "' of '" +
+                                              op.name + "' must be " +
+                                              kindNames(known->kinds));
       ok = false;
     }
   }
   for (const tir::AttrSchema &required : schema->attrs)
     if (required.required && !op.get(required.name)) {
-      diags.error(op.loc, "'" + op.name + "' needs attribute '" +
-                              required.name + "'");
+      diags.error(op.loc,
+                  "'" + op.name + "' needs attribute '" + required.name + "'");
       ok = false;
     }
   return ok;
@@ -184,21 +184,20 @@ void Verifier::verifyOperand(const tir::Op &op) {
                                op.symbol + " must be positive, got " +
                                llvm::Twine(dim.intValue));
       } else if (!dim.isIdent(role->dims[i])) {
-        diags.error(loc, "extent " + llvm::Twine(i + 1) + " of operand " +
-                             op.symbol + " must be " + role->dims[i] +
-                             " or a fixed size, not '" +
-                             (dim.isIdent() || dim.isString() ? dim.str
-                                                              : "a list") +
-                             "' (" + role->example + ")");
+        diags.error(
+            loc, "extent " + llvm::Twine(i + 1) + " of operand " + op.symbol +
+                     " must be " + role->dims[i] + " or a fixed size, not '" +
+                     (dim.isIdent() || dim.isString() ? dim.str : "a list") +
+                     "' (" + role->example + ")");
       }
     }
   }
   llvm::StringRef major = op.getText("major");
   if (major != role->dims[0] && major != role->dims[1])
-    diags.error(attrLoc(op, "major"),
-                "operand " + op.symbol + " cannot be major(" + major +
-                    "); legal: major(" + role->dims[1] + ") or major(" +
-                    role->dims[0] + ")");
+    diags.error(attrLoc(op, "major"), "operand " + op.symbol +
+                                          " cannot be major(" + major +
+                                          "); legal: major(" + role->dims[1] +
+                                          ") or major(" + role->dims[0] + ")");
 }
 
 void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
@@ -233,19 +232,18 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
   }
   const InstrInfo &row = *lookup.row;
   if (view->aMajor == MajorKind::MN && !row.mnMajorA)
-    diags.error(attrLoc(op, "instr"),
-                formatInstrName(*name) + " reads " +
-                    dtypeInfo(view->aType).name + " A K-major only, but a is "
-                    "major(M); make a major(K)");
+    diags.error(attrLoc(op, "instr"), formatInstrName(*name) + " reads " +
+                                          dtypeInfo(view->aType).name +
+                                          " A K-major only, but a is "
+                                          "major(M); make a major(K)");
   if (view->bMajor == MajorKind::MN && !row.mnMajorB)
-    diags.error(attrLoc(op, "instr"),
-                formatInstrName(*name) + " reads " +
-                    dtypeInfo(view->bType).name + " B K-major only, but b is "
-                    "major(N); make b major(K)");
+    diags.error(attrLoc(op, "instr"), formatInstrName(*name) + " reads " +
+                                          dtypeInfo(view->bType).name +
+                                          " B K-major only, but b is "
+                                          "major(N); make b major(K)");
 }
 
-void Verifier::verifyEpilogue(const tir::Op &op,
-                              std::optional<ArchKind> arch) {
+void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
   const tir::Attr *steps = op.get("steps");
   if (steps->list.empty())
     diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
@@ -275,19 +273,18 @@ void Verifier::verifyEpilogue(const tir::Op &op,
     for (size_t i = 1; i < step.list.size(); ++i) {
       const tir::Attr &option = step.list[i];
       llvm::SMLoc optionLoc = option.loc.isValid() ? option.loc : loc;
-      llvm::StringRef text = option.isString() ? llvm::StringRef(option.str)
-                                               : llvm::StringRef();
+      llvm::StringRef text =
+          option.isString() ? llvm::StringRef(option.str) : llvm::StringRef();
       bool ok = info->takesSwizzle &&
                 (text == "swizzle(32B)" || text == "swizzle(64B)" ||
                  text == "swizzle(128B)" || text == "swizzle(none)");
       if (!ok)
-        diags.error(optionLoc,
-                    "epilogue step '" + name.str + "' does not take '" +
-                        text + "'" +
-                        (info->takesSwizzle
-                             ? "; legal: swizzle(32B), swizzle(64B), "
-                               "swizzle(128B), swizzle(none)"
-                             : "; it takes no options"));
+        diags.error(
+            optionLoc,
+            "epilogue step '" + name.str + "' does not take '" + text + "'" +
+                (info->takesSwizzle ? "; legal: swizzle(32B), swizzle(64B), "
+                                      "swizzle(128B), swizzle(none)"
+                                    : "; it takes no options"));
     }
   }
 }
@@ -296,8 +293,8 @@ void Verifier::verifyKernel(tir::Op &kernel) {
   llvm::StringRef archName = kernel.getText("arch");
   std::optional<ArchKind> arch = parseArch(archName);
   if (!arch)
-    diags.error(attrLoc(kernel, "arch"), "unknown target '" + archName +
-                                             "'; legal: " + listArchNames());
+    diags.error(attrLoc(kernel, "arch"),
+                "unknown target '" + archName + "'; legal: " + listArchNames());
   else if (context.arch && *context.arch != *arch)
     diags.error(attrLoc(kernel, "arch"),
                 "kernel '" + kernel.symbol + "' is written for " + archName +
@@ -320,12 +317,11 @@ void Verifier::verifyKernel(tir::Op &kernel) {
     std::string key = op.name + "@" + op.symbol;
     auto [it, inserted] = first.try_emplace(key, &op);
     if (!inserted) {
-      std::string what = op.symbol.empty()
-                             ? "'" + schema->sourceName.str() + "'"
-                             : schema->sourceName.str() + " '" + op.symbol +
-                                   "'";
-      diags.error(op.loc, "kernel '" + kernel.symbol + "' declares " + what +
-                              " twice");
+      std::string what =
+          op.symbol.empty() ? "'" + schema->sourceName.str() + "'"
+                            : schema->sourceName.str() + " '" + op.symbol + "'";
+      diags.error(op.loc,
+                  "kernel '" + kernel.symbol + "' declares " + what + " twice");
       diags.note(it->second->loc, "the first declaration is here");
       continue;
     }
@@ -336,14 +332,15 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       verifyOperand(op);
     if (op.name == "tile.smem") {
       if (op.symbol != "a" && op.symbol != "b")
-        diags.error(op.loc, "smem takes operand a or b, not '" + op.symbol +
-                                "'");
+        diags.error(op.loc,
+                    "smem takes operand a or b, not '" + op.symbol + "'");
       verifyLayoutText(op, "layout", diags);
       const tir::Attr *layout = op.get("layout");
       if (layout->isIdent() && layout->str != "auto")
         diags.error(attrLoc(op, "layout"),
                     "smem layout must be 'auto' or a layout expression, not "
-                    "'" + layout->str + "'");
+                    "'" +
+                        layout->str + "'");
     }
     if (op.name == "tile.acc" && !parseDType(op.getText("dtype")))
       diags.error(attrLoc(op, "dtype"), "unknown accumulator type '" +
@@ -354,8 +351,8 @@ void Verifier::verifyKernel(tir::Op &kernel) {
         int64_t value = *op.getInt(key);
         std::string upper = key.upper();
         if (value <= 0)
-          diags.error(attrLoc(op, key), upper + " must be positive, got " +
-                                            llvm::Twine(value));
+          diags.error(attrLoc(op, key),
+                      upper + " must be positive, got " + llvm::Twine(value));
         else if (value > 65536)
           diags.error(attrLoc(op, key), upper + " = " + llvm::Twine(value) +
                                             " is larger than 65536");
@@ -433,7 +430,8 @@ void Verifier::verifyModule(tir::Op &module) {
         verifyLayoutText(op, "expr", diags);
       if (!kind.empty() && kind != "layout" && kind != "descriptor")
         diags.error(attrLoc(op, "kind"), "print kind must be layout or "
-                                         "descriptor, not '" + kind + "'");
+                                         "descriptor, not '" +
+                                             kind + "'");
     }
     if (op.name == "tile.kernel")
       verifyKernel(op);

@@ -58,8 +58,7 @@ cl::opt<bool> printAfterAll("print-after-all",
                             cl::desc("print the Tile IR after each pass "
                                      "(to stderr)"),
                             cl::sub(compileCommand), cl::cat(tilecCategory()));
-cl::opt<bool> timePasses("time-passes",
-                         cl::desc("time each pass (to stderr)"),
+cl::opt<bool> timePasses("time-passes", cl::desc("time each pass (to stderr)"),
                          cl::sub(compileCommand), cl::cat(tilecCategory()));
 cl::opt<bool> verifyDiagnosticsOption(
     "verify-diagnostics",
@@ -128,7 +127,7 @@ int runCompile() {
   }
   if (verifyDiagnosticsOption)
     return verifyDiagnostics(diags, bufferId, llvm::errs()) ? ExitSuccess
-                                                           : ExitDiagnostic;
+                                                            : ExitDiagnostic;
   return result.ok && !diags.hasErrors() ? ExitSuccess : ExitDiagnostic;
 }
 

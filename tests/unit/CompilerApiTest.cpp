@@ -79,10 +79,10 @@ TEST(CompilerApiTest, ErrorsCarryTheDiagnostics) {
 
 TEST(CompilerApiTest, PicksKernelsByName) {
   Compiler compiler;
-  std::string two = std::string(test::exampleKernel()) +
-                    std::string(test::exampleKernel()).replace(
-                        std::string(test::exampleKernel()).find("gemm"), 4,
-                        "other");
+  std::string two =
+      std::string(test::exampleKernel()) +
+      std::string(test::exampleKernel())
+          .replace(std::string(test::exampleKernel()).find("gemm"), 4, "other");
   auto ambiguous = compiler.lower(two);
   ASSERT_FALSE(bool(ambiguous));
   EXPECT_NE(llvm::toString(ambiguous.takeError()).find("holds 2 kernels"),

@@ -11,8 +11,7 @@ using namespace tilec;
 namespace {
 
 llvm::SMLoc at(test::Harness &h, llvm::StringRef needle) {
-  llvm::StringRef buffer =
-      h.sourceMgr.getMemoryBuffer(h.bufferId)->getBuffer();
+  llvm::StringRef buffer = h.sourceMgr.getMemoryBuffer(h.bufferId)->getBuffer();
   size_t pos = buffer.find(needle);
   EXPECT_NE(pos, llvm::StringRef::npos);
   return llvm::SMLoc::getFromPointer(buffer.data() + pos);
@@ -75,7 +74,7 @@ TEST(FrontendDiagnosticsTest, VerifyReportsMissingAndUnexpected) {
 
 TEST(FrontendDiagnosticsTest, VerifyNeedsKindAndLineToMatch) {
   test::Harness h("a // expected-warning {{x}}\nb // expected-error {{y}}\n");
-  h.diags.error(at(h, "a"), "x");   // Wrong kind.
+  h.diags.error(at(h, "a"), "x");    // Wrong kind.
   h.diags.error(at(h, "a //"), "y"); // Wrong line.
   std::string out;
   llvm::raw_string_ostream os(out);

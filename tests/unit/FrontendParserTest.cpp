@@ -148,12 +148,12 @@ TEST(FrontendParserTest, TileIRAttributesRoundTrip) {
 }
 
 TEST(FrontendParserTest, TileIRSyntaxErrors) {
-  for (const char *bad :
-       {"tile.module { tile.nonesuch }", "tile.module { tile.const @X {value "
-                                         "= } }",
-        "tile.module {", "tile.module { tile.kernel @k { } }",
-        "tile.module { tile.print {expr = \"\\q\"} }",
-        "tile.module {} trailing"}) {
+  for (const char *bad : {"tile.module { tile.nonesuch }",
+                          "tile.module { tile.const @X {value "
+                          "= } }",
+                          "tile.module {", "tile.module { tile.kernel @k { } }",
+                          "tile.module { tile.print {expr = \"\\q\"} }",
+                          "tile.module {} trailing"}) {
     test::Harness h(bad);
     EXPECT_FALSE(parseTileIR(h.bufferId, h.diags)) << bad;
     EXPECT_TRUE(h.diags.hasErrors()) << bad;
