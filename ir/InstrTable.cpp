@@ -22,68 +22,50 @@
 namespace tilec {
 
 namespace {
-using D = DTypeKind;
+// Short names so that each row of the table is one line.
 constexpr MmaFamilyKind MS = MmaFamilyKind::MmaSync;
 constexpr MmaFamilyKind WG = MmaFamilyKind::Wgmma;
 constexpr MmaFamilyKind TC = MmaFamilyKind::Tcgen05;
+constexpr DTypeKind F16 = DTypeKind::F16, BF16 = DTypeKind::BF16,
+                    TF32 = DTypeKind::TF32, F32 = DTypeKind::F32,
+                    E4M3 = DTypeKind::E4M3, E5M2 = DTypeKind::E5M2;
+constexpr ArchKind S80 = ArchKind::SM80, S90 = ArchKind::SM90a,
+                   S100 = ArchKind::SM100a;
+constexpr bool MN = true, KO = false; // MN-major allowed; K-major only.
 
+// clang-format off
 const InstrInfo InstrTable[] = {
-    // family, m, nMin, nMax, nStep, k, a, b, acc, mnA, mnB, arch, ptx, kind
-    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM80,
-     70, ""},
-    {MS, 16, 8, 8, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM80,
-     70, ""},
-    {MS, 16, 8, 8, 8, 16, D::BF16, D::BF16, D::F32, true, true, ArchKind::SM80,
-     70, ""},
-    {MS, 16, 8, 8, 8, 8, D::TF32, D::TF32, D::F32, false, false, ArchKind::SM80,
-     70, ""},
+  // fam  m   nMin nMax step k  A     B     acc  mnA mnB arch ptx kind
+  {MS,  16,  8,   8,  8, 16, F16,  F16,  F16, MN, MN, S80,  70, ""},
+  {MS,  16,  8,   8,  8, 16, F16,  F16,  F32, MN, MN, S80,  70, ""},
+  {MS,  16,  8,   8,  8, 16, BF16, BF16, F32, MN, MN, S80,  70, ""},
+  {MS,  16,  8,   8,  8,  8, TF32, TF32, F32, KO, KO, S80,  70, ""},
 
-    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true, ArchKind::SM90a,
-     80, ""},
-    {WG, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true, ArchKind::SM90a,
-     80, ""},
-    {WG, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E5M2, D::F32, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E4M3, D::F32, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F16, false, false,
-     ArchKind::SM90a, 80, ""},
-    {WG, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F16, false, false,
-     ArchKind::SM90a, 80, ""},
+  {WG,  64,  8, 256,  8, 16, F16,  F16,  F16, MN, MN, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 16, F16,  F16,  F32, MN, MN, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 16, BF16, BF16, F32, MN, MN, S90,  80, ""},
+  {WG,  64,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E4M3, E5M2, F32, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E5M2, E4M3, F32, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E4M3, E4M3, F16, KO, KO, S90,  80, ""},
+  {WG,  64,  8, 256,  8, 32, E5M2, E5M2, F16, KO, KO, S90,  80, ""},
 
-    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F16, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 16, D::F16, D::F16, D::F32, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 16, D::BF16, D::BF16, D::F32, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F16, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::F16, D::F16, D::F32, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 128, 16, 256, 16, 16, D::BF16, D::BF16, D::F32, true, true,
-     ArchKind::SM100a, 86, "kind::f16"},
-    {TC, 64, 8, 256, 8, 8, D::TF32, D::TF32, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::tf32"},
-    {TC, 128, 16, 256, 16, 8, D::TF32, D::TF32, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::tf32"},
-    {TC, 64, 8, 256, 8, 32, D::E4M3, D::E4M3, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 128, 16, 256, 16, 32, D::E4M3, D::E4M3, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 64, 8, 256, 8, 32, D::E5M2, D::E5M2, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::f8f6f4"},
-    {TC, 128, 16, 256, 16, 32, D::E5M2, D::E5M2, D::F32, false, false,
-     ArchKind::SM100a, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 16, F16,  F16,  F16, MN, MN, S100, 86, "kind::f16"},
+  {TC,  64,  8, 256,  8, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16"},
+  {TC,  64,  8, 256,  8, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128, 16, 256, 16, 16, F16,  F16,  F16, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
+  {TC,  64,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
+  {TC, 128, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
+  {TC,  64,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
 };
+// clang-format on
 
 std::string typeName(DTypeKind kind) { return dtypeInfo(kind).name.str(); }
 
