@@ -141,6 +141,9 @@ CompilationResult compileBuffer(unsigned bufferId,
                 "no kernel '" + options.kernel + "'; the source has: " + names);
     return result;
   }
+  if (selected.empty())
+    diags.warning(llvm::SMLoc::getFromPointer(text.data()),
+                  "the input declares no kernel; there is no code to generate");
   if (selected.size() > 1) {
     diags.error(
         module->find("tile.kernel", selected[1]->name)->loc,

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Compilation.h"
 #include "compiler/Diagnostics.h"
+#include "compiler/VerifyDiagnostics.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -36,6 +37,7 @@ tilec::CompilationResult compileText(llvm::StringRef text,
   options.log = &sinkStream;
   tilec::CompilationResult result = tilec::compileBuffer(id, options, diags);
   (void)diags.formatAll(); // Formatting must not crash either.
+  tilec::verifyDiagnostics(diags, id, sinkStream); // Nor the scanner.
   return result;
 }
 

@@ -6,6 +6,8 @@
 // tests/fuzz/TileFuzzer.cpp is the open-ended libFuzzer version.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/VerifyDiagnostics.h"
+
 #include "FrontendTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -155,6 +157,10 @@ TEST(FrontendFuzzTest, RandomAndMutatedInputsNeverCrash) {
       return;
     test::Harness h(text);
     compiled += h.compile(EmitKind::Lowered).ok;
+    // The expectation scanner reads the same bytes.
+    std::string sink;
+    llvm::raw_string_ostream os(sink);
+    verifyDiagnostics(h.diags, h.bufferId, os);
     ++runs;
   }
   // The mutations must leave some inputs valid, or the test checks little.
