@@ -69,6 +69,14 @@ llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec);
 /// names the offending field, its value and the legal values.
 llvm::Error checkGemmSpec(const GemmSpec &spec);
 
+/// Checks launch arguments against what the kernel of \p spec assumes: the
+/// leading dimensions cover their extents and are multiples of 8 elements
+/// (16-byte cp.async vectors; the buffers must be 16-byte aligned too), and
+/// M, N, K fit in i32. Launchers call this before a launch.
+llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
+                               int64_t k, int64_t lda, int64_t ldb,
+                               int64_t ldc);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_GEMMCODEGEN_H

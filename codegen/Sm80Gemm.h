@@ -82,8 +82,8 @@ struct Sm80Kernel {
 /// Emits the cp.async pipeline and the ldmatrix + mma loop; fills kernel.acc.
 void emitSm80Mainloop(Sm80Kernel &kernel);
 
-/// Emits alpha/beta scaling and the predicated stores of kernel.acc, then
-/// returns from the kernel.
+/// Emits alpha/beta scaling and the predicated stores of kernel.acc; leaves
+/// the builder in the block after the stores.
 void emitSm80Epilogue(Sm80Kernel &kernel);
 
 } // namespace tilec
