@@ -226,7 +226,9 @@ TEST_P(Sm80GemmGpu, MatchesCpuReference) {
     GTEST_SKIP() << "SKIP: sm_80 code needs compute capability 8.0, the GPU "
                  << "is sm_" << ctx.device().computeCapability();
   auto [type, a, b] = GetParam();
-  for (Case c : {Case{type, a, b, 127, 253, 61, false},
+  for (Case c : {Case{type, a, b, 1, 1, 1, false},
+                 Case{type, a, b, 17, 9, 8, false},
+                 Case{type, a, b, 127, 253, 61, false},
                  Case{type, a, b, 1, 4096, 4096, false},
                  Case{type, a, b, 256, 384, 512, false},
                  Case{type, a, b, 200, 136, 100, false, 0.5f, -2.0f},
