@@ -22,9 +22,9 @@ namespace tilec {
 namespace {
 
 llvm::Error unsupportedArch(const GemmSpec &spec) {
-  return llvm::createStringError(
-      "no GEMM code generator for " + archInfo(spec.arch).name.str() +
-      " yet; sm_80 is supported");
+  return llvm::createStringError("no GEMM code generator for " +
+                                 archInfo(spec.arch).name.str() +
+                                 " yet; sm_80 is supported");
 }
 
 } // namespace
@@ -41,9 +41,9 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
                                int64_t ldc) {
   for (auto [name, value] : {std::pair{"M", m}, {"N", n}, {"K", k}})
     if (value < 0 || value > INT32_MAX)
-      return llvm::createStringError(llvm::formatv(
-          "{0} = {1} is out of range; 0 to {2} are legal", name, value,
-          INT32_MAX));
+      return llvm::createStringError(
+          llvm::formatv("{0} = {1} is out of range; 0 to {2} are legal", name,
+                        value, INT32_MAX));
   auto checkLd = [](llvm::StringRef name, int64_t ld, int64_t extent,
                     llvm::StringRef extentName) -> llvm::Error {
     if (ld < extent || ld % 8 != 0 || ld > INT32_MAX)

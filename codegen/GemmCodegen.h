@@ -1,4 +1,5 @@
-//===- codegen/GemmCodegen.h - GemmSpec to PTX, per target -------*- C++ -*-===//
+//===- codegen/GemmCodegen.h - GemmSpec to PTX, per target -------*- C++
+//-*-===//
 //
 // The one entry the compiler calls to turn a lowered GEMM into a loadable
 // kernel: PTX text plus everything a launcher needs (entry name, block size,
@@ -44,11 +45,11 @@ struct KernelParam {
 
 /// A compiled GEMM kernel and how to launch it.
 struct GemmKernelBinary {
-  std::string ptx;        ///< PTX text for the spec's arch.
-  std::string entryName;  ///< The .entry name in \c ptx.
-  unsigned blockThreads;  ///< Threads per CTA (1-D block).
-  unsigned sharedBytes;   ///< Dynamic shared memory per CTA in bytes.
-  unsigned tileM, tileN;  ///< CTA tile: grid.x = ceil(M/tileM)*ceil(N/tileN).
+  std::string ptx;       ///< PTX text for the spec's arch.
+  std::string entryName; ///< The .entry name in \c ptx.
+  unsigned blockThreads; ///< Threads per CTA (1-D block).
+  unsigned sharedBytes;  ///< Dynamic shared memory per CTA in bytes.
+  unsigned tileM, tileN; ///< CTA tile: grid.x = ceil(M/tileM)*ceil(N/tileN).
   std::vector<KernelParam> params; ///< In order.
 
   /// Number of CTAs for an M x N problem.

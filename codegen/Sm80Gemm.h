@@ -1,4 +1,5 @@
-//===- codegen/Sm80Gemm.h - The sm_80 GEMM generator's pieces ----*- C++ -*-===//
+//===- codegen/Sm80Gemm.h - The sm_80 GEMM generator's pieces ----*- C++
+//-*-===//
 //
 // Internal to codegen/: the plan (everything derived from the GemmSpec before
 // any IR is built: resolved smem layouts, warp tile, copy and fragment
@@ -40,7 +41,7 @@ struct Sm80OperandPlan {
   unsigned warpsAlong;    ///< Warps along mn (warpsM for A, warpsN for B).
   unsigned vectorsPerRow; ///< 16-byte vectors along the contiguous extent.
   unsigned copiesPerThread;
-  unsigned stageElems;    ///< One stage, rounded up to 128 bytes.
+  unsigned stageElems; ///< One stage, rounded up to 128 bytes.
 };
 
 /// Everything the sm_80 generator decides before building IR.
@@ -68,13 +69,13 @@ struct Sm80Kernel {
   const Sm80GemmPlan &plan;
   NvvmBuilder &nv;
   llvm::Function *fn;
-  llvm::Value *a, *b, *c;              ///< Global pointers.
-  llvm::Value *m, *n, *k;              ///< i32 problem size.
-  llvm::Value *lda, *ldb, *ldc;        ///< i32 leading dimensions.
+  llvm::Value *a, *b, *c;                        ///< Global pointers.
+  llvm::Value *m, *n, *k;                        ///< i32 problem size.
+  llvm::Value *lda, *ldb, *ldc;                  ///< i32 leading dimensions.
   llvm::Value *alpha = nullptr, *beta = nullptr; ///< f32 or null.
   llvm::Value *tid, *lane, *warpM, *warpN;       ///< i32.
-  llvm::Value *m0, *n0;                ///< i32 CTA tile origin.
-  llvm::Value *smem;                   ///< Dynamic smem base (addrspace 3).
+  llvm::Value *m0, *n0;                          ///< i32 CTA tile origin.
+  llvm::Value *smem; ///< Dynamic smem base (addrspace 3).
   /// Accumulators after the mainloop: ((i * mmaTilesN + j) * 4 + r).
   std::vector<llvm::Value *> acc;
 };

@@ -37,7 +37,8 @@ struct OperandCopies {
 
 /// The (mn, k) coordinates a thread id takes for copy 0 of \p op.
 TileCoord copyCoord(const Sm80OperandPlan &op, int64_t vector) {
-  int64_t row = vector / op.vectorsPerRow, col = 8 * (vector % op.vectorsPerRow);
+  int64_t row = vector / op.vectorsPerRow,
+          col = 8 * (vector % op.vectorsPerRow);
   return op.kMajor ? TileCoord{row, col} : TileCoord{col, row};
 }
 
@@ -75,9 +76,9 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
   const Sm80OperandPlan &op = *copies.op;
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
   llvm::Value *kOrigin = b.CreateMul(kt, b.getInt32(kernel.plan.spec.bk));
-  llvm::Value *stageBase = b.CreateAdd(
-      b.getInt32(copies.smemRegion),
-      b.CreateMul(stage, b.getInt32(op.stageElems)));
+  llvm::Value *stageBase =
+      b.CreateAdd(b.getInt32(copies.smemRegion),
+                  b.CreateMul(stage, b.getInt32(op.stageElems)));
   for (unsigned i = 0; i < op.copiesPerThread; ++i) {
     llvm::Value *gMn = b.CreateAdd(copies.mnOrigin, copies.mn[i]);
     llvm::Value *gK = b.CreateAdd(kOrigin, copies.k[i]);
@@ -97,24 +98,24 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
     }
     llvm::Value *bytes = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::smax,
-        b.CreateBinaryIntrinsic(
-            llvm::Intrinsic::smin,
-            b.CreateMul(contigLeft, b.getInt32(elemBytes)), b.getInt32(16)),
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                b.CreateMul(contigLeft, b.getInt32(elemBytes)),
+                                b.getInt32(16)),
         b.getInt32(0));
     bytes = b.CreateSelect(rowIn, bytes, b.getInt32(0), "src.bytes");
-    llvm::Value *elem = b.CreateAdd(
-        b.CreateMul(b.CreateZExt(row, b.getInt64Ty()),
-                    b.CreateZExt(copies.ld, b.getInt64Ty())),
-        b.CreateZExt(colIdx, b.getInt64Ty()));
+    llvm::Value *elem =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()),
+                                b.CreateZExt(copies.ld, b.getInt64Ty())),
+                    b.CreateZExt(colIdx, b.getInt64Ty()));
     llvm::Value *src = b.CreateGEP(b.getInt8Ty(), copies.global,
                                    b.CreateMul(elem, b.getInt64(elemBytes)));
     // A zero-byte copy reads nothing; keep its address inside the operand.
     src = b.CreateSelect(b.CreateICmpEQ(bytes, b.getInt32(0)), copies.global,
                          src);
     llvm::Value *smemElem = b.CreateAdd(stageBase, copies.smemOffset[i]);
-    llvm::Value *dst = b.CreateGEP(
-        b.getInt8Ty(), kernel.smem,
-        b.CreateMul(smemElem, b.getInt32(elemBytes)));
+    llvm::Value *dst =
+        b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                    b.CreateMul(smemElem, b.getInt32(elemBytes)));
     kernel.nv.cpAsync16(dst, src, bytes);
   }
 }
@@ -145,8 +146,8 @@ OperandFragments setUpFragments(Sm80Kernel &kernel, const Sm80OperandPlan &op,
                                 bool isA, llvm::Value *warpIdx,
                                 unsigned smemRegion) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  OperandFragments f{&op, smemRegion, isA ? op.warpExtent / 16
-                                          : op.warpExtent / 16};
+  OperandFragments f{&op, smemRegion,
+                     isA ? op.warpExtent / 16 : op.warpExtent / 16};
   f.isA = isA;
   for (unsigned w = 0; w < op.warpsAlong; ++w)
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -174,12 +175,11 @@ std::array<llvm::Value *, 4> loadFragment(Sm80Kernel &kernel,
   const Sm80OperandPlan &op = *f.op;
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
   TileCoord c{16 * t, 16 * ks};
-  llvm::Value *off =
-      op.smem.emitOffsetAt(b, f.base, f.mn, f.k, f.runtime, c);
-  llvm::Value *elem = b.CreateAdd(
-      b.CreateAdd(b.getInt32(f.smemRegion),
-                  b.CreateMul(stage, b.getInt32(op.stageElems))),
-      off);
+  llvm::Value *off = op.smem.emitOffsetAt(b, f.base, f.mn, f.k, f.runtime, c);
+  llvm::Value *elem =
+      b.CreateAdd(b.CreateAdd(b.getInt32(f.smemRegion),
+                              b.CreateMul(stage, b.getInt32(op.stageElems))),
+                  off);
   llvm::Value *ptr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
                                  b.CreateMul(elem, b.getInt32(elemBytes)));
   return kernel.nv.ldmatrixX4(ptr, /*trans=*/!op.kMajor);
@@ -196,8 +196,8 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   unsigned stages = spec.stages;
   unsigned regionB = stages * plan.a.stageElems;
 
-  OperandCopies copyA = setUpCopies(kernel, plan.a, kernel.a, kernel.lda,
-                                    kernel.m0, kernel.m, 0);
+  OperandCopies copyA =
+      setUpCopies(kernel, plan.a, kernel.a, kernel.lda, kernel.m0, kernel.m, 0);
   OperandCopies copyB = setUpCopies(kernel, plan.b, kernel.b, kernel.ldb,
                                     kernel.n0, kernel.n, regionB);
   OperandFragments fragA =
@@ -225,9 +225,9 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     issueCopies(kernel, copyB, b.getInt32(s), b.getInt32(s));
     nv.cpAsyncCommit();
   }
-  llvm::Value *kTiles = b.CreateUDiv(
-      b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)), b.getInt32(spec.bk),
-      "k.tiles");
+  llvm::Value *kTiles =
+      b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
+                   b.getInt32(spec.bk), "k.tiles");
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "k.loop", kernel.fn);
   auto *after = llvm::BasicBlock::Create(context, "k.done", kernel.fn);

@@ -1,4 +1,5 @@
-//===- tests/gpu/Sm80GemmGpuTest.cpp - The sm_80 GEMM against a CPU reference ===//
+//===- tests/gpu/Sm80GemmGpuTest.cpp - The sm_80 GEMM against a CPU reference
+//===//
 //
 // Every majorness (TN, NT, NN, TT) in f16 and bf16, ragged sizes checked
 // element by element against fp64 dot products of the same rounded inputs,
@@ -85,11 +86,10 @@ void runCase(const Case &c) {
 
   std::random_device device;
   unsigned seed = device();
-  std::string label = llvm::formatv("{0} {1} {2}x{3}x{4} seed {5}",
-                                    dtypeInfo(c.type).name,
-                                    majorName(c.aMajor, c.bMajor), c.m, c.n,
-                                    c.k, seed)
-                          .str();
+  std::string label =
+      llvm::formatv("{0} {1} {2}x{3}x{4} seed {5}", dtypeInfo(c.type).name,
+                    majorName(c.aMajor, c.bMajor), c.m, c.n, c.k, seed)
+          .str();
   SCOPED_TRACE(label);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -99,8 +99,7 @@ void runCase(const Case &c) {
   unsigned lda = aK ? roundUp8(c.k) : roundUp8(c.m);
   unsigned ldb = bK ? roundUp8(c.k) : roundUp8(c.n);
   unsigned ldc = roundUp8(c.n);
-  if (llvm::Error err =
-          checkGemmArguments(spec, c.m, c.n, c.k, lda, ldb, ldc))
+  if (llvm::Error err = checkGemmArguments(spec, c.m, c.n, c.k, lda, ldb, ldc))
     FAIL() << llvm::toString(std::move(err));
   std::size_t aElems = std::size_t(lda) * (aK ? c.m : c.k);
   std::size_t bElems = std::size_t(ldb) * (bK ? c.n : c.k);
@@ -146,11 +145,10 @@ void runCase(const Case &c) {
   auto end = rt::Event::create();
   ASSERT_TRUE(start.ok() && end.ok());
   ASSERT_TRUE(start->record().ok());
-  rt::Status s = rt::launch(*fn, config, aBuf->ptr(), bBuf->ptr(), cBuf->ptr(),
-                            std::int32_t(c.m), std::int32_t(c.n),
-                            std::int32_t(c.k), std::int32_t(lda),
-                            std::int32_t(ldb), std::int32_t(ldc), c.alpha,
-                            c.beta);
+  rt::Status s = rt::launch(
+      *fn, config, aBuf->ptr(), bBuf->ptr(), cBuf->ptr(), std::int32_t(c.m),
+      std::int32_t(c.n), std::int32_t(c.k), std::int32_t(lda),
+      std::int32_t(ldb), std::int32_t(ldc), c.alpha, c.beta);
   ASSERT_TRUE(s.ok()) << s.error().getMessage();
   ASSERT_TRUE(end->record().ok());
   s = end->synchronize();
@@ -159,8 +157,8 @@ void runCase(const Case &c) {
   auto out = cBuf->download<std::uint16_t>();
   ASSERT_TRUE(out.ok()) << out.error().getMessage();
 
-  double unitOut = c.type == DTypeKind::BF16 ? std::ldexp(1.0, -8)
-                                             : std::ldexp(1.0, -11);
+  double unitOut =
+      c.type == DTypeKind::BF16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
   // Per-add error of the tensor core's f32 accumulation, allowing
   // truncation rather than round-to-nearest (2^-23, not 2^-24).
   double unitAcc = c.k * std::ldexp(1.0, -23);
@@ -177,9 +175,8 @@ void runCase(const Case &c) {
     double old =
         readsC ? fromBits(cHost[std::size_t(i) * ldc + j], c.type) : 0.0;
     double ref = c.alpha * dot + c.beta * old;
-    double tol = unitOut * std::fabs(ref) +
-                 std::fabs(c.alpha) * unitAcc * mag + 1e-30 +
-                 (readsC ? unitAcc * std::fabs(c.beta * old) : 0.0);
+    double tol = unitOut * std::fabs(ref) + std::fabs(c.alpha) * unitAcc * mag +
+                 1e-30 + (readsC ? unitAcc * std::fabs(c.beta * old) : 0.0);
     double got = fromBits((*out)[std::size_t(i) * ldc + j], c.type);
     double err = std::fabs(got - ref);
     ++checked;
@@ -192,7 +189,8 @@ void runCase(const Case &c) {
     }
   };
   if (c.sampled) {
-    std::uniform_int_distribution<unsigned> pickI(0, c.m - 1), pickJ(0, c.n - 1);
+    std::uniform_int_distribution<unsigned> pickI(0, c.m - 1),
+        pickJ(0, c.n - 1);
     for (int t = 0; t < 2000; ++t)
       check(pickI(rng), pickJ(rng));
     check(c.m - 1, c.n - 1);
@@ -216,9 +214,8 @@ void runCase(const Case &c) {
               ms.ok() && *ms > 0 ? flops / (*ms * 1e9) : 0.0);
 }
 
-class Sm80GemmGpu
-    : public ::testing::TestWithParam<std::tuple<DTypeKind, MajorKind,
-                                                 MajorKind>> {};
+class Sm80GemmGpu : public ::testing::TestWithParam<
+                        std::tuple<DTypeKind, MajorKind, MajorKind>> {};
 
 TEST_P(Sm80GemmGpu, MatchesCpuReference) {
   TILEC_GPU_CONTEXT(ctx);
@@ -226,18 +223,18 @@ TEST_P(Sm80GemmGpu, MatchesCpuReference) {
     GTEST_SKIP() << "SKIP: sm_80 code needs compute capability 8.0, the GPU "
                  << "is sm_" << ctx.device().computeCapability();
   auto [type, a, b] = GetParam();
-  for (Case c : {Case{type, a, b, 1, 1, 1, false},
-                 Case{type, a, b, 17, 9, 8, false},
-                 Case{type, a, b, 127, 253, 61, false},
-                 Case{type, a, b, 1, 4096, 4096, false},
-                 Case{type, a, b, 256, 384, 512, false},
-                 Case{type, a, b, 200, 136, 100, false, 0.5f, -2.0f},
-                 Case{type, a, b, 4096, 4096, 4096, true}})
+  for (Case c :
+       {Case{type, a, b, 1, 1, 1, false}, Case{type, a, b, 17, 9, 8, false},
+        Case{type, a, b, 127, 253, 61, false},
+        Case{type, a, b, 1, 4096, 4096, false},
+        Case{type, a, b, 256, 384, 512, false},
+        Case{type, a, b, 200, 136, 100, false, 0.5f, -2.0f},
+        Case{type, a, b, 4096, 4096, 4096, true}})
     runCase(c);
 }
 
-std::string paramName(
-    const ::testing::TestParamInfo<Sm80GemmGpu::ParamType> &info) {
+std::string
+paramName(const ::testing::TestParamInfo<Sm80GemmGpu::ParamType> &info) {
   return dtypeInfo(std::get<0>(info.param)).name.str() + "_" +
          majorName(std::get<1>(info.param), std::get<2>(info.param));
 }

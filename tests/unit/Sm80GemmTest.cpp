@@ -112,9 +112,8 @@ struct Shape {
   unsigned bm, bn, bk, stages, wm, wn;
 };
 
-class Sm80GemmPtx
-    : public ::testing::TestWithParam<
-          std::tuple<DTypeKind, MajorKind, MajorKind, Shape>> {};
+class Sm80GemmPtx : public ::testing::TestWithParam<
+                        std::tuple<DTypeKind, MajorKind, MajorKind, Shape>> {};
 
 TEST_P(Sm80GemmPtx, EmitsTensorCorePtxThatAssembles) {
   auto [type, a, b, s] = GetParam();
@@ -153,8 +152,8 @@ std::string shapeName(const Shape &s) {
 }
 
 /// BLAS names: A K-major is "T", B K-major is "N".
-std::string paramName(
-    const ::testing::TestParamInfo<Sm80GemmPtx::ParamType> &info) {
+std::string
+paramName(const ::testing::TestParamInfo<Sm80GemmPtx::ParamType> &info) {
   DTypeKind type = std::get<0>(info.param);
   MajorKind a = std::get<1>(info.param), b = std::get<2>(info.param);
   return dtypeInfo(type).name.str() + "_" + (a == MajorKind::K ? "T" : "N") +
@@ -182,10 +181,10 @@ TEST(Sm80Gemm, DefaultLayoutsAreLdmatrixConflictFree) {
         GemmSpec spec = specOf(type, major, major, 128, 128, bk, 3, 2, 4);
         auto ir = emitGemmLlvmIr(spec); // Resolves the default layouts.
         ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
-        SwizzleModeKind mode = major == MajorKind::K
-                                   ? (bk == 32 ? SwizzleModeKind::SW64
-                                               : SwizzleModeKind::SW128)
-                                   : SwizzleModeKind::SW128;
+        SwizzleModeKind mode =
+            major == MajorKind::K
+                ? (bk == 32 ? SwizzleModeKind::SW64 : SwizzleModeKind::SW128)
+                : SwizzleModeKind::SW128;
         ComposedLayout layout = tiled(major, mode, type, 128, bk);
         auto smem = SmemAddress::get(layout, 128, bk, "A");
         ASSERT_TRUE(bool(smem));
@@ -222,8 +221,8 @@ TEST(Sm80Gemm, LaunchArgumentChecks) {
 }
 
 TEST(Sm80Gemm, SameSpecSamePtx) {
-  GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::MN, MajorKind::K, 128,
-                         128, 32, 4, 2, 4);
+  GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::MN, MajorKind::K, 128, 128,
+                         32, 4, 2, 4);
   auto first = emitGemm(spec);
   auto second = emitGemm(spec);
   ASSERT_TRUE(first && second);
@@ -276,8 +275,8 @@ TEST(Sm80Gemm, Diagnostics) {
             "8 stages of 128 x 256 and 128 x 256 tiles need 1048576 bytes of "
             "shared memory; sm_80 allows 166912");
   bad = spec;
-  bad.smemA = tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16,
-                    128, 32);
+  bad.smemA =
+      tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16, 128, 32);
   EXPECT_NE(message(bad).find("smem layout of A does not keep the 8 elements "
                               "from (0, 0) along K"),
             std::string::npos)
