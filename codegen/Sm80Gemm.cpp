@@ -94,7 +94,7 @@ planOperand(const GemmSpec &spec, llvm::StringRef what, MajorKind major,
       TileCoord start =
           op.kMajor ? TileCoord{row, 8 * v} : TileCoord{8 * v, row};
       if (llvm::Error err = op.smem.checkVector(start, op.kMajor, 8))
-        return std::move(err);
+        return err;
     }
   unsigned elemsPer128B = 64;
   op.stageElems =
@@ -198,7 +198,7 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   const GemmSpec &spec = plan.spec;
   auto module = std::make_unique<llvm::Module>(spec.name, context);
   if (llvm::Error err = configureModuleForArch(*module, spec.arch))
-    return std::move(err);
+    return err;
 
   llvm::IRBuilder<> builder(context);
   NvvmBuilder nv(builder);
@@ -234,7 +234,7 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   builder.CreateRetVoid();
 
   builder.SetInsertPoint(entry);
-  Sm80Kernel kernel{plan, nv, fn};
+  Sm80Kernel kernel(plan, nv, fn);
   kernel.a = fn->getArg(0);
   kernel.b = fn->getArg(1);
   kernel.c = fn->getArg(2);

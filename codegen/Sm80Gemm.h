@@ -66,16 +66,20 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context);
 
 /// Values of the kernel that the mainloop and the epilogue share.
 struct Sm80Kernel {
+  Sm80Kernel(const Sm80GemmPlan &plan, NvvmBuilder &nv, llvm::Function *fn)
+      : plan(plan), nv(nv), fn(fn) {}
   const Sm80GemmPlan &plan;
   NvvmBuilder &nv;
   llvm::Function *fn;
-  llvm::Value *a, *b, *c;                        ///< Global pointers.
-  llvm::Value *m, *n, *k;                        ///< i32 problem size.
-  llvm::Value *lda, *ldb, *ldc;                  ///< i32 leading dimensions.
+  llvm::Value *a = nullptr, *b = nullptr, *c = nullptr; ///< Global pointers.
+  llvm::Value *m = nullptr, *n = nullptr, *k = nullptr; ///< i32 problem size.
+  llvm::Value *lda = nullptr, *ldb = nullptr,
+              *ldc = nullptr;                    ///< i32 leading dimensions.
   llvm::Value *alpha = nullptr, *beta = nullptr; ///< f32 or null.
-  llvm::Value *tid, *lane, *warpM, *warpN;       ///< i32.
-  llvm::Value *m0, *n0;                          ///< i32 CTA tile origin.
-  llvm::Value *smem; ///< Dynamic smem base (addrspace 3).
+  llvm::Value *tid = nullptr, *lane = nullptr, *warpM = nullptr,
+              *warpN = nullptr;             ///< i32.
+  llvm::Value *m0 = nullptr, *n0 = nullptr; ///< i32 CTA tile origin.
+  llvm::Value *smem = nullptr; ///< Dynamic smem base (addrspace 3).
   /// Accumulators after the mainloop: ((i * mmaTilesN + j) * 4 + r).
   std::vector<llvm::Value *> acc;
 };

@@ -25,12 +25,12 @@ namespace {
 
 /// One operand's per-thread copy state (fixed over the k loop).
 struct OperandCopies {
-  const Sm80OperandPlan *op;
-  llvm::Value *global;   ///< Operand base pointer.
-  llvm::Value *ld;       ///< Leading dimension (i32).
-  llvm::Value *mnOrigin; ///< m0 or n0.
-  llvm::Value *mnSize;   ///< M or N.
-  unsigned smemRegion;   ///< Element offset of the operand's stages.
+  const Sm80OperandPlan *op = nullptr;
+  llvm::Value *global = nullptr;   ///< Operand base pointer.
+  llvm::Value *ld = nullptr;       ///< Leading dimension (i32).
+  llvm::Value *mnOrigin = nullptr; ///< m0 or n0.
+  llvm::Value *mnSize = nullptr;   ///< M or N.
+  unsigned smemRegion = 0;         ///< Element offset of the operand's stages.
   /// Per copy: tile coordinate (i32 mn, k) and smem element offset.
   std::vector<llvm::Value *> mn, k, smemOffset;
 };
@@ -48,7 +48,13 @@ OperandCopies setUpCopies(Sm80Kernel &kernel, const Sm80OperandPlan &op,
                           unsigned smemRegion) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
   unsigned threads = kernel.plan.spec.threads();
-  OperandCopies copies{&op, global, ld, mnOrigin, mnSize, smemRegion};
+  OperandCopies copies;
+  copies.op = &op;
+  copies.global = global;
+  copies.ld = ld;
+  copies.mnOrigin = mnOrigin;
+  copies.mnSize = mnSize;
+  copies.smemRegion = smemRegion;
   std::vector<TileCoord> runtime;
   for (unsigned t = 0; t < threads; ++t)
     runtime.push_back(copyCoord(op, t));
@@ -122,12 +128,12 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
 
 /// One operand's per-thread ldmatrix state.
 struct OperandFragments {
-  const Sm80OperandPlan *op;
-  unsigned smemRegion;
-  unsigned loadsPerStep; ///< ldmatrix.x4 per k16 step.
+  const Sm80OperandPlan *op = nullptr;
+  unsigned smemRegion = 0;
+  unsigned loadsPerStep = 0; ///< ldmatrix.x4 per k16 step.
   std::vector<TileCoord> runtime;
-  llvm::Value *mn, *k, *base;
-  bool isA;
+  llvm::Value *mn = nullptr, *k = nullptr, *base = nullptr;
+  bool isA = false;
 };
 
 /// ldmatrix.x4 matrix j of lane l covers (mn, k) block (mnBlock, kBlock):
@@ -146,8 +152,11 @@ OperandFragments setUpFragments(Sm80Kernel &kernel, const Sm80OperandPlan &op,
                                 bool isA, llvm::Value *warpIdx,
                                 unsigned smemRegion) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  OperandFragments f{&op, smemRegion,
-                     isA ? op.warpExtent / 16 : op.warpExtent / 16};
+  OperandFragments f;
+  f.op = &op;
+  f.smemRegion = smemRegion;
+  // A: one x4 per m16 tile; B: one x4 per pair of n8 tiles.
+  f.loadsPerStep = op.warpExtent / 16;
   f.isA = isA;
   for (unsigned w = 0; w < op.warpsAlong; ++w)
     for (unsigned lane = 0; lane < 32; ++lane)
