@@ -161,6 +161,7 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   plan.mmaTilesM = plan.a.warpExtent / 16;
   plan.mmaTilesN = plan.b.warpExtent / 8;
   plan.kSteps = spec.bk / 16;
+  plan.prefetchAcrossTiles = plan.kSteps >= 4;
   unsigned accPerThread = plan.mmaTilesM * plan.mmaTilesN * 4;
   if (accPerThread > 128)
     return specError(llvm::formatv(

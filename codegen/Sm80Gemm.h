@@ -50,6 +50,11 @@ struct Sm80GemmPlan {
   Sm80OperandPlan a, b;
   unsigned mmaTilesM, mmaTilesN; ///< m16 and n8 tiles per warp.
   unsigned kSteps;               ///< k16 steps per stage.
+  /// Load step 0 of tile kt + 1 before the last mma step of tile kt (one
+  /// barrier per tile either way). On the H200 this gained 1-3% with 4 k16
+  /// steps per tile (bk = 64) and lost 5-14% with 2 (bk = 32, more registers
+  /// live across the barrier), so it is on for kSteps >= 4.
+  bool prefetchAcrossTiles = false;
   unsigned sharedBytes;
 };
 

@@ -1,12 +1,19 @@
 //===- codegen/Sm80Mainloop.cpp - cp.async pipeline and mma.sync loop -----===//
 //
-// Per k-tile kt (runtime count ceil(K / bk)):
-//   cp.async.wait_group(stages - 2); bar.sync    tile kt has landed, and all
-//                                                warps are done with kt - 1
-//   cp.async tile kt + stages - 1 into the stage kt - 1 used; commit
-//   for each k16 step: ldmatrix A and B fragments, mma.sync into the
-//                      accumulators
-// The prologue issues tiles 0 .. stages - 2. Copies past M, N or K are
+// Per k-tile kt (runtime count ceil(K / bk)), with the fragments of step 0
+// already in registers:
+//   for each k16 step ks:
+//     ks + 1 < steps: ldmatrix the fragments of step ks + 1
+//     ks + 1 = steps: cp.async.wait_group(stages - 2); bar.sync (tile kt + 1
+//                     has landed, all warps are done with tile kt - 1), then
+//                     ldmatrix step 0 of tile kt + 1
+//     ks = 0:         cp.async tile kt + stages - 1 into tile kt - 1's stage
+//     mma.sync step ks into the accumulators
+// so fragment loads run one step ahead of the mmas (double buffering), also
+// across the k-tile boundary. The prologue issues tiles 0 .. stages - 2 and
+// loads step 0 of tile 0. Without prefetchAcrossTiles (see Sm80GemmPlan) the
+// wait and barrier sit at the top of each k-tile instead, followed by the
+// loads of step 0 of tile kt. Copies past M, N or K are
 // zero-filled (cp.async src-size), so the loop has no branches on the ragged
 // edges and the zeros add nothing to the accumulators.
 //
@@ -194,6 +201,22 @@ std::array<llvm::Value *, 4> loadFragment(Sm80Kernel &kernel,
   return kernel.nv.ldmatrixX4(ptr, /*trans=*/!op.kMajor);
 }
 
+/// The A and B fragments of one k16 step.
+struct Fragments {
+  std::vector<std::array<llvm::Value *, 4>> a, b;
+};
+
+Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
+                        const OperandFragments &fragB, llvm::Value *stage,
+                        unsigned ks) {
+  Fragments f;
+  for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
+    f.a.push_back(loadFragment(kernel, fragA, stage, t, ks));
+  for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
+    f.b.push_back(loadFragment(kernel, fragB, stage, t, ks));
+  return f;
+}
+
 } // namespace
 
 void emitSm80Mainloop(Sm80Kernel &kernel) {
@@ -237,6 +260,14 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   llvm::Value *kTiles =
       b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
                    b.getInt32(spec.bk), "k.tiles");
+  bool acrossTiles = plan.prefetchAcrossTiles;
+  Fragments first;
+  if (acrossTiles) {
+    // Tile 0 has landed; its first fragments are loaded before the loop.
+    nv.cpAsyncWait(stages - 2);
+    nv.barrier();
+    first = loadFragments(kernel, fragA, fragB, b.getInt32(0), 0);
+  }
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "k.loop", kernel.fn);
   auto *after = llvm::BasicBlock::Create(context, "k.done", kernel.fn);
@@ -247,47 +278,81 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   llvm::PHINode *readStage = b.CreatePHI(b.getInt32Ty(), 2, "stage");
   kt->addIncoming(b.getInt32(0), pre);
   readStage->addIncoming(b.getInt32(0), pre);
+  // The fragments of k16 step 0 arrive from the previous iteration.
+  std::vector<llvm::PHINode *> fragPhis;
+  Fragments cur = first;
+  for (auto *regs : {&cur.a, &cur.b})
+    for (auto &quad : *regs)
+      for (llvm::Value *&reg : quad) {
+        llvm::PHINode *phi = b.CreatePHI(reg->getType(), 2);
+        phi->addIncoming(reg, pre);
+        fragPhis.push_back(phi);
+        reg = phi;
+      }
 
-  nv.cpAsyncWait(stages - 2);
-  nv.barrier();
   llvm::Value *isFirst = b.CreateICmpEQ(readStage, b.getInt32(0));
   llvm::Value *writeStage =
       b.CreateSelect(isFirst, b.getInt32(stages - 1),
                      b.CreateSub(readStage, b.getInt32(1)), "write.stage");
-  llvm::Value *nextTile = b.CreateAdd(kt, b.getInt32(stages - 1));
-  issueCopies(kernel, copyA, nextTile, writeStage);
-  issueCopies(kernel, copyB, nextTile, writeStage);
-  nv.cpAsyncCommit();
+  llvm::Value *wraps = b.CreateICmpEQ(readStage, b.getInt32(stages - 1));
+  llvm::Value *stageNext = b.CreateSelect(
+      wraps, b.getInt32(0), b.CreateAdd(readStage, b.getInt32(1)));
 
+  // Refill the stage of tile kt - 1, free since the last barrier.
+  auto refill = [&] {
+    llvm::Value *nextTile = b.CreateAdd(kt, b.getInt32(stages - 1));
+    issueCopies(kernel, copyA, nextTile, writeStage);
+    issueCopies(kernel, copyB, nextTile, writeStage);
+    nv.cpAsyncCommit();
+  };
+  if (!acrossTiles) {
+    // Tile kt has landed and every warp is done with tile kt - 1.
+    nv.cpAsyncWait(stages - 2);
+    nv.barrier();
+    refill();
+    cur = loadFragments(kernel, fragA, fragB, readStage, 0);
+  }
   std::vector<llvm::Value *> acc(accCount);
   for (unsigned i = 0; i < accCount; ++i)
     acc[i] = b.CreateLoad(f32, slot(i));
   for (unsigned ks = 0; ks < plan.kSteps; ++ks) {
-    std::vector<std::array<llvm::Value *, 4>> aFrag, bFrag;
-    for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
-      aFrag.push_back(loadFragment(kernel, fragA, readStage, t, ks));
-    for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
-      bFrag.push_back(loadFragment(kernel, fragB, readStage, t, ks));
+    // Load the next step's fragments before this step's mmas. Across tiles,
+    // before the last step wait for tile kt + 1 and load its step 0: the
+    // barrier also tells every warp that all have finished reading tile
+    // kt - 1's stage.
+    Fragments next;
+    if (ks + 1 < plan.kSteps) {
+      next = loadFragments(kernel, fragA, fragB, readStage, ks + 1);
+    } else if (acrossTiles) {
+      nv.cpAsyncWait(stages - 2);
+      nv.barrier();
+      next = loadFragments(kernel, fragA, fragB, stageNext, 0);
+    }
+    if (ks == 0 && acrossTiles)
+      refill();
     for (unsigned i = 0; i < plan.mmaTilesM; ++i)
       for (unsigned j = 0; j < plan.mmaTilesN; ++j) {
-        const auto &pair = bFrag[j / 2];
+        const auto &pair = cur.b[j / 2];
         llvm::Value *bRegs[2] = {pair[2 * (j % 2)], pair[2 * (j % 2) + 1]};
         unsigned at = (i * plan.mmaTilesN + j) * 4;
-        auto d = nv.mmaM16N8K16(spec.aType, aFrag[i], bRegs,
+        auto d = nv.mmaM16N8K16(spec.aType, cur.a[i], bRegs,
                                 llvm::ArrayRef(acc).slice(at, 4));
         for (unsigned r = 0; r < 4; ++r)
           acc[at + r] = d[r];
       }
+    cur = next;
   }
   for (unsigned i = 0; i < accCount; ++i)
     b.CreateStore(acc[i], slot(i));
 
   llvm::Value *ktNext = b.CreateAdd(kt, b.getInt32(1), "kt.next");
-  llvm::Value *wraps = b.CreateICmpEQ(readStage, b.getInt32(stages - 1));
-  llvm::Value *stageNext = b.CreateSelect(
-      wraps, b.getInt32(0), b.CreateAdd(readStage, b.getInt32(1)));
   kt->addIncoming(ktNext, b.GetInsertBlock());
   readStage->addIncoming(stageNext, b.GetInsertBlock());
+  unsigned phiIndex = 0;
+  for (auto *regs : {&cur.a, &cur.b})
+    for (auto &quad : *regs)
+      for (llvm::Value *reg : quad)
+        fragPhis[phiIndex++]->addIncoming(reg, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(ktNext, kTiles), loop, after);
 
   b.SetInsertPoint(after);

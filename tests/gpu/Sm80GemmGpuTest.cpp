@@ -70,10 +70,22 @@ std::string majorName(MajorKind a, MajorKind b) {
          (b == MajorKind::K ? "N" : "T");
 }
 
+/// A CTA tile configuration: the default (bk = 32, fragments prefetched
+/// within a k-tile) and the fastest measured one (bk = 64, fragments
+/// prefetched across k-tiles).
+struct Tile {
+  unsigned bm, bn, bk, stages;
+};
+constexpr Tile Tiles[] = {{128, 128, 32, 4}, {128, 256, 64, 3}};
+
 /// Compiles, launches and checks one case.
-void runCase(const Case &c) {
+void runCase(const Case &c, const Tile &tile) {
   GemmSpec spec;
   spec.name = "gemm_gpu_test";
+  spec.bm = tile.bm;
+  spec.bn = tile.bn;
+  spec.bk = tile.bk;
+  spec.stages = tile.stages;
   spec.aType = spec.bType = spec.cType = c.type;
   spec.aMajor = c.aMajor;
   spec.bMajor = c.bMajor;
@@ -87,8 +99,9 @@ void runCase(const Case &c) {
   std::random_device device;
   unsigned seed = device();
   std::string label =
-      llvm::formatv("{0} {1} {2}x{3}x{4} seed {5}", dtypeInfo(c.type).name,
-                    majorName(c.aMajor, c.bMajor), c.m, c.n, c.k, seed)
+      llvm::formatv("{0} {1} {2}x{3}x{4} tile {6}x{7}x{8} seed {5}",
+                    dtypeInfo(c.type).name, majorName(c.aMajor, c.bMajor), c.m,
+                    c.n, c.k, seed, tile.bm, tile.bn, tile.bk)
           .str();
   SCOPED_TRACE(label);
   std::mt19937 rng(seed);
@@ -230,7 +243,8 @@ TEST_P(Sm80GemmGpu, MatchesCpuReference) {
         Case{type, a, b, 256, 384, 512, false},
         Case{type, a, b, 200, 136, 100, false, 0.5f, -2.0f},
         Case{type, a, b, 4096, 4096, 4096, true}})
-    runCase(c);
+    for (const Tile &tile : Tiles)
+      runCase(c, tile);
 }
 
 std::string
