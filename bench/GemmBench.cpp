@@ -33,10 +33,8 @@ struct Config {
 };
 
 constexpr Config Configs[] = {
-    {128, 128, 32, 4, 2, 4},
-    {128, 256, 32, 3, 2, 4},
-    {128, 128, 64, 3, 2, 4},
-    {128, 256, 64, 3, 2, 4},
+    {128, 128, 32, 4, 2, 4}, {128, 256, 32, 3, 2, 4}, {128, 256, 32, 4, 2, 4},
+    {256, 128, 64, 3, 4, 2}, {128, 128, 64, 3, 2, 4}, {128, 256, 64, 3, 2, 4},
 };
 
 constexpr int WarmUp = 10, Timed = 50;
@@ -93,6 +91,8 @@ int main(int argc, char **argv) {
       spec.stages = cfg.stages;
       spec.warpsM = cfg.warpsM;
       spec.warpsN = cfg.warpsN;
+      if (llvm::Error err = checkGemmArguments(spec, m, n, k, lda, ldb, ldc))
+        return fail(llvm::toString(std::move(err)));
       auto binary = emitGemm(spec);
       if (!binary)
         return fail(llvm::toString(binary.takeError()));
@@ -122,9 +122,12 @@ int main(int argc, char **argv) {
       if (!start || !end)
         return fail("event creation failed");
       for (int i = 0; i < Timed; ++i) {
-        start->record();
-        launchOnce();
-        end->record();
+        if (auto s = start->record(); !s)
+          return fail(s.error().getMessage());
+        if (auto s = launchOnce(); !s)
+          return fail(s.error().getMessage());
+        if (auto s = end->record(); !s)
+          return fail(s.error().getMessage());
         if (auto s = end->synchronize(); !s)
           return fail(s.error().getMessage());
         times.push_back(*rt::Event::elapsedMs(*start, *end));

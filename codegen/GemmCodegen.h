@@ -1,4 +1,5 @@
-//===- codegen/GemmCodegen.h - GemmSpec to PTX, per target -------*- C++ -*-===//
+//===- codegen/GemmCodegen.h - GemmSpec to PTX, per target -------*- C++
+//-*-===//
 //
 // The one entry the compiler calls to turn a lowered GEMM into a loadable
 // kernel: PTX text plus everything a launcher needs (entry name, block size,
@@ -44,11 +45,11 @@ struct KernelParam {
 
 /// A compiled GEMM kernel and how to launch it.
 struct GemmKernelBinary {
-  std::string ptx;        ///< PTX text for the spec's arch.
-  std::string entryName;  ///< The .entry name in \c ptx.
-  unsigned blockThreads;  ///< Threads per CTA (1-D block).
-  unsigned sharedBytes;   ///< Dynamic shared memory per CTA in bytes.
-  unsigned tileM, tileN;  ///< CTA tile: grid.x = ceil(M/tileM)*ceil(N/tileN).
+  std::string ptx;       ///< PTX text for the spec's arch.
+  std::string entryName; ///< The .entry name in \c ptx.
+  unsigned blockThreads; ///< Threads per CTA (1-D block).
+  unsigned sharedBytes;  ///< Dynamic shared memory per CTA in bytes.
+  unsigned tileM, tileN; ///< CTA tile: grid.x = ceil(M/tileM)*ceil(N/tileN).
   std::vector<KernelParam> params; ///< In order.
 
   /// Number of CTAs for an M x N problem.
@@ -68,6 +69,14 @@ llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec);
 /// Checks \p spec against what the generator of its arch supports; the error
 /// names the offending field, its value and the legal values.
 llvm::Error checkGemmSpec(const GemmSpec &spec);
+
+/// Checks launch arguments against what the kernel of \p spec assumes: the
+/// leading dimensions cover their extents and are multiples of 8 elements
+/// (16-byte cp.async vectors; the buffers must be 16-byte aligned too), and
+/// M, N, K fit in i32. Launchers call this before a launch.
+llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
+                               int64_t k, int64_t lda, int64_t ldb,
+                               int64_t ldc);
 
 } // namespace tilec
 

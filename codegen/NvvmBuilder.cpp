@@ -45,10 +45,10 @@ void NvvmBuilder::cpAsyncWait(unsigned pending) {
 
 std::array<llvm::Value *, 4> NvvmBuilder::ldmatrixX4(llvm::Value *sharedRow,
                                                      bool trans) {
-  auto id = trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
-                  : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16;
-  llvm::Value *all =
-      b.CreateIntrinsic(id, {sharedRow->getType()}, {sharedRow});
+  auto id = trans
+                ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+                : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16;
+  llvm::Value *all = b.CreateIntrinsic(id, {sharedRow->getType()}, {sharedRow});
   std::array<llvm::Value *, 4> regs;
   for (unsigned i = 0; i < 4; ++i)
     regs[i] = b.CreateExtractValue(all, i);
@@ -64,8 +64,7 @@ NvvmBuilder::mmaM16N8K16(DTypeKind inType, llvm::ArrayRef<llvm::Value *> a,
   assert((inType == DTypeKind::F16 || inType == DTypeKind::BF16) &&
          "m16n8k16 here is f16/bf16 only");
   llvm::SmallVector<llvm::Value *, 10> args;
-  llvm::Type *half2 =
-      llvm::FixedVectorType::get(b.getHalfTy(), 2);
+  llvm::Type *half2 = llvm::FixedVectorType::get(b.getHalfTy(), 2);
   auto operand = [&](llvm::Value *reg) -> llvm::Value * {
     return inType == DTypeKind::F16 ? b.CreateBitCast(reg, half2) : reg;
   };

@@ -1,4 +1,5 @@
-//===- codegen/NvvmBuilder.h - IRBuilder helpers for NVVM intrinsics -*- C++ -*-===//
+//===- codegen/NvvmBuilder.h - IRBuilder helpers for NVVM intrinsics -*- C++
+//-*-===//
 //
 // The llvm.nvvm.* intrinsics the tensor-core code generators call, each behind
 // a small typed function, so the generators read as the PTX they produce:

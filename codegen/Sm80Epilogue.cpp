@@ -85,10 +85,8 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
         llvm::Value *row = b.CreateAdd(rowBase, b.getInt32(16 * i + 8 * half));
         llvm::Value *col = b.CreateAdd(colBase, b.getInt32(8 * j));
         llvm::Value *col1 = b.CreateAdd(col, b.getInt32(1));
-        llvm::Value *rowIn =
-            checked ? b.CreateICmpULT(row, kernel.m) : nullptr;
-        llvm::Value *colIn =
-            checked ? b.CreateICmpULT(col, kernel.n) : nullptr;
+        llvm::Value *rowIn = checked ? b.CreateICmpULT(row, kernel.m) : nullptr;
+        llvm::Value *colIn = checked ? b.CreateICmpULT(col, kernel.n) : nullptr;
         llvm::Value *col1In =
             checked ? b.CreateICmpULT(col1, kernel.n) : nullptr;
         auto both = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
@@ -114,14 +112,14 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
           llvm::Value *value = llvm::PoisonValue::get(pairF32);
           llvm::Value *old = nullptr;
           if (readC) {
-            auto *load = b.CreateAlignedLoad(pairType, ptr,
-                                             llvm::Align(2 * elemBytes));
+            auto *load =
+                b.CreateAlignedLoad(pairType, ptr, llvm::Align(2 * elemBytes));
             old = b.CreateFPExt(load, pairF32);
           }
           for (unsigned e = 0; e < 2; ++e) {
             llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-            value = b.CreateInsertElement(value, scale(kernel.acc[at + e], o),
-                                          e);
+            value =
+                b.CreateInsertElement(value, scale(kernel.acc[at + e], o), e);
           }
           b.CreateAlignedStore(b.CreateFPTrunc(value, pairType), ptr,
                                llvm::Align(2 * elemBytes));
@@ -132,7 +130,8 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
         }
         // Full pair, else the lone first column at the right edge.
         auto *pair = llvm::BasicBlock::Create(context, "store.pair", kernel.fn);
-        auto *single = llvm::BasicBlock::Create(context, "store.edge", kernel.fn);
+        auto *single =
+            llvm::BasicBlock::Create(context, "store.edge", kernel.fn);
         auto *next = llvm::BasicBlock::Create(context, "store.next", kernel.fn);
         b.CreateCondBr(b.CreateAnd(rowIn, col1In), pair, single);
         b.SetInsertPoint(pair);

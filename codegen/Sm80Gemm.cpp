@@ -40,8 +40,7 @@ llvm::Expected<ComposedLayout> defaultLayout(MajorKind major, DTypeKind dtype,
     if (contig * elemBytes % it->bytes != 0)
       continue;
     ComposedLayout atom = swizzleAtom(major, it->kind, dtype);
-    auto tiled = tileToShape(
-        atom, IntTuple{int64_t(mnExtent), int64_t(bk)});
+    auto tiled = tileToShape(atom, IntTuple{int64_t(mnExtent), int64_t(bk)});
     if (!tiled) {
       llvm::consumeError(tiled.takeError());
       continue;
@@ -80,8 +79,7 @@ planOperand(const GemmSpec &spec, llvm::StringRef what, MajorKind major,
   unsigned other = op.kMajor ? mnExtent : spec.bk;
   op.vectorsPerRow = contig / 8;
   unsigned vectors = op.vectorsPerRow * other;
-  if (spec.threads() % op.vectorsPerRow != 0 ||
-      vectors % spec.threads() != 0)
+  if (spec.threads() % op.vectorsPerRow != 0 || vectors % spec.threads() != 0)
     return specError(llvm::formatv(
         "the {0} stage ({1} x {2}) is {3} 16-byte vectors, {4} per row; "
         "{5} threads must divide the vectors and be a multiple of the "
@@ -93,14 +91,14 @@ planOperand(const GemmSpec &spec, llvm::StringRef what, MajorKind major,
   // consecutive, aligned offsets.
   for (unsigned row = 0; row < other; ++row)
     for (unsigned v = 0; v < op.vectorsPerRow; ++v) {
-      TileCoord start = op.kMajor ? TileCoord{row, 8 * v}
-                                  : TileCoord{8 * v, row};
+      TileCoord start =
+          op.kMajor ? TileCoord{row, 8 * v} : TileCoord{8 * v, row};
       if (llvm::Error err = op.smem.checkVector(start, op.kMajor, 8))
-        return std::move(err);
+        return err;
     }
   unsigned elemsPer128B = 64;
-  op.stageElems = (op.smem.span() + elemsPer128B - 1) / elemsPer128B *
-                  elemsPer128B;
+  op.stageElems =
+      (op.smem.span() + elemsPer128B - 1) / elemsPer128B * elemsPer128B;
   return op;
 }
 
@@ -115,18 +113,18 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
         "bf16; got A = {0}, B = {1}",
         typeName(spec.aType), typeName(spec.bType)));
   if (spec.accType != DTypeKind::F32)
-    return specError(llvm::formatv(
-        "sm_80 GEMM accumulates in f32; got acc = {0}",
-        typeName(spec.accType)));
+    return specError(
+        llvm::formatv("sm_80 GEMM accumulates in f32; got acc = {0}",
+                      typeName(spec.accType)));
   if (spec.cType != DTypeKind::F16 && spec.cType != DTypeKind::BF16 &&
       spec.cType != DTypeKind::F32)
-    return specError(llvm::formatv(
-        "sm_80 GEMM stores C as f16, bf16 or f32; got C = {0}",
-        typeName(spec.cType)));
+    return specError(
+        llvm::formatv("sm_80 GEMM stores C as f16, bf16 or f32; got C = {0}",
+                      typeName(spec.cType)));
   if (spec.warpsM == 0 || spec.warpsN == 0 || spec.warps() > 16)
-    return specError(llvm::formatv(
-        "warps({0}, {1}) is {2} warps; 1 to 16 warps are legal",
-        spec.warpsM, spec.warpsN, spec.warps()));
+    return specError(
+        llvm::formatv("warps({0}, {1}) is {2} warps; 1 to 16 warps are legal",
+                      spec.warpsM, spec.warpsN, spec.warps()));
   if (spec.bm == 0 || spec.bm % (16 * spec.warpsM) != 0)
     return specError(llvm::formatv(
         "BM = {0} is not a multiple of 16 x warpsM = {1} (each warp owns "
@@ -138,24 +136,24 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
         "pairs of n8 mma tiles, one ldmatrix.x4 each)",
         spec.bn, 16 * spec.warpsN));
   if (spec.bk == 0 || spec.bk % 16 != 0)
-    return specError(llvm::formatv(
-        "BK = {0} is not a multiple of the mma K = 16", spec.bk));
+    return specError(
+        llvm::formatv("BK = {0} is not a multiple of the mma K = 16", spec.bk));
   if (spec.stages < 2 || spec.stages > 8)
-    return specError(llvm::formatv(
-        "stages = {0}; the cp.async pipeline takes 2 to 8 stages",
-        spec.stages));
+    return specError(
+        llvm::formatv("stages = {0}; the cp.async pipeline takes 2 to 8 stages",
+                      spec.stages));
   if (spec.rasterGroupM == 0)
     return specError("raster group of 0 CTAs; 1 or more are legal");
 
   Sm80GemmPlan plan;
   plan.spec = spec;
-  auto a = planOperand(spec, "A", spec.aMajor, spec.bm, spec.warpsM,
-                       spec.smemA);
+  auto a =
+      planOperand(spec, "A", spec.aMajor, spec.bm, spec.warpsM, spec.smemA);
   if (!a)
     return a.takeError();
   plan.a = std::move(*a);
-  auto b = planOperand(spec, "B", spec.bMajor, spec.bn, spec.warpsN,
-                       spec.smemB);
+  auto b =
+      planOperand(spec, "B", spec.bMajor, spec.bn, spec.warpsN, spec.smemB);
   if (!b)
     return b.takeError();
   plan.b = std::move(*b);
@@ -163,6 +161,7 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   plan.mmaTilesM = plan.a.warpExtent / 16;
   plan.mmaTilesN = plan.b.warpExtent / 8;
   plan.kSteps = spec.bk / 16;
+  plan.prefetchAcrossTiles = plan.kSteps >= 4;
   unsigned accPerThread = plan.mmaTilesM * plan.mmaTilesN * 4;
   if (accPerThread > 128)
     return specError(llvm::formatv(
@@ -200,7 +199,7 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   const GemmSpec &spec = plan.spec;
   auto module = std::make_unique<llvm::Module>(spec.name, context);
   if (llvm::Error err = configureModuleForArch(*module, spec.arch))
-    return std::move(err);
+    return err;
 
   llvm::IRBuilder<> builder(context);
   NvvmBuilder nv(builder);
@@ -236,7 +235,7 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   builder.CreateRetVoid();
 
   builder.SetInsertPoint(entry);
-  Sm80Kernel kernel{plan, nv, fn};
+  Sm80Kernel kernel(plan, nv, fn);
   kernel.a = fn->getArg(0);
   kernel.b = fn->getArg(1);
   kernel.c = fn->getArg(2);
@@ -273,7 +272,8 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   llvm::Value *rows = builder.CreateBinaryIntrinsic(
       llvm::Intrinsic::umin, builder.CreateSub(gridM, firstM), group);
   llvm::Value *inGroup = builder.CreateURem(pid, perGroup);
-  llvm::Value *pidM = builder.CreateAdd(firstM, builder.CreateURem(inGroup, rows));
+  llvm::Value *pidM =
+      builder.CreateAdd(firstM, builder.CreateURem(inGroup, rows));
   llvm::Value *pidN = builder.CreateUDiv(inGroup, rows);
   kernel.m0 = builder.CreateMul(pidM, builder.getInt32(spec.bm), "m0");
   kernel.n0 = builder.CreateMul(pidN, builder.getInt32(spec.bn), "n0");

@@ -1,4 +1,5 @@
-//===- codegen/Sm80Gemm.h - The sm_80 GEMM generator's pieces ----*- C++ -*-===//
+//===- codegen/Sm80Gemm.h - The sm_80 GEMM generator's pieces ----*- C++
+//-*-===//
 //
 // Internal to codegen/: the plan (everything derived from the GemmSpec before
 // any IR is built: resolved smem layouts, warp tile, copy and fragment
@@ -40,7 +41,7 @@ struct Sm80OperandPlan {
   unsigned warpsAlong;    ///< Warps along mn (warpsM for A, warpsN for B).
   unsigned vectorsPerRow; ///< 16-byte vectors along the contiguous extent.
   unsigned copiesPerThread;
-  unsigned stageElems;    ///< One stage, rounded up to 128 bytes.
+  unsigned stageElems; ///< One stage, rounded up to 128 bytes.
 };
 
 /// Everything the sm_80 generator decides before building IR.
@@ -49,6 +50,11 @@ struct Sm80GemmPlan {
   Sm80OperandPlan a, b;
   unsigned mmaTilesM, mmaTilesN; ///< m16 and n8 tiles per warp.
   unsigned kSteps;               ///< k16 steps per stage.
+  /// Load step 0 of tile kt + 1 before the last mma step of tile kt (one
+  /// barrier per tile either way). On the H200 this gained 1-3% with 4 k16
+  /// steps per tile (bk = 64) and lost 5-14% with 2 (bk = 32, more registers
+  /// live across the barrier), so it is on for kSteps >= 4.
+  bool prefetchAcrossTiles = false;
   unsigned sharedBytes;
 };
 
@@ -65,16 +71,20 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context);
 
 /// Values of the kernel that the mainloop and the epilogue share.
 struct Sm80Kernel {
+  Sm80Kernel(const Sm80GemmPlan &plan, NvvmBuilder &nv, llvm::Function *fn)
+      : plan(plan), nv(nv), fn(fn) {}
   const Sm80GemmPlan &plan;
   NvvmBuilder &nv;
   llvm::Function *fn;
-  llvm::Value *a, *b, *c;              ///< Global pointers.
-  llvm::Value *m, *n, *k;              ///< i32 problem size.
-  llvm::Value *lda, *ldb, *ldc;        ///< i32 leading dimensions.
+  llvm::Value *a = nullptr, *b = nullptr, *c = nullptr; ///< Global pointers.
+  llvm::Value *m = nullptr, *n = nullptr, *k = nullptr; ///< i32 problem size.
+  llvm::Value *lda = nullptr, *ldb = nullptr,
+              *ldc = nullptr;                    ///< i32 leading dimensions.
   llvm::Value *alpha = nullptr, *beta = nullptr; ///< f32 or null.
-  llvm::Value *tid, *lane, *warpM, *warpN;       ///< i32.
-  llvm::Value *m0, *n0;                ///< i32 CTA tile origin.
-  llvm::Value *smem;                   ///< Dynamic smem base (addrspace 3).
+  llvm::Value *tid = nullptr, *lane = nullptr, *warpM = nullptr,
+              *warpN = nullptr;             ///< i32.
+  llvm::Value *m0 = nullptr, *n0 = nullptr; ///< i32 CTA tile origin.
+  llvm::Value *smem = nullptr; ///< Dynamic smem base (addrspace 3).
   /// Accumulators after the mainloop: ((i * mmaTilesN + j) * 4 + r).
   std::vector<llvm::Value *> acc;
 };
@@ -82,8 +92,8 @@ struct Sm80Kernel {
 /// Emits the cp.async pipeline and the ldmatrix + mma loop; fills kernel.acc.
 void emitSm80Mainloop(Sm80Kernel &kernel);
 
-/// Emits alpha/beta scaling and the predicated stores of kernel.acc, then
-/// returns from the kernel.
+/// Emits alpha/beta scaling and the predicated stores of kernel.acc; leaves
+/// the builder in the block after the stores.
 void emitSm80Epilogue(Sm80Kernel &kernel);
 
 } // namespace tilec

@@ -1,12 +1,19 @@
 //===- codegen/Sm80Mainloop.cpp - cp.async pipeline and mma.sync loop -----===//
 //
-// Per k-tile kt (runtime count ceil(K / bk)):
-//   cp.async.wait_group(stages - 2); bar.sync    tile kt has landed, and all
-//                                                warps are done with kt - 1
-//   cp.async tile kt + stages - 1 into the stage kt - 1 used; commit
-//   for each k16 step: ldmatrix A and B fragments, mma.sync into the
-//                      accumulators
-// The prologue issues tiles 0 .. stages - 2. Copies past M, N or K are
+// Per k-tile kt (runtime count ceil(K / bk)), with the fragments of step 0
+// already in registers:
+//   for each k16 step ks:
+//     ks + 1 < steps: ldmatrix the fragments of step ks + 1
+//     ks + 1 = steps: cp.async.wait_group(stages - 2); bar.sync (tile kt + 1
+//                     has landed, all warps are done with tile kt - 1), then
+//                     ldmatrix step 0 of tile kt + 1
+//     ks = 0:         cp.async tile kt + stages - 1 into tile kt - 1's stage
+//     mma.sync step ks into the accumulators
+// so fragment loads run one step ahead of the mmas (double buffering), also
+// across the k-tile boundary. The prologue issues tiles 0 .. stages - 2 and
+// loads step 0 of tile 0. Without prefetchAcrossTiles (see Sm80GemmPlan) the
+// wait and barrier sit at the top of each k-tile instead, followed by the
+// loads of step 0 of tile kt. Copies past M, N or K are
 // zero-filled (cp.async src-size), so the loop has no branches on the ragged
 // edges and the zeros add nothing to the accumulators.
 //
@@ -25,19 +32,20 @@ namespace {
 
 /// One operand's per-thread copy state (fixed over the k loop).
 struct OperandCopies {
-  const Sm80OperandPlan *op;
-  llvm::Value *global;   ///< Operand base pointer.
-  llvm::Value *ld;       ///< Leading dimension (i32).
-  llvm::Value *mnOrigin; ///< m0 or n0.
-  llvm::Value *mnSize;   ///< M or N.
-  unsigned smemRegion;   ///< Element offset of the operand's stages.
+  const Sm80OperandPlan *op = nullptr;
+  llvm::Value *global = nullptr;   ///< Operand base pointer.
+  llvm::Value *ld = nullptr;       ///< Leading dimension (i32).
+  llvm::Value *mnOrigin = nullptr; ///< m0 or n0.
+  llvm::Value *mnSize = nullptr;   ///< M or N.
+  unsigned smemRegion = 0;         ///< Element offset of the operand's stages.
   /// Per copy: tile coordinate (i32 mn, k) and smem element offset.
   std::vector<llvm::Value *> mn, k, smemOffset;
 };
 
 /// The (mn, k) coordinates a thread id takes for copy 0 of \p op.
 TileCoord copyCoord(const Sm80OperandPlan &op, int64_t vector) {
-  int64_t row = vector / op.vectorsPerRow, col = 8 * (vector % op.vectorsPerRow);
+  int64_t row = vector / op.vectorsPerRow,
+          col = 8 * (vector % op.vectorsPerRow);
   return op.kMajor ? TileCoord{row, col} : TileCoord{col, row};
 }
 
@@ -47,7 +55,13 @@ OperandCopies setUpCopies(Sm80Kernel &kernel, const Sm80OperandPlan &op,
                           unsigned smemRegion) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
   unsigned threads = kernel.plan.spec.threads();
-  OperandCopies copies{&op, global, ld, mnOrigin, mnSize, smemRegion};
+  OperandCopies copies;
+  copies.op = &op;
+  copies.global = global;
+  copies.ld = ld;
+  copies.mnOrigin = mnOrigin;
+  copies.mnSize = mnSize;
+  copies.smemRegion = smemRegion;
   std::vector<TileCoord> runtime;
   for (unsigned t = 0; t < threads; ++t)
     runtime.push_back(copyCoord(op, t));
@@ -75,9 +89,9 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
   const Sm80OperandPlan &op = *copies.op;
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
   llvm::Value *kOrigin = b.CreateMul(kt, b.getInt32(kernel.plan.spec.bk));
-  llvm::Value *stageBase = b.CreateAdd(
-      b.getInt32(copies.smemRegion),
-      b.CreateMul(stage, b.getInt32(op.stageElems)));
+  llvm::Value *stageBase =
+      b.CreateAdd(b.getInt32(copies.smemRegion),
+                  b.CreateMul(stage, b.getInt32(op.stageElems)));
   for (unsigned i = 0; i < op.copiesPerThread; ++i) {
     llvm::Value *gMn = b.CreateAdd(copies.mnOrigin, copies.mn[i]);
     llvm::Value *gK = b.CreateAdd(kOrigin, copies.k[i]);
@@ -97,36 +111,36 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
     }
     llvm::Value *bytes = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::smax,
-        b.CreateBinaryIntrinsic(
-            llvm::Intrinsic::smin,
-            b.CreateMul(contigLeft, b.getInt32(elemBytes)), b.getInt32(16)),
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                b.CreateMul(contigLeft, b.getInt32(elemBytes)),
+                                b.getInt32(16)),
         b.getInt32(0));
     bytes = b.CreateSelect(rowIn, bytes, b.getInt32(0), "src.bytes");
-    llvm::Value *elem = b.CreateAdd(
-        b.CreateMul(b.CreateZExt(row, b.getInt64Ty()),
-                    b.CreateZExt(copies.ld, b.getInt64Ty())),
-        b.CreateZExt(colIdx, b.getInt64Ty()));
+    llvm::Value *elem =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()),
+                                b.CreateZExt(copies.ld, b.getInt64Ty())),
+                    b.CreateZExt(colIdx, b.getInt64Ty()));
     llvm::Value *src = b.CreateGEP(b.getInt8Ty(), copies.global,
                                    b.CreateMul(elem, b.getInt64(elemBytes)));
     // A zero-byte copy reads nothing; keep its address inside the operand.
     src = b.CreateSelect(b.CreateICmpEQ(bytes, b.getInt32(0)), copies.global,
                          src);
     llvm::Value *smemElem = b.CreateAdd(stageBase, copies.smemOffset[i]);
-    llvm::Value *dst = b.CreateGEP(
-        b.getInt8Ty(), kernel.smem,
-        b.CreateMul(smemElem, b.getInt32(elemBytes)));
+    llvm::Value *dst =
+        b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                    b.CreateMul(smemElem, b.getInt32(elemBytes)));
     kernel.nv.cpAsync16(dst, src, bytes);
   }
 }
 
 /// One operand's per-thread ldmatrix state.
 struct OperandFragments {
-  const Sm80OperandPlan *op;
-  unsigned smemRegion;
-  unsigned loadsPerStep; ///< ldmatrix.x4 per k16 step.
+  const Sm80OperandPlan *op = nullptr;
+  unsigned smemRegion = 0;
+  unsigned loadsPerStep = 0; ///< ldmatrix.x4 per k16 step.
   std::vector<TileCoord> runtime;
-  llvm::Value *mn, *k, *base;
-  bool isA;
+  llvm::Value *mn = nullptr, *k = nullptr, *base = nullptr;
+  bool isA = false;
 };
 
 /// ldmatrix.x4 matrix j of lane l covers (mn, k) block (mnBlock, kBlock):
@@ -145,8 +159,11 @@ OperandFragments setUpFragments(Sm80Kernel &kernel, const Sm80OperandPlan &op,
                                 bool isA, llvm::Value *warpIdx,
                                 unsigned smemRegion) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  OperandFragments f{&op, smemRegion, isA ? op.warpExtent / 16
-                                          : op.warpExtent / 16};
+  OperandFragments f;
+  f.op = &op;
+  f.smemRegion = smemRegion;
+  // A: one x4 per m16 tile; B: one x4 per pair of n8 tiles.
+  f.loadsPerStep = op.warpExtent / 16;
   f.isA = isA;
   for (unsigned w = 0; w < op.warpsAlong; ++w)
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -174,15 +191,30 @@ std::array<llvm::Value *, 4> loadFragment(Sm80Kernel &kernel,
   const Sm80OperandPlan &op = *f.op;
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
   TileCoord c{16 * t, 16 * ks};
-  llvm::Value *off =
-      op.smem.emitOffsetAt(b, f.base, f.mn, f.k, f.runtime, c);
-  llvm::Value *elem = b.CreateAdd(
-      b.CreateAdd(b.getInt32(f.smemRegion),
-                  b.CreateMul(stage, b.getInt32(op.stageElems))),
-      off);
+  llvm::Value *off = op.smem.emitOffsetAt(b, f.base, f.mn, f.k, f.runtime, c);
+  llvm::Value *elem =
+      b.CreateAdd(b.CreateAdd(b.getInt32(f.smemRegion),
+                              b.CreateMul(stage, b.getInt32(op.stageElems))),
+                  off);
   llvm::Value *ptr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
                                  b.CreateMul(elem, b.getInt32(elemBytes)));
   return kernel.nv.ldmatrixX4(ptr, /*trans=*/!op.kMajor);
+}
+
+/// The A and B fragments of one k16 step.
+struct Fragments {
+  std::vector<std::array<llvm::Value *, 4>> a, b;
+};
+
+Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
+                        const OperandFragments &fragB, llvm::Value *stage,
+                        unsigned ks) {
+  Fragments f;
+  for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
+    f.a.push_back(loadFragment(kernel, fragA, stage, t, ks));
+  for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
+    f.b.push_back(loadFragment(kernel, fragB, stage, t, ks));
+  return f;
 }
 
 } // namespace
@@ -196,8 +228,8 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   unsigned stages = spec.stages;
   unsigned regionB = stages * plan.a.stageElems;
 
-  OperandCopies copyA = setUpCopies(kernel, plan.a, kernel.a, kernel.lda,
-                                    kernel.m0, kernel.m, 0);
+  OperandCopies copyA =
+      setUpCopies(kernel, plan.a, kernel.a, kernel.lda, kernel.m0, kernel.m, 0);
   OperandCopies copyB = setUpCopies(kernel, plan.b, kernel.b, kernel.ldb,
                                     kernel.n0, kernel.n, regionB);
   OperandFragments fragA =
@@ -225,9 +257,17 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     issueCopies(kernel, copyB, b.getInt32(s), b.getInt32(s));
     nv.cpAsyncCommit();
   }
-  llvm::Value *kTiles = b.CreateUDiv(
-      b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)), b.getInt32(spec.bk),
-      "k.tiles");
+  llvm::Value *kTiles =
+      b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
+                   b.getInt32(spec.bk), "k.tiles");
+  bool acrossTiles = plan.prefetchAcrossTiles;
+  Fragments first;
+  if (acrossTiles) {
+    // Tile 0 has landed; its first fragments are loaded before the loop.
+    nv.cpAsyncWait(stages - 2);
+    nv.barrier();
+    first = loadFragments(kernel, fragA, fragB, b.getInt32(0), 0);
+  }
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "k.loop", kernel.fn);
   auto *after = llvm::BasicBlock::Create(context, "k.done", kernel.fn);
@@ -238,47 +278,81 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   llvm::PHINode *readStage = b.CreatePHI(b.getInt32Ty(), 2, "stage");
   kt->addIncoming(b.getInt32(0), pre);
   readStage->addIncoming(b.getInt32(0), pre);
+  // The fragments of k16 step 0 arrive from the previous iteration.
+  std::vector<llvm::PHINode *> fragPhis;
+  Fragments cur = first;
+  for (auto *regs : {&cur.a, &cur.b})
+    for (auto &quad : *regs)
+      for (llvm::Value *&reg : quad) {
+        llvm::PHINode *phi = b.CreatePHI(reg->getType(), 2);
+        phi->addIncoming(reg, pre);
+        fragPhis.push_back(phi);
+        reg = phi;
+      }
 
-  nv.cpAsyncWait(stages - 2);
-  nv.barrier();
   llvm::Value *isFirst = b.CreateICmpEQ(readStage, b.getInt32(0));
   llvm::Value *writeStage =
       b.CreateSelect(isFirst, b.getInt32(stages - 1),
                      b.CreateSub(readStage, b.getInt32(1)), "write.stage");
-  llvm::Value *nextTile = b.CreateAdd(kt, b.getInt32(stages - 1));
-  issueCopies(kernel, copyA, nextTile, writeStage);
-  issueCopies(kernel, copyB, nextTile, writeStage);
-  nv.cpAsyncCommit();
+  llvm::Value *wraps = b.CreateICmpEQ(readStage, b.getInt32(stages - 1));
+  llvm::Value *stageNext = b.CreateSelect(
+      wraps, b.getInt32(0), b.CreateAdd(readStage, b.getInt32(1)));
 
+  // Refill the stage of tile kt - 1, free since the last barrier.
+  auto refill = [&] {
+    llvm::Value *nextTile = b.CreateAdd(kt, b.getInt32(stages - 1));
+    issueCopies(kernel, copyA, nextTile, writeStage);
+    issueCopies(kernel, copyB, nextTile, writeStage);
+    nv.cpAsyncCommit();
+  };
+  if (!acrossTiles) {
+    // Tile kt has landed and every warp is done with tile kt - 1.
+    nv.cpAsyncWait(stages - 2);
+    nv.barrier();
+    refill();
+    cur = loadFragments(kernel, fragA, fragB, readStage, 0);
+  }
   std::vector<llvm::Value *> acc(accCount);
   for (unsigned i = 0; i < accCount; ++i)
     acc[i] = b.CreateLoad(f32, slot(i));
   for (unsigned ks = 0; ks < plan.kSteps; ++ks) {
-    std::vector<std::array<llvm::Value *, 4>> aFrag, bFrag;
-    for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
-      aFrag.push_back(loadFragment(kernel, fragA, readStage, t, ks));
-    for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
-      bFrag.push_back(loadFragment(kernel, fragB, readStage, t, ks));
+    // Load the next step's fragments before this step's mmas. Across tiles,
+    // before the last step wait for tile kt + 1 and load its step 0: the
+    // barrier also tells every warp that all have finished reading tile
+    // kt - 1's stage.
+    Fragments next;
+    if (ks + 1 < plan.kSteps) {
+      next = loadFragments(kernel, fragA, fragB, readStage, ks + 1);
+    } else if (acrossTiles) {
+      nv.cpAsyncWait(stages - 2);
+      nv.barrier();
+      next = loadFragments(kernel, fragA, fragB, stageNext, 0);
+    }
+    if (ks == 0 && acrossTiles)
+      refill();
     for (unsigned i = 0; i < plan.mmaTilesM; ++i)
       for (unsigned j = 0; j < plan.mmaTilesN; ++j) {
-        const auto &pair = bFrag[j / 2];
+        const auto &pair = cur.b[j / 2];
         llvm::Value *bRegs[2] = {pair[2 * (j % 2)], pair[2 * (j % 2) + 1]};
         unsigned at = (i * plan.mmaTilesN + j) * 4;
-        auto d = nv.mmaM16N8K16(spec.aType, aFrag[i], bRegs,
+        auto d = nv.mmaM16N8K16(spec.aType, cur.a[i], bRegs,
                                 llvm::ArrayRef(acc).slice(at, 4));
         for (unsigned r = 0; r < 4; ++r)
           acc[at + r] = d[r];
       }
+    cur = next;
   }
   for (unsigned i = 0; i < accCount; ++i)
     b.CreateStore(acc[i], slot(i));
 
   llvm::Value *ktNext = b.CreateAdd(kt, b.getInt32(1), "kt.next");
-  llvm::Value *wraps = b.CreateICmpEQ(readStage, b.getInt32(stages - 1));
-  llvm::Value *stageNext = b.CreateSelect(
-      wraps, b.getInt32(0), b.CreateAdd(readStage, b.getInt32(1)));
   kt->addIncoming(ktNext, b.GetInsertBlock());
   readStage->addIncoming(stageNext, b.GetInsertBlock());
+  unsigned phiIndex = 0;
+  for (auto *regs : {&cur.a, &cur.b})
+    for (auto &quad : *regs)
+      for (llvm::Value *reg : quad)
+        fragPhis[phiIndex++]->addIncoming(reg, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(ktNext, kTiles), loop, after);
 
   b.SetInsertPoint(after);

@@ -146,8 +146,8 @@ llvm::Value *SmemAddress::emitOffset(llvm::IRBuilderBase &b, llvm::Value *mn,
   if (swizzle.bits == 0)
     return linear;
   int64_t zMask = ((int64_t(1) << swizzle.bits) - 1) << swizzle.base;
-  llvm::Value *y = b.CreateAnd(b.CreateLShr(linear, swizzle.shift),
-                               b.getInt32(zMask));
+  llvm::Value *y =
+      b.CreateAnd(b.CreateLShr(linear, swizzle.shift), b.getInt32(zMask));
   return b.CreateXor(linear, y, "smem.off");
 }
 
@@ -182,8 +182,7 @@ llvm::Value *SmemAddress::emitOffsetAt(llvm::IRBuilderBase &b,
   OffsetDelta delta = deltaOf(runtime, c);
   switch (delta.kind) {
   case OffsetDelta::Add:
-    return delta.value == 0 ? base
-                            : b.CreateAdd(base, b.getInt32(delta.value));
+    return delta.value == 0 ? base : b.CreateAdd(base, b.getInt32(delta.value));
   case OffsetDelta::Xor:
     return b.CreateXor(base, b.getInt32(delta.value));
   case OffsetDelta::Full:
@@ -209,8 +208,8 @@ llvm::Error SmemAddress::checkVector(TileCoord start, bool kContiguous,
       "along {4} at {1} consecutive offsets starting at a multiple of {1} "
       "(offset {5}); 16-byte copies and ldmatrix rows need that, as the "
       "canonical {6}-major swizzle atoms give",
-      name, elems, start.first, start.second, kContiguous ? "K" : "MN",
-      first, kContiguous ? "K" : "MN"));
+      name, elems, start.first, start.second, kContiguous ? "K" : "MN", first,
+      kContiguous ? "K" : "MN"));
 }
 
 } // namespace tilec

@@ -1,4 +1,5 @@
-//===- codegen/SmemAddress.h - Swizzled smem layouts as address IR -*- C++ -*-===//
+//===- codegen/SmemAddress.h - Swizzled smem layouts as address IR -*- C++
+//-*-===//
 //
 // Codegen never writes a shared-memory address by hand: it asks the operand's
 // layout, Sw<B,M,S> o off o ((mn modes),(k modes)):((strides)), for the

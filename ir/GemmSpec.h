@@ -1,4 +1,5 @@
-//===- ir/GemmSpec.h - A GEMM kernel as code generation sees it --*- C++ -*-===//
+//===- ir/GemmSpec.h - A GEMM kernel as code generation sees it --*- C++
+//-*-===//
 //
 // The lowered, fully decided description of one GEMM kernel: the passes fill
 // it in (types, majorness, tile, pipeline depth, smem layouts, warp
@@ -64,8 +65,8 @@ struct GemmSpec {
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.
   /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
-  /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes the
-  /// largest swizzle atom of the operand's majorness that fits the tile
+  /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes
+  /// the largest swizzle atom of the operand's majorness that fits the tile
   /// (seed 000) and tiles it column-major.
   std::optional<ComposedLayout> smemA, smemB;
 

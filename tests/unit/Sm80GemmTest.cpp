@@ -112,9 +112,8 @@ struct Shape {
   unsigned bm, bn, bk, stages, wm, wn;
 };
 
-class Sm80GemmPtx
-    : public ::testing::TestWithParam<
-          std::tuple<DTypeKind, MajorKind, MajorKind, Shape>> {};
+class Sm80GemmPtx : public ::testing::TestWithParam<
+                        std::tuple<DTypeKind, MajorKind, MajorKind, Shape>> {};
 
 TEST_P(Sm80GemmPtx, EmitsTensorCorePtxThatAssembles) {
   auto [type, a, b, s] = GetParam();
@@ -153,8 +152,8 @@ std::string shapeName(const Shape &s) {
 }
 
 /// BLAS names: A K-major is "T", B K-major is "N".
-std::string paramName(
-    const ::testing::TestParamInfo<Sm80GemmPtx::ParamType> &info) {
+std::string
+paramName(const ::testing::TestParamInfo<Sm80GemmPtx::ParamType> &info) {
   DTypeKind type = std::get<0>(info.param);
   MajorKind a = std::get<1>(info.param), b = std::get<2>(info.param);
   return dtypeInfo(type).name.str() + "_" + (a == MajorKind::K ? "T" : "N") +
@@ -172,9 +171,58 @@ INSTANTIATE_TEST_SUITE_P(
                                          Shape{64, 64, 64, 3, 2, 2})),
     paramName);
 
+// The default layouts make every ldmatrix phase conflict-free: the 8 rows one
+// 8x8 matrix reads (8 mn rows of a K-major tile, 8 k rows of an MN-major
+// one) fall into 8 different 16-byte bank groups of a 128-byte line.
+TEST(Sm80Gemm, DefaultLayoutsAreLdmatrixConflictFree) {
+  for (DTypeKind type : {DTypeKind::F16, DTypeKind::BF16})
+    for (MajorKind major : {MajorKind::K, MajorKind::MN})
+      for (unsigned bk : {32u, 64u}) {
+        GemmSpec spec = specOf(type, major, major, 128, 128, bk, 3, 2, 4);
+        auto ir = emitGemmLlvmIr(spec); // Resolves the default layouts.
+        ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+        SwizzleModeKind mode =
+            major == MajorKind::K
+                ? (bk == 32 ? SwizzleModeKind::SW64 : SwizzleModeKind::SW128)
+                : SwizzleModeKind::SW128;
+        ComposedLayout layout = tiled(major, mode, type, 128, bk);
+        auto smem = SmemAddress::get(layout, 128, bk, "A");
+        ASSERT_TRUE(bool(smem));
+        for (unsigned mn = 0; mn < 128; mn += 8)
+          for (unsigned k = 0; k < bk; k += 8) {
+            unsigned groups = 0;
+            for (unsigned r = 0; r < 8; ++r) {
+              int64_t off = major == MajorKind::K ? smem->offset(mn + r, k)
+                                                  : smem->offset(mn, k + r);
+              groups |= 1u << ((off * 2 / 16) % 8);
+            }
+            EXPECT_EQ(groups, 0xffu)
+                << layout.str() << " block (" << mn << ", " << k << ")";
+          }
+      }
+}
+
+TEST(Sm80Gemm, LaunchArgumentChecks) {
+  GemmSpec spec;
+  EXPECT_FALSE(bool(checkGemmArguments(spec, 127, 253, 61, 64, 64, 256)));
+  auto message = [&](int64_t lda, int64_t ldc) {
+    llvm::Error err = checkGemmArguments(spec, 127, 253, 61, lda, 64, ldc);
+    return err ? llvm::toString(std::move(err)) : std::string("ok");
+  };
+  EXPECT_EQ(message(61, 256),
+            "lda = 61 must be a multiple of 8 elements (16 bytes) and at least "
+            "K = 61");
+  EXPECT_EQ(message(64, 248),
+            "ldc = 248 must be a multiple of 8 elements (16 bytes) and at "
+            "least N = 253");
+  llvm::Error err = checkGemmArguments(spec, -1, 8, 8, 8, 8, 8);
+  EXPECT_EQ(llvm::toString(std::move(err)),
+            "M = -1 is out of range; 0 to 2147483647 are legal");
+}
+
 TEST(Sm80Gemm, SameSpecSamePtx) {
-  GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::MN, MajorKind::K, 128,
-                         128, 32, 4, 2, 4);
+  GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::MN, MajorKind::K, 128, 128,
+                         32, 4, 2, 4);
   auto first = emitGemm(spec);
   auto second = emitGemm(spec);
   ASSERT_TRUE(first && second);
@@ -227,8 +275,8 @@ TEST(Sm80Gemm, Diagnostics) {
             "8 stages of 128 x 256 and 128 x 256 tiles need 1048576 bytes of "
             "shared memory; sm_80 allows 166912");
   bad = spec;
-  bad.smemA = tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16,
-                    128, 32);
+  bad.smemA =
+      tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16, 128, 32);
   EXPECT_NE(message(bad).find("smem layout of A does not keep the 8 elements "
                               "from (0, 0) along K"),
             std::string::npos)
