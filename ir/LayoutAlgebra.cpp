@@ -1,4 +1,4 @@
-//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product -----===//
+//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product ----===//
 //
 // CuTe's layout algebra on runtime values. Every admissibility condition CuTe
 // checks statically (stride and shape divisibility in composition, injectivity
@@ -100,10 +100,11 @@ Expected<Layout> compositionImpl(const FlatLayout &lhs, const Layout &a,
     if (restShape % newShape != 0)
       return fail(llvm::formatv(
           "composition of {0} with {1}:{2}: the remaining shape {3} is not "
-          "a multiple of {4}, the part that fits in the left layout's mode "
-          "{5} (shape divisibility condition)",
-          a.str(), rShape.getValue(), rStride.getValue(), restShape,
-          newShape, currShape));
+          "a multiple of {4}, the part of it that fits in the left layout's "
+          "mode "
+          "of size {5} (shape divisibility condition)",
+          a.str(), rShape.getValue(), rStride.getValue(), restShape, newShape,
+          currShape));
     resShape.push_back(newShape);
     resStride.push_back(restStride * currStride);
     restShape /= newShape;
@@ -251,10 +252,9 @@ static Expected<Layout> byMode(const char *op, const Layout &a, const Tiler &b,
 
 Expected<Layout> tilec::logicalDivide(const Layout &a, const Tiler &b) {
   if (!b.isLayout())
-    return byMode("logical_divide", a, b,
-                  [](const Layout &l, const Tiler &t) {
-                    return logicalDivide(l, t);
-                  });
+    return byMode("logical_divide", a, b, [](const Layout &l, const Tiler &t) {
+      return logicalDivide(l, t);
+    });
   const Layout &tiler = b.getLayout();
   Expected<Layout> rest = complement(tiler, coalesce(a).shape);
   if (!rest)
@@ -321,10 +321,9 @@ Expected<Layout> tilec::flatDivide(const Layout &a, const Tiler &b) {
 
 Expected<Layout> tilec::logicalProduct(const Layout &a, const Tiler &b) {
   if (!b.isLayout())
-    return byMode("logical_product", a, b,
-                  [](const Layout &l, const Tiler &t) {
-                    return logicalProduct(l, t);
-                  });
+    return byMode("logical_product", a, b, [](const Layout &l, const Tiler &t) {
+      return logicalProduct(l, t);
+    });
   const Layout &tiler = b.getLayout();
   Expected<Layout> c = complement(a, a.size() * tiler.cosize());
   if (!c)
@@ -464,8 +463,8 @@ Expected<Layout> tilec::tileToShape(const Layout &atom, const IntTuple &shape,
           i, shape.str(), ts, bs, atom.str()));
     product.push_back(ts / bs);
   }
-  IntTuple productShape = r == 1 && shape.isLeaf() ? product[0]
-                                                   : IntTuple(product);
+  IntTuple productShape =
+      r == 1 && shape.isLeaf() ? product[0] : IntTuple(product);
   Layout tiler;
   if (order) {
     if (!isWeaklyCongruent(*order, productShape) ||
@@ -616,8 +615,7 @@ Expected<Swizzle> tilec::downcast(const Swizzle &swizzle, int64_t n) {
     return fail(llvm::formatv("downcast of {0} by {1}: a swizzle can only "
                               "be recast by a power of two",
                               swizzle.str(), n));
-  return Swizzle::get(swizzle.bits, swizzle.base + log2Exact(n),
-                      swizzle.shift);
+  return Swizzle::get(swizzle.bits, swizzle.base + log2Exact(n), swizzle.shift);
 }
 
 Expected<ComposedLayout> tilec::upcast(const ComposedLayout &layout,

@@ -149,8 +149,7 @@ TEST(LayoutSeedTest, CuTeDocumentationExamples) {
   EXPECT_EQ(evalStr("max_common_vector((4,8):(1,4), (4,8):(1,4))"), "32");
   EXPECT_EQ(evalStr("max_common_vector((4,8):(8,1), (4,8):(1,4))"), "1");
   EXPECT_EQ(evalStr("max_common_vector((4,8):(1,4), (4,2,4):(1,16,4))"), "4");
-  EXPECT_EQ(evalStr("max_common_layout((4,8):(1,4), (4,2,4):(1,16,4))"),
-            "4:1");
+  EXPECT_EQ(evalStr("max_common_layout((4,8):(1,4), (4,2,4):(1,16,4))"), "4:1");
   EXPECT_EQ(evalStr("left_inverse((4,8):(8,1))"), "(8,4):(4,1)");
   EXPECT_EQ(evalStr("right_inverse((4,8):(8,1))"), "(8,4):(4,1)");
   EXPECT_EQ(evalStr("upcast((8,64):(64,1), 8)"), "(8,8):(8,1)");
@@ -174,9 +173,9 @@ TEST(LayoutSeedTest, InadmissibleOperationsFail) {
     if (!v)
       llvm::consumeError(v.takeError());
   };
-  fails("composition((4,6):(1,5), 3:2)");  // shape divisibility
-  fails("composition((4,6):(1,5), 2:6)");  // stride divisibility
-  fails("complement((2,2):(1,1), 8)");     // not injective
+  fails("composition((4,6):(1,5), 3:2)"); // shape divisibility
+  fails("composition((4,6):(1,5), 2:6)"); // stride divisibility
+  fails("complement((2,2):(1,1), 8)");    // not injective
   fails("tile_to_shape(K_SW128<bf16>, (12,64))");
   fails("tile_to_shape(K_SW128<bf16>, (128))");
   fails("upcast(3:3, 2)");
@@ -340,7 +339,8 @@ TEST(LayoutLawTest, ByModeDivideMatchesModeComposition) {
   std::mt19937 rng(15);
   for (int n = 0; n < 500; ++n) {
     // (M, N) column-major, divided by (tm, tn) with tm | M and tn | N.
-    int64_t m = int64_t(1) << (1 + rng() % 4), nn = int64_t(1) << (1 + rng() % 4);
+    int64_t m = int64_t(1) << (1 + rng() % 4), nn = int64_t(1)
+                                                    << (1 + rng() % 4);
     int64_t tm = int64_t(1) << (rng() % 2), tn = int64_t(1) << (rng() % 2);
     Layout a = makeLayoutLeft(IntTuple({m, nn}));
     llvm::Expected<Layout> z =
@@ -384,8 +384,8 @@ TEST(LayoutLawTest, ProductIsBlockPlusRepeatedComplement) {
     for (int64_t i = 0; i < p->size(); ++i)
       ASSERT_TRUE(seen.insert((*p)(i)).second) << p->str();
     // blocked and raked products hit the same offsets.
-    using ProductFn = llvm::Expected<Layout> (*)(const Layout &,
-                                                 const Layout &);
+    using ProductFn =
+        llvm::Expected<Layout> (*)(const Layout &, const Layout &);
     for (ProductFn fn : {(ProductFn)blockedProduct, (ProductFn)rakedProduct}) {
       llvm::Expected<Layout> q = fn(a, b);
       ASSERT_TRUE(bool(q)) << a.str() << " x " << b.str() << ": "

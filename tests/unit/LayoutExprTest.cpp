@@ -4,6 +4,7 @@
 #include "LayoutTestSupport.h"
 
 #include <chrono>
+#include <cstring>
 
 using namespace tilec;
 using namespace tilec::test;
@@ -107,22 +108,66 @@ TEST(LayoutExprTest, DeepNestingIsAnErrorNotAStackOverflow) {
 // expressions: every input either evaluates or reports an error with a
 // column inside the text. Bounded in time so that it runs in CI.
 TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
-  static const char *pieces[] = {
-      "(", ")", ",", ":", "<", ">", " o ", "0", "1", "2", "3", "4", "8", "16",
-      "-1", "64", "1024", "Sw", "K_SW128", "MN_SW64", "K_INTER", "bf16", "e4m3",
-      "tf32", "composition", "complement", "logical_divide", "zipped_divide",
-      "tiled_divide", "flat_divide", "logical_product", "blocked_product",
-      "raked_product", "right_inverse", "left_inverse", "tile_to_shape",
-      "recast", "upcast", "downcast", "coalesce", "make_layout", "left",
-      "right", "make_ordered", "max_common_vector", "max_common_layout", " ",
-      "zipped_product", "tiled_product", "size", "cosize", "flatten"};
+  static const char *pieces[] = {"(",
+                                 ")",
+                                 ",",
+                                 ":",
+                                 "<",
+                                 ">",
+                                 " o ",
+                                 "0",
+                                 "1",
+                                 "2",
+                                 "3",
+                                 "4",
+                                 "8",
+                                 "16",
+                                 "-1",
+                                 "64",
+                                 "1024",
+                                 "Sw",
+                                 "K_SW128",
+                                 "MN_SW64",
+                                 "K_INTER",
+                                 "bf16",
+                                 "e4m3",
+                                 "tf32",
+                                 "composition",
+                                 "complement",
+                                 "logical_divide",
+                                 "zipped_divide",
+                                 "tiled_divide",
+                                 "flat_divide",
+                                 "logical_product",
+                                 "blocked_product",
+                                 "raked_product",
+                                 "right_inverse",
+                                 "left_inverse",
+                                 "tile_to_shape",
+                                 "recast",
+                                 "upcast",
+                                 "downcast",
+                                 "coalesce",
+                                 "make_layout",
+                                 "left",
+                                 "right",
+                                 "make_ordered",
+                                 "max_common_vector",
+                                 "max_common_layout",
+                                 " ",
+                                 "zipped_product",
+                                 "tiled_product",
+                                 "size",
+                                 "cosize",
+                                 "flatten"};
   static const char *seeds[] = {
       "zipped_divide(((8,16),(64,2)):((64,512),(1,8192)), (64,16))",
       "recast(((64,16),(2,(4,2))):((64,1),(4096,(16,8192))), 16, 128)",
       "tile_to_shape(MN_SW64<bf16>, (128,128), (1,0))",
       "logical_product((2,2):(4,1), 6:1)",
       "blocked_product((2,5):(5,1), (3,4):(1,3))",
-      "Sw<3,4,3> o 8 o (8,64):(64,1)", "complement((2,2):(1,6), 24)"};
+      "Sw<3,4,3> o 8 o (8,64):(64,1)",
+      "complement((2,2):(1,6), 24)"};
   std::mt19937 rng(4242);
   auto start = std::chrono::steady_clock::now();
   int runs = 0, ok = 0;
@@ -167,4 +212,17 @@ TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
   }
   EXPECT_GT(runs, 1000);
   EXPECT_GT(ok, 10);
+}
+
+TEST(LayoutExprTest, FuzzerFindingsStayFixed) {
+  // Inputs the libFuzzer target found: each is a diagnostic now.
+  for (const char *text :
+       {"Sw<3,4,3> o 9 o (64,0)", "Sw<0,4,3> o(5,656506564,1)",
+        "blocked_product((1,5):(5,1), (9,4,(1),((24096,816,8, 1281),"
+        "(4096,(16,8192))), 164,2)))"}) {
+    llvm::Expected<LayoutValue> v = evaluateLayoutExpr(text);
+    ASSERT_FALSE(bool(v)) << text;
+    LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+    EXPECT_LE(d.column, strlen(text));
+  }
 }

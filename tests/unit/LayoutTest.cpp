@@ -2,6 +2,7 @@
 #include "LayoutTestSupport.h"
 
 #include "ir/Layout.h"
+#include "ir/LayoutRender.h"
 
 using namespace tilec;
 using namespace tilec::test;
@@ -104,13 +105,13 @@ TEST(LayoutTest, PrintParseRoundTrip) {
     EXPECT_EQ(lay(s), l) << s;
     EXPECT_EQ(lay(s).str(), s);
   }
-  for (const char *s :
-       {"((4,8),(2,2)):((32,1),(16,8))", "(8):(1)", "((8)):((1))", "8:-1",
-        "(8,2,2,4):(4,64,32,1)", "((64,16),(2,(4,2))):((64,1),(4096,(16,8192)))"})
+  for (const char *s : {"((4,8),(2,2)):((32,1),(16,8))", "(8):(1)",
+                        "((8)):((1))", "8:-1", "(8,2,2,4):(4,64,32,1)",
+                        "((64,16),(2,(4,2))):((64,1),(4096,(16,8192)))"})
     EXPECT_EQ(evalStr(s), s);
-  for (const char *s : {"Sw<3,4,3> o (8,64):(64,1)",
-                        "Sw<2,3,3> o 32 o ((32,4),(8,16)):((1,4096),(32,256))",
-                        "Sw<3,4,3>"})
+  for (const char *s :
+       {"Sw<3,4,3> o (8,64):(64,1)",
+        "Sw<2,3,3> o 32 o ((32,4),(8,16)):((1,4096),(32,256))", "Sw<3,4,3>"})
     EXPECT_EQ(evalStr(s), s);
   llvm::Expected<ComposedLayout> c =
       parseComposedLayout("Sw<3,3,3> o (8,64):(64,1)");
@@ -122,4 +123,24 @@ TEST(LayoutTest, PrintParseRoundTrip) {
   llvm::Expected<Layout> notLayout = parseLayout("Sw<3,4,3>");
   EXPECT_FALSE(bool(notLayout));
   llvm::consumeError(notLayout.takeError());
+}
+
+TEST(LayoutRenderTest, AsciiGridAsCuTePrintLayout) {
+  // Example in ir/LayoutRender.h.
+  llvm::Expected<std::string> grid = renderAscii(eval("(2,3):(3,1)"));
+  ASSERT_TRUE(bool(grid));
+  EXPECT_EQ(*grid, "      0   1   2 \n"
+                   "    +---+---+---+\n"
+                   " 0  | 0 | 1 | 2 |\n"
+                   "    +---+---+---+\n"
+                   " 1  | 3 | 4 | 5 |\n"
+                   "    +---+---+---+\n");
+  llvm::Expected<std::string> rank3 = renderAscii(eval("(2,2,2):(1,2,4)"));
+  EXPECT_FALSE(bool(rank3));
+  llvm::consumeError(rank3.takeError());
+  llvm::Expected<std::string> svg =
+      renderSvg(eval("recast(K_SW128<bf16>, 16, 128)"), SvgOptions{128, "t"});
+  ASSERT_TRUE(bool(svg));
+  EXPECT_NE(svg->find("<svg"), std::string::npos);
+  EXPECT_NE(svg->find("</svg>"), std::string::npos);
 }

@@ -1,4 +1,4 @@
-//===- tests/unit/LayoutTestSupport.h - Helpers for layout tests -*- C++ -*-===//
+//===- tests/unit/LayoutTestSupport.h - Layout test helpers -----*- C++ -*-===//
 //
 // Parsing helpers that fail the test on bad text, an evaluator written
 // independently of Layout::operator() (flatten, then split the index

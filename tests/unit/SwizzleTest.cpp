@@ -48,8 +48,7 @@ TEST(SwizzleTest, BijectionAndInvolution) {
 TEST(SwizzleTest, RejectsOverlappingFields) {
   llvm::Expected<Swizzle> sw = Swizzle::get(3, 4, 2);
   ASSERT_FALSE(bool(sw));
-  EXPECT_NE(llvm::toString(sw.takeError()).find("|S| >= B"),
-            std::string::npos);
+  EXPECT_NE(llvm::toString(sw.takeError()).find("|S| >= B"), std::string::npos);
 }
 
 struct DTypeCase {
@@ -60,19 +59,18 @@ struct DTypeCase {
 TEST(SwizzleAtomTest, EveryAtomForEveryWidth) {
   // Independent of SwizzleAtom.cpp: in bytes, every atom is 8 rows of
   // 16/32/64/128 bytes under the hardware's Swizzle<B,4,3>.
-  const DTypeCase dtypes[] = {{"f16", 1},  {"bf16", 1}, {"tf32", 2},
-                              {"f32", 2},  {"e4m3", 0}, {"e5m2", 0},
-                              {"i8", 0},   {"u8", 0}};
+  const DTypeCase dtypes[] = {{"f16", 1},  {"bf16", 1}, {"tf32", 2}, {"f32", 2},
+                              {"e4m3", 0}, {"e5m2", 0}, {"i8", 0},   {"u8", 0}};
   const struct {
     const char *mode;
     int rowBytes, b;
-  } modes[] = {{"INTER", 16, 0}, {"SW32", 32, 1}, {"SW64", 64, 2},
-               {"SW128", 128, 3}};
+  } modes[] = {
+      {"INTER", 16, 0}, {"SW32", 32, 1}, {"SW64", 64, 2}, {"SW128", 128, 3}};
   for (const DTypeCase &d : dtypes)
     for (const auto &m : modes)
       for (bool kMajor : {true, false}) {
-        std::string text = std::string(kMajor ? "K_" : "MN_") + m.mode + "<" +
-                           d.name + ">";
+        std::string text =
+            std::string(kMajor ? "K_" : "MN_") + m.mode + "<" + d.name + ">";
         LayoutValue v = eval(text);
         ASSERT_TRUE(v.isComposed()) << text;
         const ComposedLayout &atom = v.getComposed();
