@@ -130,6 +130,37 @@ TEST(CompilerApiTest, ThreadSafeAndShared) {
   EXPECT_EQ(compiler.stats().hits + compiler.stats().misses, 160u);
 }
 
+TEST(CompilerApiTest, ConcurrentCodeGeneration) {
+  // Different sources, so every thread runs code generation itself.
+  Compiler compiler;
+  std::vector<std::string> ptx(4);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      std::string source = test::exampleKernel();
+      source.replace(source.find("stages   3"), 10,
+                     "stages   " + std::to_string(2 + i));
+      auto kernel = compiler.compile(source);
+      if (kernel)
+        ptx[i] = (*kernel)->ptx;
+      else
+        ptx[i] = "error: " + llvm::toString(kernel.takeError());
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (unsigned i = 0; i < 4; ++i) {
+    // Same input, same output: compile each again alone and compare.
+    std::string source = test::exampleKernel();
+    source.replace(source.find("stages   3"), 10,
+                   "stages   " + std::to_string(2 + i));
+    Compiler fresh;
+    auto kernel = fresh.compile(source);
+    std::string alone = kernel ? (*kernel)->ptx
+                               : "error: " + llvm::toString(kernel.takeError());
+    EXPECT_EQ(ptx[i], alone) << i;
+  }
+}
+
 TEST(CompilerApiTest, CompileGivesPtxOrSaysCodegenIsMissing) {
   Compiler compiler;
   auto kernel = compiler.compile(test::exampleKernel());
