@@ -65,10 +65,12 @@ cl::opt<bool> verifyDiagnosticsOption(
     cl::desc("check the diagnostics against `// expected-error {{...}}` "
              "comments; exit 0 iff they match exactly"),
     cl::sub(compileCommand), cl::cat(tilecCategory()));
-cl::opt<bool> annotate("annotate",
-                       cl::desc("annotate printed IR with the source "
-                                "location of each op"),
-                       cl::sub(compileCommand), cl::cat(tilecCategory()));
+cl::opt<bool> annotate(
+    "annotate",
+    cl::desc("IR: end each op's line with its source location; llvm and "
+             "ptx: start with the lowered IR (decisions and why) as "
+             "comments"),
+    cl::sub(compileCommand), cl::cat(tilecCategory()));
 
 int runCompile() {
   CompilationOptions options;
