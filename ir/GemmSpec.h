@@ -1,22 +1,30 @@
-//===- ir/GemmSpec.h - A GEMM kernel as code generation sees it --*- C++ -*-===//
+//===- ir/GemmSpec.h - A GEMM kernel as code generation sees it --*- C++
+//-*-===//
 //
 // The lowered, fully decided description of one GEMM kernel: the passes fill
-// it in (types, majorness, tile, pipeline depth, smem layouts, instruction)
-// and codegen/ turns it into LLVM IR for its target. Nothing in here is
-// chosen by codegen.
+// it in (types, majorness, tile, pipeline depth, smem layouts, warp
+// arrangement, epilogue scalars) and codegen/ turns it into LLVM IR for its
+// target. Nothing in here is chosen by codegen.
 //
 //   C[M,N] = alpha * A[M,K] * B[N,K]^T + beta * C
 //
 // A is M x K, B is N x K (both in the "TN" logical view); majorness says which
-// of the two extents is contiguous in global memory.
+// of the two extents is contiguous in global memory. Row/column names in the
+// BLAS sense: "TN" = A K-major, B K-major; "NT" = A M-major, B N-major;
+// "NN" = A M-major, B K-major; "TT" = A K-major, B N-major.
+//
+// M, N, K and the leading dimensions are run-time kernel arguments; the spec
+// fixes only what the code depends on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_IR_GEMMSPEC_H
 #define TILEC_IR_GEMMSPEC_H
 
 #include "ir/Arch.h"
+#include "ir/ComposedLayout.h"
 #include "ir/DType.h"
 
+#include <optional>
 #include <string>
 
 namespace tilec {
@@ -24,9 +32,15 @@ namespace tilec {
 /// Which extent of an operand is contiguous in memory.
 enum class MajorKind { K, MN };
 
+/// How alpha and beta enter the kernel.
+enum class EpilogueScalarKind {
+  None,    ///< C = A * B^T (alpha = 1, beta = 0, no kernel arguments).
+  Runtime, ///< C = alpha * A * B^T + beta * C, alpha/beta are f32 arguments.
+};
+
 /// The lowered GEMM kernel handed to codegen.
 struct GemmSpec {
-  std::string name;
+  std::string name = "tilec_gemm";
   ArchKind arch = ArchKind::SM80;
   DTypeKind aType = DTypeKind::BF16;
   DTypeKind bType = DTypeKind::BF16;
@@ -35,8 +49,29 @@ struct GemmSpec {
   MajorKind aMajor = MajorKind::K;
   MajorKind bMajor = MajorKind::K;
   MajorKind cMajor = MajorKind::MN; ///< MN here means N-contiguous rows.
+  /// CTA tile.
   unsigned bm = 128, bn = 128, bk = 32;
-  unsigned stages = 3;
+  /// Shared-memory pipeline depth (cp.async stages on sm_80).
+  unsigned stages = 4;
+  /// Warps per CTA along M and N; each warp owns a
+  /// (bm / warpsM) x (bn / warpsN) piece of the accumulator.
+  unsigned warpsM = 2, warpsN = 4;
+  /// CTAs per rasterization group along M (swizzled block order for L2
+  /// reuse); 1 is plain row-major block order.
+  unsigned rasterGroupM = 8;
+  /// alpha/beta handling.
+  EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
+  /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
+  /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
+  /// coordinate, mode 1 the K coordinate, e.g.
+  /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
+  /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes
+  /// the largest swizzle atom of the operand's majorness that fits the tile
+  /// (seed 000) and tiles it column-major.
+  std::optional<ComposedLayout> smemA, smemB;
+
+  unsigned warps() const { return warpsM * warpsN; }
+  unsigned threads() const { return 32 * warps(); }
 };
 
 } // namespace tilec

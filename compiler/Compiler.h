@@ -1,0 +1,114 @@
+//===- compiler/Compiler.h - tilec as a C++ library --------------*- C++
+//-*-===//
+//
+// For inference engines that compile kernels at run time: hand in .tile
+// source text, get PTX and what a launcher needs (entry name, parameters,
+// block size, shared memory, the grid for a given M, N, K). Results are
+// cached by a content hash of the source, the options and the tilec version,
+// so compiling the same thing again costs a hash and a lookup. A Compiler is
+// thread-safe; concurrent requests for the same key may both compile, and
+// the first result stored is the one every caller gets.
+//
+//   tilec::Compiler compiler;
+//   auto kernel = compiler.compile(source, {.arch = tilec::ArchKind::SM80});
+//   if (!kernel) { report(llvm::toString(kernel.takeError())); return; }
+//   launch((*kernel)->ptx, (*kernel)->entryName, (*kernel)->grid(m, n, k),
+//          (*kernel)->block(), (*kernel)->sharedBytes);
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_COMPILER_COMPILER_H
+#define TILEC_COMPILER_COMPILER_H
+
+#include "codegen/GemmCodegen.h"
+#include "ir/Arch.h"
+#include "ir/GemmSpec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace tilec {
+
+/// Options that change what is compiled (all part of the cache key).
+struct CompileOptions {
+  /// The target of kernels without an `arch` line (like --arch).
+  std::optional<ArchKind> arch;
+  /// Which kernel of the source to return; empty: the source must hold one.
+  std::string kernel;
+  /// Comma-separated passes instead of the default pipeline (like --passes).
+  std::string passes;
+};
+
+/// A CUDA launch extent.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// A kernel after every pass: the decisions, ready for code generation.
+struct LoweredKernel {
+  GemmSpec spec;
+  std::string loweredIR; ///< The module as `--emit=lowered` prints it.
+};
+
+/// A compiled kernel and how to launch it.
+struct CompiledKernel {
+  LoweredKernel lowered;
+  std::string ptx;
+  std::string entryName;
+  std::vector<KernelParam> params;
+  unsigned blockThreads = 0;
+  unsigned sharedBytes = 0; ///< Dynamic shared memory per block.
+  unsigned tileM = 0, tileN = 0;
+
+  /// The grid for an M x N x K problem.
+  Dim3 grid(uint64_t m, uint64_t n, uint64_t k) const;
+  /// The block.
+  Dim3 block() const { return {blockThreads, 1, 1}; }
+};
+
+/// Cache statistics.
+struct CacheStats {
+  uint64_t hits = 0, misses = 0;
+};
+
+/// Compiles .tile sources in-process, with a cache.
+class Compiler {
+public:
+  /// Source to PTX and launch metadata. Errors carry the diagnostics as
+  /// tilec prints them (file `<source>`).
+  llvm::Expected<std::shared_ptr<const CompiledKernel>>
+  compile(llvm::StringRef source, const CompileOptions &options = {});
+
+  /// Source to the lowered kernel, without code generation.
+  llvm::Expected<std::shared_ptr<const LoweredKernel>>
+  lower(llvm::StringRef source, const CompileOptions &options = {});
+
+  CacheStats stats() const;
+  void clearCache();
+
+  /// The cache key: a hex xxh3 of the tilec version, the options, the
+  /// requested stage and the source.
+  static std::string cacheKey(llvm::StringRef source,
+                              const CompileOptions &options,
+                              llvm::StringRef stage);
+
+private:
+  mutable std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const CompiledKernel>> compiled;
+  std::map<std::string, std::shared_ptr<const LoweredKernel>> loweredCache;
+  std::map<std::string, std::string> keyTexts; ///< Hash -> full key text.
+  CacheStats counters;
+};
+
+/// The tilec version the cache keys include.
+llvm::StringRef tilecVersion();
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_COMPILER_H

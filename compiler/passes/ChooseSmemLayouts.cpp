@@ -1,0 +1,104 @@
+//===- compiler/passes/ChooseSmemLayouts.cpp - Pick swizzle atoms ---------===//
+//
+// Seed 000's rule: use the largest swizzle atom that fits the tile's
+// contiguous extent, because the atom's span sets the width of the global
+// loads (SW128 gives 128-byte requests). The contiguous extent is BK for a
+// K-major operand and BM (a) or BN (b) for an MN-major one; an atom fits when
+// its span divides the extent's bytes. The layout is then
+// tile_to_shape(ATOM<T>, (MN extent, BK)).
+//
+// Explicit layouts are kept; the pass records the atom they name so the
+// tile-constraint check can use it.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+
+#include "compiler/passes/KernelView.h"
+#include "compiler/passes/SmemAtoms.h"
+
+namespace tilec {
+
+namespace {
+
+void chooseForOperand(tir::Op &smem, const KernelView &view,
+                      DiagnosticEngine &diags) {
+  char operand = smem.symbol == "a" ? 'a' : 'b';
+  DTypeKind dtype = view.operandType(operand);
+  MajorKind major = view.operandMajor(operand);
+  unsigned bits = dtypeBits(dtype);
+  const tir::Attr *layout = smem.get("layout");
+  if (!layout)
+    return;
+  if (!layout->isIdent("auto")) {
+    if (smem.get("atom"))
+      return; // Decided before (IR read back from text): keep the reason.
+    if (std::optional<SmemAtom> atom = findAtomInText(layout->str)) {
+      smem.set("atom", tir::Attr::string(atom->nameWithType(), layout->loc));
+      smem.set("why", tir::Attr::string("given in the source"));
+    }
+    return;
+  }
+  bool kMajor = major == MajorKind::K;
+  std::string extentName = kMajor ? "BK" : (operand == 'a' ? "BM" : "BN");
+  int64_t extent = kMajor ? view.bk : view.mnExtent(operand);
+  int64_t bytes = extent * bits / 8;
+  std::string typeName = dtypeInfo(dtype).name.str();
+  std::string facts = std::string(1, operand) + " is " + (kMajor ? "K" : "MN") +
+                      "-major; its contiguous extent " + extentName + " = " +
+                      std::to_string(extent) + " x " + typeName + " = " +
+                      std::to_string(bytes) + " bytes";
+  // Errors point at the tile extent: that is what has to change.
+  llvm::SMLoc extentLoc = smem.loc;
+  if (const tir::Op *tile = view.kernel->find("tile.tile"))
+    extentLoc = attrLoc(*tile, kMajor ? "bk" : (operand == 'a' ? "bm" : "bn"));
+  if ((extent * bits) % 8 != 0) {
+    diags.error(extentLoc, "no swizzle atom fits smem " + smem.symbol + ": " +
+                               facts + " is not a whole number of bytes");
+    return;
+  }
+  std::string skipped;
+  for (const SwizzleMode &mode : swizzleModesLargestFirst()) {
+    if (bytes % mode.spanBytes != 0) {
+      skipped += (skipped.empty() ? "" : ", ") + mode.name.str() + " needs " +
+                 (bytes < mode.spanBytes ? "" : "a multiple of ") +
+                 std::to_string(mode.spanBytes) + " bytes";
+      continue;
+    }
+    SmemAtom atom{major, mode, dtype};
+    std::string text = "tile_to_shape(" + atom.nameWithType() + ", (" +
+                       std::to_string(view.mnExtent(operand)) + ", " +
+                       std::to_string(view.bk) + "))";
+    smem.set("layout", tir::Attr::string(text, layout->loc));
+    smem.set("atom", tir::Attr::string(atom.nameWithType()));
+    smem.set("why", tir::Attr::string(
+                        "largest swizzle atom that fits the contiguous "
+                        "extent (seed 000): " +
+                        facts + (skipped.empty() ? "" : "; " + skipped)));
+    return;
+  }
+  diags.error(extentLoc,
+              "no swizzle atom fits smem " + smem.symbol + ": " + facts +
+                  ", but every atom spans a multiple of 16 bytes; make " +
+                  extentName + " a multiple of " + std::to_string(128 / bits) +
+                  " (16 bytes of " + typeName + ")");
+}
+
+} // namespace
+
+bool runChooseSmemLayoutsPass(tir::Op &module, PassContext &context) {
+  unsigned before = context.diags.errorCount();
+  for (tir::Op &kernel : module.body) {
+    if (kernel.name != "tile.kernel")
+      continue;
+    std::optional<KernelView> view =
+        KernelView::getOrReport(kernel, context.diags, "choose-smem-layouts");
+    if (!view)
+      continue;
+    for (tir::Op &op : kernel.body)
+      if (op.name == "tile.smem" && (op.symbol == "a" || op.symbol == "b"))
+        chooseForOperand(op, *view, context.diags);
+  }
+  return context.diags.errorCount() == before;
+}
+
+} // namespace tilec

@@ -1,0 +1,85 @@
+//===- compiler/passes/KernelView.cpp - Typed facts of one kernel ---------===//
+#include "compiler/passes/KernelView.h"
+
+namespace tilec {
+
+llvm::SMLoc attrLoc(const tir::Op &op, llvm::StringRef key) {
+  const tir::Attr *attr = op.get(key);
+  if (attr && attr->loc.isValid())
+    return attr->loc;
+  return op.loc;
+}
+
+std::optional<KernelView> KernelView::get(tir::Op &kernel) {
+  KernelView view;
+  view.kernel = &kernel;
+  std::optional<ArchKind> arch = parseArch(kernel.getText("arch"));
+  if (!arch)
+    return std::nullopt;
+  view.arch = *arch;
+  auto operand = [&](llvm::StringRef name, DTypeKind &type,
+                     llvm::StringRef &major) {
+    const tir::Op *op = kernel.find("tile.operand", name);
+    if (!op)
+      return false;
+    std::optional<DTypeKind> dtype = parseDType(op->getText("dtype"));
+    if (!dtype)
+      return false;
+    type = *dtype;
+    major = op->getText("major");
+    return true;
+  };
+  llvm::StringRef aMajor, bMajor, cMajor;
+  if (!operand("a", view.aType, aMajor) || !operand("b", view.bType, bMajor) ||
+      !operand("c", view.cType, cMajor))
+    return std::nullopt;
+  if (aMajor == "K")
+    view.aMajor = MajorKind::K;
+  else if (aMajor == "M")
+    view.aMajor = MajorKind::MN;
+  else
+    return std::nullopt;
+  if (bMajor == "K")
+    view.bMajor = MajorKind::K;
+  else if (bMajor == "N")
+    view.bMajor = MajorKind::MN;
+  else
+    return std::nullopt;
+  if (cMajor != "N" && cMajor != "M")
+    return std::nullopt;
+  view.cRowMajor = cMajor == "N";
+  const tir::Op *acc = kernel.find("tile.acc");
+  const tir::Op *tile = kernel.find("tile.tile");
+  const tir::Op *stages = kernel.find("tile.stages");
+  if (!acc || !tile || !stages)
+    return std::nullopt;
+  std::optional<DTypeKind> accType = parseDType(acc->getText("dtype"));
+  if (!accType)
+    return std::nullopt;
+  view.accType = *accType;
+  std::optional<int64_t> bm = tile->getInt("bm"), bn = tile->getInt("bn"),
+                         bk = tile->getInt("bk"),
+                         count = stages->getInt("count");
+  if (!bm || !bn || !bk || !count || *bm <= 0 || *bn <= 0 || *bk <= 0 ||
+      *count <= 0 || *bm > (1 << 16) || *bn > (1 << 16) || *bk > (1 << 16) ||
+      *count > 64)
+    return std::nullopt;
+  view.bm = *bm;
+  view.bn = *bn;
+  view.bk = *bk;
+  view.stages = *count;
+  return view;
+}
+
+std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
+                                                  DiagnosticEngine &diags,
+                                                  llvm::StringRef passName) {
+  std::optional<KernelView> view = get(kernel);
+  if (!view)
+    diags.error(kernel.loc, "kernel '" + kernel.symbol +
+                                "' is not valid Tile IR, so " + passName +
+                                " cannot run; run the verify pass first");
+  return view;
+}
+
+} // namespace tilec

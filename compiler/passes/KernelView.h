@@ -1,0 +1,54 @@
+//===- compiler/passes/KernelView.h - Typed facts of one kernel --*- C++
+//-*-===//
+//
+// Passes read a tile.kernel through a KernelView: the target, the operand
+// types and majorness, the tile and the stages as C++ values instead of
+// attribute lookups. Building one fails (without reporting) when the kernel
+// is not valid IR; the pass then says to run `verify`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_COMPILER_PASSES_KERNELVIEW_H
+#define TILEC_COMPILER_PASSES_KERNELVIEW_H
+
+#include "compiler/Diagnostics.h"
+#include "ir/Arch.h"
+#include "ir/DType.h"
+#include "ir/GemmSpec.h"
+#include "ir/TileIR.h"
+
+#include <optional>
+
+namespace tilec {
+
+/// Typed facts of one valid tile.kernel.
+struct KernelView {
+  tir::Op *kernel = nullptr;
+  ArchKind arch = ArchKind::SM80;
+  DTypeKind aType{}, bType{}, cType{}, accType{};
+  MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
+  bool cRowMajor = true; ///< c major(N).
+  int64_t bm = 0, bn = 0, bk = 0, stages = 0;
+
+  /// The view of \p kernel, or std::nullopt if it does not verify.
+  static std::optional<KernelView> get(tir::Op &kernel);
+  /// Like get(), and reports "run verify" at the kernel when it fails.
+  static std::optional<KernelView> getOrReport(tir::Op &kernel,
+                                               DiagnosticEngine &diags,
+                                               llvm::StringRef passName);
+
+  DTypeKind operandType(char operand) const {
+    return operand == 'a' ? aType : bType;
+  }
+  MajorKind operandMajor(char operand) const {
+    return operand == 'a' ? aMajor : bMajor;
+  }
+  /// The tile extent along M (a) or N (b).
+  int64_t mnExtent(char operand) const { return operand == 'a' ? bm : bn; }
+};
+
+/// The location of attribute \p key of \p op, or the op's.
+llvm::SMLoc attrLoc(const tir::Op &op, llvm::StringRef key);
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_PASSES_KERNELVIEW_H

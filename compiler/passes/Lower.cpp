@@ -1,0 +1,118 @@
+//===- compiler/passes/Lower.cpp - Tile IR to GemmSpec --------------------===//
+//
+// The last pass: every decision must be made (no `auto` left, a pipeline
+// plan present), and each kernel becomes one GemmSpec (ir/GemmSpec.h) in
+// PassContext::specs, in module order, for code generation.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+
+#include "compiler/passes/KernelView.h"
+#include "ir/LayoutExpr.h"
+
+namespace tilec {
+
+namespace {
+
+bool lowerKernel(tir::Op &kernel, const KernelView &view,
+                 DiagnosticEngine &diags, GemmSpec &spec) {
+  bool ok = true;
+  auto undecided = [&](llvm::SMLoc loc, llvm::StringRef what,
+                       llvm::StringRef pass) {
+    diags.error(loc, "kernel '" + kernel.symbol + "' still has " + what +
+                         "; the " + pass +
+                         " pass decides it (add it to --passes)");
+    ok = false;
+  };
+  for (const tir::Op &op : kernel.body)
+    if (op.name == "tile.smem" && op.get("layout") &&
+        op.get("layout")->isIdent("auto"))
+      undecided(op.loc, "'smem " + op.symbol + " = auto'",
+                "choose-smem-layouts");
+  const tir::Op *mma = kernel.find("tile.mma");
+  if (mma && mma->getText("instr") == "auto")
+    undecided(mma->loc, "'mma auto'", "choose-instruction");
+  if (!kernel.find("tile.pipeline"))
+    undecided(kernel.loc, "no pipeline plan", "plan-pipeline");
+  if (!view.cRowMajor) {
+    const tir::Op *c = kernel.find("tile.operand", "c");
+    diags.error(c ? attrLoc(*c, "major") : kernel.loc,
+                "lowering supports c major(N) (row-major C) only; c is "
+                "major(M)");
+    ok = false;
+  }
+  if (!ok)
+    return false;
+  spec.name = kernel.symbol;
+  spec.arch = view.arch;
+  spec.aType = view.aType;
+  spec.bType = view.bType;
+  spec.cType = view.cType;
+  spec.accType = view.accType;
+  spec.aMajor = view.aMajor;
+  spec.bMajor = view.bMajor;
+  spec.cMajor = MajorKind::MN;
+  spec.bm = static_cast<unsigned>(view.bm);
+  spec.bn = static_cast<unsigned>(view.bn);
+  spec.bk = static_cast<unsigned>(view.bk);
+  spec.stages = static_cast<unsigned>(view.stages);
+  // The smem layouts as values: what the passes decided, evaluated once
+  // more by the layout library.
+  for (char operand : {'a', 'b'}) {
+    const tir::Op *smem = kernel.find("tile.smem", std::string(1, operand));
+    if (!smem)
+      continue;
+    llvm::Expected<LayoutValue> value =
+        evaluateLayoutExpr(smem->getText("layout"));
+    std::optional<ComposedLayout> layout;
+    if (!value) {
+      LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+      diags.error(attrLoc(*smem, "layout"),
+                  "smem " + smem->symbol + ": " + diag.message);
+      ok = false;
+      continue;
+    }
+    if (value->isComposed())
+      layout = value->getComposed();
+    else if (value->isLayout())
+      layout = ComposedLayout(Swizzle(), 0, value->getLayout());
+    else {
+      diags.error(attrLoc(*smem, "layout"), "smem " + smem->symbol +
+                                                " must be a layout, not " +
+                                                value->str());
+      ok = false;
+      continue;
+    }
+    (operand == 'a' ? spec.smemA : spec.smemB) = std::move(layout);
+  }
+  if (const tir::Op *plan = kernel.find("tile.pipeline")) {
+    const tir::Attr *warps = plan->get("warps");
+    if (warps && warps->isList() && warps->list.size() == 2 &&
+        warps->list[0].isInt() && warps->list[1].isInt()) {
+      spec.warpsM = static_cast<unsigned>(warps->list[0].intValue);
+      spec.warpsN = static_cast<unsigned>(warps->list[1].intValue);
+    }
+  }
+  return ok;
+}
+
+} // namespace
+
+bool runLowerPass(tir::Op &module, PassContext &context) {
+  unsigned before = context.diags.errorCount();
+  context.specs.clear();
+  for (tir::Op &kernel : module.body) {
+    if (kernel.name != "tile.kernel")
+      continue;
+    std::optional<KernelView> view =
+        KernelView::getOrReport(kernel, context.diags, "lower");
+    if (!view)
+      continue;
+    GemmSpec spec;
+    if (lowerKernel(kernel, *view, context.diags, spec))
+      context.specs.push_back(std::move(spec));
+  }
+  return context.diags.errorCount() == before;
+}
+
+} // namespace tilec

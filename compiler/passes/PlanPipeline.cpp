@@ -1,0 +1,165 @@
+//===- compiler/passes/PlanPipeline.cpp - Size the smem pipeline ----------===//
+//
+// Each stage holds one BM x BK tile of a and one BN x BK tile of b in shared
+// memory; `stages` of them are in flight. The pass computes the bytes, checks
+// them against the most shared memory one block may use on the target
+// (sm_80: 163 KiB; sm_90a and sm_100a: 227 KiB) and records the plan as a
+// tile.pipeline op. Too many stages is an error that says how many fit; one
+// stage is a warning (no load overlaps the MMAs).
+//
+// On sm_80 it also arranges the warps (warpsM x warpsN) of the mma.sync
+// main loop: each warp owns whole 16 x 16 pieces of the accumulator (an m16
+// tile and a pair of n8 tiles, one ldmatrix.x4), holds at most 128 f32
+// accumulators per thread, and the CTA's threads split every 16-byte row of
+// the smem stages evenly. The first arrangement that fits, preferring more
+// warps, is taken.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+
+#include "compiler/passes/KernelView.h"
+
+namespace tilec {
+
+namespace {
+
+/// The opt-in shared-memory limit per block, in bytes.
+int64_t smemLimit(ArchKind arch) {
+  switch (arch) {
+  case ArchKind::SM80:
+    return 163 * 1024;
+  case ArchKind::SM90a:
+  case ArchKind::SM100a:
+    return 227 * 1024;
+  }
+  return 0;
+}
+
+/// A warp arrangement for the sm_80 main loop, or an explanation of why
+/// none fits.
+struct WarpPlan {
+  unsigned m = 0, n = 0;
+  std::string why;
+};
+
+bool copiesSplit(int64_t contiguous, int64_t other, unsigned bits,
+                 unsigned threads) {
+  int64_t perRow = contiguous * bits / 128; // 16-byte vectors per row.
+  if (perRow == 0 || contiguous * bits % 128 != 0)
+    return false;
+  return threads % perRow == 0 && (perRow * other) % threads == 0;
+}
+
+WarpPlan planWarps(const KernelView &view) {
+  static const unsigned Candidates[][2] = {{2, 4}, {4, 2}, {2, 2}, {1, 4},
+                                           {4, 1}, {1, 2}, {2, 1}, {1, 1}};
+  bool aK = view.aMajor == MajorKind::K, bK = view.bMajor == MajorKind::K;
+  for (const auto &candidate : Candidates) {
+    unsigned wm = candidate[0], wn = candidate[1];
+    unsigned threads = 32 * wm * wn;
+    if (view.bm % (16 * wm) != 0 || view.bn % (16 * wn) != 0)
+      continue;
+    int64_t acc = (view.bm / wm / 16) * (view.bn / wn / 8) * 4;
+    if (acc > 128)
+      continue;
+    if (!copiesSplit(aK ? view.bk : view.bm, aK ? view.bm : view.bk,
+                     dtypeBits(view.aType), threads) ||
+        !copiesSplit(bK ? view.bk : view.bn, bK ? view.bn : view.bk,
+                     dtypeBits(view.bType), threads))
+      continue;
+    WarpPlan plan;
+    plan.m = wm;
+    plan.n = wn;
+    plan.why = std::to_string(wm) + " x " + std::to_string(wn) +
+               " warps: each owns a " + std::to_string(view.bm / wm) + " x " +
+               std::to_string(view.bn / wn) + " accumulator tile (" +
+               std::to_string(acc) + " f32 per thread)";
+    return plan;
+  }
+  return {};
+}
+
+void planKernel(tir::Op &kernel, const KernelView &view,
+                DiagnosticEngine &diags) {
+  int64_t aBytes = view.bm * view.bk * dtypeBits(view.aType) / 8;
+  int64_t bBytes = view.bn * view.bk * dtypeBits(view.bType) / 8;
+  int64_t stageBytes = aBytes + bBytes;
+  int64_t total = stageBytes * view.stages;
+  int64_t limit = smemLimit(view.arch);
+  const tir::Op *stagesOp = kernel.find("tile.stages");
+  llvm::SMLoc loc = stagesOp ? attrLoc(*stagesOp, "count") : kernel.loc;
+  std::string arch = archInfo(view.arch).name.str();
+  if (total > limit) {
+    int64_t fit = limit / stageBytes;
+    diags.error(
+        loc, std::to_string(view.stages) + " stages need " +
+                 std::to_string(total) + " bytes of shared memory (" +
+                 std::to_string(stageBytes) + " per stage), more than the " +
+                 std::to_string(limit) + " bytes a block gets on " + arch +
+                 (fit >= 1 ? "; at most " + std::to_string(fit) + " stages fit"
+                           : "; not even one stage fits: make BM, BN "
+                             "or BK smaller"));
+    return;
+  }
+  if (view.stages == 1)
+    diags.warning(loc, "1 stage leaves no load in flight while the tensor "
+                       "cores work; 2 or more overlap them");
+  std::string warpWhy;
+  std::optional<WarpPlan> warps;
+  if (view.arch == ArchKind::SM80) {
+    warps = planWarps(view);
+    if (warps->m == 0) {
+      const tir::Op *tile = kernel.find("tile.tile");
+      diags.error(tile ? tile->loc : kernel.loc,
+                  "no warp arrangement fits the " + std::to_string(view.bm) +
+                      " x " + std::to_string(view.bn) + " x " +
+                      std::to_string(view.bk) +
+                      " tile on sm_80: BM must be a multiple of 16 x warpsM "
+                      "and BN of 16 x warpsN (1 to 8 warps), with at most 128 "
+                      "accumulators per thread and every 16-byte row of the "
+                      "smem stages split evenly over the threads");
+      return;
+    }
+    warpWhy = "; " + warps->why;
+  }
+  tir::Op plan;
+  plan.name = "tile.pipeline";
+  plan.loc = loc;
+  plan.set("stages", tir::Attr::integer(view.stages));
+  plan.set("stage_bytes", tir::Attr::integer(stageBytes));
+  plan.set("smem_bytes", tir::Attr::integer(total));
+  plan.set("limit_bytes", tir::Attr::integer(limit));
+  if (warps)
+    plan.set("warps", tir::Attr::makeList({tir::Attr::integer(warps->m),
+                                           tir::Attr::integer(warps->n)}));
+  plan.set("why",
+           tir::Attr::string(
+               "a stage holds a " + std::to_string(view.bm) + "x" +
+               std::to_string(view.bk) + " tile of a (" +
+               std::to_string(aBytes) + " B) and a " + std::to_string(view.bn) +
+               "x" + std::to_string(view.bk) + " tile of b (" +
+               std::to_string(bBytes) + " B); " + std::to_string(view.stages) +
+               " stages use " + std::to_string(total) + " of " +
+               std::to_string(limit) + " bytes on " + arch + warpWhy));
+  if (tir::Op *existing = kernel.find("tile.pipeline"))
+    *existing = std::move(plan);
+  else
+    kernel.body.push_back(std::move(plan));
+}
+
+} // namespace
+
+bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
+  unsigned before = context.diags.errorCount();
+  for (tir::Op &kernel : module.body) {
+    if (kernel.name != "tile.kernel")
+      continue;
+    std::optional<KernelView> view =
+        KernelView::getOrReport(kernel, context.diags, "plan-pipeline");
+    if (view)
+      planKernel(kernel, *view, context.diags);
+  }
+  return context.diags.errorCount() == before;
+}
+
+} // namespace tilec

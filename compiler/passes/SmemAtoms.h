@@ -1,0 +1,63 @@
+//===- compiler/passes/SmemAtoms.h - Swizzle atoms as the passes see them -*-
+//C++ -*-===//
+//
+// The eight canonical shared-memory atoms (K- or MN-major; INTER, SW32,
+// SW64, SW128) described by what the tile checks need: which extent is
+// contiguous, how many bytes it spans, and 8 rows along the other extent.
+// An atom of T spans SPAN / sizeof(T) elements along the contiguous extent:
+// K_SW64<bf16> is 8 x 32 elements.
+//
+// The layout algebra (ir/SwizzleAtom.h on the layout branch) owns the atoms
+// as layouts; this file only names them and finds them in expression text
+// until expressions are evaluated here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_COMPILER_PASSES_SMEMATOMS_H
+#define TILEC_COMPILER_PASSES_SMEMATOMS_H
+
+#include "ir/DType.h"
+#include "ir/GemmSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace tilec {
+
+/// One swizzle mode: "SW64" spans 64 bytes.
+struct SwizzleMode {
+  llvm::StringRef name; ///< INTER, SW32, SW64, SW128.
+  unsigned spanBytes;   ///< 16, 32, 64, 128.
+};
+
+/// The modes, largest first.
+llvm::ArrayRef<SwizzleMode> swizzleModesLargestFirst();
+
+/// A canonical atom: majorness, mode and element type.
+struct SmemAtom {
+  MajorKind major;
+  SwizzleMode mode;
+  DTypeKind dtype;
+
+  /// Elements along the contiguous extent.
+  unsigned contiguousElems() const {
+    return mode.spanBytes * 8 / dtypeBits(dtype);
+  }
+  /// `K_SW64`.
+  std::string name() const;
+  /// `K_SW64<bf16>`.
+  std::string nameWithType() const;
+};
+
+/// Finds the first atom name written in a layout expression
+/// (`tile_to_shape(K_SW64<bf16>, (128, 32))` gives K_SW64<bf16>).
+std::optional<SmemAtom> findAtomInText(llvm::StringRef text);
+
+/// Parses `K_SW64` (no type) for \p dtype.
+std::optional<SmemAtom> parseAtomName(llvm::StringRef name, DTypeKind dtype);
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_PASSES_SMEMATOMS_H

@@ -1,0 +1,450 @@
+//===- compiler/passes/Verify.cpp - The Tile IR verifier ------------------===//
+//
+// Checks the module against the op table (ir/TileIR.h): known ops in the
+// right place, symbols, required and known attributes of the right kinds,
+// how many of each op a kernel holds; then the values: targets, dtypes,
+// operand shapes and majorness, positive tile sizes, an explicit instruction
+// against the instruction table (ir/InstrTable.h), epilogue steps against
+// their table. Every message says what would be legal.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/Passes.h"
+
+#include "compiler/passes/KernelView.h"
+#include "ir/InstrTable.h"
+#include "ir/LayoutExpr.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace tilec {
+
+namespace {
+
+/// One epilogue step: the first target that has it and the options it takes.
+struct EpilogueStepInfo {
+  llvm::StringRef name;
+  ArchKind minArch;
+  bool takesSwizzle;
+};
+const EpilogueStepInfo EpilogueSteps[] = {
+    {"store", ArchKind::SM80, false},
+    {"stmatrix", ArchKind::SM90a, true},
+    {"tma_store", ArchKind::SM90a, false},
+};
+
+/// The extents of each operand in the TN view and which may be contiguous.
+struct OperandRole {
+  llvm::StringRef name;
+  llvm::StringRef dims[2];
+  llvm::StringRef example;
+};
+const OperandRole Roles[] = {
+    {"a", {"M", "K"}, "a : bf16[M, K] major(K)"},
+    {"b", {"N", "K"}, "b : bf16[N, K] major(K)"},
+    {"c", {"M", "N"}, "c : bf16[M, N] major(N)"},
+};
+
+/// Reports \p attr of \p op if it is a layout expression that does not
+/// evaluate (Tile IR read from text; sema checks .tile programs earlier).
+void verifyLayoutText(const tir::Op &op, llvm::StringRef key,
+                      DiagnosticEngine &diags) {
+  const tir::Attr *attr = op.get(key);
+  if (!attr || !attr->isString())
+    return;
+  llvm::Expected<LayoutValue> value = evaluateLayoutExpr(attr->str);
+  if (value)
+    return;
+  LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
+  diags.error(attrLoc(op, key), "layout expression of '" + op.name +
+                                    "': " + diag.message + " (column " +
+                                    llvm::Twine(diag.column + 1) + ")");
+}
+
+class Verifier {
+public:
+  explicit Verifier(PassContext &context)
+      : context(context), diags(context.diags) {}
+
+  void verifyModule(tir::Op &module);
+
+private:
+  bool verifySchema(const tir::Op &op);
+  void verifyKernel(tir::Op &kernel);
+  void verifyOperand(const tir::Op &op);
+  void verifyMma(const tir::Op &op, const KernelView *view);
+  void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch);
+
+  PassContext &context;
+  DiagnosticEngine &diags;
+};
+
+const char *kindNames(unsigned mask) {
+  switch (mask) {
+  case tir::IntAttr:
+    return "an integer";
+  case tir::IdentAttr:
+    return "an identifier";
+  case tir::StringAttr:
+    return "a string";
+  case tir::ListAttr:
+    return "a list";
+  case tir::IdentAttr | tir::StringAttr:
+    return "an identifier or a string";
+  }
+  return "a value";
+}
+
+unsigned kindBit(const tir::Attr &attr) {
+  switch (attr.kind) {
+  case tir::Attr::Kind::Int:
+    return tir::IntAttr;
+  case tir::Attr::Kind::Ident:
+    return tir::IdentAttr;
+  case tir::Attr::Kind::String:
+    return tir::StringAttr;
+  case tir::Attr::Kind::List:
+    return tir::ListAttr;
+  }
+  return 0;
+}
+
+bool Verifier::verifySchema(const tir::Op &op) {
+  const tir::OpSchema *schema = tir::findOpSchema(op.name);
+  if (!schema) {
+    diags.error(op.loc, "unknown op '" + op.name + "'");
+    return false;
+  }
+  bool ok = true;
+  if (schema->hasSymbol && op.symbol.empty()) {
+    diags.error(op.loc, "'" + op.name + "' needs a symbol ('@name')");
+    ok = false;
+  } else if (!schema->hasSymbol && !op.symbol.empty()) {
+    diags.error(op.loc, "'" + op.name + "' takes no symbol");
+    ok = false;
+  }
+  for (const tir::NamedAttr &attr : op.attrs) {
+    const tir::AttrSchema *known = nullptr;
+    for (const tir::AttrSchema &candidate : schema->attrs)
+      if (candidate.name == attr.name)
+        known = &candidate;
+    if (!known) {
+      std::string legal;
+      for (const tir::AttrSchema &candidate : schema->attrs)
+        legal += (legal.empty() ? "" : ", ") + candidate.name.str();
+      diags.error(attr.value.loc.isValid() ? attr.value.loc : op.loc,
+                  "unknown attribute '" + attr.name + "' on '" + op.name +
+                      "'; legal: " + (legal.empty() ? "none" : legal));
+      ok = false;
+      continue;
+    }
+    if (!(kindBit(attr.value) & known->kinds)) {
+      diags.error(attrLoc(op, attr.name), "attribute '" + attr.name + "' of '" +
+                                              op.name + "' must be " +
+                                              kindNames(known->kinds));
+      ok = false;
+    }
+  }
+  for (const tir::AttrSchema &required : schema->attrs)
+    if (required.required && !op.get(required.name)) {
+      diags.error(op.loc,
+                  "'" + op.name + "' needs attribute '" + required.name + "'");
+      ok = false;
+    }
+  return ok;
+}
+
+void Verifier::verifyOperand(const tir::Op &op) {
+  const OperandRole *role = nullptr;
+  for (const OperandRole &candidate : Roles)
+    if (candidate.name == op.symbol)
+      role = &candidate;
+  if (!role) {
+    diags.error(op.loc, "unknown operand '" + op.symbol +
+                            "'; a kernel's operands are a, b and c, as in '" +
+                            Roles[0].example + "'");
+    return;
+  }
+  llvm::StringRef dtype = op.getText("dtype");
+  if (!parseDType(dtype))
+    diags.error(attrLoc(op, "dtype"), "unknown element type '" + dtype +
+                                          "'; legal: " + listDTypeNames());
+  const tir::Attr *shape = op.get("shape");
+  if (shape->list.size() != 2) {
+    diags.error(attrLoc(op, "shape"),
+                "operand " + op.symbol + " has " +
+                    llvm::Twine(shape->list.size()) +
+                    " extents; operands are matrices: " + role->example);
+  } else {
+    for (unsigned i = 0; i < 2; ++i) {
+      const tir::Attr &dim = shape->list[i];
+      llvm::SMLoc loc = dim.loc.isValid() ? dim.loc : op.loc;
+      if (dim.isInt()) {
+        if (dim.intValue <= 0)
+          diags.error(loc, "fixed extent " + role->dims[i] + " of operand " +
+                               op.symbol + " must be positive, got " +
+                               llvm::Twine(dim.intValue));
+      } else if (!dim.isIdent(role->dims[i])) {
+        diags.error(
+            loc, "extent " + llvm::Twine(i + 1) + " of operand " + op.symbol +
+                     " must be " + role->dims[i] + " or a fixed size, not '" +
+                     (dim.isIdent() || dim.isString() ? dim.str : "a list") +
+                     "' (" + role->example + ")");
+      }
+    }
+  }
+  llvm::StringRef major = op.getText("major");
+  if (major != role->dims[0] && major != role->dims[1])
+    diags.error(attrLoc(op, "major"), "operand " + op.symbol +
+                                          " cannot be major(" + major +
+                                          "); legal: major(" + role->dims[1] +
+                                          ") or major(" + role->dims[0] + ")");
+}
+
+void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
+  llvm::StringRef instr = op.getText("instr");
+  if (const tir::Attr *wg = op.get("warpgroups"); wg && wg->isInt()) {
+    if (wg->intValue < 1 || wg->intValue > 4)
+      diags.error(attrLoc(op, "warpgroups"),
+                  "warpgroups must be 1..4, got " + llvm::Twine(wg->intValue));
+  }
+  if (instr == "auto")
+    return;
+  std::optional<InstrName> name = parseInstrName(instr);
+  if (!name) {
+    diags.error(attrLoc(op, "instr"),
+                "unknown instruction '" + instr +
+                    "'; write 'auto' or FAMILY.mMnNkK, e.g. "
+                    "mma.sync.m16n8k16, wgmma.m64n128k16, "
+                    "tcgen05.mma.m128n256k16");
+    return;
+  }
+  if (op.get("warpgroups") && name->family != MmaFamilyKind::Wgmma)
+    diags.error(attrLoc(op, "warpgroups"),
+                "warpgroups(...) applies to wgmma only, not " +
+                    familyName(name->family));
+  if (!view)
+    return;
+  InstrLookup lookup =
+      lookupInstr(*name, view->arch, view->aType, view->bType, view->accType);
+  if (!lookup.row) {
+    diags.error(attrLoc(op, "instr"), lookup.error);
+    return;
+  }
+  const InstrInfo &row = *lookup.row;
+  if (view->aMajor == MajorKind::MN && !row.mnMajorA)
+    diags.error(attrLoc(op, "instr"), formatInstrName(*name) + " reads " +
+                                          dtypeInfo(view->aType).name +
+                                          " A K-major only, but a is "
+                                          "major(M); make a major(K)");
+  if (view->bMajor == MajorKind::MN && !row.mnMajorB)
+    diags.error(attrLoc(op, "instr"), formatInstrName(*name) + " reads " +
+                                          dtypeInfo(view->bType).name +
+                                          " B K-major only, but b is "
+                                          "major(N); make b major(K)");
+}
+
+void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
+  const tir::Attr *steps = op.get("steps");
+  if (steps->list.empty())
+    diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
+                                      "steps: store, stmatrix, tma_store");
+  for (const tir::Attr &step : steps->list) {
+    llvm::SMLoc loc = step.loc.isValid() ? step.loc : op.loc;
+    if (!step.isList() || step.list.empty() || !step.list[0].isIdent()) {
+      diags.error(loc, "an epilogue step is a list [NAME, \"option\"...]");
+      continue;
+    }
+    const tir::Attr &name = step.list[0];
+    const EpilogueStepInfo *info = nullptr;
+    for (const EpilogueStepInfo &candidate : EpilogueSteps)
+      if (candidate.name == name.str)
+        info = &candidate;
+    if (!info) {
+      diags.error(loc, "unknown epilogue step '" + name.str +
+                           "'; legal: store, stmatrix, tma_store");
+      continue;
+    }
+    if (arch && archInfo(*arch).computeCapability <
+                    archInfo(info->minArch).computeCapability)
+      diags.error(loc, "epilogue step '" + name.str + "' needs " +
+                           archInfo(info->minArch).name +
+                           " or newer; this kernel targets " +
+                           archInfo(*arch).name + ", where 'store' is legal");
+    for (size_t i = 1; i < step.list.size(); ++i) {
+      const tir::Attr &option = step.list[i];
+      llvm::SMLoc optionLoc = option.loc.isValid() ? option.loc : loc;
+      llvm::StringRef text =
+          option.isString() ? llvm::StringRef(option.str) : llvm::StringRef();
+      bool ok = info->takesSwizzle &&
+                (text == "swizzle(32B)" || text == "swizzle(64B)" ||
+                 text == "swizzle(128B)" || text == "swizzle(none)");
+      if (!ok)
+        diags.error(
+            optionLoc,
+            "epilogue step '" + name.str + "' does not take '" + text + "'" +
+                (info->takesSwizzle ? "; legal: swizzle(32B), swizzle(64B), "
+                                      "swizzle(128B), swizzle(none)"
+                                    : "; it takes no options"));
+    }
+  }
+}
+
+void Verifier::verifyKernel(tir::Op &kernel) {
+  llvm::StringRef archName = kernel.getText("arch");
+  std::optional<ArchKind> arch = parseArch(archName);
+  if (!arch)
+    diags.error(attrLoc(kernel, "arch"),
+                "unknown target '" + archName + "'; legal: " + listArchNames());
+  else if (context.arch && *context.arch != *arch)
+    diags.error(attrLoc(kernel, "arch"),
+                "kernel '" + kernel.symbol + "' is written for " + archName +
+                    " but --arch asks for " + archInfo(*context.arch).name);
+
+  // Op placement, counts and duplicates.
+  llvm::StringMap<const tir::Op *> first;
+  std::vector<const tir::Op *> checked; // In order, for deterministic output.
+  for (const tir::Op &op : kernel.body) {
+    // An op with bad attributes still counts as declared, so one mistake
+    // does not also read as a missing line.
+    bool schemaOk = verifySchema(op);
+    const tir::OpSchema *schema = tir::findOpSchema(op.name);
+    if (!schema)
+      continue;
+    if (schema->maxPerKernel == 0) {
+      diags.error(op.loc, "'" + op.name + "' cannot appear inside a kernel");
+      continue;
+    }
+    std::string key = op.name + "@" + op.symbol;
+    auto [it, inserted] = first.try_emplace(key, &op);
+    if (!inserted) {
+      std::string what =
+          op.symbol.empty() ? "'" + schema->sourceName.str() + "'"
+                            : schema->sourceName.str() + " '" + op.symbol + "'";
+      diags.error(op.loc,
+                  "kernel '" + kernel.symbol + "' declares " + what + " twice");
+      diags.note(it->second->loc, "the first declaration is here");
+      continue;
+    }
+    if (!schemaOk)
+      continue;
+    checked.push_back(&op);
+    if (op.name == "tile.operand")
+      verifyOperand(op);
+    if (op.name == "tile.smem") {
+      if (op.symbol != "a" && op.symbol != "b")
+        diags.error(op.loc,
+                    "smem takes operand a or b, not '" + op.symbol + "'");
+      verifyLayoutText(op, "layout", diags);
+      const tir::Attr *layout = op.get("layout");
+      if (layout->isIdent() && layout->str != "auto")
+        diags.error(attrLoc(op, "layout"),
+                    "smem layout must be 'auto' or a layout expression, not "
+                    "'" +
+                        layout->str + "'");
+    }
+    if (op.name == "tile.acc" && !parseDType(op.getText("dtype")))
+      diags.error(attrLoc(op, "dtype"), "unknown accumulator type '" +
+                                            op.getText("dtype") +
+                                            "'; legal: f32, f16");
+    if (op.name == "tile.tile") {
+      for (llvm::StringRef key : {"bm", "bn", "bk"}) {
+        int64_t value = *op.getInt(key);
+        std::string upper = key.upper();
+        if (value <= 0)
+          diags.error(attrLoc(op, key),
+                      upper + " must be positive, got " + llvm::Twine(value));
+        else if (value > 65536)
+          diags.error(attrLoc(op, key), upper + " = " + llvm::Twine(value) +
+                                            " is larger than 65536");
+      }
+    }
+    if (op.name == "tile.stages") {
+      int64_t count = *op.getInt("count");
+      if (count < 1 || count > 64)
+        diags.error(attrLoc(op, "count"),
+                    "stages must be 1..64, got " + llvm::Twine(count));
+    }
+  }
+  // Required ops.
+  for (const tir::OpSchema &schema : tir::opSchemas()) {
+    if (schema.minPerKernel == 0)
+      continue;
+    if (schema.name == "tile.operand" || schema.name == "tile.smem") {
+      for (const OperandRole &role : Roles) {
+        if (schema.name == "tile.smem" && role.name == "c")
+          continue;
+        if (!first.count(schema.name.str() + "@" + role.name.str()))
+          diags.error(kernel.loc,
+                      "kernel '" + kernel.symbol + "' does not declare " +
+                          (schema.name == "tile.operand"
+                               ? "operand " + role.name.str() + "; add e.g. '" +
+                                     role.example.str() + "'"
+                               : "the smem layout of " + role.name.str() +
+                                     "; add 'smem " + role.name.str() +
+                                     " = auto'"));
+      }
+      continue;
+    }
+    if (!first.count(schema.name.str() + "@"))
+      diags.error(kernel.loc, "kernel '" + kernel.symbol + "' has no '" +
+                                  schema.sourceName + "' line");
+  }
+  // Ops that passed the schema check above; the instruction is checked
+  // against the table only when the kernel's types are readable.
+  std::optional<KernelView> view = KernelView::get(kernel);
+  for (const tir::Op *checkedOp : checked) {
+    const tir::Op &op = *checkedOp;
+    if (op.name == "tile.mma")
+      verifyMma(op, view ? &*view : nullptr);
+    if (op.name == "tile.epilogue")
+      verifyEpilogue(op, arch);
+  }
+}
+
+void Verifier::verifyModule(tir::Op &module) {
+  if (module.name != "tile.module") {
+    diags.error(module.loc, "expected 'tile.module' at the top");
+    return;
+  }
+  llvm::StringMap<const tir::Op *> symbols;
+  for (tir::Op &op : module.body) {
+    if (!verifySchema(op))
+      continue;
+    const tir::OpSchema *schema = tir::findOpSchema(op.name);
+    if (schema->maxPerKernel != 0 || op.name == "tile.module") {
+      diags.error(op.loc, "'" + op.name + "' belongs inside a tile.kernel");
+      continue;
+    }
+    if (!op.symbol.empty()) {
+      auto [it, inserted] = symbols.try_emplace(op.symbol, &op);
+      if (!inserted) {
+        diags.error(op.loc, "'" + op.symbol + "' is already defined");
+        diags.note(it->second->loc, "the first definition is here");
+      }
+    }
+    if (op.name == "tile.layout")
+      verifyLayoutText(op, "expr", diags);
+    if (op.name == "tile.print") {
+      llvm::StringRef kind = op.getText("kind");
+      if (kind != "descriptor")
+        verifyLayoutText(op, "expr", diags);
+      if (!kind.empty() && kind != "layout" && kind != "descriptor")
+        diags.error(attrLoc(op, "kind"), "print kind must be layout or "
+                                         "descriptor, not '" +
+                                             kind + "'");
+    }
+    if (op.name == "tile.kernel")
+      verifyKernel(op);
+  }
+}
+
+} // namespace
+
+bool runVerifyPass(tir::Op &module, PassContext &context) {
+  unsigned before = context.diags.errorCount();
+  Verifier verifier(context);
+  verifier.verifyModule(module);
+  return context.diags.errorCount() == before;
+}
+
+} // namespace tilec
