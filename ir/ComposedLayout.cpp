@@ -1,4 +1,4 @@
-//===- ir/ComposedLayout.cpp - Swizzle o offset o layout ----------------------===//
+//===- ir/ComposedLayout.cpp - Swizzle o offset o layout ------------------===//
 //
 // Evaluation and printing of swizzled layouts.
 //

@@ -1,4 +1,4 @@
-//===- ir/ComposedLayout.h - Swizzle o offset o layout -----------*- C++ -*-===//
+//===- ir/ComposedLayout.h - Swizzle o offset o layout ----------*- C++ -*-===//
 //
 // A swizzled shared-memory layout: a coordinate goes through an inner layout,
 // then an offset is added, then a swizzle is applied (CuTe's

@@ -1,4 +1,4 @@
-//===- ir/IntTuple.cpp - Nested integer tuples ------------------------------===//
+//===- ir/IntTuple.cpp - Nested integer tuples ----------------------------===//
 //
 // Structure queries, printing and the index/coordinate arithmetic shared by
 // Layout and the algebra.

@@ -1,4 +1,4 @@
-//===- ir/IntTuple.h - Nested integer tuples (CuTe's IntTuple) ---*- C++ -*-===//
+//===- ir/IntTuple.h - Nested integer tuples --------------------*- C++ -*-===//
 //
 // Shapes, strides and coordinates of the layout algebra are nested tuples of
 // integers: a leaf integer, or a tuple of IntTuples. They are small runtime
@@ -30,8 +30,7 @@ public:
   /// A tuple of \p elems.
   IntTuple(std::vector<IntTuple> elems)
       : leaf(false), elems(std::move(elems)) {}
-  IntTuple(std::initializer_list<IntTuple> elems)
-      : leaf(false), elems(elems) {}
+  IntTuple(std::initializer_list<IntTuple> elems) : leaf(false), elems(elems) {}
 
   /// A tuple (never a leaf) of the given elements.
   static IntTuple tuple(std::vector<IntTuple> elems) {

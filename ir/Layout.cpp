@@ -1,4 +1,4 @@
-//===- ir/Layout.cpp - CuTe layouts: a shape and a stride --------------------===//
+//===- ir/Layout.cpp - CuTe layouts: a shape and a stride -----------------===//
 //
 // Construction, evaluation, coalescing and printing of layouts. Coalescing
 // follows CuTe's back-to-front merge so that results print exactly as CuTe
@@ -170,10 +170,10 @@ llvm::Expected<Layout> tilec::coalesce(const Layout &layout,
   if (profile.isLeaf())
     return coalesce(layout);
   if (profile.rank() > layout.rank())
-    return llvm::createStringError(
-        "coalesce: the profile " + profile.str() + " has " +
-        std::to_string(profile.rank()) + " modes but the layout " +
-        layout.str() + " has " + std::to_string(layout.rank()));
+    return llvm::createStringError("coalesce: the profile " + profile.str() +
+                                   " has " + std::to_string(profile.rank()) +
+                                   " modes but the layout " + layout.str() +
+                                   " has " + std::to_string(layout.rank()));
   std::vector<Layout> modes;
   for (size_t i = 0; i < layout.rank(); ++i) {
     if (i < profile.rank()) {

@@ -1,4 +1,4 @@
-//===- ir/Layout.h - CuTe layouts: a shape and a stride ----------*- C++ -*-===//
+//===- ir/Layout.h - CuTe layouts: a shape and a stride ---------*- C++ -*-===//
 //
 // A Layout maps coordinates to offsets: a nested shape and a congruent nested
 // stride; the offset of a natural coordinate is the inner product with the
@@ -64,9 +64,7 @@ struct Layout {
   friend bool operator==(const Layout &a, const Layout &b) {
     return a.shape == b.shape && a.stride == b.stride;
   }
-  friend bool operator!=(const Layout &a, const Layout &b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const Layout &a, const Layout &b) { return !(a == b); }
 };
 
 /// A layout whose top-level modes are \p modes: (s0,s1,...):(d0,d1,...).
@@ -81,16 +79,18 @@ Layout makeLayoutLeft(const IntTuple &shape);
 Layout makeLayoutRight(const IntTuple &shape);
 
 /// The compact layout of \p shape whose modes are visited in \p order
-/// (congruent to \p shape; lower ranks are faster), as CuTe's make_ordered_layout.
-/// Example: makeOrderedLayout((4,8), (1,0)) is (4,8):(8,1).
+/// (congruent to \p shape; lower ranks are faster), as CuTe's
+/// make_ordered_layout. Example: makeOrderedLayout((4,8), (1,0)) is
+/// (4,8):(8,1).
 Layout makeOrderedLayout(const IntTuple &shape, const IntTuple &order);
 
 /// The same function with all modes flattened into one flat tuple.
 Layout flatten(const Layout &layout);
 
 /// The simplest layout with the same function on [0, size): size-1 modes
-/// removed and contiguous modes merged, flat (a single mode gives a rank-1
-/// layout). Example: coalesce((2,(1,6)):(1,(6,2))) is 12:1.
+/// removed and contiguous modes merged, flat (a single mode is printed as a
+/// plain integer layout, all size-1 as 1:0).
+/// Example: coalesce((2,(1,6)):(1,(6,2))) is 12:1.
 Layout coalesce(const Layout &layout);
 
 /// Coalesces within the modes given by \p profile (CuTe's coalesce with a

@@ -1,4 +1,4 @@
-//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product -----===//
+//===- ir/LayoutAlgebra.cpp - Composition, complement, divide, product ----===//
 //
 // CuTe's layout algebra on runtime values. Every admissibility condition CuTe
 // checks statically (stride and shape divisibility in composition, injectivity
@@ -81,6 +81,17 @@ Expected<Layout> compositionImpl(const FlatLayout &lhs, const Layout &a,
           a.str(), rStride.getValue(), currShape));
     int64_t nextShape = ceilDiv(currShape, absStride);
     int64_t nextStride = ceilDiv(absStride, currShape) * signum(restStride);
+    // CuTe's weak condition lets a stride smaller than the shape through
+    // even when it does not divide it; the result is only the function
+    // A(B(i)) when B ends inside this mode, so anything else is an error.
+    if (currShape % absStride != 0 && absStride < currShape &&
+        restShape > nextShape)
+      return fail(llvm::formatv(
+          "composition of {0} with {1}:{2}: stride {3} does not divide the "
+          "shape {4} of the left (coalesced) layout and the right layout "
+          "runs past it (stride divisibility condition)",
+          a.str(), rShape.getValue(), rStride.getValue(), absStride,
+          currShape));
     if (nextShape == 1 || restShape == 1) {
       restStride = nextStride;
       continue;
@@ -89,10 +100,11 @@ Expected<Layout> compositionImpl(const FlatLayout &lhs, const Layout &a,
     if (restShape % newShape != 0)
       return fail(llvm::formatv(
           "composition of {0} with {1}:{2}: the remaining shape {3} is not "
-          "a multiple of {4}, the part that fits in the left layout's mode "
-          "{5} (shape divisibility condition)",
-          a.str(), rShape.getValue(), rStride.getValue(), restShape,
-          newShape, currShape));
+          "a multiple of {4}, the part of it that fits in the left layout's "
+          "mode "
+          "of size {5} (shape divisibility condition)",
+          a.str(), rShape.getValue(), rStride.getValue(), restShape, newShape,
+          currShape));
     resShape.push_back(newShape);
     resStride.push_back(restStride * currStride);
     restShape /= newShape;
@@ -240,10 +252,9 @@ static Expected<Layout> byMode(const char *op, const Layout &a, const Tiler &b,
 
 Expected<Layout> tilec::logicalDivide(const Layout &a, const Tiler &b) {
   if (!b.isLayout())
-    return byMode("logical_divide", a, b,
-                  [](const Layout &l, const Tiler &t) {
-                    return logicalDivide(l, t);
-                  });
+    return byMode("logical_divide", a, b, [](const Layout &l, const Tiler &t) {
+      return logicalDivide(l, t);
+    });
   const Layout &tiler = b.getLayout();
   Expected<Layout> rest = complement(tiler, coalesce(a).shape);
   if (!rest)
@@ -310,10 +321,9 @@ Expected<Layout> tilec::flatDivide(const Layout &a, const Tiler &b) {
 
 Expected<Layout> tilec::logicalProduct(const Layout &a, const Tiler &b) {
   if (!b.isLayout())
-    return byMode("logical_product", a, b,
-                  [](const Layout &l, const Tiler &t) {
-                    return logicalProduct(l, t);
-                  });
+    return byMode("logical_product", a, b, [](const Layout &l, const Tiler &t) {
+      return logicalProduct(l, t);
+    });
   const Layout &tiler = b.getLayout();
   Expected<Layout> c = complement(a, a.size() * tiler.cosize());
   if (!c)
@@ -355,12 +365,17 @@ static Expected<Layout> rankProduct(const Layout &a, const Layout &b,
   Expected<Layout> p = logicalProduct(pa, Tiler(pb));
   if (!p)
     return p.takeError();
+  // Mode i of each half; a leaf operand's composed half may be a tuple
+  // (a mode split by the composition) and is then one mode as a whole.
   Layout block = p->mode(0), rest = p->mode(1);
-  if (r == 1 && block.shape.isLeaf() && rest.shape.isLeaf())
+  auto modeOf = [](const Layout &half, const Layout &operand, size_t i) {
+    return operand.shape.isLeaf() ? half : half.mode(i);
+  };
+  if (r == 1 && pa.shape.isLeaf() && pb.shape.isLeaf())
     return raked ? makeLayout({rest, block}) : makeLayout({block, rest});
   std::vector<Layout> modes;
   for (size_t i = 0; i < r; ++i) {
-    Layout x = block.mode(i), y = rest.mode(i);
+    Layout x = modeOf(block, pa, i), y = modeOf(rest, pb, i);
     modes.push_back(raked ? makeLayout({y, x}) : makeLayout({x, y}));
   }
   return makeLayout(modes);
@@ -448,8 +463,8 @@ Expected<Layout> tilec::tileToShape(const Layout &atom, const IntTuple &shape,
           i, shape.str(), ts, bs, atom.str()));
     product.push_back(ts / bs);
   }
-  IntTuple productShape = r == 1 && shape.isLeaf() ? product[0]
-                                                   : IntTuple(product);
+  IntTuple productShape =
+      r == 1 && shape.isLeaf() ? product[0] : IntTuple(product);
   Layout tiler;
   if (order) {
     if (!isWeaklyCongruent(*order, productShape) ||
@@ -600,8 +615,7 @@ Expected<Swizzle> tilec::downcast(const Swizzle &swizzle, int64_t n) {
     return fail(llvm::formatv("downcast of {0} by {1}: a swizzle can only "
                               "be recast by a power of two",
                               swizzle.str(), n));
-  return Swizzle::get(swizzle.bits, swizzle.base + log2Exact(n),
-                      swizzle.shift);
+  return Swizzle::get(swizzle.bits, swizzle.base + log2Exact(n), swizzle.shift);
 }
 
 Expected<ComposedLayout> tilec::upcast(const ComposedLayout &layout,

@@ -1,4 +1,4 @@
-//===- ir/LayoutAlgebra.h - Composition, complement, divide, product -*- C++ -*-===//
+//===- ir/LayoutAlgebra.h - CuTe's layout algebra ---------------*- C++ -*-===//
 //
 // CuTe's layout algebra on runtime values. Operations that have no result
 // under CuTe's admissibility rules (a composition whose shapes do not divide,
@@ -50,9 +50,14 @@ private:
   std::vector<Tiler> modes;
 };
 
-/// R = A o B: R(c) == A(B(c)) for every coordinate c of B; R has B's shape
-/// (after coalescing B), fails when B's strides and shapes do not divide A's
-/// shape as CuTe requires.
+/// R = A o B, CuTe's composition: A is coalesced, then each mode of B is
+/// composed on its own (so R keeps B's nesting, a mode of B possibly split
+/// into a tuple). R(c) == A(B(c)) for every c when the modes of B do not
+/// carry into each other's digits of A (e.g. injective power-of-two
+/// layouts). Fails when CuTe's stride or shape divisibility condition does
+/// not hold; unlike CuTe's weak (dynamic) check, a stride that neither
+/// divides nor is a multiple of A's mode is also refused when B runs past
+/// that mode, where CuTe would return a layout that is not A o B.
 llvm::Expected<Layout> composition(const Layout &a, const Layout &b);
 /// Composition with a tiler: a layout tiler composes as a whole; a by-mode
 /// tiler composes mode i of \p a with tiler mode i and, as CuTe does, drops
@@ -78,7 +83,8 @@ llvm::Expected<Layout> tiledDivide(const Layout &a, const Tiler &b);
 /// (TileM,TileN,...,RestM,RestN,...).
 llvm::Expected<Layout> flatDivide(const Layout &a, const Tiler &b);
 
-/// (A, complement(A, size(A)*cosize(B)) o B), per mode for a by-mode tiler.
+/// (A, complement(A, size(A)*cosize(B)) o B); for a by-mode tiler, mode i of
+/// A times tiler mode i, each on its own (the remaining modes of A kept).
 llvm::Expected<Layout> logicalProduct(const Layout &a, const Tiler &b);
 /// ((A modes...),(rest modes...)) of the logical product.
 llvm::Expected<Layout> zippedProduct(const Layout &a, const Tiler &b);

@@ -1,4 +1,4 @@
-//===- ir/LayoutExpr.cpp - The layout expression language -------------------===//
+//===- ir/LayoutExpr.cpp - The layout expression language -----------------===//
 //
 // A recursive-descent parser that evaluates as it parses. Grammar:
 //
@@ -98,8 +98,18 @@ namespace {
 constexpr int64_t kMaxInt = int64_t(1) << 31;
 constexpr int kMaxDepth = 64;
 
-enum class Tok { Int, Name, LParen, RParen, Comma, Colon, Less, Greater, End,
-                 Bad };
+enum class Tok {
+  Int,
+  Name,
+  LParen,
+  RParen,
+  Comma,
+  Colon,
+  Less,
+  Greater,
+  End,
+  Bad
+};
 
 struct Token {
   Tok kind;
@@ -111,7 +121,10 @@ struct Token {
 std::string describe(const Token &t) {
   if (t.kind == Tok::End)
     return "the end of the input";
-  return "'" + t.text.str() + "'";
+  std::string s = "'";
+  s.append(t.text.data(), t.text.size());
+  s.push_back('\'');
+  return s;
 }
 
 llvm::Error errorAt(unsigned col, const llvm::Twine &msg) {
@@ -133,6 +146,20 @@ bool layoutFits(const Layout &l) {
   return true;
 }
 
+llvm::Expected<Layout> toLayout(const LayoutValue &v, unsigned col,
+                                llvm::StringRef fn);
+
+// Whether the product of |leaves| of a shape stays below 2^31.
+bool shapeFits(const IntTuple &s) {
+  __int128 p = 1;
+  for (int64_t x : s.leaves()) {
+    p *= x < 0 ? -(__int128)x : (__int128)x;
+    if (p >= kMaxInt)
+      return false;
+  }
+  return true;
+}
+
 class Parser {
 public:
   Parser(llvm::StringRef text, const LayoutEnv *env) : text(text), env(env) {}
@@ -144,8 +171,8 @@ public:
     if (!v)
       return v.takeError();
     if (peek().kind != Tok::End)
-      return errorAt(peek().col, "unexpected '" + peek().text +
-                                     "' after the expression");
+      return errorAt(peek().col,
+                     "unexpected '" + peek().text + "' after the expression");
     return v;
   }
 
@@ -199,12 +226,24 @@ private:
       }
       Tok k;
       switch (c) {
-      case '(': k = Tok::LParen; break;
-      case ')': k = Tok::RParen; break;
-      case ',': k = Tok::Comma; break;
-      case ':': k = Tok::Colon; break;
-      case '<': k = Tok::Less; break;
-      case '>': k = Tok::Greater; break;
+      case '(':
+        k = Tok::LParen;
+        break;
+      case ')':
+        k = Tok::RParen;
+        break;
+      case ',':
+        k = Tok::Comma;
+        break;
+      case ':':
+        k = Tok::Colon;
+        break;
+      case '<':
+        k = Tok::Less;
+        break;
+      case '>':
+        k = Tok::Greater;
+        break;
       default:
         return errorAt(col, llvm::formatv("unexpected character '{0}'",
                                           text.substr(i, 1)));
@@ -218,14 +257,16 @@ private:
 
   llvm::Error expect(Tok kind, llvm::StringRef what) {
     if (peek().kind != kind)
-      return errorAt(peek().col, "expected " + what + ", found " + describe(peek()));
+      return errorAt(peek().col,
+                     "expected " + what + ", found " + describe(peek()));
     next();
     return llvm::Error::success();
   }
 
   llvm::Expected<int64_t> parseInt(llvm::StringRef what) {
     if (peek().kind != Tok::Int)
-      return errorAt(peek().col, "expected " + what + ", found " + describe(peek()));
+      return errorAt(peek().col,
+                     "expected " + what + ", found " + describe(peek()));
     return next().value;
   }
 
@@ -244,7 +285,8 @@ private:
     unsigned oCol = next().col;
     if (!lhs->isSwizzle())
       return errorAt(col, "the left side of 'o' must be a swizzle Sw<B,M,S>, "
-                          "not " + lhs->str());
+                          "not " +
+                              lhs->str());
     Swizzle sw = lhs->getSwizzle();
     int64_t offset = 0;
     if (peek().kind == Tok::Int && peek(1).kind == Tok::Name &&
@@ -258,12 +300,15 @@ private:
       return rhs.takeError();
     if (rhs->isLayout())
       return LayoutValue(ComposedLayout(sw, offset, rhs->getLayout()));
-    if (rhs->isIntTuple())
-      return LayoutValue(
-          ComposedLayout(sw, offset, makeLayoutLeft(rhs->getIntTuple())));
+    if (rhs->isIntTuple()) {
+      llvm::Expected<Layout> l = toLayout(*rhs, rhsCol, "'o'");
+      if (!l)
+        return l.takeError();
+      return LayoutValue(ComposedLayout(sw, offset, *l));
+    }
     (void)oCol;
-    return errorAt(rhsCol, "the right side of 'o' must be a layout, not " +
-                               rhs->str());
+    return errorAt(rhsCol,
+                   "the right side of 'o' must be a layout, not " + rhs->str());
   }
 
   llvm::Expected<LayoutValue> parsePrimary(int depth) {
@@ -287,7 +332,8 @@ private:
       return errorAt(t.col, "expected a layout expression, found the end of "
                             "the input");
     default:
-      return errorAt(t.col, "expected a layout expression, found " + describe(t));
+      return errorAt(t.col,
+                     "expected a layout expression, found " + describe(t));
     }
   }
 
@@ -326,7 +372,8 @@ private:
     unsigned colonCol = next().col;
     if (!shape.isIntTuple())
       return errorAt(col, "the shape before ':' must be a tuple of "
-                          "integers, not " + shape.str());
+                          "integers, not " +
+                              shape.str());
     IntTuple s = shape.getIntTuple();
     for (int64_t v : s.leaves())
       if (v <= 0)
@@ -344,20 +391,24 @@ private:
       strideVal = std::move(*v);
     } else {
       return errorAt(peek().col, "expected a stride after the ':' at column " +
-                                     std::to_string(colonCol + 1) + ", found " + describe(peek()));
+                                     std::to_string(colonCol + 1) + ", found " +
+                                     describe(peek()));
     }
     if (!strideVal.isIntTuple())
       return errorAt(strideCol, "the stride must be a tuple of integers, "
-                                "not " + strideVal.str());
+                                "not " +
+                                    strideVal.str());
     IntTuple d = strideVal.getIntTuple();
     if (!isCongruent(s, d))
       return errorAt(strideCol, "the stride " + d.str() +
                                     " does not have the nesting of the "
-                                    "shape " + s.str());
+                                    "shape " +
+                                    s.str());
     Layout l(s, d);
     if (!layoutFits(l))
-      return errorAt(col, "layout " + l.str() + " is too large (size and "
-                                                "cosize must be below 2^31)");
+      return errorAt(col, "layout " + l.str() +
+                              " is too large (size and "
+                              "cosize must be below 2^31)");
     return LayoutValue(l);
   }
 
@@ -381,8 +432,8 @@ private:
   }
 
   llvm::Expected<LayoutValue> parseSwizzle(const Token &name) {
-    if (llvm::Error e = expect(Tok::Less, "'<' after '" + name.text.str() +
-                                              "'"))
+    if (llvm::Error e =
+            expect(Tok::Less, "'<' after '" + name.text.str() + "'"))
       return e;
     int v[3];
     const char *what[3] = {"B", "M", "S"};
@@ -415,7 +466,8 @@ private:
       return e;
     if (peek().kind != Tok::Name)
       return errorAt(peek().col, "expected an element type (" +
-                                     listDTypeNames() + "), found " + describe(peek()));
+                                     listDTypeNames() + "), found " +
+                                     describe(peek()));
     Token dt = next();
     std::optional<DTypeKind> dtype = parseDType(dt.text);
     if (!dtype)
@@ -442,20 +494,34 @@ struct FunctionInfo {
 };
 
 const FunctionInfo kFunctions[] = {
-    {"make_layout", 1, 2},     {"make_ordered", 2, 2},
-    {"coalesce", 1, 2},        {"composition", 2, 2},
-    {"complement", 1, 2},      {"logical_divide", 2, 2},
-    {"zipped_divide", 2, 2},   {"tiled_divide", 2, 2},
-    {"flat_divide", 2, 2},     {"logical_product", 2, 2},
-    {"zipped_product", 2, 2},  {"tiled_product", 2, 2},
-    {"blocked_product", 2, 2}, {"raked_product", 2, 2},
-    {"right_inverse", 1, 1},   {"left_inverse", 1, 1},
-    {"tile_to_shape", 2, 3},   {"recast", 3, 3},
-    {"upcast", 2, 2},          {"downcast", 2, 2},
-    {"max_common_vector", 2, 2}, {"max_common_layout", 2, 2},
-    {"size", 1, 1},            {"cosize", 1, 1},
-    {"rank", 1, 1},            {"depth", 1, 1},
-    {"flatten", 1, 1},         {"filter", 1, 1},
+    {"make_layout", 1, 2},
+    {"make_ordered", 2, 2},
+    {"coalesce", 1, 2},
+    {"composition", 2, 2},
+    {"complement", 1, 2},
+    {"logical_divide", 2, 2},
+    {"zipped_divide", 2, 2},
+    {"tiled_divide", 2, 2},
+    {"flat_divide", 2, 2},
+    {"logical_product", 2, 2},
+    {"zipped_product", 2, 2},
+    {"tiled_product", 2, 2},
+    {"blocked_product", 2, 2},
+    {"raked_product", 2, 2},
+    {"right_inverse", 1, 1},
+    {"left_inverse", 1, 1},
+    {"tile_to_shape", 2, 3},
+    {"recast", 3, 3},
+    {"upcast", 2, 2},
+    {"downcast", 2, 2},
+    {"max_common_vector", 2, 2},
+    {"max_common_layout", 2, 2},
+    {"size", 1, 1},
+    {"cosize", 1, 1},
+    {"rank", 1, 1},
+    {"depth", 1, 1},
+    {"flatten", 1, 1},
+    {"filter", 1, 1},
 };
 
 std::vector<llvm::StringRef> functionNameList() {
@@ -489,7 +555,8 @@ llvm::Expected<Tiler> toTiler(const LayoutValue &v, unsigned col) {
   }
   default:
     return errorAt(col, "a tiler must be a layout, an integer or a tuple of "
-                        "those, not " + v.str());
+                        "those, not " +
+                            v.str());
   }
 }
 
@@ -504,27 +571,36 @@ llvm::Expected<Layout> toLayout(const LayoutValue &v, unsigned col,
         return errorAt(col, llvm::formatv("{0}: the shape {1} has a mode "
                                           "{2}; modes must be positive",
                                           fn, s.str(), x));
+    if (!shapeFits(s))
+      return errorAt(col, fn + ": the shape " + s.str() +
+                              " is too large (its size must be below 2^31)");
     return makeLayoutLeft(s);
   }
-  return errorAt(col, fn + ": expected a layout, not " +
-                          (v.isComposed() ? "the swizzled layout "
-                                          : std::string()) +
-                          v.str());
+  return errorAt(col,
+                 fn + ": expected a layout, not " +
+                     (v.isComposed() ? "the swizzled layout " : std::string()) +
+                     v.str());
 }
 
 llvm::Expected<IntTuple> toShape(const LayoutValue &v, unsigned col,
                                  llvm::StringRef fn, llvm::StringRef what) {
   if (!v.isIntTuple())
-    return errorAt(col, fn + ": " + what + " must be a tuple of integers, "
-                                           "not " + v.str());
-  return v.getIntTuple();
+    return errorAt(col, fn + ": " + what +
+                            " must be a tuple of integers, "
+                            "not " +
+                            v.str());
+  IntTuple s = v.getIntTuple();
+  if (!shapeFits(s))
+    return errorAt(col, fn + ": " + what + " " + s.str() +
+                            " is too large (its product must be below 2^31)");
+  return s;
 }
 
 llvm::Expected<int64_t> toInt(const LayoutValue &v, unsigned col,
                               llvm::StringRef fn, llvm::StringRef what) {
   if (!v.isInteger())
-    return errorAt(col, fn + ": " + what + " must be an integer, not " +
-                            v.str());
+    return errorAt(col,
+                   fn + ": " + what + " must be an integer, not " + v.str());
   return v.getInteger();
 }
 
@@ -577,8 +653,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   next();
   if (args.size() < fn->minArgs || args.size() > fn->maxArgs)
     return errorAt(name.col,
-                   llvm::formatv("{0} takes {1} argument{2}, not {3}",
-                                 fn->name,
+                   llvm::formatv("{0} takes {1} argument{2}, not {3}", fn->name,
                                  fn->minArgs == fn->maxArgs
                                      ? std::to_string(fn->minArgs)
                                      : std::to_string(fn->minArgs) + " or " +
@@ -588,7 +663,10 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   unsigned col = name.col;
   // Wraps an algebra error with the column of the call.
   auto wrap = [&](llvm::Error e) -> llvm::Error {
-    return errorAt(col, f + ": " + llvm::toString(std::move(e)));
+    std::string msg = llvm::toString(std::move(e));
+    if (!llvm::StringRef(msg).starts_with(f))
+      msg = f.str() + ": " + msg;
+    return errorAt(col, msg);
   };
   auto result = [&](llvm::Expected<Layout> l) -> llvm::Expected<LayoutValue> {
     if (!l)
@@ -655,9 +733,9 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
     std::optional<ComposedLayout> composed;
     if (a0.isComposed())
       composed = a0.getComposed();
-    llvm::Expected<Layout> l = composed ? llvm::Expected<Layout>(
-                                              composed->layout)
-                                        : toLayout(a0, args[0].col, f);
+    llvm::Expected<Layout> l = composed
+                                   ? llvm::Expected<Layout>(composed->layout)
+                                   : toLayout(a0, args[0].col, f);
     if (!l)
       return l.takeError();
     llvm::Expected<Layout> r = Layout();
@@ -716,8 +794,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
       return result(tiledDivide(*l, *t));
     return result(flatDivide(*l, *t));
   }
-  if (f == "logical_product" || f == "zipped_product" ||
-      f == "tiled_product") {
+  if (f == "logical_product" || f == "zipped_product" || f == "tiled_product") {
     llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
     if (!l)
       return l.takeError();
@@ -834,8 +911,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
       return l.takeError();
     if (f == "recast")
       return result(recast(*l, nums[0], nums[1]));
-    return result(f == "upcast" ? upcast(*l, nums[0])
-                                : downcast(*l, nums[0]));
+    return result(f == "upcast" ? upcast(*l, nums[0]) : downcast(*l, nums[0]));
   }
   return errorAt(col, "function '" + f + "' is not implemented");
 }

@@ -1,4 +1,4 @@
-//===- ir/LayoutExpr.h - The layout expression language ----------*- C++ -*-===//
+//===- ir/LayoutExpr.h - The layout expression language ---------*- C++ -*-===//
 //
 // Parses and evaluates the layout expressions of `tilec layout` and of .tile
 // files (DESIGN.md): literals in CuTe notation (`(8,64):(64,1)`, a bare shape

@@ -1,4 +1,4 @@
-//===- ir/LayoutParser.cpp - Reading CuTe notation back ----------------------===//
+//===- ir/LayoutParser.cpp - Reading CuTe notation back -------------------===//
 //
 // The literal readers, on top of the expression language: a literal is an
 // expression, and the reader checks that its value has the kind asked for.
@@ -11,8 +11,8 @@
 using namespace tilec;
 
 static llvm::Error wrongKind(const LayoutValue &v, const char *what) {
-  return llvm::make_error<LayoutExprError>(
-      0, std::string("expected ") + what + ", found " + v.str());
+  return llvm::make_error<LayoutExprError>(0, std::string("expected ") + what +
+                                                  ", found " + v.str());
 }
 
 llvm::Expected<IntTuple> tilec::parseIntTuple(llvm::StringRef text) {
@@ -42,7 +42,8 @@ llvm::Expected<Swizzle> tilec::parseSwizzle(llvm::StringRef text) {
   return v->getSwizzle();
 }
 
-llvm::Expected<ComposedLayout> tilec::parseComposedLayout(llvm::StringRef text) {
+llvm::Expected<ComposedLayout>
+tilec::parseComposedLayout(llvm::StringRef text) {
   llvm::Expected<LayoutValue> v = evaluateLayoutExpr(text);
   if (!v)
     return v.takeError();

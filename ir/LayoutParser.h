@@ -1,4 +1,4 @@
-//===- ir/LayoutParser.h - Reading CuTe notation back ------------*- C++ -*-===//
+//===- ir/LayoutParser.h - Reading CuTe notation back -----------*- C++ -*-===//
 //
 // The inverse of the str() printers: reads an IntTuple ("((4,8),(2,2))"), a
 // Layout ("((4,8),(2,2)):((32,1),(16,8))"), a Swizzle ("Sw<3,4,3>") or a

@@ -1,4 +1,4 @@
-//===- ir/LayoutRender.cpp - Layouts as text grids and SVG pictures ---------===//
+//===- ir/LayoutRender.cpp - Layouts as text grids and SVG pictures -------===//
 //
 // Both renderers walk the same (row, column) -> offset grid: mode 0 of the
 // layout gives the rows, mode 1 the columns.
@@ -36,6 +36,9 @@ llvm::Expected<Grid> makeGrid(const LayoutValue &value) {
     return llvm::createStringError(
         "cannot draw " + value.str() +
         ": it is not a layout (give a swizzle a domain: Sw<3,4,3> o 1024:1)");
+  if (layout.shape.isTuple() && layout.rank() == 0)
+    return llvm::createStringError("cannot draw the empty layout " +
+                                   layout.str());
   if (layout.rank() > 2)
     return llvm::createStringError(llvm::formatv(
         "cannot draw {0}: it has rank {1}; a grid needs rank 1 or 2 (group "
@@ -43,8 +46,8 @@ llvm::Expected<Grid> makeGrid(const LayoutValue &value) {
         layout.str(), layout.rank()));
   Grid g;
   g.rows = layout.mode(0).size();
-  g.cols = layout.rank() == 2 && layout.shape.isTuple() ? layout.mode(1).size()
-                                                        : 1;
+  g.cols =
+      layout.rank() == 2 && layout.shape.isTuple() ? layout.mode(1).size() : 1;
   if (g.rows * g.cols > kMaxCells)
     return llvm::createStringError(llvm::formatv(
         "cannot draw {0}: {1} cells is more than the {2} a picture allows",
@@ -52,10 +55,11 @@ llvm::Expected<Grid> makeGrid(const LayoutValue &value) {
   g.cosize = layout.cosize();
   for (int64_t r = 0; r < g.rows; ++r)
     for (int64_t c = 0; c < g.cols; ++c) {
-      IntTuple coord = g.cols == 1 && layout.rank() == 1 && layout.shape.isLeaf()
-                           ? IntTuple(r)
-                           : (layout.rank() == 1 ? IntTuple({IntTuple(r)})
-                                                 : IntTuple({r, c}));
+      IntTuple coord =
+          g.cols == 1 && layout.rank() == 1 && layout.shape.isLeaf()
+              ? IntTuple(r)
+              : (layout.rank() == 1 ? IntTuple({IntTuple(r)})
+                                    : IntTuple({r, c}));
       int64_t off = composed ? (*composed)(coord) : layout(coord);
       g.offsets.push_back(off);
     }
@@ -83,11 +87,20 @@ std::string xmlEscape(llvm::StringRef s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '&': out += "&amp;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -118,7 +131,9 @@ llvm::Expected<std::string> tilec::renderAscii(const LayoutValue &value) {
     out += rule;
     out.append(padLeft(r, 2)).append("  ");
     for (int64_t c = 0; c < g->cols; ++c)
-      out.append("| ").append(padLeft(g->offsets[r * g->cols + c], w)).append(" ");
+      out.append("| ")
+          .append(padLeft(g->offsets[r * g->cols + c], w))
+          .append(" ");
     out += "|\n";
   }
   out += rule;
@@ -132,9 +147,8 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
     return g.takeError();
   // Eight colours, one per 16-byte bank group of a 128-byte shared-memory
   // row (banks 4g .. 4g+3).
-  static const char *kColours[8] = {"#8dd3c7", "#ffffb3", "#bebada",
-                                    "#fb8072", "#80b1d3", "#fdb462",
-                                    "#b3de69", "#fccde5"};
+  static const char *kColours[8] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072",
+                                    "#80b1d3", "#fdb462", "#b3de69", "#fccde5"};
   unsigned bits = options.elementBits ? options.elementBits : 16;
   int64_t elemsPerChunk = std::max<int64_t>(1, 128 / bits);
   int digits = 1;
@@ -142,7 +156,7 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
     digits = std::max(digits, numDigits(o));
   int cellW = std::max(28, 8 * digits + 10), cellH = 22;
   int left = 40, top = 64;
-  int width = left + cellW * g->cols + 20;
+  int width = std::max<int>(left + cellW * g->cols + 20, left + 8 * 124 + 20);
   int height = top + cellH * g->rows + 60;
   std::string s;
   s += llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" "
@@ -169,12 +183,11 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
     for (int64_t c = 0; c < g->cols; ++c) {
       int64_t off = g->offsets[r * g->cols + c];
       int64_t chunk = (off >= 0 ? off : -off) / elemsPerChunk;
-      bool chunkStart = off % elemsPerChunk == 0;
+      bool chunkStart = elemsPerChunk > 1 && off % elemsPerChunk == 0;
       s += llvm::formatv(
           "<rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" "
           "fill=\"{4}\" stroke=\"#333\" stroke-width=\"0.5\"/>\n",
-          left + c * cellW, top + r * cellH, cellW, cellH,
-          kColours[chunk % 8]);
+          left + c * cellW, top + r * cellH, cellW, cellH, kColours[chunk % 8]);
       s += llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\"{3}>"
                          "{2}</text>\n",
                          left + c * cellW + cellW / 2, top + r * cellH + 15,
@@ -185,9 +198,9 @@ llvm::Expected<std::string> tilec::renderSvg(const LayoutValue &value,
   for (int k = 0; k < 8; ++k) {
     s += llvm::formatv("<rect x=\"{0}\" y=\"{1}\" width=\"14\" height=\"14\" "
                        "fill=\"{2}\" stroke=\"#333\" stroke-width=\"0.5\"/>\n",
-                       left + k * 70, ly, kColours[k]);
-    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\">g{2}: {3}-{4}</text>\n",
-                       left + k * 70 + 18, ly + 11, k, 4 * k, 4 * k + 3);
+                       left + k * 124, ly, kColours[k]);
+    s += llvm::formatv("<text x=\"{0}\" y=\"{1}\">g{2}: banks {3}-{4}</text>\n",
+                       left + k * 124 + 18, ly + 11, k, 4 * k, 4 * k + 3);
   }
   s += "</svg>\n";
   return s;

@@ -1,14 +1,14 @@
-//===- ir/LayoutRender.h - Layouts as text grids and SVG pictures -*- C++ -*-===//
+//===- ir/LayoutRender.h - Layouts as text grids and SVGs -------*- C++ -*-===//
 //
 // Draws a layout's offsets as a 2-D grid: rows are mode 0, columns mode 1
-// (a rank-1 layout is one column), as CuTe's print_layout. The SVG shows the
-// same grid with a colour per 16-byte chunk of a swizzled shared-memory
-// layout and the shared-memory bank group (4-byte banks, 8 groups of 16
-// bytes) written in each cell, so the seed 000 pictures can be seen for any
-// layout.
+// (a rank-1 layout is one column), as CuTe's print_layout (without its
+// first line, the layout itself). The SVG shows the same grid with each cell
+// coloured by the shared-memory bank group of its 16-byte chunk (4-byte
+// banks, 8 groups of 4 banks per 128 bytes), so the seed 000 pictures of
+// swizzled tiles can be drawn for any layout.
 //
 // Example: renderAscii of (2,3):(3,1) is
-//        0   1   2
+//       0   1   2
 //     +---+---+---+
 //  0  | 0 | 1 | 2 |
 //     +---+---+---+

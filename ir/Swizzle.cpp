@@ -1,4 +1,4 @@
-//===- ir/Swizzle.cpp - Swizzle<B,M,S> ----------------------------------------===//
+//===- ir/Swizzle.cpp - Swizzle<B,M,S> ------------------------------------===//
 //
 // The bit arithmetic of CuTe's Swizzle functor, on runtime integers.
 //
@@ -11,19 +11,22 @@ using namespace tilec;
 
 llvm::Expected<Swizzle> Swizzle::get(int b, int m, int s) {
   if (b < 0 || m < 0)
-    return llvm::createStringError(
-        "swizzle Sw<" + std::to_string(b) + "," + std::to_string(m) + "," +
-        std::to_string(s) + "> needs B >= 0 and M >= 0");
+    return llvm::createStringError("swizzle Sw<" + std::to_string(b) + "," +
+                                   std::to_string(m) + "," + std::to_string(s) +
+                                   "> needs B >= 0 and M >= 0");
   if (std::abs(s) < b)
-    return llvm::createStringError(
-        "swizzle Sw<" + std::to_string(b) + "," + std::to_string(m) + "," +
-        std::to_string(s) + "> needs |S| >= B so that the XOR fields do "
-        "not overlap (S = " + std::to_string(b) + " or more would be legal)");
+    return llvm::createStringError("swizzle Sw<" + std::to_string(b) + "," +
+                                   std::to_string(m) + "," + std::to_string(s) +
+                                   "> needs |S| >= B so that the XOR fields do "
+                                   "not overlap (S = " +
+                                   std::to_string(b) +
+                                   " or more would be legal)");
   if (b + m + std::abs(s) > 32)
-    return llvm::createStringError(
-        "swizzle Sw<" + std::to_string(b) + "," + std::to_string(m) + "," +
-        std::to_string(s) + "> reaches bit " + std::to_string(b + m +
-        std::abs(s)) + "; B + M + |S| must be at most 32");
+    return llvm::createStringError("swizzle Sw<" + std::to_string(b) + "," +
+                                   std::to_string(m) + "," + std::to_string(s) +
+                                   "> reaches bit " +
+                                   std::to_string(b + m + std::abs(s)) +
+                                   "; B + M + |S| must be at most 32");
   return Swizzle(b, m, s);
 }
 

@@ -1,4 +1,4 @@
-//===- ir/Swizzle.h - Swizzle<B,M,S>: XOR of offset bit fields ---*- C++ -*-===//
+//===- ir/Swizzle.h - Swizzle<B,M,S> on offsets -----------------*- C++ -*-===//
 //
 // A swizzle is a bijection on offsets that XORs B bits taken S positions
 // above the M-bit base into the B bits just above the base (CuTe's

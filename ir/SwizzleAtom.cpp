@@ -1,4 +1,4 @@
-//===- ir/SwizzleAtom.cpp - The canonical shared-memory swizzle atoms -------===//
+//===- ir/SwizzleAtom.cpp - The canonical shared-memory swizzle atoms -----===//
 //
 // One table of swizzle modes; the atom of any (majorness, mode, dtype) is
 // computed from it: 8 rows of `bytes` bytes, in element units, with the

@@ -1,4 +1,4 @@
-//===- ir/SwizzleAtom.h - The canonical shared-memory swizzle atoms -*- C++ -*-===//
+//===- ir/SwizzleAtom.h - The canonical swizzle atoms -----------*- C++ -*-===//
 //
 // The eight layouts the tensor cores read from shared memory (seed 001's
 // swizzle-atom table, seed 004): K- or MN-major, times no swizzle

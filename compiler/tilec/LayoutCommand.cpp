@@ -1,4 +1,4 @@
-//===- compiler/tilec/LayoutCommand.cpp - `tilec layout` ---------------------===//
+//===- compiler/tilec/LayoutCommand.cpp - `tilec layout` ------------------===//
 //
 // Evaluates a layout expression (ir/LayoutExpr.h) and prints the result on
 // one line in CuTe notation; --offsets adds the line L(0) .. L(size-1),
@@ -21,8 +21,9 @@
 using namespace tilec;
 namespace cl = llvm::cl;
 
-static cl::SubCommand layoutCommand(
-    "layout", "evaluate a layout expression and print it in CuTe notation");
+static cl::SubCommand
+    layoutCommand("layout",
+                  "evaluate a layout expression and print it in CuTe notation");
 
 static cl::opt<std::string> exprArg(cl::Positional, cl::Required,
                                     cl::desc("EXPR"), cl::sub(layoutCommand),
@@ -33,8 +34,7 @@ static cl::opt<bool> offsetsOpt("offsets",
                                 cl::cat(tilecCategory()));
 static cl::opt<bool> asciiOpt("ascii",
                               cl::desc("also print the 2-D offset grid"),
-                              cl::sub(layoutCommand),
-                              cl::cat(tilecCategory()));
+                              cl::sub(layoutCommand), cl::cat(tilecCategory()));
 static cl::opt<std::string> svgOpt("svg", cl::value_desc("FILE"),
                                    cl::desc("draw the layout into FILE (SVG)"),
                                    cl::sub(layoutCommand),
@@ -52,8 +52,8 @@ static int reportAt(unsigned column, const llvm::Twine &message) {
   const char *start = buf->getBufferStart();
   size_t size = buf->getBufferSize();
   sm.AddNewSourceBuffer(std::move(buf), llvm::SMLoc());
-  llvm::SMLoc loc = llvm::SMLoc::getFromPointer(
-      start + std::min<size_t>(column, size));
+  llvm::SMLoc loc =
+      llvm::SMLoc::getFromPointer(start + std::min<size_t>(column, size));
   sm.PrintMessage(llvm::errs(), loc, llvm::SourceMgr::DK_Error, message);
   return ExitDiagnostic;
 }
@@ -66,13 +66,21 @@ static int reportError(const llvm::Twine &message) {
 /// The element width named by the first atom `<T>` in the expression, for
 /// the colours of the SVG (0 when there is none).
 static unsigned elementBitsOf(llvm::StringRef expr) {
+  // recast(L, FROM, TO) ends in units of TO bits.
+  llvm::StringRef e = expr.trim();
+  if (e.starts_with("recast(") && e.ends_with(")")) {
+    llvm::StringRef args = e.drop_back();
+    unsigned bits = 0;
+    if (!args.rsplit(',').second.trim().getAsInteger(10, bits) && bits > 0 &&
+        bits <= 4096)
+      return bits;
+  }
   for (size_t i = expr.find('<'); i != llvm::StringRef::npos;
        i = expr.find('<', i + 1)) {
     size_t end = expr.find('>', i);
     if (end == llvm::StringRef::npos)
       break;
-    if (std::optional<DTypeKind> d =
-            parseDType(expr.slice(i + 1, end).trim()))
+    if (std::optional<DTypeKind> d = parseDType(expr.slice(i + 1, end).trim()))
       return dtypeBits(*d);
   }
   return 0;
@@ -93,9 +101,15 @@ static int runLayout() {
       size = value->getLayout().size();
     else if (value->isComposed())
       size = value->getComposed().size();
-    else if (value->isIntTuple())
-      size = value->getIntTuple().product();
-    else
+    else if (value->isIntTuple()) {
+      size = 1;
+      for (int64_t x : value->getIntTuple().leaves())
+        if (x <= 0 || __builtin_mul_overflow(size, x, &size) ||
+            size > kMaxOffsets)
+          return reportError("--offsets: the shape " + value->str() +
+                             " must have positive modes and at most " +
+                             llvm::Twine(kMaxOffsets) + " elements");
+    } else
       return reportError("--offsets needs a layout; give the swizzle a "
                          "domain, e.g. 'Sw<3,4,3> o 1024:1'");
     if (size > kMaxOffsets)
