@@ -95,18 +95,20 @@ loadDriverApi(const std::string &libraryPath) {
 
 Result<const DriverApi *> driverApi() {
   static std::once_flag once;
-  static std::unique_ptr<DriverApi> loaded;
+  // Never closed: objects destroyed at exit (a static Module, a buffer)
+  // may still call into the driver.
+  static DriverApi *loaded = nullptr;
   static std::optional<Error> failure;
   std::call_once(once, [] {
     Result<std::unique_ptr<DriverApi>> api = loadDriverApi(driverLibraryPath());
     if (api)
-      loaded = api.take();
+      loaded = api.take().release();
     else
       failure = api.error();
   });
   if (failure)
     return *failure;
-  return static_cast<const DriverApi *>(loaded.get());
+  return static_cast<const DriverApi *>(loaded);
 }
 
 std::string describeCudaResult(const DriverApi &api, CUresult result) {

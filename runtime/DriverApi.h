@@ -58,7 +58,7 @@ loadDriverApi(const std::string &libraryPath);
 
 /// The process-wide driver, loaded once from driverLibraryPath() on the
 /// first call (thread-safe); later calls return the same table or the same
-/// error.
+/// error. The library stays open until the process exits.
 Result<const DriverApi *> driverApi();
 
 /// "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory" for \p result, through

@@ -12,6 +12,9 @@
 #include "runtime/DriverApi.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
 
 namespace tilec::rt {
 
@@ -53,6 +56,42 @@ Status checkShape(const LaunchConfig &config) {
                              str(c), clusterBlocks, PortableClusterBlocks));
   return success();
 }
+
+/// Compares the parameters given with the kernel's, as far as the driver can
+/// tell (cuFuncGetParamInfo); a mismatch would otherwise read garbage.
+Status checkParameters(const DriverApi &api, const Function &fn,
+                       const KernelArgs &args) {
+  if (!api.funcGetParamInfo)
+    return success();
+  // No parameter count query in CUDA 12: probe until the index fails.
+  constexpr std::size_t MaxParameters = 4096;
+  std::vector<std::size_t> sizes;
+  for (std::size_t i = 0; i < MaxParameters; ++i) {
+    size_t offset = 0, size = 0;
+    if (api.funcGetParamInfo(fn.handle(), i, &offset, &size) != CUDA_SUCCESS)
+      break;
+    sizes.push_back(size);
+  }
+  auto list = [](const std::vector<std::size_t> &values) {
+    return fmt::format("[{}]", fmt::join(values, ", "));
+  };
+  std::vector<std::size_t> given;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    given.push_back(args.sizeOf(i));
+  if (sizes.size() != given.size())
+    return Error(fmt::format("the kernel takes {} parameter{} of {} bytes but "
+                             "{} of {} bytes were given",
+                             sizes.size(), sizes.size() == 1 ? "" : "s",
+                             list(sizes), given.size(), list(given)));
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != given[i])
+      return Error(fmt::format("parameter {} of the kernel is {} bytes but "
+                               "the value given is {} bytes (kernel {}, "
+                               "given {})",
+                               i, sizes[i], given[i], list(sizes),
+                               list(given)));
+  return success();
+}
 } // namespace
 
 Status launch(const Function &fn, const LaunchConfig &config,
@@ -80,6 +119,9 @@ Status launch(const Function &fn, const LaunchConfig &config,
                              "limit of {} (its register use or "
                              ".maxntid bounds it)",
                              what, threads, *maxThreads));
+
+  if (Status s = checkParameters(api, fn, args); !s)
+    return s.error().withContext(what);
 
   if (config.dynamicSharedBytes > DefaultDynamicSharedBytes) {
     CUdevice device = 0;

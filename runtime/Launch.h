@@ -65,6 +65,7 @@ public:
     storage.push_back(std::make_unique<Slot[]>(slots));
     std::memcpy(storage.back().get(), &value, sizeof(T));
     pointers.push_back(storage.back().get());
+    sizes.push_back(sizeof(T));
     return *this;
   }
 
@@ -72,6 +73,8 @@ public:
   void **data() const { return const_cast<void **>(pointers.data()); }
   /// Number of parameters.
   std::size_t size() const { return pointers.size(); }
+  /// Size in bytes of parameter \p index.
+  std::size_t sizeOf(std::size_t index) const { return sizes[index]; }
 
 private:
   struct alignas(64) Slot {
@@ -79,12 +82,15 @@ private:
   };
   std::vector<std::unique_ptr<Slot[]>> storage;
   std::vector<void *> pointers;
+  std::vector<std::size_t> sizes;
 };
 
 /// Launches \p fn with \p args. Checks the configuration first and names
 /// the broken rule: extents (no zero, within the hardware limits) and
 /// cluster divisibility without the driver; then block size against the
-/// kernel's limit and shared memory against the device's opt-in limit.
+/// kernel's limit, the number and byte sizes of the parameters against the
+/// kernel's (drivers with cuFuncGetParamInfo, CUDA 12.4+), and shared memory
+/// against the device's opt-in limit.
 /// Asynchronous: a fault in the kernel shows up at the next synchronize.
 Status launch(const Function &fn, const LaunchConfig &config,
               const KernelArgs &args);

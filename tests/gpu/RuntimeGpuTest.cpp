@@ -10,6 +10,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/DriverApi.h"
 #include "runtime/Event.h"
+#include "runtime/Launch.h"
 #include "runtime/Module.h"
 #include "runtime/Stream.h"
 #include "runtime/TensorMap.h"
@@ -170,6 +171,141 @@ TEST(RuntimeGpu, EncodesTensorMapOnSm90) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(map->bytes, again->bytes);
 }
+
+/// A TMA load through an encoded tensor map: each block copies one 8 x 32
+/// box of a ragged 37 x 100 u32 matrix into shared memory and dumps the
+/// shared-memory image. The host predicts that image from the PTX ISA's
+/// swizzle rule (16-byte chunk c of 128-byte row r lands at chunk c ^ (r % 8)
+/// under SW128) and zero fill out of bounds.
+const char *TmaBoxDumpPtx = R"PTX(.version 8.0
+.target sm_90a
+.address_size 64
+
+// One 8 x 32 box of u32 per block through TMA into shared memory, then the
+// raw shared-memory image of the box to out (row pitch outCols elements).
+.visible .entry tma_box_dump(
+  .param .align 64 .b8 tmap[128],
+  .param .u64 out,
+  .param .u32 outCols)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<10>;
+  .shared .align 1024 .b8 tile[1024];
+  .shared .align 8 .b64 bar;
+
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ctaid.y;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra ISSUED;
+  mbarrier.init.shared::cta.b64 [bar], 1;
+  fence.proxy.async.shared::cta;
+  mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 1024;
+  shl.b32 %r5, %r2, 5;
+  shl.b32 %r6, %r3, 3;
+  mov.b64 %rd2, tmap;
+  cvta.param.u64 %rd3, %rd2;
+  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd3, {%r5, %r6}], [bar];
+ISSUED:
+  bar.sync 0;
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+  @!%p2 bra WAIT;
+  mov.u32 %r7, tile;
+  shl.b32 %r8, %r1, 2;
+  add.u32 %r9, %r7, %r8;
+  ld.shared.u32 %r10, [%r9];
+  // out[(by*8 + t/32) * outCols + bx*32 + t%32]
+  ld.param.u64 %rd4, [out];
+  ld.param.u32 %r11, [outCols];
+  shr.u32 %r12, %r1, 5;
+  shl.b32 %r13, %r3, 3;
+  add.u32 %r12, %r12, %r13;
+  and.b32 %r14, %r1, 31;
+  shl.b32 %r15, %r2, 5;
+  add.u32 %r14, %r14, %r15;
+  mad.lo.u32 %r16, %r12, %r11, %r14;
+  mul.wide.u32 %rd5, %r16, 4;
+  cvta.to.global.u64 %rd6, %rd4;
+  add.u64 %rd7, %rd6, %rd5;
+  st.global.u32 [%rd7], %r10;
+  ret;
+}
+)PTX";
+
+class RuntimeTmaGpu : public ::testing::TestWithParam<TensorMapSwizzleKind> {};
+
+TEST_P(RuntimeTmaGpu, TensorMapDrivesTmaLoad) {
+  TILEC_GPU_CONTEXT(ctx);
+  if (ctx.device().computeCapability() != 90)
+    GTEST_SKIP() << "SKIP: the TMA test kernel is sm_90a; the GPU is sm_"
+                 << ctx.device().computeCapability();
+  constexpr std::uint32_t Rows = 37, Cols = 100, BoxRows = 8, BoxCols = 32;
+  constexpr std::uint32_t GridX = (Cols + BoxCols - 1) / BoxCols; // 4
+  constexpr std::uint32_t GridY = (Rows + BoxRows - 1) / BoxRows; // 5
+  constexpr std::uint32_t OutCols = GridX * BoxCols;
+  constexpr std::uint32_t OutRows = GridY * BoxRows;
+  std::vector<std::uint32_t> in(Rows * Cols);
+  std::iota(in.begin(), in.end(), 1u); // Never 0, so zero fill shows.
+
+  auto module = Module::loadPtx(TmaBoxDumpPtx);
+  ASSERT_TRUE(module.ok()) << module.error().getMessage();
+  auto kernel = module->function("tma_box_dump");
+  ASSERT_TRUE(kernel.ok()) << kernel.error().getMessage();
+  auto input = DeviceBuffer::allocate(in.size() * 4);
+  auto output = DeviceBuffer::allocate(OutRows * OutCols * 4);
+  ASSERT_TRUE(input.ok() && output.ok());
+  ASSERT_TRUE(input->upload(std::span<const std::uint32_t>(in)).ok());
+  ASSERT_TRUE(output->fillWords(0xdeadbeefu).ok());
+
+  TensorMapSwizzleKind swizzle = GetParam();
+  TensorMapDesc desc =
+      TensorMapDesc::matrix2d(TensorMapDTypeKind::U32, input->ptr(), Rows, Cols,
+                              Cols, BoxRows, BoxCols, swizzle);
+  auto map = encodeTensorMap(desc);
+  ASSERT_TRUE(map.ok()) << map.error().getMessage();
+
+  LaunchConfig config;
+  config.grid = {GridX, GridY};
+  config.block = {BoxRows * BoxCols};
+  Status s = launch(*kernel, config, *map, output->ptr(), OutCols);
+  ASSERT_TRUE(s.ok()) << s.error().getMessage();
+  s = ctx.synchronize();
+  ASSERT_TRUE(s.ok()) << s.error().getMessage();
+  auto out = output->download<std::uint32_t>();
+  ASSERT_TRUE(out.ok()) << out.error().getMessage();
+
+  bool swizzled = swizzle == TensorMapSwizzleKind::B128;
+  std::size_t wrong = 0;
+  for (std::uint32_t by = 0; by < GridY; ++by)
+    for (std::uint32_t bx = 0; bx < GridX; ++bx)
+      for (std::uint32_t p = 0; p < BoxRows * BoxCols; ++p) {
+        std::uint32_t r = p / BoxCols, chunk = (p % BoxCols) / 4, w = p % 4;
+        std::uint32_t srcChunk = swizzled ? chunk ^ (r % 8) : chunk;
+        std::uint32_t row = by * BoxRows + r;
+        std::uint32_t col = bx * BoxCols + srcChunk * 4 + w;
+        std::uint32_t expected =
+            row < Rows && col < Cols ? in[row * Cols + col] : 0;
+        std::uint32_t got =
+            (*out)[(by * BoxRows + r) * OutCols + bx * BoxCols + p % BoxCols];
+        if (got != expected && ++wrong <= 5)
+          ADD_FAILURE() << "box (" << bx << ", " << by << ") smem word " << p
+                        << ": got " << got << ", expected " << expected;
+      }
+  EXPECT_EQ(wrong, 0u);
+  std::printf("TMA %s: %zu of %u words wrong\n",
+              describeTensorMap(desc).c_str(), wrong, OutRows * OutCols);
+}
+
+INSTANTIATE_TEST_SUITE_P(Swizzles, RuntimeTmaGpu,
+                         ::testing::Values(TensorMapSwizzleKind::None,
+                                           TensorMapSwizzleKind::B128),
+                         [](const auto &info) {
+                           return info.param == TensorMapSwizzleKind::None
+                                      ? std::string("none")
+                                      : std::string("sw128");
+                         });
 
 } // namespace
 } // namespace tilec::rt

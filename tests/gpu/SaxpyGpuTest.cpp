@@ -185,5 +185,32 @@ TEST(SaxpyGpuLaunch, DynamicSharedMemoryAbove48KB) {
       << s.error().getMessage();
 }
 
+TEST(SaxpyGpuLaunch, ParameterMismatchIsRefused) {
+  TILEC_GPU_CONTEXT(ctx);
+  if (ctx.device().driverVersion < 12040)
+    GTEST_SKIP() << "SKIP: parameter checks need cuFuncGetParamInfo (CUDA "
+                    "12.4+); the driver is "
+                 << ctx.device().driverVersion;
+  auto saxpy = loadSaxpy(ArchKind::SM80);
+  ASSERT_TRUE(saxpy.ok()) << saxpy.error().getMessage();
+  rt::LaunchConfig config;
+  config.block = {32};
+  std::uint64_t null = 0;
+  rt::Status wide = rt::launch(saxpy->kernel, config, 1.0f, null, null,
+                               std::uint64_t(1)); // n is a u32.
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.error().getMessage(),
+            "launching 'tilec_saxpy' with grid (1, 1, 1) block (32, 1, 1): "
+            "parameter 3 of the kernel is 4 bytes but the value given is 8 "
+            "bytes (kernel [4, 8, 8, 4], given [4, 8, 8, 8])");
+  rt::Status missing = rt::launch(saxpy->kernel, config, 1.0f, null, null);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().getMessage(),
+            "launching 'tilec_saxpy' with grid (1, 1, 1) block (32, 1, 1): "
+            "the kernel takes 4 parameters of [4, 8, 8, 4] bytes but 3 of "
+            "[4, 8, 8] bytes were given");
+  EXPECT_TRUE(ctx.synchronize().ok()) << "nothing was launched";
+}
+
 } // namespace
 } // namespace tilec

@@ -138,6 +138,10 @@ TEST(RuntimeLaunch, KernelArgsCopyInOrderWithAlignment) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(params[2]) % 64, 0u);
   EXPECT_EQ(std::memcmp(params[2], map.bytes.data(), 128), 0);
   EXPECT_EQ(*static_cast<std::uint32_t *>(params[3]), 7u);
+  EXPECT_EQ(args.sizeOf(0), 4u);
+  EXPECT_EQ(args.sizeOf(1), 8u);
+  EXPECT_EQ(args.sizeOf(2), 128u);
+  EXPECT_EQ(args.sizeOf(3), 4u);
 }
 
 TEST(RuntimeLaunch, ConfigurationIsCheckedBeforeTheDriver) {
