@@ -1,0 +1,136 @@
+//===- bench/Sm90GemmBench.cpp - tilec's sm_90a GEMM, timed ---------------===//
+//
+// For each shape and candidate kernel config: random bf16 inputs (several
+// copies of the operands, rotated so that the set exceeds the L2 and no
+// launch reads the previous one's cache), warm-up, then the median of
+// individually event-timed launches. Prints one line per (shape, config):
+//   tilec M N K config median_us TFLOP/s floor_fraction
+// where floor_fraction = (bytes moved at least / 4.8 TB/s) / median.
+// bench/run_sm90_bench.sh runs this next to cublas_bench.py.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/gpu/Sm90DriverShim.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+using namespace tilec;
+using namespace tilec::sm90shim;
+
+namespace {
+
+struct Shape {
+  unsigned m, n, k;
+};
+
+Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap) {
+  Sm90GemmConfig config;
+  config.bm = bm;
+  config.bn = bn;
+  config.stages = stages;
+  config.swapAB = swap;
+  return config;
+}
+
+std::vector<Sm90GemmConfig> candidates(const Shape &s) {
+  if (s.m <= 128) {
+    unsigned bn = s.m <= 64 ? 64 : 128;
+    return {configOf(128, bn, bn == 64 ? 8 : 6, true),
+            configOf(64, bn, bn == 64 ? 8 : 8, true)};
+  }
+  return {configOf(128, 256, 4, false), configOf(128, 128, 6, false)};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Driver driver;
+  if (!driver.open()) {
+    std::printf("SKIP: %s\n", driver.failure.c_str());
+    return 0;
+  }
+  std::vector<Shape> shapes = {{4096, 4096, 4096},  {8192, 8192, 8192},
+                               {64, 2112, 7168},    {64, 24576, 1536},
+                               {64, 7168, 2048},    {64, 4096, 7168},
+                               {128, 2112, 7168},   {128, 24576, 1536},
+                               {128, 7168, 2048},   {128, 4096, 7168}};
+  int iters = argc > 1 ? std::atoi(argv[1]) : 50;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  CUevent start, stop;
+  driver.cuEventCreate(&start, 0);
+  driver.cuEventCreate(&stop, 0);
+  for (const Shape &s : shapes) {
+    size_t bytesA = size_t(s.m) * s.k * 2, bytesB = size_t(s.n) * s.k * 2,
+           bytesC = size_t(s.m) * s.n * 2;
+    size_t set = bytesA + bytesB + bytesC;
+    int copies = int(std::min<size_t>(8, std::max<size_t>(
+                                             1, (256u << 20) / set + 1)));
+    std::vector<uint16_t> host(std::max(bytesA, bytesB) / 2);
+    for (auto &x : host)
+      x = floatToBf16(dist(rng));
+    std::vector<CUdeviceptr> as(copies), bs(copies), cs(copies);
+    for (int i = 0; i < copies; ++i) {
+      driver.cuMemAlloc(&as[i], bytesA);
+      driver.cuMemAlloc(&bs[i], bytesB);
+      driver.cuMemAlloc(&cs[i], bytesC);
+      driver.cuMemcpyHtoD(as[i], host.data(), bytesA);
+      driver.cuMemcpyHtoD(bs[i], host.data(), bytesB);
+    }
+    double flops = 2.0 * s.m * s.n * s.k;
+    double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
+    for (const Sm90GemmConfig &config : candidates(s)) {
+      auto kernel = emitSm90Gemm(config);
+      if (!kernel) {
+        std::printf("error: %s\n", llvm::toString(kernel.takeError()).c_str());
+        return 1;
+      }
+      CUfunction fn;
+      if (!driver.loadFunction(kernel->ptx, kernel->entry,
+                               kernel->sharedBytes, fn)) {
+        std::printf("error: %s\n", driver.failure.c_str());
+        return 1;
+      }
+      std::vector<GemmLaunch> launches(copies);
+      for (int i = 0; i < copies; ++i)
+        if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i],
+                         s.m, s.n, s.k, 1, 0)) {
+          std::printf("error: %s\n", driver.failure.c_str());
+          return 1;
+        }
+      for (int i = 0; i < 10; ++i)
+        launchGemm(driver, fn, *kernel, launches[i % copies]);
+      if (!driver.check(driver.cuCtxSynchronize(), "warm-up")) {
+        std::printf("error: %s\n", driver.failure.c_str());
+        return 1;
+      }
+      std::vector<float> times;
+      for (int i = 0; i < iters; ++i) {
+        driver.cuEventRecord(start, nullptr);
+        launchGemm(driver, fn, *kernel, launches[i % copies]);
+        driver.cuEventRecord(stop, nullptr);
+        driver.cuEventSynchronize(stop);
+        float ms = 0;
+        driver.cuEventElapsedTime(&ms, start, stop);
+        times.push_back(ms);
+      }
+      std::sort(times.begin(), times.end());
+      double us = times[times.size() / 2] * 1e3;
+      char name[64];
+      std::snprintf(name, sizeof name, "%sbm%u_bn%u_s%u",
+                    config.swapAB ? "swap_" : "", config.bm, config.bn,
+                    config.stages);
+      std::printf("tilec %5u %5u %5u %-18s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
+                  s.m, s.n, s.k, name, us, flops / us * 1e-6,
+                  100.0 * floorUs / us);
+      std::fflush(stdout);
+    }
+    for (int i = 0; i < copies; ++i) {
+      driver.cuMemFree(as[i]);
+      driver.cuMemFree(bs[i]);
+      driver.cuMemFree(cs[i]);
+    }
+  }
+  return 0;
+}

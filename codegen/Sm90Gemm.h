@@ -1,0 +1,87 @@
+//===- codegen/Sm90Gemm.h - Warp-specialized TMA + wgmma GEMM ----*- C++ -*-===//
+//
+// The sm_90a GEMM kernel: C = alpha * A * B^T + beta * C with A (M x K) and
+// B (N x K) both K-major bf16, f32 accumulation, bf16 C row-major.
+//
+// One CTA computes a BM x BN tile with 1 + BM/64 warpgroups:
+//   warpgroup 0 (producer, setmaxnreg.dec 40): one elected thread walks K,
+//     waits for a free ring slot (empty mbarrier), arms the slot's full
+//     mbarrier with the bytes to expect and issues two TMA tile loads;
+//   warpgroups 1.. (consumers, setmaxnreg.inc 232): each owns 64 rows; per
+//     ring slot it waits on the full mbarrier, issues BK/16 SS wgmma
+//     m64nBNk16 with no wait between them, commits, waits until at most one
+//     group is pending and then frees the previous slot.
+// Shared-memory descriptors come from the SW128 K-major canonical layout of
+// each operand tile (SBO = 8 rows x 128 B, layout type SWIZZLE_128B), and the
+// k16 subtiles advance the start address in the descriptor's low bits.
+//
+// With swapAB the kernel computes C^T = B * A^T: the tensor map of B feeds
+// the wgmma A operand and A the wgmma N side, and the epilogue stores
+// transposed. That is how a small M (decode, M = 64 or 128) becomes the wgmma
+// N while the big N fills the 64-row M atoms.
+//
+// Kernel parameters, in order (the runtime builds the two tensor maps):
+//   .param .align 64 .b8 tmapA[128]  grid constant: rows x K of the A role
+//   .param .align 64 .b8 tmapB[128]  grid constant: rows x K of the B role
+//   .param .u64 C                    bf16, row-major, leading dimension ldc
+//   .param .u32 rowsA, rowsB, K, ldc
+//   .param .f32 alpha, beta          (beta == 0 never reads C)
+// Grid: (ceil(rowsA / BM), ceil(rowsB / BN), 1). Without swapAB rowsA = M and
+// rowsB = N; with it rowsA = N and rowsB = M.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90GEMM_H
+#define TILEC_CODEGEN_SM90GEMM_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tilec {
+
+/// The choices that shape one sm_90a GEMM kernel.
+struct Sm90GemmConfig {
+  std::string name = "tilec_gemm_sm90";
+  unsigned bm = 128;    ///< rows of the A role per CTA: 64 per consumer WG
+  unsigned bn = 256;    ///< rows of the B role per CTA: the wgmma N
+  unsigned bk = 64;     ///< K per ring slot: one SW128 bf16 atom
+  unsigned stages = 4;  ///< ring slots
+  bool swapAB = false;  ///< compute C^T = B A^T and store transposed
+};
+
+/// The GPU-side facts of one SW128 K-major operand tile.
+struct Sm90OperandTile {
+  unsigned rows = 0;            ///< tile rows (M or N side)
+  unsigned bytes = 0;           ///< one ring slot's tile
+  unsigned swizzleBytes = 128;  ///< TMA swizzle and GMMA layout span
+  uint64_t descriptorHigh = 0;  ///< bits 14..63 of the GMMA descriptor
+  unsigned kStepBytes = 32;     ///< start-address advance per k16 subtile
+  unsigned mAtomBytes = 0;      ///< start-address advance per 64 rows
+};
+
+/// An emitted kernel and how to launch it.
+struct Sm90GemmKernel {
+  std::string ptx;
+  std::string entry;
+  unsigned blockThreads = 0;
+  unsigned sharedBytes = 0; ///< dynamic shared memory to request
+  Sm90GemmConfig config;
+  Sm90OperandTile a, b;     ///< wgmma A and B roles (B tensor is A when swapped)
+};
+
+/// Checks \p config against the wgmma atom (BM multiple of 64, at most two
+/// consumer warpgroups, BN multiple of 8 up to 256), the swizzle atom (BK =
+/// 64 bf16 = one 128-byte row), the TMA box (<= 256 rows) and the shared
+/// memory budget (227 KB); the message says what would be legal.
+llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
+
+/// The SW128 K-major operand tile of \p rows x \p bk bf16.
+Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk);
+
+/// Builds the kernel and returns its PTX for sm_90a.
+llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90GEMM_H
