@@ -24,22 +24,46 @@ struct Shape {
   unsigned m, n, k;
 };
 
-Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap) {
+struct Candidate {
   Sm90GemmConfig config;
-  config.bm = bm;
-  config.bn = bn;
-  config.stages = stages;
-  config.swapAB = swap;
-  return config;
+  unsigned splits = 1;
+};
+
+Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
+                      unsigned ctasPerSm = 1, unsigned splits = 1) {
+  Candidate c;
+  c.config.bm = bm;
+  c.config.bn = bn;
+  c.config.stages = stages;
+  c.config.swapAB = swap;
+  c.config.ctasPerSm = ctasPerSm;
+  c.config.splitK = splits > 1;
+  c.splits = splits;
+  return c;
 }
 
-std::vector<Sm90GemmConfig> candidates(const Shape &s) {
+/// Splits that bring tiles * splits near \p slots CTAs, keeping >= 8 K
+/// tiles per split.
+unsigned splitsFor(unsigned tiles, unsigned kTiles, unsigned slots) {
+  unsigned s = std::max(1u, (slots + tiles / 2) / tiles);
+  return std::max(1u, std::min(s, kTiles / 8));
+}
+
+std::vector<Candidate> candidates(const Shape &s) {
   if (s.m <= 128) {
+    // Swap AB: N fills the 64-row wgmma M, the small M is the wgmma N.
     unsigned bn = s.m <= 64 ? 64 : 128;
-    return {configOf(128, bn, bn == 64 ? 8 : 6, true),
-            configOf(64, bn, bn == 64 ? 8 : 8, true)};
+    unsigned tiles = (s.n + 63) / 64, kTiles = (s.k + 63) / 64;
+    std::vector<Candidate> out = {candidateOf(64, bn, 8, true),
+                                  candidateOf(64, bn, 4, true, 2)};
+    unsigned s1 = splitsFor(tiles, kTiles, 132), s2 = splitsFor(tiles, kTiles, 264);
+    if (s1 > 1)
+      out.push_back(candidateOf(64, bn, 8, true, 1, s1));
+    if (s2 > 1)
+      out.push_back(candidateOf(64, bn, 4, true, 2, s2));
+    return out;
   }
-  return {configOf(128, 256, 4, false), configOf(128, 128, 6, false)};
+  return {candidateOf(128, 256, 4, false), candidateOf(128, 128, 3, false, 2)};
 }
 
 } // namespace
@@ -80,7 +104,8 @@ int main(int argc, char **argv) {
     }
     double flops = 2.0 * s.m * s.n * s.k;
     double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
-    for (const Sm90GemmConfig &config : candidates(s)) {
+    for (const Candidate &candidate : candidates(s)) {
+      const Sm90GemmConfig &config = candidate.config;
       auto kernel = emitSm90Gemm(config);
       if (!kernel) {
         std::printf("error: %s\n", llvm::toString(kernel.takeError()).c_str());
@@ -95,7 +120,7 @@ int main(int argc, char **argv) {
       std::vector<GemmLaunch> launches(copies);
       for (int i = 0; i < copies; ++i)
         if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i],
-                         s.m, s.n, s.k, 1, 0)) {
+                         s.m, s.n, s.k, 1, 0, candidate.splits)) {
           std::printf("error: %s\n", driver.failure.c_str());
           return 1;
         }
@@ -118,10 +143,12 @@ int main(int argc, char **argv) {
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
       char name[64];
-      std::snprintf(name, sizeof name, "%sbm%u_bn%u_s%u",
+      std::snprintf(name, sizeof name, "%sbm%u_bn%u_s%u_c%u_k%u",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
-                    config.stages);
-      std::printf("tilec %5u %5u %5u %-18s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
+                    config.stages, config.ctasPerSm, candidate.splits);
+      for (GemmLaunch &launch : launches)
+        releaseGemm(driver, launch);
+      std::printf("tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
                   s.m, s.n, s.k, name, us, flops / us * 1e-6,
                   100.0 * floorUs / us);
       std::fflush(stdout);

@@ -39,7 +39,7 @@ def main():
         times.sort()
         us = times[len(times) // 2] * 1e3
         floor_us = size / 4.8e12 * 1e6
-        print(f"cublas {m:5d} {n:5d} {k:5d} {'torch.matmul':18s} {us:9.2f} us "
+        print(f"cublas {m:5d} {n:5d} {k:5d} {'torch.matmul':26s} {us:9.2f} us "
               f"{2.0 * m * n * k / us * 1e-6:7.1f} TFLOP/s  "
               f"floor {100.0 * floor_us / us:4.0f}%", flush=True)
         del a, b

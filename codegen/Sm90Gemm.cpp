@@ -18,6 +18,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace tilec {
@@ -28,7 +29,9 @@ constexpr unsigned BytesPerElement = 2; // bf16
 constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
 constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
 constexpr unsigned ProducerRegs = 40;
-constexpr unsigned ConsumerRegs = 232;
+constexpr unsigned MaxConsumerRegs = 232;
+constexpr unsigned RegistersPerSm = 65536;
+constexpr unsigned SharedBytesPerSm = 233472; // 228 KB, 1 KB per CTA reserved
 
 /// GMMA descriptor layout-type encoding of sm_90 (PTX ISA "Matrix
 /// Descriptor Format"): 0 interleave, 1 128B, 2 64B, 3 32B swizzle.
@@ -58,6 +61,9 @@ struct Builder {
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
   llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr,
               *ldc = nullptr, *alpha = nullptr, *beta = nullptr;
+  llvm::Value *workspace = nullptr, *counters = nullptr;
+  llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
+              *split = nullptr, *tileId = nullptr, *flagAddr = nullptr;
   llvm::Value *tid = nullptr, *m0 = nullptr, *n0 = nullptr;
   llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
   llvm::Value *numK = nullptr;
@@ -95,7 +101,8 @@ struct Builder {
     b.SetInsertPoint(done);
   }
 
-  /// A counted loop kt = 0 .. numK-1 around \p body; returns after it.
+  /// A counted loop kt = 0 .. kCount-1 (the CTA's K tiles, from kBegin)
+  /// around \p body; returns after it.
   void forK(const llvm::Twine &name,
             const std::function<void(llvm::Value *kt)> &body) {
     llvm::BasicBlock *pre = b.GetInsertBlock();
@@ -106,7 +113,7 @@ struct Builder {
     b.SetInsertPoint(head);
     llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
     kt->addIncoming(i32(0), pre);
-    b.CreateCondBr(b.CreateICmpULT(kt, numK), bodyBlock, exit);
+    b.CreateCondBr(b.CreateICmpULT(kt, kCount), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
     body(kt);
     llvm::Value *next = b.CreateAdd(kt, i32(1), "kt.next", true, true);
@@ -122,7 +129,9 @@ struct Builder {
     llvm::Type *u32 = b.getInt32Ty();
     llvm::Type *f32 = b.getFloatTy();
     auto *type = llvm::FunctionType::get(
-        b.getVoidTy(), {ptr, ptr, globalPtr, u32, u32, u32, u32, f32, f32},
+        b.getVoidTy(),
+        {ptr, ptr, globalPtr, u32, u32, u32, u32, f32, f32, globalPtr,
+         globalPtr},
         false);
     fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                 config.name, module);
@@ -135,10 +144,11 @@ struct Builder {
     }
     unsigned threads = 128 * (1 + consumers);
     fn->addFnAttr("nvvm.maxntid", std::to_string(threads));
-    fn->addFnAttr("nvvm.minctasm", "1");
-    const char *names[] = {"tmapA", "tmapB", "c",     "rowsA", "rowsB",
-                           "k",     "ldc",   "alpha", "beta"};
-    for (unsigned i = 0; i < 9; ++i)
+    fn->addFnAttr("nvvm.minctasm", std::to_string(config.ctasPerSm));
+    const char *names[] = {"tmapA", "tmapB", "c",         "rowsA",
+                           "rowsB", "k",     "ldc",       "alpha",
+                           "beta",  "workspace", "counters"};
+    for (unsigned i = 0; i < 11; ++i)
       fn->getArg(i)->setName(names[i]);
     tmapA = fn->getArg(0);
     tmapB = fn->getArg(1);
@@ -149,6 +159,8 @@ struct Builder {
     ldc = fn->getArg(6);
     alpha = fn->getArg(7);
     beta = fn->getArg(8);
+    workspace = fn->getArg(9);
+    counters = fn->getArg(10);
   }
 
   void emitPrologue() {
@@ -162,6 +174,25 @@ struct Builder {
     n0 = b.CreateMul(ctaY, i32(config.bn), "n0");
     numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
                         "numK");
+    kBegin = i32(0);
+    kCount = numK;
+    if (config.splitK) {
+      // CTA z takes K tiles [z * per, min((z + 1) * per, numK)).
+      splits = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
+                                 {});
+      split = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
+                                {});
+      llvm::Value *per = b.CreateUDiv(
+          b.CreateAdd(numK, b.CreateSub(splits, i32(1))), splits, "kPer");
+      kBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                       b.CreateMul(split, per), numK);
+      llvm::Value *end = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateAdd(kBegin, per), numK);
+      kCount = b.CreateSub(end, kBegin, "kCount");
+      llvm::Value *gridX =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+      tileId = b.CreateAdd(b.CreateMul(ctaY, gridX), ctaX, "tile");
+    }
 
     auto *smem = new llvm::GlobalVariable(
         module, llvm::ArrayType::get(b.getInt8Ty(), 0), false,
@@ -173,6 +204,7 @@ struct Builder {
                         i32(~(AlignSlack - 1)), "aBase");
     bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
     barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
+    flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
 
     llvm::BasicBlock *init = block("init");
     llvm::BasicBlock *sync = block("sync");
@@ -189,7 +221,7 @@ struct Builder {
   }
 
   void emitProducer(llvm::BasicBlock *exit) {
-    ptx::setMaxNReg(b, /*increase=*/false, ProducerRegs);
+    ptx::setMaxNReg(b, /*increase=*/false, sm90RegisterSplit(config).first);
     llvm::BasicBlock *warp0 = block("producer.warp0");
     llvm::BasicBlock *elected = block("producer.elected");
     b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, exit);
@@ -207,7 +239,7 @@ struct Builder {
       waitParity(emptyBar(slot), b.CreateXor(parity, i32(1)), "wait.empty");
       llvm::Value *full = fullBar(slot);
       ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
-      llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
+      llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
       ptx::tmaLoad2d(b, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
                      tmapA, kc, m0, full);
       ptx::tmaLoad2d(b, b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
@@ -225,7 +257,7 @@ struct Builder {
   }
 
   void emitConsumer(llvm::BasicBlock *exit) {
-    ptx::setMaxNReg(b, /*increase=*/true, ConsumerRegs);
+    ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
     llvm::Value *wg = b.CreateLShr(tid, i32(7));
     llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
     llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
@@ -249,7 +281,7 @@ struct Builder {
       phis.push_back(b.CreatePHI(b.getFloatTy(), 2));
       phis.back()->addIncoming(zero, pre);
     }
-    b.CreateCondBr(b.CreateICmpULT(kt, numK), body, done);
+    b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
 
     b.SetInsertPoint(body);
     llvm::Value *slot = b.CreateURem(kt, i32(config.stages), "slot");
@@ -291,6 +323,8 @@ struct Builder {
     b.SetInsertPoint(done);
     llvm::SmallVector<llvm::Value *> fin(phis.begin(), phis.end());
     fin = ptx::wgmmaWaitGroup(b, 0, fin);
+    if (config.splitK)
+      fin = emitSplitReduce(fin, exit);
 
     // Accumulator ownership (seed 004, the wgmma D fragment): thread t of
     // the warpgroup holds rows 16 * (t / 32) + (t % 32) / 4 + 8 * i and
@@ -314,6 +348,107 @@ struct Builder {
     b.SetInsertPoint(withBeta);
     emitEpilogue(fin, row0, col0, /*readC=*/true);
     b.CreateBr(exit);
+  }
+
+  /// Split-K: publish this CTA's partial tile, and in the CTA that arrives
+  /// last, return the sum of all partials (others branch to \p exit).
+  llvm::SmallVector<llvm::Value *>
+  emitSplitReduce(llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit) {
+    unsigned threads = 128 * consumers;
+    unsigned regs = acc.size();
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::Type *f32 = b.getFloatTy();
+    auto *v4 = llvm::FixedVectorType::get(f32, 4);
+    llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
+    llvm::Value *tileFloats = b.getInt64(uint64_t(config.bm) * config.bn);
+    auto partialBase = [&](llvm::Value *z) {
+      llvm::Value *slab = b.CreateAdd(
+          b.CreateMul(b.CreateZExt(tileId, i64), b.CreateZExt(splits, i64)),
+          b.CreateZExt(z, i64));
+      return b.CreateAdd(b.CreateMul(slab, tileFloats),
+                         b.CreateMul(b.CreateZExt(ctid, i64), b.getInt64(4)));
+    };
+    // Fragment order: float4 r4 of thread t at (r4 * threads + t) * 4, so a
+    // warp's 16-byte stores are contiguous.
+    llvm::Value *mine = partialBase(split);
+    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+      llvm::Value *vec = llvm::PoisonValue::get(v4);
+      for (unsigned e = 0; e < 4; ++e)
+        vec = b.CreateInsertElement(vec, acc[4 * r4 + e], uint64_t(e));
+      llvm::Value *at = b.CreateAdd(mine, b.getInt64(uint64_t(r4) * threads * 4));
+      b.CreateAlignedStore(vec, b.CreateInBoundsGEP(f32, workspace, at),
+                           llvm::Align(16));
+    }
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    std::string sync = "bar.sync 1, " + std::to_string(threads) + ";";
+    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    llvm::BasicBlock *count = block("splitk.count");
+    llvm::BasicBlock *counted = block("splitk.counted");
+    b.CreateCondBr(b.CreateICmpEQ(tid, i32(128)), count, counted);
+    b.SetInsertPoint(count);
+    llvm::Value *counter = b.CreateInBoundsGEP(
+        b.getInt32Ty(), counters, b.CreateZExt(tileId, i64));
+    llvm::Value *old = ptx::emitAsm(
+        b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
+        "=r,l,~{memory}", {counter});
+    llvm::Value *last = b.CreateICmpEQ(old, b.CreateSub(splits, i32(1)));
+    llvm::Value *lastWord = b.CreateZExt(last, b.getInt32Ty());
+    ptx::emitAsm(b, b.getVoidTy(), "st.shared.u32 [$0], $1;", "r,r,~{memory}",
+                 {flagAddr, lastWord});
+    llvm::BasicBlock *reset = block("splitk.reset");
+    b.CreateCondBr(last, reset, counted);
+    b.SetInsertPoint(reset);
+    // Every CTA of this tile has arrived: leave the counter at 0 for the
+    // next launch.
+    ptx::emitAsm(b, b.getVoidTy(), "st.relaxed.gpu.global.u32 [$0], 0;",
+                 "l,~{memory}", {counter});
+    b.CreateBr(counted);
+    b.SetInsertPoint(counted);
+    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    llvm::Value *flag = ptx::emitAsm(b, b.getInt32Ty(),
+                                     "ld.shared.u32 $0, [$1];",
+                                     "=r,r,~{memory}", {flagAddr});
+    llvm::BasicBlock *reduce = block("splitk.reduce");
+    b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
+    b.SetInsertPoint(reduce);
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+
+    // sum = partial[0] + partial[1] + ... in z order.
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block("splitk.head");
+    llvm::BasicBlock *body = block("splitk.body");
+    llvm::BasicBlock *done = block("splitk.done");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *z = b.CreatePHI(b.getInt32Ty(), 2, "z");
+    z->addIncoming(i32(0), pre);
+    llvm::SmallVector<llvm::PHINode *> sums;
+    for (unsigned i = 0; i < regs; ++i) {
+      sums.push_back(b.CreatePHI(f32, 2));
+      sums.back()->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+    }
+    b.CreateCondBr(b.CreateICmpULT(z, splits), body, done);
+    b.SetInsertPoint(body);
+    llvm::Value *base = partialBase(z);
+    llvm::SmallVector<llvm::Value *> next(regs);
+    llvm::Type *quad = llvm::StructType::get(ctx, {f32, f32, f32, f32});
+    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+      llvm::Value *at = b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
+      llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
+      // .cg: read at L2, where the other CTAs' stores are.
+      llvm::Value *q = ptx::emitAsm(
+          b, quad, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
+          "=f,=f,=f,=f,l,~{memory}", {address});
+      for (unsigned e = 0; e < 4; ++e)
+        next[4 * r4 + e] =
+            b.CreateFAdd(sums[4 * r4 + e], b.CreateExtractValue(q, {e}));
+    }
+    z->addIncoming(b.CreateAdd(z, i32(1)), body);
+    for (unsigned i = 0; i < regs; ++i)
+      sums[i]->addIncoming(next[i], body);
+    b.CreateBr(head);
+    b.SetInsertPoint(done);
+    return llvm::SmallVector<llvm::Value *>(sums.begin(), sums.end());
   }
 
   /// Address of C(row, col) in the user's orientation.
@@ -428,6 +563,15 @@ struct Builder {
 
 } // namespace
 
+std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
+  // The CTA's register pool is fixed at launch; what the producer gives
+  // back the consumers take, in multiples of 8.
+  unsigned consumers = config.bm / 64;
+  unsigned pool = RegistersPerSm / std::max(1u, config.ctasPerSm);
+  unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
+  return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
+}
+
 Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk) {
   // The tile is tile_to_shape(K_SW128<bf16>, (rows, bk)): 8-row x 128-byte
   // swizzle atoms stacked along the rows (the TMA box with 128B swizzle
@@ -471,11 +615,26 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 " is outside 2..16");
   unsigned bytes = config.stages * (config.bm + config.bn) * config.bk *
                        BytesPerElement +
-                   16 * config.stages + AlignSlack;
+                   16 * config.stages + 16 + AlignSlack;
   if (bytes > MaxSharedBytes)
     return fail("the ring needs " + std::to_string(bytes) +
                 " bytes of shared memory, more than the 232448 a CTA may "
                 "have; use fewer stages or a smaller tile");
+  if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
+    return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
+                " is not 1 or 2");
+  if (config.ctasPerSm * (bytes + 1024) > SharedBytesPerSm)
+    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
+                std::to_string(bytes) + " bytes of shared memory do not fit "
+                "the 233472 of an SM; use fewer stages");
+  auto [producer, consumer] = sm90RegisterSplit(config);
+  unsigned accumulators = 64 * config.bn / 128;
+  if (consumer < accumulators + 24)
+    return fail("a consumer thread gets " + std::to_string(consumer) +
+                " registers at " + std::to_string(config.ctasPerSm) +
+                " CTAs per SM, too few for its " +
+                std::to_string(accumulators) +
+                " accumulators; use a smaller BN or 1 CTA per SM");
   return llvm::Error::success();
 }
 
@@ -497,7 +656,7 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.blockThreads = 128 * (1 + config.bm / 64);
   kernel.sharedBytes = config.stages * (builder.tileA.bytes +
                                         builder.tileB.bytes) +
-                       16 * config.stages + AlignSlack;
+                       16 * config.stages + 16 + AlignSlack;
   kernel.config = config;
   kernel.a = builder.tileA;
   kernel.b = builder.tileB;

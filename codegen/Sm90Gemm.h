@@ -26,8 +26,18 @@
 //   .param .u64 C                    bf16, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, K, ldc
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
-// Grid: (ceil(rowsA / BM), ceil(rowsB / BN), 1). Without swapAB rowsA = M and
-// rowsB = N; with it rowsA = N and rowsB = M.
+//   .param .u64 workspace            f32, split-K partial tiles (else unused)
+//   .param .u64 counters             u32 per output tile, zero before the
+//                                    first launch; the kernel leaves them 0
+// Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
+// rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
+//
+// Split-K (splitK): CTA z of S takes an equal run of the K tiles, writes its
+// f32 accumulators to the workspace in fragment order (16-byte coalesced
+// stores), and bumps the tile's counter; the CTA that arrives last sums the S
+// partials in the fixed order z = 0 .. S-1 (so the result does not depend on
+// arrival order), resets the counter and runs the epilogue. Workspace size:
+// tiles * S * BM * BN * 4 bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90GEMM_H
@@ -37,6 +47,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace tilec {
 
@@ -48,6 +59,8 @@ struct Sm90GemmConfig {
   unsigned bk = 64;     ///< K per ring slot: one SW128 bf16 atom
   unsigned stages = 4;  ///< ring slots
   bool swapAB = false;  ///< compute C^T = B A^T and store transposed
+  bool splitK = false;  ///< split K over gridDim.z with an in-kernel reduce
+  unsigned ctasPerSm = 1; ///< occupancy target: sets minctasm and setmaxnreg
 };
 
 /// The GPU-side facts of one SW128 K-major operand tile.
@@ -78,6 +91,15 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
 
 /// The SW128 K-major operand tile of \p rows x \p bk bf16.
 Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk);
+
+/// setmaxnreg targets of \p config: {producer, consumer} registers.
+std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);
+
+/// Bytes of split-K workspace for \p tiles output tiles and \p splits.
+inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config,
+                                   uint64_t tiles, unsigned splits) {
+  return tiles * splits * config.bm * config.bn * 4;
+}
 
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);

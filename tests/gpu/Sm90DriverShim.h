@@ -188,6 +188,7 @@ struct GemmLaunch {
   CUdeviceptr c = 0;
   unsigned rowsA = 0, rowsB = 0, k = 0, ldc = 0;
   float alpha = 1, beta = 0;
+  CUdeviceptr workspace = 0, counters = 0; ///< split-K only
   unsigned grid[3] = {1, 1, 1};
 };
 
@@ -195,7 +196,7 @@ struct GemmLaunch {
 inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
                         GemmLaunch &launch, CUdeviceptr a, CUdeviceptr b,
                         CUdeviceptr c, unsigned m, unsigned n, unsigned k,
-                        float alpha, float beta) {
+                        float alpha, float beta, unsigned splits = 1) {
   const Sm90GemmConfig &config = kernel.config;
   CUdeviceptr roleA = config.swapAB ? b : a, roleB = config.swapAB ? a : b;
   launch.rowsA = config.swapAB ? n : m;
@@ -207,6 +208,19 @@ inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
   launch.beta = beta;
   launch.grid[0] = (launch.rowsA + config.bm - 1) / config.bm;
   launch.grid[1] = (launch.rowsB + config.bn - 1) / config.bn;
+  launch.grid[2] = config.splitK ? splits : 1;
+  if (config.splitK) {
+    uint64_t tiles = uint64_t(launch.grid[0]) * launch.grid[1];
+    if (!driver.check(driver.cuMemAlloc(&launch.workspace,
+                                        sm90WorkspaceBytes(config, tiles,
+                                                           splits)),
+                      "alloc workspace") ||
+        !driver.check(driver.cuMemAlloc(&launch.counters, tiles * 4),
+                      "alloc counters") ||
+        !driver.check(driver.cuMemsetD16(launch.counters, 0, tiles * 2),
+                      "zero counters"))
+      return false;
+  }
   return driver.encodeOperand(launch.mapA, roleA, launch.rowsA, k, config.bm,
                               config.bk, kernel.a.swizzleBytes) &&
          driver.encodeOperand(launch.mapB, roleB, launch.rowsB, k, config.bn,
@@ -217,12 +231,22 @@ inline bool launchGemm(Driver &driver, CUfunction fn,
                        const Sm90GemmKernel &kernel, GemmLaunch &launch) {
   void *args[] = {&launch.mapA,  &launch.mapB, &launch.c,
                   &launch.rowsA, &launch.rowsB, &launch.k,
-                  &launch.ldc,   &launch.alpha, &launch.beta};
+                  &launch.ldc,   &launch.alpha, &launch.beta,
+                  &launch.workspace, &launch.counters};
   return driver.check(driver.cuLaunchKernel(
                           fn, launch.grid[0], launch.grid[1], launch.grid[2],
                           kernel.blockThreads, 1, 1, kernel.sharedBytes,
                           nullptr, args, nullptr),
                       "cuLaunchKernel");
+}
+
+/// Frees what prepareGemm allocated.
+inline void releaseGemm(Driver &driver, GemmLaunch &launch) {
+  if (launch.workspace)
+    driver.cuMemFree(launch.workspace);
+  if (launch.counters)
+    driver.cuMemFree(launch.counters);
+  launch.workspace = launch.counters = 0;
 }
 
 /// bf16 <-> float on the host (round to nearest even), for inputs and the

@@ -30,14 +30,18 @@ struct Problem {
   unsigned m, n, k;
   float alpha = 1, beta = 0;
   size_t samples = 0; ///< 0: check every element
+  unsigned splits = 1;
 };
 
-Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap) {
+Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
+                        bool splitK = false, unsigned ctasPerSm = 1) {
   Sm90GemmConfig config;
   config.bm = bm;
   config.bn = bn;
   config.stages = stages;
   config.swapAB = swap;
+  config.splitK = splitK;
+  config.ctasPerSm = ctasPerSm;
   return config;
 }
 
@@ -73,9 +77,16 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
                          "copy C");
   GemmLaunch launch;
   ok = ok && prepareGemm(driver, *kernel, launch, da, db, dc, p.m, p.n, p.k,
-                         p.alpha, p.beta) &&
+                         p.alpha, p.beta, p.splits) &&
        launchGemm(driver, fn, *kernel, launch) &&
        driver.check(driver.cuCtxSynchronize(), "kernel");
+  if (ok && config.splitK && p.beta == 0) {
+    // The second launch only works if the first left every counter at 0.
+    ok = driver.check(driver.cuMemsetD16(dc, 0x7fc1, c.size()), "poison") &&
+         launchGemm(driver, fn, *kernel, launch) &&
+         driver.check(driver.cuCtxSynchronize(), "second kernel");
+  }
+  releaseGemm(driver, launch);
   std::vector<uint16_t> out(c.size());
   ok = ok && driver.check(driver.cuMemcpyDtoH(out.data(), dc, out.size() * 2),
                           "copy back");
@@ -120,10 +131,10 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
     }
   }
   double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
-  std::printf("sm90 %s bm%u bn%u s%u  M=%u N=%u K=%u alpha=%g beta=%g: "
+  std::printf("sm90 %s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g beta=%g: "
               "%zu/%zu checked elements wrong, rel. error %.3g\n",
               config.swapAB ? "swapAB" : "      ", config.bm, config.bn,
-              config.stages, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
+              config.stages, p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
               points.size(), rel);
   if (mismatches || !(rel < 1e-2))
     return std::to_string(mismatches) + " of " +
@@ -182,7 +193,22 @@ INSTANTIATE_TEST_SUITE_P(
         GpuCase{"large_2048x8192x1536_sampled", configOf(128, 256, 4, false),
                 {2048, 8192, 1536, 1, 0, 4000}},
         GpuCase{"decode_m64_n2112_k7168", configOf(128, 64, 8, true),
-                {64, 2112, 7168, 1, 0, 4000}}),
+                {64, 2112, 7168, 1, 0, 4000}},
+        GpuCase{"splitk4_swap_m64_n2112_k7168",
+                configOf(64, 64, 8, true, true), {64, 2112, 7168, 1, 0, 0, 4}},
+        GpuCase{"splitk3_swap_m100_n300_k1000_beta",
+                configOf(64, 128, 8, true, true),
+                {100, 300, 1000, 0.5f, 1.0f, 0, 3}},
+        GpuCase{"splitk5_ragged_200x264x520", configOf(128, 256, 4, false, true),
+                {200, 264, 520, 1, 0, 0, 5}},
+        GpuCase{"splitk16_more_splits_than_tiles_130x136x256",
+                configOf(128, 128, 6, false, true),
+                {130, 136, 256, 1, 0, 0, 16}},
+        GpuCase{"cta2_swap_m128_n1000_k1536", configOf(64, 128, 4, true, false, 2),
+                {128, 1000, 1536}},
+        GpuCase{"cta2_splitk2_swap_m128_n2112_k7168",
+                configOf(64, 128, 4, true, true, 2),
+                {128, 2112, 7168, 1, 0, 4000, 2}}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace

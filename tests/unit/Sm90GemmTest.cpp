@@ -145,7 +145,15 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
                     std::to_string(config.bn) + "k16.f32.bf16.bf16";
   EXPECT_EQ(countOf(ptx, mma), config.bk / 16);
   EXPECT_NE(ptx.find("setmaxnreg.dec.sync.aligned.u32 40"), std::string::npos);
-  EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 232"),
+  EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 " +
+                     std::to_string(sm90RegisterSplit(config).second) + ";"),
+            std::string::npos);
+  if (config.splitK) {
+    EXPECT_NE(ptx.find("atom.acq_rel.gpu.global.add.u32"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.global.cg.v4.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("%nctaid.z"), std::string::npos);
+  }
+  EXPECT_NE(ptx.find(".minnctapersm " + std::to_string(config.ctasPerSm)),
             std::string::npos);
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
   EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx.shared::cta.b64"),
@@ -169,9 +177,30 @@ TEST_P(Sm90GemmPtx, AssemblesWithoutSerializationOrSpills) {
   EXPECT_NE(said.find("0 bytes stack frame"), std::string::npos) << said;
 }
 
+TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
+  // 65536 registers per SM; 128 producer threads at 40.
+  Sm90GemmConfig config; // BM 128: two consumer warpgroups
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 232u));
+  config.bm = 64;
+  config.bn = 128;
+  config.ctasPerSm = 2; // (32768 - 5120) / 128 = 216
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 216u));
+  config.bm = 128;      // (32768 - 5120) / 256 = 108 -> 104
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 104u));
+  config.bn = 256;      // 128 accumulators do not fit in 104
+  config.stages = 2;
+  llvm::Error err = verifySm90GemmConfig(config);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("104 registers"),
+            std::string::npos);
+}
+
 Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages,
-                          bool swap) {
+                          bool swap, bool splitK = false,
+                          unsigned ctasPerSm = 1) {
   Sm90GemmConfig config;
+  config.splitK = splitK;
+  config.ctasPerSm = ctasPerSm;
   config.bm = bm;
   config.bn = bn;
   config.stages = stages;
@@ -186,7 +215,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"bm64_bn64_s8", makeConfig(64, 64, 8, false)},
                       Case{"swap_bm128_bn64_s8", makeConfig(128, 64, 8, true)},
                       Case{"swap_bm128_bn128_s6",
-                           makeConfig(128, 128, 6, true)}),
+                           makeConfig(128, 128, 6, true)},
+                      Case{"splitk_swap_bm64_bn64_s8",
+                           makeConfig(64, 64, 8, true, true)},
+                      Case{"splitk_bm128_bn256_s4",
+                           makeConfig(128, 256, 4, false, true)},
+                      Case{"cta2_splitk_swap_bm64_bn128_s4",
+                           makeConfig(64, 128, 4, true, true, 2)}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace
