@@ -30,8 +30,11 @@ struct Candidate {
 };
 
 Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
-                      unsigned ctasPerSm = 1, unsigned splits = 1) {
+                      unsigned ctasPerSm = 1, unsigned splits = 1,
+                      bool persistent = false, unsigned groupM = 8) {
   Candidate c;
+  c.config.persistent = persistent;
+  c.config.groupM = groupM;
   c.config.bm = bm;
   c.config.bn = bn;
   c.config.stages = stages;
@@ -55,15 +58,19 @@ std::vector<Candidate> candidates(const Shape &s) {
     unsigned bn = s.m <= 64 ? 64 : 128;
     unsigned tiles = (s.n + 63) / 64, kTiles = (s.k + 63) / 64;
     std::vector<Candidate> out = {candidateOf(64, bn, 8, true),
-                                  candidateOf(64, bn, 4, true, 2)};
-    unsigned s1 = splitsFor(tiles, kTiles, 132), s2 = splitsFor(tiles, kTiles, 264);
+                                  candidateOf(64, bn, 4, true, 2),
+                                  candidateOf(64, bn, 8, true, 1, 1, true)};
+    unsigned s1 = splitsFor(tiles, kTiles, 132),
+             s2 = splitsFor(tiles, kTiles, 264);
     if (s1 > 1)
       out.push_back(candidateOf(64, bn, 8, true, 1, s1));
     if (s2 > 1)
       out.push_back(candidateOf(64, bn, 4, true, 2, s2));
     return out;
   }
-  return {candidateOf(128, 256, 4, false), candidateOf(128, 128, 3, false, 2)};
+  return {candidateOf(128, 256, 4, false), candidateOf(128, 128, 3, false, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 8),
+          candidateOf(128, 256, 4, false, 1, 1, true, 16)};
 }
 
 } // namespace
@@ -74,11 +81,11 @@ int main(int argc, char **argv) {
     std::printf("SKIP: %s\n", driver.failure.c_str());
     return 0;
   }
-  std::vector<Shape> shapes = {{4096, 4096, 4096},  {8192, 8192, 8192},
-                               {64, 2112, 7168},    {64, 24576, 1536},
-                               {64, 7168, 2048},    {64, 4096, 7168},
-                               {128, 2112, 7168},   {128, 24576, 1536},
-                               {128, 7168, 2048},   {128, 4096, 7168}};
+  std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192},
+                               {64, 2112, 7168},   {64, 24576, 1536},
+                               {64, 7168, 2048},   {64, 4096, 7168},
+                               {128, 2112, 7168},  {128, 24576, 1536},
+                               {128, 7168, 2048},  {128, 4096, 7168}};
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -89,8 +96,8 @@ int main(int argc, char **argv) {
     size_t bytesA = size_t(s.m) * s.k * 2, bytesB = size_t(s.n) * s.k * 2,
            bytesC = size_t(s.m) * s.n * 2;
     size_t set = bytesA + bytesB + bytesC;
-    int copies = int(std::min<size_t>(8, std::max<size_t>(
-                                             1, (256u << 20) / set + 1)));
+    int copies =
+        int(std::min<size_t>(8, std::max<size_t>(1, (256u << 20) / set + 1)));
     std::vector<uint16_t> host(std::max(bytesA, bytesB) / 2);
     for (auto &x : host)
       x = floatToBf16(dist(rng));
@@ -112,15 +119,15 @@ int main(int argc, char **argv) {
         return 1;
       }
       CUfunction fn;
-      if (!driver.loadFunction(kernel->ptx, kernel->entry,
-                               kernel->sharedBytes, fn)) {
+      if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes,
+                               fn)) {
         std::printf("error: %s\n", driver.failure.c_str());
         return 1;
       }
       std::vector<GemmLaunch> launches(copies);
       for (int i = 0; i < copies; ++i)
-        if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i],
-                         s.m, s.n, s.k, 1, 0, candidate.splits)) {
+        if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i], s.m,
+                         s.n, s.k, 1, 0, candidate.splits)) {
           std::printf("error: %s\n", driver.failure.c_str());
           return 1;
         }
@@ -143,14 +150,17 @@ int main(int argc, char **argv) {
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
       char name[64];
-      std::snprintf(name, sizeof name, "%sbm%u_bn%u_s%u_c%u_k%u",
+      std::snprintf(name, sizeof name, "%s%sbm%u_bn%u_s%u_c%u_k%u",
+                    config.persistent
+                        ? (config.groupM == 8 ? "pers_g8_" : "pers_g16_")
+                        : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
                     config.stages, config.ctasPerSm, candidate.splits);
       for (GemmLaunch &launch : launches)
         releaseGemm(driver, launch);
-      std::printf("tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
-                  s.m, s.n, s.k, name, us, flops / us * 1e-6,
-                  100.0 * floorUs / us);
+      std::printf(
+          "tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
+          s.m, s.n, s.k, name, us, flops / us * 1e-6, 100.0 * floorUs / us);
       std::fflush(stdout);
     }
     for (int i = 0; i < copies; ++i) {

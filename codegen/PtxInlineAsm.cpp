@@ -108,9 +108,8 @@ static std::string tiedFloatConstraints(unsigned count) {
 }
 
 /// Unpacks the struct an asm call with several outputs returns.
-static llvm::SmallVector<llvm::Value *> unpack(llvm::IRBuilderBase &builder,
-                                               llvm::Value *call,
-                                               unsigned count) {
+static llvm::SmallVector<llvm::Value *>
+unpack(llvm::IRBuilderBase &builder, llvm::Value *call, unsigned count) {
   llvm::SmallVector<llvm::Value *> out;
   if (count == 1) {
     out.push_back(call);
@@ -160,10 +159,11 @@ std::string wgmmaSsText(const WgmmaShape &shape) {
   return text;
 }
 
-llvm::SmallVector<llvm::Value *>
-wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
-        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
-        llvm::Value *descB) {
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA,
+                                         llvm::Value *descB) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());

@@ -1,4 +1,5 @@
-//===- codegen/PtxInlineAsm.h - Hopper PTX with no LLVM intrinsic -*- C++ -*-===//
+//===- codegen/PtxInlineAsm.h - Hopper PTX with no LLVM intrinsic -*- C++
+//-*-===//
 //
 // The sm_90a GEMM needs PTX statements that LLVM 22's NVPTX backend either
 // has no intrinsic for (wgmma.mma_async) or whose intrinsic forms we would
@@ -71,8 +72,8 @@ wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
 /// The PTX type names of a wgmma with both operands in shared memory.
 struct WgmmaShape {
   unsigned m = 64, n = 256, k = 16;
-  llvm::StringRef dType = "f32";  ///< accumulator
-  llvm::StringRef abType = "bf16"; ///< A and B
+  llvm::StringRef dType = "f32";       ///< accumulator
+  llvm::StringRef abType = "bf16";     ///< A and B
   bool transA = false, transB = false; ///< MN-major operands
 };
 
@@ -86,10 +87,11 @@ std::string wgmmaSsText(const WgmmaShape &shape);
 
 /// Issues one SS wgmma accumulating into \p acc (m*n/128 f32 values per
 /// thread); returns the new accumulator values.
-llvm::SmallVector<llvm::Value *>
-wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
-        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
-        llvm::Value *descB);
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA,
+                                         llvm::Value *descB);
 
 } // namespace ptx
 } // namespace tilec

@@ -25,7 +25,7 @@ namespace tilec {
 
 namespace {
 
-constexpr unsigned BytesPerElement = 2; // bf16
+constexpr unsigned BytesPerElement = 2;     // bf16
 constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
 constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
 constexpr unsigned ProducerRegs = 40;
@@ -59,14 +59,16 @@ struct Builder {
 
   // Kernel-wide values.
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
-  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr,
-              *ldc = nullptr, *alpha = nullptr, *beta = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
+              *alpha = nullptr, *beta = nullptr;
   llvm::Value *workspace = nullptr, *counters = nullptr;
   llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
               *split = nullptr, *tileId = nullptr, *flagAddr = nullptr;
   llvm::Value *tid = nullptr, *m0 = nullptr, *n0 = nullptr;
   llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
   llvm::Value *numK = nullptr;
+  llvm::Value *numTilesM = nullptr, *numTilesN = nullptr, *numTiles = nullptr;
+  llvm::Value *itBase = nullptr; ///< ring iterations before this tile
 
   Builder(const Sm90GemmConfig &config, llvm::Module &module)
       : config(config), ctx(module.getContext()), module(module), b(ctx) {
@@ -84,9 +86,8 @@ struct Builder {
     return b.CreateAdd(barBase, b.CreateMul(slot, i32(8)));
   }
   llvm::Value *emptyBar(llvm::Value *slot) {
-    return b.CreateAdd(barBase,
-                       b.CreateMul(b.CreateAdd(slot, i32(config.stages)),
-                                   i32(8)));
+    return b.CreateAdd(
+        barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
   }
 
   /// Spins on try_wait until the phase of \p parity of \p bar completes.
@@ -122,31 +123,77 @@ struct Builder {
     b.SetInsertPoint(exit);
   }
 
+  /// The CTA's output tiles: one (from ctaid) or, when persistent, tiles
+  /// ctaid.x, ctaid.x + nctaid.x, ... in grouped order. Sets m0, n0 and
+  /// itBase for \p body, which must end by branching to the block it gets.
+  void forTiles(const llvm::Twine &name, llvm::BasicBlock *exit,
+                const std::function<void(llvm::BasicBlock *next)> &body) {
+    if (!config.persistent) {
+      itBase = i32(0);
+      body(exit);
+      return;
+    }
+    llvm::Value *first =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block(name + ".head");
+    llvm::BasicBlock *bodyBlock = block(name + ".body");
+    llvm::BasicBlock *latch = block(name + ".latch");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *t = b.CreatePHI(b.getInt32Ty(), 2, "tile");
+    t->addIncoming(first, pre);
+    llvm::PHINode *it = b.CreatePHI(b.getInt32Ty(), 2, "it");
+    it->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(t, numTiles), bodyBlock, exit);
+    b.SetInsertPoint(bodyBlock);
+    // Grouped order: groupM tile rows advance together along N so that a
+    // wave of CTAs shares A and B tiles in L2.
+    llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
+    llvm::Value *firstM =
+        b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
+    llvm::Value *rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                                b.CreateSub(numTilesM, firstM),
+                                                i32(config.groupM));
+    llvm::Value *inGroup = b.CreateURem(t, groupTiles);
+    m0 = b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)),
+                     i32(config.bm), "m0");
+    n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
+    itBase = it;
+    body(latch);
+    b.SetInsertPoint(latch);
+    t->addIncoming(
+        b.CreateAdd(t, b.CreateIntrinsic(
+                           llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {})),
+        latch);
+    it->addIncoming(b.CreateAdd(it, kCount), latch);
+    b.CreateBr(head);
+  }
+
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
     llvm::Type *ptr = b.getPtrTy();
     llvm::Type *globalPtr = b.getPtrTy(1);
     llvm::Type *u32 = b.getInt32Ty();
     llvm::Type *f32 = b.getFloatTy();
-    auto *type = llvm::FunctionType::get(
-        b.getVoidTy(),
-        {ptr, ptr, globalPtr, u32, u32, u32, u32, f32, f32, globalPtr,
-         globalPtr},
-        false);
+    auto *type = llvm::FunctionType::get(b.getVoidTy(),
+                                         {ptr, ptr, globalPtr, u32, u32, u32,
+                                          u32, f32, f32, globalPtr, globalPtr},
+                                         false);
     fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                 config.name, module);
     fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
     for (unsigned i = 0; i < 2; ++i) {
       fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
-      fn->addParamAttr(i, llvm::Attribute::getWithAlignment(
-                              ctx, llvm::Align(64)));
+      fn->addParamAttr(i,
+                       llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
       fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
     }
     unsigned threads = 128 * (1 + consumers);
     fn->addFnAttr("nvvm.maxntid", std::to_string(threads));
     fn->addFnAttr("nvvm.minctasm", std::to_string(config.ctasPerSm));
-    const char *names[] = {"tmapA", "tmapB", "c",         "rowsA",
-                           "rowsB", "k",     "ldc",       "alpha",
+    const char *names[] = {"tmapA", "tmapB",     "c",       "rowsA",
+                           "rowsB", "k",         "ldc",     "alpha",
                            "beta",  "workspace", "counters"};
     for (unsigned i = 0; i < 11; ++i)
       fn->getArg(i)->setName(names[i]);
@@ -176,12 +223,17 @@ struct Builder {
                         "numK");
     kBegin = i32(0);
     kCount = numK;
+    numTilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(config.bm - 1)),
+                             i32(config.bm), "tilesM");
+    numTilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
+                             i32(config.bn), "tilesN");
+    numTiles = b.CreateMul(numTilesM, numTilesN, "tiles");
     if (config.splitK) {
       // CTA z takes K tiles [z * per, min((z + 1) * per, numK)).
-      splits = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z,
-                                 {});
-      split = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
-                                {});
+      splits =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z, {});
+      split =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z, {});
       llvm::Value *per = b.CreateUDiv(
           b.CreateAdd(numK, b.CreateSub(splits, i32(1))), splits, "kPer");
       kBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
@@ -230,29 +282,34 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpNE(leader, i32(0)), elected, exit);
     b.SetInsertPoint(elected);
     unsigned stageBytes = tileA.bytes + tileB.bytes;
-    forK("produce", [&](llvm::Value *kt) {
-      llvm::Value *slot = b.CreateURem(kt, i32(config.stages), "slot");
-      llvm::Value *parity =
-          b.CreateAnd(b.CreateUDiv(kt, i32(config.stages)), i32(1));
-      // A fresh barrier counts as having completed the phase before phase
-      // 0, so the first pass over the ring waits on parity 1 and passes.
-      waitParity(emptyBar(slot), b.CreateXor(parity, i32(1)), "wait.empty");
-      llvm::Value *full = fullBar(slot);
-      ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
-      llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
-      ptx::tmaLoad2d(b, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-                     tmapA, kc, m0, full);
-      ptx::tmaLoad2d(b, b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
-                     tmapB, kc, n0, full);
+    forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
+      forK("produce", [&](llvm::Value *kt) {
+        llvm::Value *it = b.CreateAdd(itBase, kt);
+        llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
+        llvm::Value *parity =
+            b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
+        // A fresh barrier counts as having completed the phase before phase
+        // 0, so the first pass over the ring waits on parity 1 and passes.
+        waitParity(emptyBar(slot), b.CreateXor(parity, i32(1)), "wait.empty");
+        llvm::Value *full = fullBar(slot);
+        ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
+        llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
+        ptx::tmaLoad2d(b,
+                       b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
+                       tmapA, kc, m0, full);
+        ptx::tmaLoad2d(b,
+                       b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
+                       tmapB, kc, n0, full);
+      });
+      b.CreateBr(next);
     });
-    b.CreateBr(exit);
   }
 
   /// GMMA descriptor: the constant high bits or'ed with (address >> 4).
   llvm::Value *descriptor(const Sm90OperandTile &tile, llvm::Value *address) {
-    llvm::Value *low = b.CreateZExt(
-        b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)),
-        b.getInt64Ty());
+    llvm::Value *low =
+        b.CreateZExt(b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)),
+                     b.getInt64Ty());
     return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
   }
 
@@ -262,6 +319,15 @@ struct Builder {
     llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
     llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
     llvm::Value *aRowOffset = b.CreateMul(ci, i32(tileA.mAtomBytes));
+    forTiles("ctile", exit, [&](llvm::BasicBlock *next) {
+      emitConsumerTile(ci, lane, aRowOffset, next);
+    });
+  }
+
+  /// One output tile: the K loop over the ring, then the epilogue; ends by
+  /// branching to \p exit.
+  void emitConsumerTile(llvm::Value *ci, llvm::Value *lane,
+                        llvm::Value *aRowOffset, llvm::BasicBlock *exit) {
     ptx::WgmmaShape shape;
     shape.n = config.bn;
     unsigned regs = 64 * config.bn / 128;
@@ -284,14 +350,16 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
 
     b.SetInsertPoint(body);
-    llvm::Value *slot = b.CreateURem(kt, i32(config.stages), "slot");
+    llvm::Value *it = b.CreateAdd(itBase, kt);
+    llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
     llvm::Value *parity =
-        b.CreateAnd(b.CreateUDiv(kt, i32(config.stages)), i32(1));
+        b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
     waitParity(fullBar(slot), parity, "wait.full");
     llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
     llvm::Value *aSlot = b.CreateAdd(
         b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
-    llvm::Value *bSlot = b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+    llvm::Value *bSlot =
+        b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
     ptx::wgmmaFence(b);
     for (unsigned kk = 0; kk < config.bk / 16; ++kk) {
       llvm::Value *descA =
@@ -306,11 +374,11 @@ struct Builder {
     // arrival per consumer warp.
     llvm::BasicBlock *release = block("release");
     llvm::BasicBlock *next = block("consume.next");
-    b.CreateCondBr(b.CreateAnd(b.CreateICmpUGT(kt, i32(0)),
-                               b.CreateICmpEQ(lane, i32(0))),
-                   release, next);
+    b.CreateCondBr(
+        b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), b.CreateICmpEQ(lane, i32(0))),
+        release, next);
     b.SetInsertPoint(release);
-    llvm::Value *prev = b.CreateURem(b.CreateAdd(kt, i32(config.stages - 1)),
+    llvm::Value *prev = b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
                                      i32(config.stages));
     ptx::mbarrierArrive(b, emptyBar(prev));
     b.CreateBr(next);
@@ -323,6 +391,20 @@ struct Builder {
     b.SetInsertPoint(done);
     llvm::SmallVector<llvm::Value *> fin(phis.begin(), phis.end());
     fin = ptx::wgmmaWaitGroup(b, 0, fin);
+    if (config.persistent) {
+      // The next tile reuses the ring: free this tile's last slot too.
+      llvm::BasicBlock *release = block("release.last");
+      llvm::BasicBlock *after = block("release.last.done");
+      b.CreateCondBr(b.CreateAnd(b.CreateICmpUGT(kCount, i32(0)),
+                                 b.CreateICmpEQ(lane, i32(0))),
+                     release, after);
+      b.SetInsertPoint(release);
+      llvm::Value *last = b.CreateURem(
+          b.CreateSub(b.CreateAdd(itBase, kCount), i32(1)), i32(config.stages));
+      ptx::mbarrierArrive(b, emptyBar(last));
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    }
     if (config.splitK)
       fin = emitSplitReduce(fin, exit);
 
@@ -334,13 +416,13 @@ struct Builder {
         b.CreateAdd(m0, b.CreateMul(ci, i32(64))),
         b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
         "row0");
-    llvm::Value *col0 = b.CreateAdd(
-        n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    llvm::Value *col0 =
+        b.CreateAdd(n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
 
     llvm::BasicBlock *withBeta = block("epilogue.beta");
     llvm::BasicBlock *noBeta = block("epilogue.nobeta");
-    llvm::Value *betaZero = b.CreateFCmpOEQ(
-        beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
+    llvm::Value *betaZero =
+        b.CreateFCmpOEQ(beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
     b.CreateCondBr(betaZero, noBeta, withBeta);
     b.SetInsertPoint(noBeta);
     emitEpilogue(fin, row0, col0, /*readC=*/false);
@@ -375,7 +457,8 @@ struct Builder {
       llvm::Value *vec = llvm::PoisonValue::get(v4);
       for (unsigned e = 0; e < 4; ++e)
         vec = b.CreateInsertElement(vec, acc[4 * r4 + e], uint64_t(e));
-      llvm::Value *at = b.CreateAdd(mine, b.getInt64(uint64_t(r4) * threads * 4));
+      llvm::Value *at =
+          b.CreateAdd(mine, b.getInt64(uint64_t(r4) * threads * 4));
       b.CreateAlignedStore(vec, b.CreateInBoundsGEP(f32, workspace, at),
                            llvm::Align(16));
     }
@@ -386,8 +469,8 @@ struct Builder {
     llvm::BasicBlock *counted = block("splitk.counted");
     b.CreateCondBr(b.CreateICmpEQ(tid, i32(128)), count, counted);
     b.SetInsertPoint(count);
-    llvm::Value *counter = b.CreateInBoundsGEP(
-        b.getInt32Ty(), counters, b.CreateZExt(tileId, i64));
+    llvm::Value *counter = b.CreateInBoundsGEP(b.getInt32Ty(), counters,
+                                               b.CreateZExt(tileId, i64));
     llvm::Value *old = ptx::emitAsm(
         b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
         "=r,l,~{memory}", {counter});
@@ -405,9 +488,9 @@ struct Builder {
     b.CreateBr(counted);
     b.SetInsertPoint(counted);
     ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
-    llvm::Value *flag = ptx::emitAsm(b, b.getInt32Ty(),
-                                     "ld.shared.u32 $0, [$1];",
-                                     "=r,r,~{memory}", {flagAddr});
+    llvm::Value *flag =
+        ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
+                     "=r,r,~{memory}", {flagAddr});
     llvm::BasicBlock *reduce = block("splitk.reduce");
     b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
     b.SetInsertPoint(reduce);
@@ -433,12 +516,13 @@ struct Builder {
     llvm::SmallVector<llvm::Value *> next(regs);
     llvm::Type *quad = llvm::StructType::get(ctx, {f32, f32, f32, f32});
     for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
-      llvm::Value *at = b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
+      llvm::Value *at =
+          b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
       llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
       // .cg: read at L2, where the other CTAs' stores are.
-      llvm::Value *q = ptx::emitAsm(
-          b, quad, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
-          "=f,=f,=f,=f,l,~{memory}", {address});
+      llvm::Value *q =
+          ptx::emitAsm(b, quad, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
+                       "=f,=f,=f,=f,l,~{memory}", {address});
       for (unsigned e = 0; e < 4; ++e)
         next[4 * r4 + e] =
             b.CreateFAdd(sums[4 * r4 + e], b.CreateExtractValue(q, {e}));
@@ -467,8 +551,8 @@ struct Builder {
     llvm::Value *v = b.CreateFMul(alpha, accValue);
     if (!readC)
       return v;
-    llvm::Value *old = b.CreateFPExt(
-        b.CreateLoad(b.getBFloatTy(), address), b.getFloatTy());
+    llvm::Value *old =
+        b.CreateFPExt(b.CreateLoad(b.getBFloatTy(), address), b.getFloatTy());
     return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
                              {beta, old, v});
   }
@@ -477,9 +561,9 @@ struct Builder {
                 bool readC) {
     llvm::BasicBlock *st = block("st1");
     llvm::BasicBlock *after = block("st1.after");
-    b.CreateCondBr(b.CreateAnd(b.CreateICmpULT(row, rowsA),
-                               b.CreateICmpULT(col, rowsB)),
-                   st, after);
+    b.CreateCondBr(
+        b.CreateAnd(b.CreateICmpULT(row, rowsA), b.CreateICmpULT(col, rowsB)),
+        st, after);
     b.SetInsertPoint(st);
     llvm::Value *address = cAddress(row, col);
     llvm::Value *v = scale(value, address, readC);
@@ -518,22 +602,22 @@ struct Builder {
         llvm::Value *r1 = b.CreateFMul(alpha, v1);
         auto *pairType = llvm::FixedVectorType::get(b.getBFloatTy(), 2);
         if (readC) {
-          llvm::Value *old = b.CreateAlignedLoad(pairType, address,
-                                                 llvm::Align(4));
-          llvm::Value *o0 = b.CreateFPExt(b.CreateExtractElement(old, uint64_t(0)),
-                                          b.getFloatTy());
-          llvm::Value *o1 = b.CreateFPExt(b.CreateExtractElement(old, uint64_t(1)),
-                                          b.getFloatTy());
+          llvm::Value *old =
+              b.CreateAlignedLoad(pairType, address, llvm::Align(4));
+          llvm::Value *o0 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
+          llvm::Value *o1 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(1)), b.getFloatTy());
           r0 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
                                  {beta, o0, r0});
           r1 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
                                  {beta, o1, r1});
         }
         llvm::Value *pair = llvm::PoisonValue::get(pairType);
-        pair = b.CreateInsertElement(
-            pair, b.CreateFPTrunc(r0, b.getBFloatTy()), uint64_t(0));
-        pair = b.CreateInsertElement(
-            pair, b.CreateFPTrunc(r1, b.getBFloatTy()), uint64_t(1));
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, b.getBFloatTy()),
+                                     uint64_t(0));
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, b.getBFloatTy()),
+                                     uint64_t(1));
         b.CreateAlignedStore(pair, address, llvm::Align(4));
         b.CreateBr(after);
         b.SetInsertPoint(narrow);
@@ -613,19 +697,26 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.stages < 2 || config.stages > 16)
     return fail("stages = " + std::to_string(config.stages) +
                 " is outside 2..16");
-  unsigned bytes = config.stages * (config.bm + config.bn) * config.bk *
-                       BytesPerElement +
-                   16 * config.stages + 16 + AlignSlack;
+  unsigned bytes =
+      config.stages * (config.bm + config.bn) * config.bk * BytesPerElement +
+      16 * config.stages + 16 + AlignSlack;
   if (bytes > MaxSharedBytes)
     return fail("the ring needs " + std::to_string(bytes) +
                 " bytes of shared memory, more than the 232448 a CTA may "
                 "have; use fewer stages or a smaller tile");
+  if (config.persistent && config.splitK)
+    return fail("a persistent kernel with split-K is not implemented; "
+                "choose one of the two");
+  if (config.persistent && config.groupM == 0)
+    return fail("groupM = 0: the persistent tile order needs a group of at "
+                "least 1 tile row");
   if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
     return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
                 " is not 1 or 2");
   if (config.ctasPerSm * (bytes + 1024) > SharedBytesPerSm)
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
-                std::to_string(bytes) + " bytes of shared memory do not fit "
+                std::to_string(bytes) +
+                " bytes of shared memory do not fit "
                 "the 233472 of an SM; use fewer stages");
   auto [producer, consumer] = sm90RegisterSplit(config);
   unsigned accumulators = 64 * config.bn / 128;
@@ -654,9 +745,9 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.ptx = std::move(*ptxText);
   kernel.entry = config.name;
   kernel.blockThreads = 128 * (1 + config.bm / 64);
-  kernel.sharedBytes = config.stages * (builder.tileA.bytes +
-                                        builder.tileB.bytes) +
-                       16 * config.stages + 16 + AlignSlack;
+  kernel.sharedBytes =
+      config.stages * (builder.tileA.bytes + builder.tileB.bytes) +
+      16 * config.stages + 16 + AlignSlack;
   kernel.config = config;
   kernel.a = builder.tileA;
   kernel.b = builder.tileB;

@@ -1,4 +1,5 @@
-//===- codegen/Sm90Gemm.h - Warp-specialized TMA + wgmma GEMM ----*- C++ -*-===//
+//===- codegen/Sm90Gemm.h - Warp-specialized TMA + wgmma GEMM ----*- C++
+//-*-===//
 //
 // The sm_90a GEMM kernel: C = alpha * A * B^T + beta * C with A (M x K) and
 // B (N x K) both K-major bf16, f32 accumulation, bf16 C row-major.
@@ -32,6 +33,11 @@
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
 // rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
 //
+// Persistent (persistent): the grid is (min(tiles, SMs * ctasPerSm), 1, 1) and
+// CTA x takes tiles x, x + gridDim.x, ... in grouped order (groupM tile rows
+// sweep N together). The ring and its phases run on across tiles, so the
+// producer loads the next tile while the consumers run the epilogue.
+//
 // Split-K (splitK): CTA z of S takes an equal run of the K tiles, writes its
 // f32 accumulators to the workspace in fragment order (16-byte coalesced
 // stores), and bumps the tile's counter; the CTA that arrives last sums the S
@@ -54,23 +60,25 @@ namespace tilec {
 /// The choices that shape one sm_90a GEMM kernel.
 struct Sm90GemmConfig {
   std::string name = "tilec_gemm_sm90";
-  unsigned bm = 128;    ///< rows of the A role per CTA: 64 per consumer WG
-  unsigned bn = 256;    ///< rows of the B role per CTA: the wgmma N
-  unsigned bk = 64;     ///< K per ring slot: one SW128 bf16 atom
-  unsigned stages = 4;  ///< ring slots
-  bool swapAB = false;  ///< compute C^T = B A^T and store transposed
-  bool splitK = false;  ///< split K over gridDim.z with an in-kernel reduce
-  unsigned ctasPerSm = 1; ///< occupancy target: sets minctasm and setmaxnreg
+  unsigned bm = 128;       ///< rows of the A role per CTA: 64 per consumer WG
+  unsigned bn = 256;       ///< rows of the B role per CTA: the wgmma N
+  unsigned bk = 64;        ///< K per ring slot: one SW128 bf16 atom
+  unsigned stages = 4;     ///< ring slots
+  bool swapAB = false;     ///< compute C^T = B A^T and store transposed
+  bool splitK = false;     ///< split K over gridDim.z with an in-kernel reduce
+  unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
+  bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
+  unsigned groupM = 8;     ///< persistent tile order: tile rows per group
 };
 
 /// The GPU-side facts of one SW128 K-major operand tile.
 struct Sm90OperandTile {
-  unsigned rows = 0;            ///< tile rows (M or N side)
-  unsigned bytes = 0;           ///< one ring slot's tile
-  unsigned swizzleBytes = 128;  ///< TMA swizzle and GMMA layout span
-  uint64_t descriptorHigh = 0;  ///< bits 14..63 of the GMMA descriptor
-  unsigned kStepBytes = 32;     ///< start-address advance per k16 subtile
-  unsigned mAtomBytes = 0;      ///< start-address advance per 64 rows
+  unsigned rows = 0;           ///< tile rows (M or N side)
+  unsigned bytes = 0;          ///< one ring slot's tile
+  unsigned swizzleBytes = 128; ///< TMA swizzle and GMMA layout span
+  uint64_t descriptorHigh = 0; ///< bits 14..63 of the GMMA descriptor
+  unsigned kStepBytes = 32;    ///< start-address advance per k16 subtile
+  unsigned mAtomBytes = 0;     ///< start-address advance per 64 rows
 };
 
 /// An emitted kernel and how to launch it.
@@ -80,7 +88,7 @@ struct Sm90GemmKernel {
   unsigned blockThreads = 0;
   unsigned sharedBytes = 0; ///< dynamic shared memory to request
   Sm90GemmConfig config;
-  Sm90OperandTile a, b;     ///< wgmma A and B roles (B tensor is A when swapped)
+  Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
 };
 
 /// Checks \p config against the wgmma atom (BM multiple of 64, at most two
@@ -96,8 +104,8 @@ Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk);
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);
 
 /// Bytes of split-K workspace for \p tiles output tiles and \p splits.
-inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config,
-                                   uint64_t tiles, unsigned splits) {
+inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
+                                   unsigned splits) {
   return tiles * splits * config.bm * config.bn * 4;
 }
 

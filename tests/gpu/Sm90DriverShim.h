@@ -1,4 +1,5 @@
-//===- tests/gpu/Sm90DriverShim.h - Just enough CUDA driver for sm_90a -*- C++ -*-===//
+//===- tests/gpu/Sm90DriverShim.h - Just enough CUDA driver for sm_90a -*- C++
+//-*-===//
 //
 // The sm_90a GEMM's GPU test and benchmark need a context, a module with its
 // JIT log, >48 KB dynamic shared memory, a launch, buffers, events and two
@@ -15,6 +16,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -52,9 +54,9 @@ struct Driver {
                                  void **);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -91,8 +93,7 @@ struct Driver {
               load(lib, cuDeviceGet, "cuDeviceGet") &&
               load(lib, cuDeviceGetCount, "cuDeviceGetCount") &&
               load(lib, cuDeviceGetAttribute, "cuDeviceGetAttribute") &&
-              load(lib, cuDevicePrimaryCtxRetain,
-                   "cuDevicePrimaryCtxRetain") &&
+              load(lib, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain") &&
               load(lib, cuCtxSetCurrent, "cuCtxSetCurrent") &&
               load(lib, cuCtxSynchronize, "cuCtxSynchronize") &&
               load(lib, cuModuleLoadDataEx, "cuModuleLoadDataEx") &&
@@ -147,8 +148,7 @@ struct Driver {
                     unsigned sharedBytes, CUfunction &fn) {
     static char log[16384];
     log[0] = 0;
-    int options[] = {5 /*ERROR_LOG_BUFFER*/,
-                     6 /*ERROR_LOG_BUFFER_SIZE_BYTES*/};
+    int options[] = {5 /*ERROR_LOG_BUFFER*/, 6 /*ERROR_LOG_BUFFER_SIZE_BYTES*/};
     void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log))};
     CUmodule module = nullptr;
     if (!check(cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values),
@@ -173,11 +173,10 @@ struct Driver {
     unsigned box[2] = {bk, boxRows};
     unsigned elementStrides[2] = {1, 1};
     int swizzle = swizzleBytes == 128 ? 3 : swizzleBytes == 64 ? 2 : 1;
-    return check(cuTensorMapEncodeTiled(&map, 9 /*BFLOAT16*/, 2,
-                                        reinterpret_cast<void *>(base), dims,
-                                        strides, box, elementStrides,
-                                        0 /*no interleave*/, swizzle,
-                                        3 /*L2 256B*/, 0 /*zero fill*/),
+    return check(cuTensorMapEncodeTiled(
+                     &map, 9 /*BFLOAT16*/, 2, reinterpret_cast<void *>(base),
+                     dims, strides, box, elementStrides, 0 /*no interleave*/,
+                     swizzle, 3 /*L2 256B*/, 0 /*zero fill*/),
                  "cuTensorMapEncodeTiled");
   }
 };
@@ -209,12 +208,21 @@ inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
   launch.grid[0] = (launch.rowsA + config.bm - 1) / config.bm;
   launch.grid[1] = (launch.rowsB + config.bn - 1) / config.bn;
   launch.grid[2] = config.splitK ? splits : 1;
+  if (config.persistent) {
+    int sms = 0;
+    driver.cuDeviceGetAttribute(&sms, 16 /*MULTIPROCESSOR_COUNT*/,
+                                driver.device);
+    unsigned tiles = launch.grid[0] * launch.grid[1];
+    launch.grid[0] =
+        std::min<unsigned>(tiles, unsigned(sms) * config.ctasPerSm);
+    launch.grid[1] = 1;
+  }
   if (config.splitK) {
     uint64_t tiles = uint64_t(launch.grid[0]) * launch.grid[1];
-    if (!driver.check(driver.cuMemAlloc(&launch.workspace,
-                                        sm90WorkspaceBytes(config, tiles,
-                                                           splits)),
-                      "alloc workspace") ||
+    if (!driver.check(
+            driver.cuMemAlloc(&launch.workspace,
+                              sm90WorkspaceBytes(config, tiles, splits)),
+            "alloc workspace") ||
         !driver.check(driver.cuMemAlloc(&launch.counters, tiles * 4),
                       "alloc counters") ||
         !driver.check(driver.cuMemsetD16(launch.counters, 0, tiles * 2),
@@ -229,14 +237,14 @@ inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
 
 inline bool launchGemm(Driver &driver, CUfunction fn,
                        const Sm90GemmKernel &kernel, GemmLaunch &launch) {
-  void *args[] = {&launch.mapA,  &launch.mapB, &launch.c,
-                  &launch.rowsA, &launch.rowsB, &launch.k,
-                  &launch.ldc,   &launch.alpha, &launch.beta,
+  void *args[] = {&launch.mapA,      &launch.mapB,    &launch.c,
+                  &launch.rowsA,     &launch.rowsB,   &launch.k,
+                  &launch.ldc,       &launch.alpha,   &launch.beta,
                   &launch.workspace, &launch.counters};
-  return driver.check(driver.cuLaunchKernel(
-                          fn, launch.grid[0], launch.grid[1], launch.grid[2],
-                          kernel.blockThreads, 1, 1, kernel.sharedBytes,
-                          nullptr, args, nullptr),
+  return driver.check(driver.cuLaunchKernel(fn, launch.grid[0], launch.grid[1],
+                                            launch.grid[2], kernel.blockThreads,
+                                            1, 1, kernel.sharedBytes, nullptr,
+                                            args, nullptr),
                       "cuLaunchKernel");
 }
 

@@ -34,8 +34,10 @@ struct Problem {
 };
 
 Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
-                        bool splitK = false, unsigned ctasPerSm = 1) {
+                        bool splitK = false, unsigned ctasPerSm = 1,
+                        bool persistent = false) {
   Sm90GemmConfig config;
+  config.persistent = persistent;
   config.bm = bm;
   config.bn = bn;
   config.stages = stages;
@@ -52,8 +54,7 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
   CUfunction fn;
-  if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes,
-                           fn))
+  if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes, fn))
     return driver.failure;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -66,18 +67,17 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
   for (auto &x : c)
     x = p.beta == 0 ? 0x7fc1 /*NaN poison*/ : floatToBf16(dist(rng));
   CUdeviceptr da = 0, db = 0, dc = 0;
-  bool ok = driver.check(driver.cuMemAlloc(&da, a.size() * 2), "alloc A") &&
-            driver.check(driver.cuMemAlloc(&db, b.size() * 2), "alloc B") &&
-            driver.check(driver.cuMemAlloc(&dc, c.size() * 2), "alloc C") &&
-            driver.check(driver.cuMemcpyHtoD(da, a.data(), a.size() * 2),
-                         "copy A") &&
-            driver.check(driver.cuMemcpyHtoD(db, b.data(), b.size() * 2),
-                         "copy B") &&
-            driver.check(driver.cuMemcpyHtoD(dc, c.data(), c.size() * 2),
-                         "copy C");
+  bool ok =
+      driver.check(driver.cuMemAlloc(&da, a.size() * 2), "alloc A") &&
+      driver.check(driver.cuMemAlloc(&db, b.size() * 2), "alloc B") &&
+      driver.check(driver.cuMemAlloc(&dc, c.size() * 2), "alloc C") &&
+      driver.check(driver.cuMemcpyHtoD(da, a.data(), a.size() * 2), "copy A") &&
+      driver.check(driver.cuMemcpyHtoD(db, b.data(), b.size() * 2), "copy B") &&
+      driver.check(driver.cuMemcpyHtoD(dc, c.data(), c.size() * 2), "copy C");
   GemmLaunch launch;
-  ok = ok && prepareGemm(driver, *kernel, launch, da, db, dc, p.m, p.n, p.k,
-                         p.alpha, p.beta, p.splits) &&
+  ok = ok &&
+       prepareGemm(driver, *kernel, launch, da, db, dc, p.m, p.n, p.k, p.alpha,
+                   p.beta, p.splits) &&
        launchGemm(driver, fn, *kernel, launch) &&
        driver.check(driver.cuCtxSynchronize(), "kernel");
   if (ok && config.splitK && p.beta == 0) {
@@ -131,15 +131,17 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
     }
   }
   double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
-  std::printf("sm90 %s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g beta=%g: "
-              "%zu/%zu checked elements wrong, rel. error %.3g\n",
-              config.swapAB ? "swapAB" : "      ", config.bm, config.bn,
-              config.stages, p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
-              points.size(), rel);
+  std::printf(
+      "sm90 %s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g beta=%g: "
+      "%zu/%zu checked elements wrong, rel. error %.3g\n",
+      config.persistent ? "persistent " : "",
+      config.swapAB ? "swapAB" : "      ", config.bm, config.bn, config.stages,
+      p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
+      points.size(), rel);
   if (mismatches || !(rel < 1e-2))
-    return std::to_string(mismatches) + " of " +
-           std::to_string(points.size()) + " elements wrong (rel. error " +
-           std::to_string(rel) + "); first:\n" + bad.str();
+    return std::to_string(mismatches) + " of " + std::to_string(points.size()) +
+           " elements wrong (rel. error " + std::to_string(rel) +
+           "); first:\n" + bad.str();
   return "";
 }
 
@@ -158,9 +160,8 @@ TEST_P(Sm90GemmGpu, MatchesCpuReference) {
     probe.open();
     GTEST_SKIP() << "SKIP: " << probe.failure;
   }
-  std::string failure =
-      runProblem(*driver, GetParam().config, GetParam().problem,
-                 std::random_device{}());
+  std::string failure = runProblem(*driver, GetParam().config,
+                                   GetParam().problem, std::random_device{}());
   EXPECT_EQ(failure, "");
 }
 
@@ -170,42 +171,65 @@ TEST_P(Sm90GemmGpu, MatchesCpuReference) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Sm90GemmGpu,
     ::testing::Values(
-        GpuCase{"ragged_127x253x64", configOf(128, 256, 4, false),
-                {127, 253, 64}},
-        GpuCase{"ragged_k_129x264x200", configOf(128, 256, 4, false),
+        GpuCase{
+            "ragged_127x253x64", configOf(128, 256, 4, false), {127, 253, 64}},
+        GpuCase{"ragged_k_129x264x200",
+                configOf(128, 256, 4, false),
                 {129, 264, 200}},
-        GpuCase{"exact_256x512x1024", configOf(128, 256, 4, false),
+        GpuCase{"exact_256x512x1024",
+                configOf(128, 256, 4, false),
                 {256, 512, 1024}},
-        GpuCase{"beta_300x520x136", configOf(128, 256, 4, false),
+        GpuCase{"beta_300x520x136",
+                configOf(128, 256, 4, false),
                 {300, 520, 136, 1.5f, -0.5f}},
-        GpuCase{"n128_200x136x72", configOf(128, 128, 6, false),
-                {200, 136, 72}},
-        GpuCase{"n64_bm64_100x72x256", configOf(64, 64, 8, false),
-                {100, 72, 256}},
-        GpuCase{"swap_m64_n2112_k512", configOf(128, 64, 8, true),
-                {64, 2112, 512}},
-        GpuCase{"swap_m37_n300_k136_beta", configOf(128, 64, 8, true),
+        GpuCase{
+            "n128_200x136x72", configOf(128, 128, 6, false), {200, 136, 72}},
+        GpuCase{
+            "n64_bm64_100x72x256", configOf(64, 64, 8, false), {100, 72, 256}},
+        GpuCase{
+            "swap_m64_n2112_k512", configOf(128, 64, 8, true), {64, 2112, 512}},
+        GpuCase{"swap_m37_n300_k136_beta",
+                configOf(128, 64, 8, true),
                 {37, 300, 136, 0.75f, 2.0f}},
-        GpuCase{"swap_m128_n1000_k1024", configOf(128, 128, 6, true),
+        GpuCase{"swap_m128_n1000_k1024",
+                configOf(128, 128, 6, true),
                 {128, 1000, 1024}},
-        GpuCase{"large_4096_sampled", configOf(128, 256, 4, false),
+        GpuCase{"large_4096_sampled",
+                configOf(128, 256, 4, false),
                 {4096, 4096, 4096, 1, 0, 4000}},
-        GpuCase{"large_2048x8192x1536_sampled", configOf(128, 256, 4, false),
+        GpuCase{"large_2048x8192x1536_sampled",
+                configOf(128, 256, 4, false),
                 {2048, 8192, 1536, 1, 0, 4000}},
-        GpuCase{"decode_m64_n2112_k7168", configOf(128, 64, 8, true),
+        GpuCase{"decode_m64_n2112_k7168",
+                configOf(128, 64, 8, true),
                 {64, 2112, 7168, 1, 0, 4000}},
         GpuCase{"splitk4_swap_m64_n2112_k7168",
-                configOf(64, 64, 8, true, true), {64, 2112, 7168, 1, 0, 0, 4}},
+                configOf(64, 64, 8, true, true),
+                {64, 2112, 7168, 1, 0, 0, 4}},
         GpuCase{"splitk3_swap_m100_n300_k1000_beta",
                 configOf(64, 128, 8, true, true),
                 {100, 300, 1000, 0.5f, 1.0f, 0, 3}},
-        GpuCase{"splitk5_ragged_200x264x520", configOf(128, 256, 4, false, true),
+        GpuCase{"splitk5_ragged_200x264x520",
+                configOf(128, 256, 4, false, true),
                 {200, 264, 520, 1, 0, 0, 5}},
         GpuCase{"splitk16_more_splits_than_tiles_130x136x256",
                 configOf(128, 128, 6, false, true),
                 {130, 136, 256, 1, 0, 0, 16}},
-        GpuCase{"cta2_swap_m128_n1000_k1536", configOf(64, 128, 4, true, false, 2),
+        GpuCase{"cta2_swap_m128_n1000_k1536",
+                configOf(64, 128, 4, true, false, 2),
                 {128, 1000, 1536}},
+        GpuCase{"persistent_ragged_1000x1300x520",
+                configOf(128, 256, 4, false, false, 1, true),
+                {1000, 1300, 520}},
+        GpuCase{"persistent_beta_4096x4096x512_sampled",
+                configOf(128, 256, 4, false, false, 1, true),
+                {4096, 4096, 512, 1.0f, 0.25f, 4000}},
+        GpuCase{"persistent_k_smaller_than_ring_3000x2000x64",
+                configOf(128, 256, 4, false, false, 1, true),
+                {3000, 2000, 64, 1, 0, 4000}},
+        GpuCase{"persistent_swap_m64_n24576_k1536_sampled",
+                configOf(64, 64, 8, true, false, 1, true),
+                {64, 24576, 1536, 1, 0, 4000}},
         GpuCase{"cta2_splitk2_swap_m128_n2112_k7168",
                 configOf(64, 128, 4, true, true, 2),
                 {128, 2112, 7168, 1, 0, 4000, 2}}),

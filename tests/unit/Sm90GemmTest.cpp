@@ -1,7 +1,7 @@
 //===- tests/unit/Sm90GemmTest.cpp - sm_90a GEMM codegen and ptxas --------===//
-#include "codegen/Ptxas.h"
-#include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Gemm.h"
+#include "codegen/PtxInlineAsm.h"
+#include "codegen/Ptxas.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,8 +36,8 @@ std::pair<int, std::string> ptxasVerbose(const std::string &ptx) {
     llvm::raw_fd_ostream stream(in, ec);
     stream << ptx;
   }
-  llvm::SmallVector<llvm::StringRef, 8> args = {*ptxas, "-arch=sm_90a", "-v",
-                                                in.str(), "-o", out.str()};
+  llvm::SmallVector<llvm::StringRef, 8> args = {
+      *ptxas, "-arch=sm_90a", "-v", in.str(), "-o", out.str()};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
                                                 log.str()};
   int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
@@ -100,8 +100,7 @@ TEST(Sm90GemmConfig, RejectsIllegalTilesWithNumbers) {
   bad.bn = 260;
   err = verifySm90GemmConfig(bad);
   ASSERT_TRUE(bool(err));
-  EXPECT_NE(llvm::toString(std::move(err)).find("BN = 260"),
-            std::string::npos);
+  EXPECT_NE(llvm::toString(std::move(err)).find("BN = 260"), std::string::npos);
   bad = {};
   bad.stages = 6;
   err = verifySm90GemmConfig(bad);
@@ -110,6 +109,12 @@ TEST(Sm90GemmConfig, RejectsIllegalTilesWithNumbers) {
   auto kernel = emitSm90Gemm(bad);
   ASSERT_FALSE(bool(kernel));
   llvm::consumeError(kernel.takeError());
+  bad = {};
+  bad.persistent = bad.splitK = true;
+  err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("persistent"),
+            std::string::npos);
 }
 
 struct Case {
@@ -155,6 +160,9 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
   }
   EXPECT_NE(ptx.find(".minnctapersm " + std::to_string(config.ctasPerSm)),
             std::string::npos);
+  if (config.persistent) {
+    EXPECT_NE(ptx.find("%nctaid.x"), std::string::npos);
+  }
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
   EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx.shared::cta.b64"),
             std::string::npos);
@@ -185,9 +193,9 @@ TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
   config.bn = 128;
   config.ctasPerSm = 2; // (32768 - 5120) / 128 = 216
   EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 216u));
-  config.bm = 128;      // (32768 - 5120) / 256 = 108 -> 104
+  config.bm = 128; // (32768 - 5120) / 256 = 108 -> 104
   EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 104u));
-  config.bn = 256;      // 128 accumulators do not fit in 104
+  config.bn = 256; // 128 accumulators do not fit in 104
   config.stages = 2;
   llvm::Error err = verifySm90GemmConfig(config);
   ASSERT_TRUE(bool(err));
@@ -195,10 +203,11 @@ TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
             std::string::npos);
 }
 
-Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages,
-                          bool swap, bool splitK = false,
-                          unsigned ctasPerSm = 1) {
+Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages, bool swap,
+                          bool splitK = false, unsigned ctasPerSm = 1,
+                          bool persistent = false) {
   Sm90GemmConfig config;
+  config.persistent = persistent;
   config.splitK = splitK;
   config.ctasPerSm = ctasPerSm;
   config.bm = bm;
@@ -210,18 +219,20 @@ Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages,
 
 INSTANTIATE_TEST_SUITE_P(
     Tiles, Sm90GemmPtx,
-    ::testing::Values(Case{"bm128_bn256_s4", makeConfig(128, 256, 4, false)},
-                      Case{"bm128_bn128_s6", makeConfig(128, 128, 6, false)},
-                      Case{"bm64_bn64_s8", makeConfig(64, 64, 8, false)},
-                      Case{"swap_bm128_bn64_s8", makeConfig(128, 64, 8, true)},
-                      Case{"swap_bm128_bn128_s6",
-                           makeConfig(128, 128, 6, true)},
-                      Case{"splitk_swap_bm64_bn64_s8",
-                           makeConfig(64, 64, 8, true, true)},
-                      Case{"splitk_bm128_bn256_s4",
-                           makeConfig(128, 256, 4, false, true)},
-                      Case{"cta2_splitk_swap_bm64_bn128_s4",
-                           makeConfig(64, 128, 4, true, true, 2)}),
+    ::testing::Values(
+        Case{"bm128_bn256_s4", makeConfig(128, 256, 4, false)},
+        Case{"bm128_bn128_s6", makeConfig(128, 128, 6, false)},
+        Case{"bm64_bn64_s8", makeConfig(64, 64, 8, false)},
+        Case{"swap_bm128_bn64_s8", makeConfig(128, 64, 8, true)},
+        Case{"swap_bm128_bn128_s6", makeConfig(128, 128, 6, true)},
+        Case{"splitk_swap_bm64_bn64_s8", makeConfig(64, 64, 8, true, true)},
+        Case{"splitk_bm128_bn256_s4", makeConfig(128, 256, 4, false, true)},
+        Case{"cta2_splitk_swap_bm64_bn128_s4",
+             makeConfig(64, 128, 4, true, true, 2)},
+        Case{"persistent_bm128_bn256_s4",
+             makeConfig(128, 256, 4, false, false, 1, true)},
+        Case{"persistent_swap_bm64_bn64_s8",
+             makeConfig(64, 64, 8, true, false, 1, true)}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace
