@@ -12,6 +12,7 @@
 #include "tests/gpu/Sm90DriverShim.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <random>
 
@@ -68,7 +69,7 @@ std::vector<Candidate> candidates(const Shape &s) {
       out.push_back(candidateOf(64, bn, 4, true, 2, s2));
     return out;
   }
-  return {candidateOf(128, 256, 4, false), candidateOf(128, 128, 3, false, 2),
+  return {candidateOf(128, 256, 4, false), candidateOf(128, 256, 3, false),
           candidateOf(128, 256, 4, false, 1, 1, true, 8),
           candidateOf(128, 256, 4, false, 1, 1, true, 16)};
 }
@@ -115,14 +116,14 @@ int main(int argc, char **argv) {
       const Sm90GemmConfig &config = candidate.config;
       auto kernel = emitSm90Gemm(config);
       if (!kernel) {
-        std::printf("error: %s\n", llvm::toString(kernel.takeError()).c_str());
-        return 1;
+        std::printf("skip: %s\n", llvm::toString(kernel.takeError()).c_str());
+        continue;
       }
       CUfunction fn;
       if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes,
                                fn)) {
-        std::printf("error: %s\n", driver.failure.c_str());
-        return 1;
+        std::printf("skip: %s\n", driver.failure.c_str());
+        continue;
       }
       std::vector<GemmLaunch> launches(copies);
       for (int i = 0; i < copies; ++i)
@@ -131,8 +132,16 @@ int main(int argc, char **argv) {
           std::printf("error: %s\n", driver.failure.c_str());
           return 1;
         }
-      for (int i = 0; i < 10; ++i)
+      // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
+      // ramped up before anything is timed.
+      auto begin = std::chrono::steady_clock::now();
+      for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
+                                    std::chrono::milliseconds(50);
+           ++i) {
         launchGemm(driver, fn, *kernel, launches[i % copies]);
+        if (i % 16 == 15)
+          driver.cuCtxSynchronize();
+      }
       if (!driver.check(driver.cuCtxSynchronize(), "warm-up")) {
         std::printf("error: %s\n", driver.failure.c_str());
         return 1;

@@ -7,6 +7,7 @@ individually event-timed launches. One line per shape:
   cublas M N K median_us TFLOP/s floor_fraction
 """
 import sys
+import time
 import torch
 
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192),
@@ -24,8 +25,14 @@ def main():
              for _ in range(copies)]
         b = [torch.rand(n, k, device="cuda", dtype=torch.bfloat16) * 2 - 1
              for _ in range(copies)]
-        for i in range(10):
+        # Warm-up: at least 20 launches and 50 ms busy (clocks ramp up).
+        begin = time.perf_counter()
+        i = 0
+        while i < 20 or time.perf_counter() - begin < 0.05:
             torch.matmul(a[i % copies], b[i % copies].t())
+            i += 1
+            if i % 16 == 0:
+                torch.cuda.synchronize()
         torch.cuda.synchronize()
         times = []
         for i in range(iters):

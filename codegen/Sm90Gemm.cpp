@@ -720,6 +720,18 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 "the 233472 of an SM; use fewer stages");
   auto [producer, consumer] = sm90RegisterSplit(config);
   unsigned accumulators = 64 * config.bn / 128;
+  // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not
+  // (seen on the H200: "Insufficient registers (80)" for m64n128 at 768
+  // threads per SM).
+  unsigned threads = 128 * (1 + config.bm / 64);
+  unsigned cap = RegistersPerSm / (threads * config.ctasPerSm) / 8 * 8;
+  if (cap < accumulators + 24)
+    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
+                std::to_string(threads) + " threads cap a thread at " +
+                std::to_string(cap) + " registers, too few for the " +
+                std::to_string(accumulators) +
+                " accumulators of m64n" + std::to_string(config.bn) +
+                "; use 1 CTA per SM or a smaller BN");
   if (consumer < accumulators + 24)
     return fail("a consumer thread gets " + std::to_string(consumer) +
                 " registers at " + std::to_string(config.ctasPerSm) +

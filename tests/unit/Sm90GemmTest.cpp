@@ -195,11 +195,12 @@ TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
   EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 216u));
   config.bm = 128; // (32768 - 5120) / 256 = 108 -> 104
   EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 104u));
-  config.bn = 256; // 128 accumulators do not fit in 104
-  config.stages = 2;
+  // ptxas compiles the whole kernel under the launch cap: 768 threads per
+  // SM leave 80 registers, fewer than m64n128's 64 accumulators + 24.
+  config.stages = 3;
   llvm::Error err = verifySm90GemmConfig(config);
   ASSERT_TRUE(bool(err));
-  EXPECT_NE(llvm::toString(std::move(err)).find("104 registers"),
+  EXPECT_NE(llvm::toString(std::move(err)).find("at 80 registers"),
             std::string::npos);
 }
 
