@@ -2,8 +2,9 @@
 """cuBLAS (through torch.matmul) on the shapes of bench/Sm90GemmBench.cpp.
 
 Same method as the tilec benchmark: bf16 A (M x K) and B (N x K), C = A B^T,
-operand copies rotated so the set exceeds the L2, warm-up, median of
-individually event-timed launches. One line per shape:
+operand copies rotated so the set exceeds the L2, warm-up, median over samples
+of 10 back-to-back launches between two events (behind one untimed launch, so
+host launch latency is not counted). One line per shape:
   cublas M N K median_us TFLOP/s floor_fraction
 """
 import sys
@@ -34,15 +35,18 @@ def main():
             if i % 16 == 0:
                 torch.cuda.synchronize()
         torch.cuda.synchronize()
+        batch = 10
         times = []
         for i in range(iters):
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
+            torch.matmul(a[0], b[0].t())  # untimed: keeps the GPU ahead
             start.record()
-            torch.matmul(a[i % copies], b[i % copies].t())
+            for j in range(batch):
+                torch.matmul(a[(i + j) % copies], b[(i + j) % copies].t())
             stop.record()
             stop.synchronize()
-            times.append(start.elapsed_time(stop))
+            times.append(start.elapsed_time(stop) / batch)
         times.sort()
         us = times[len(times) // 2] * 1e3
         floor_us = size / 4.8e12 * 1e6

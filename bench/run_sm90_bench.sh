@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One run on the H200: tilec's sm_90a GEMM and cuBLAS (torch.matmul) on the
-# same shapes, medians of event-timed launches, side by side.
+# same shapes, medians of event-timed batches of launches, side by side.
 # Usage: bench/run_sm90_bench.sh [BENCH_BINARY] [ITERS]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
