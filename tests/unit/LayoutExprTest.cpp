@@ -1,0 +1,170 @@
+// The layout expression language: values, environments, diagnostics with
+// columns, and a bounded random-input run (the CI half of the fuzz target
+// in tests/fuzz/LayoutExprFuzzer.cpp).
+#include "LayoutTestSupport.h"
+
+#include <chrono>
+
+using namespace tilec;
+using namespace tilec::test;
+
+TEST(LayoutExprTest, HeaderExamples) {
+  EXPECT_EQ(evalStr("coalesce((2,(1,6)):(1,(6,2)))"), "12:1");
+  llvm::Expected<LayoutValue> v = evaluateLayoutExpr("composition(8:2, 3:1");
+  ASSERT_FALSE(bool(v));
+  LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+  EXPECT_EQ(d.column, 20u);
+  EXPECT_NE(d.message.find("expected ',' or ')'"), std::string::npos);
+}
+
+TEST(LayoutExprTest, Values) {
+  EXPECT_EQ(evalStr("(8,16)"), "(8,16)");
+  EXPECT_TRUE(eval("(8,16)").isIntTuple());
+  EXPECT_EQ(evalStr("(3:4, 8:2)"), "(3:4,8:2)");
+  EXPECT_EQ(evalStr("Sw<3,4,3> o 1024:1"), "Sw<3,4,3> o 1024:1");
+  EXPECT_EQ(evalStr("Swizzle<3,4,3> o 8 o (8,64):(64,1)"),
+            "Sw<3,4,3> o 8 o (8,64):(64,1)");
+  EXPECT_EQ(evalStr("composition(Sw<3,4,3>, (8,64):(64,1))"),
+            "Sw<3,4,3> o (8,64):(64,1)");
+  EXPECT_EQ(evalStr("size(K_SW128<bf16>)"), "512");
+  EXPECT_EQ(evalStr("cosize((4,8):(8,1))"), "32");
+  EXPECT_EQ(evalStr("rank(((4,8),(2,2)):((32,1),(16,8)))"), "2");
+  EXPECT_EQ(evalStr("depth(((4,8),(2,2)):((32,1),(16,8)))"), "2");
+  // A layout tiler composes as a whole, a tuple by mode.
+  EXPECT_EQ(evalStr("composition((8,8):(8,1), 4:2)"), "4:16");
+  EXPECT_EQ(evalStr("composition((8,8):(8,1), (4,2))"), "(4,2):(8,1)");
+  EXPECT_EQ(evalStr("composition((8,8):(8,1), (3:2, 2:4))"), "(3,2):(16,4)");
+  EXPECT_EQ(evalStr("logical_divide(K_SW128<bf16>, (4,16))"),
+            "Sw<3,3,3> o ((4,2),(16,4)):((64,256),(1,16))");
+}
+
+TEST(LayoutExprTest, Environment) {
+  LayoutEnv env;
+  env.emplace("BM", LayoutValue(int64_t(128)));
+  env.emplace("BK", LayoutValue(int64_t(64)));
+  llvm::Expected<LayoutValue> v =
+      evaluateLayoutExpr("tile_to_shape(K_SW128<bf16>, (BM, BK))", &env);
+  ASSERT_TRUE(bool(v));
+  EXPECT_EQ(v->str(), "Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,0))");
+  llvm::Expected<LayoutValue> u = evaluateLayoutExpr("(BM, BN)", &env);
+  ASSERT_FALSE(bool(u));
+  LayoutExprDiag d = toLayoutExprDiag(u.takeError());
+  EXPECT_EQ(d.column, 5u);
+  EXPECT_NE(d.message.find("unknown name 'BN'"), std::string::npos);
+}
+
+TEST(LayoutExprTest, DiagnosticsPointAtTheColumn) {
+  struct Case {
+    const char *text;
+    unsigned column;
+    const char *message;
+  } cases[] = {
+      {"", 0, "found the end of the input"},
+      {"(8,16):(1,8", 11, "expected ',' or ')'"},
+      {"(8,16):(1,(8,2))", 7, "does not have the nesting"},
+      {"(8,0):(1,8)", 0, "must be positive"},
+      {"8:1 9:1", 4, "after the expression"},
+      {"K_SW128<bf17>", 8, "unknown element type 'bf17'"},
+      {"K_SW256<bf16>", 0, "unknown name 'K_SW256'"},
+      {"Sw<3,4,2>", 0, "|S| >= B"},
+      {"Sw<3,4>", 6, "expected ','"},
+      {"frobnicate(8:1)", 0, "unknown function 'frobnicate'"},
+      {"composition(8:1)", 0, "composition takes 2 arguments, not 1"},
+      {"composition((4,6):(1,5), 3:2)", 0, "shape divisibility"},
+      {"tile_to_shape(K_SW128<bf16>, (100,64))", 0,
+       "mode 0 of the target shape (100,64) is 100, not a multiple of the "
+       "atom's 8"},
+      {"complement((2,2):(1,1), 8)", 0, "not injective"},
+      {"make_layout((4,8), up)", 19, "unknown name 'up'"},
+      {"8:1 o 4:1", 0, "left side of 'o' must be a swizzle"},
+      {"Sw<3,4,3> o Sw<1,4,3>", 12, "right side of 'o' must be a layout"},
+      {"99999999999:1", 0, "too large"},
+      {"(65536,65536):(1,65536)", 0, "too large"},
+      {"upcast(3:3, 2)", 0, "neither a multiple nor a divisor"},
+      {"logical_divide(8:1, (2,2))", 0, "has 2 modes but the layout"},
+      {"8:1 $", 4, "unexpected character '$'"},
+      {"recast(8:1, 16, 0)", 16, "must be between 1 and 4096"},
+  };
+  for (const Case &c : cases) {
+    llvm::Expected<LayoutValue> v = evaluateLayoutExpr(c.text);
+    ASSERT_FALSE(bool(v)) << c.text << " gave " << v->str();
+    LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+    EXPECT_EQ(d.column, c.column) << c.text << ": " << d.message;
+    EXPECT_NE(d.message.find(c.message), std::string::npos)
+        << c.text << ": " << d.message;
+  }
+}
+
+TEST(LayoutExprTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string deep(10000, '(');
+  llvm::Expected<LayoutValue> v = evaluateLayoutExpr(deep);
+  ASSERT_FALSE(bool(v));
+  EXPECT_NE(toLayoutExprDiag(v.takeError()).message.find("nested"),
+            std::string::npos);
+}
+
+// Random text from the language's own tokens, plus mutations of valid
+// expressions: every input either evaluates or reports an error with a
+// column inside the text. Bounded in time so that it runs in CI.
+TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
+  static const char *pieces[] = {
+      "(", ")", ",", ":", "<", ">", " o ", "0", "1", "2", "3", "4", "8", "16",
+      "-1", "64", "1024", "Sw", "K_SW128", "MN_SW64", "K_INTER", "bf16", "e4m3",
+      "tf32", "composition", "complement", "logical_divide", "zipped_divide",
+      "tiled_divide", "flat_divide", "logical_product", "blocked_product",
+      "raked_product", "right_inverse", "left_inverse", "tile_to_shape",
+      "recast", "upcast", "downcast", "coalesce", "make_layout", "left",
+      "right", "make_ordered", "max_common_vector", "max_common_layout", " ",
+      "zipped_product", "tiled_product", "size", "cosize", "flatten"};
+  static const char *seeds[] = {
+      "zipped_divide(((8,16),(64,2)):((64,512),(1,8192)), (64,16))",
+      "recast(((64,16),(2,(4,2))):((64,1),(4096,(16,8192))), 16, 128)",
+      "tile_to_shape(MN_SW64<bf16>, (128,128), (1,0))",
+      "logical_product((2,2):(4,1), 6:1)",
+      "blocked_product((2,5):(5,1), (3,4):(1,3))",
+      "Sw<3,4,3> o 8 o (8,64):(64,1)", "complement((2,2):(1,6), 24)"};
+  std::mt19937 rng(4242);
+  auto start = std::chrono::steady_clock::now();
+  int runs = 0, ok = 0;
+  for (; runs < 200000; ++runs) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3))
+      break;
+    std::string text;
+    if (runs % 2) {
+      int n = 1 + rng() % 24;
+      for (int i = 0; i < n; ++i)
+        text += pieces[rng() % (sizeof(pieces) / sizeof(*pieces))];
+    } else {
+      text = seeds[rng() % (sizeof(seeds) / sizeof(*seeds))];
+      int edits = 1 + rng() % 4;
+      for (int e = 0; e < edits && !text.empty(); ++e) {
+        size_t at = rng() % text.size();
+        switch (rng() % 3) {
+        case 0:
+          text.erase(at, 1 + rng() % 3);
+          break;
+        case 1:
+          text.insert(at, pieces[rng() % (sizeof(pieces) / sizeof(*pieces))]);
+          break;
+        default:
+          text[at] = "()0123456789,:<>o -x"[rng() % 20];
+        }
+      }
+    }
+    llvm::Expected<LayoutValue> v = evaluateLayoutExpr(text);
+    if (v) {
+      ++ok;
+      // Whatever evaluates prints as a one-line value that reads back.
+      std::string s = v->str();
+      if (v->isLayout() || v->isComposed() || v->isSwizzle()) {
+        ASSERT_EQ(evalStr(s), s) << text;
+      }
+      continue;
+    }
+    LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+    ASSERT_LE(d.column, text.size()) << text;
+    ASSERT_FALSE(d.message.empty()) << text;
+  }
+  EXPECT_GT(runs, 1000);
+  EXPECT_GT(ok, 10);
+}
