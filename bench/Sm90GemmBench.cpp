@@ -5,11 +5,11 @@
 // launch reads the previous one's cache), warm-up, then the median over
 // samples of 10 back-to-back launches between two events, each sample behind
 // one untimed launch so that host launch latency never shows as GPU time.
-// cublas_bench.py measures torch.matmul the same way. Prints one line per
+// cublas_rotating_bench.py measures torch.matmul the same way. Prints one line per
 // (shape, config):
 //   tilec M N K config median_us TFLOP/s floor_fraction
 // where floor_fraction = (bytes moved at least / 4.8 TB/s) / median.
-// bench/run_sm90_bench.sh runs this next to cublas_bench.py.
+// bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/gpu/Sm90DriverShim.h"

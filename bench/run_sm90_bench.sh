@@ -10,7 +10,7 @@ log=$(mktemp)
 echo "== tilec sm_90a"
 timeout 240 "$bin" "$iters" | tee "$log"
 echo "== cuBLAS via torch.matmul"
-timeout 180 python3 "$here/cublas_bench.py" "$iters" | tee -a "$log"
+timeout 180 python3 "$here/cublas_rotating_bench.py" "$iters" | tee -a "$log"
 echo "== best tilec config per shape vs cuBLAS (median us; speedup = cuBLAS / tilec)"
 python3 - "$log" <<'PY'
 import sys

@@ -12,6 +12,9 @@
 
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
+#include "ir/DescriptorDerivation.h"
+#include "ir/LayoutExpr.h"
+#include "ir/SmemTileFromLayout.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -32,21 +35,6 @@ constexpr unsigned ProducerRegs = 40;
 constexpr unsigned MaxConsumerRegs = 232;
 constexpr unsigned RegistersPerSm = 65536;
 constexpr unsigned SharedBytesPerSm = 233472; // 228 KB, 1 KB per CTA reserved
-
-/// GMMA descriptor layout-type encoding of sm_90 (PTX ISA "Matrix
-/// Descriptor Format"): 0 interleave, 1 128B, 2 64B, 3 32B swizzle.
-unsigned gmmaLayoutType(unsigned swizzleBytes) {
-  switch (swizzleBytes) {
-  case 128:
-    return 1;
-  case 64:
-    return 2;
-  case 32:
-    return 3;
-  default:
-    return 0;
-  }
-}
 
 struct Builder {
   const Sm90GemmConfig &config;
@@ -70,10 +58,10 @@ struct Builder {
   llvm::Value *numTilesM = nullptr, *numTilesN = nullptr, *numTiles = nullptr;
   llvm::Value *itBase = nullptr; ///< ring iterations before this tile
 
-  Builder(const Sm90GemmConfig &config, llvm::Module &module)
-      : config(config), ctx(module.getContext()), module(module), b(ctx) {
-    tileA = sm90OperandTile(config.bm, config.bk);
-    tileB = sm90OperandTile(config.bn, config.bk);
+  Builder(const Sm90GemmConfig &config, Sm90OperandTile tileA,
+          Sm90OperandTile tileB, llvm::Module &module)
+      : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
+        ctx(module.getContext()), module(module), b(ctx) {
     consumers = config.bm / 64;
   }
 
@@ -656,26 +644,52 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
 
-Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk) {
+llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
   // The tile is tile_to_shape(K_SW128<bf16>, (rows, bk)): 8-row x 128-byte
-  // swizzle atoms stacked along the rows (the TMA box with 128B swizzle
-  // writes exactly this). In the K-major canonical form of the PTX ISA,
-  // Sw<3,4,3> o ((8,m),(T,2k)):((8T,SBO),(1,LBO)), the stride between 8-row
-  // core-matrix groups is SBO = 8 * 128 B; LBO is unused for a swizzled
-  // K-major operand whose K extent per MMA (32 B) stays inside one atom
-  // (it is encoded as 1, as CUTLASS does). A k16 step is 32 B inside the
-  // atom's row and 64 rows are 8 atoms = 8 KB.
+  // swizzle atoms stacked along the rows, which is what the TMA box with
+  // 128B swizzle writes. The layout algebra builds it and the descriptor
+  // derivation matches it against the PTX ISA's canonical K-major form; the
+  // derived subtile offsets give the descriptor advance per k16 step and per
+  // 64 rows, and must be affine so an add to the low bits reaches each.
+  std::string expr = "tile_to_shape(K_SW128<bf16>, (" + std::to_string(rows) +
+                     "," + std::to_string(bk) + "))";
+  auto value = evaluateLayoutExpr(expr);
+  if (!value)
+    return value.takeError();
+  auto smemTile = smemTileFromLayout(*value);
+  if (!smemTile)
+    return smemTile.takeError();
+  DerivationRequest request;
+  request.arch = ArchKind::SM90a;
+  request.dtype = DTypeKind::BF16;
+  request.major = MajorKind::K;
+  request.mmaMN = 64;
+  request.mmaK = 16;
+  request.base = 0;
+  auto derived = deriveSmemDescriptor(*smemTile, request);
+  if (!derived)
+    return derived.takeError();
+  const auto &offsets = derived->subtileOffsets;
   Sm90OperandTile tile;
   tile.rows = rows;
+  tile.layout = expr;
   tile.bytes = rows * bk * BytesPerElement;
-  tile.swizzleBytes = 128;
-  unsigned atomRows = 8;
-  uint64_t sbo = atomRows * tile.swizzleBytes;
-  uint64_t lboEncoded = 1;
-  tile.descriptorHigh = (lboEncoded << 16) | ((sbo >> 4) << 32) |
-                        (uint64_t(gmmaLayoutType(tile.swizzleBytes)) << 62);
-  tile.kStepBytes = 16 * BytesPerElement;
-  tile.mAtomBytes = 64 * tile.swizzleBytes;
+  tile.swizzleBytes = swizzleInfo(derived->fields.swizzle).bytes;
+  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
+  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
+  tile.mAtomBytes = offsets.size() > 1 ? offsets[1][0] : 0;
+  for (size_t m = 0; m < offsets.size(); ++m)
+    for (size_t k = 0; k < offsets[m].size(); ++k)
+      if (offsets[m][k] != m * tile.mAtomBytes + k * tile.kStepBytes)
+        return llvm::createStringError(
+            "subtile (" + std::to_string(m) + ", " + std::to_string(k) +
+            ") of " + expr + " starts at byte " +
+            std::to_string(offsets[m][k]) +
+            ", not on the affine grid the descriptor advance needs");
+  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
+    return llvm::createStringError(
+        "the descriptor of " + expr +
+        " at base 0 has a start address or base offset");
   return tile;
 }
 
@@ -729,8 +743,8 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
                 std::to_string(threads) + " threads cap a thread at " +
                 std::to_string(cap) + " registers, too few for the " +
-                std::to_string(accumulators) +
-                " accumulators of m64n" + std::to_string(config.bn) +
+                std::to_string(accumulators) + " accumulators of m64n" +
+                std::to_string(config.bn) +
                 "; use 1 CTA per SM or a smaller BN");
   if (consumer < accumulators + 24)
     return fail("a consumer thread gets " + std::to_string(consumer) +
@@ -748,7 +762,13 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   llvm::Module module(config.name, context);
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
     return err;
-  Builder builder(config, module);
+  auto tileA = sm90OperandTile(config.bm, config.bk);
+  if (!tileA)
+    return tileA.takeError();
+  auto tileB = sm90OperandTile(config.bn, config.bk);
+  if (!tileB)
+    return tileB.takeError();
+  Builder builder(config, *tileA, *tileB, module);
   builder.build();
   auto ptxText = emitPtx(module, ArchKind::SM90a);
   if (!ptxText)

@@ -71,10 +71,12 @@ struct Sm90GemmConfig {
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
 };
 
-/// The GPU-side facts of one SW128 K-major operand tile.
+/// The GPU-side facts of one SW128 K-major operand tile, derived from its
+/// shared-memory layout by the layout algebra and ir/DescriptorDerivation.
 struct Sm90OperandTile {
-  unsigned rows = 0;           ///< tile rows (M or N side)
-  unsigned bytes = 0;          ///< one ring slot's tile
+  std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (128,64))"
+  unsigned rows = 0;  ///< tile rows (M or N side)
+  unsigned bytes = 0; ///< one ring slot's tile
   unsigned swizzleBytes = 128; ///< TMA swizzle and GMMA layout span
   uint64_t descriptorHigh = 0; ///< bits 14..63 of the GMMA descriptor
   unsigned kStepBytes = 32;    ///< start-address advance per k16 subtile
@@ -97,8 +99,9 @@ struct Sm90GemmKernel {
 /// memory budget (227 KB); the message says what would be legal.
 llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
 
-/// The SW128 K-major operand tile of \p rows x \p bk bf16.
-Sm90OperandTile sm90OperandTile(unsigned rows, unsigned bk);
+/// The SW128 K-major operand tile of \p rows x \p bk bf16; an error when
+/// the layout has no canonical form or its subtiles are not affine.
+llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk);
 
 /// setmaxnreg targets of \p config: {producer, consumer} registers.
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);

@@ -5,14 +5,16 @@
 // JIT log, >48 KB dynamic shared memory, a launch, buffers, events and two
 // tiled tensor maps. This header loads exactly those driver entry points with
 // dlopen (no CUDA headers, so it builds where no toolkit is installed) and
-// builds the kernel's tensor maps. It is a stop-gap for the sm90 branch until
-// the runtime/ library lands on main; the calls map one to one onto it.
+// encodes the kernel's tensor maps through runtime/TensorMap (validated). It
+// was written before runtime/ landed; the remaining calls map one to one
+// onto runtime/Module, Launch, DeviceBuffer and Event.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_TESTS_GPU_SM90DRIVERSHIM_H
 #define TILEC_TESTS_GPU_SM90DRIVERSHIM_H
 
 #include "codegen/Sm90Gemm.h"
+#include "runtime/TensorMap.h"
 
 #include <dlfcn.h>
 
@@ -168,16 +170,24 @@ struct Driver {
   bool encodeOperand(TensorMap &map, CUdeviceptr base, unsigned rows,
                      unsigned k, unsigned boxRows, unsigned bk,
                      unsigned swizzleBytes) {
-    uint64_t dims[2] = {k, rows};
-    uint64_t strides[1] = {uint64_t(k) * 2};
-    unsigned box[2] = {bk, boxRows};
-    unsigned elementStrides[2] = {1, 1};
-    int swizzle = swizzleBytes == 128 ? 3 : swizzleBytes == 64 ? 2 : 1;
-    return check(cuTensorMapEncodeTiled(
-                     &map, 9 /*BFLOAT16*/, 2, reinterpret_cast<void *>(base),
-                     dims, strides, box, elementStrides, 0 /*no interleave*/,
-                     swizzle, 3 /*L2 256B*/, 0 /*zero fill*/),
-                 "cuTensorMapEncodeTiled");
+    // The runtime's TensorMap validates every field (16-byte strides, box
+    // limits, swizzle span) before it calls cuTensorMapEncodeTiled.
+    auto swizzle = swizzleBytes == 128  ? rt::TensorMapSwizzleKind::B128
+                   : swizzleBytes == 64 ? rt::TensorMapSwizzleKind::B64
+                                        : rt::TensorMapSwizzleKind::B32;
+    rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
+        rt::TensorMapDTypeKind::BF16, base, rows, k, k, boxRows, bk, swizzle);
+    desc.l2Promotion = rt::TensorMapL2PromotionKind::B256;
+    desc.oobFill = rt::TensorMapOobFillKind::Zero;
+    auto encoded = rt::encodeTensorMap(desc);
+    if (!encoded) {
+      failure = "tensor map " + rt::describeTensorMap(desc) + ": " +
+                encoded.error().getMessage();
+      return false;
+    }
+    static_assert(sizeof(TensorMap) == sizeof(rt::TensorMap));
+    std::memcpy(&map, encoded->data(), sizeof map);
+    return true;
   }
 };
 

@@ -64,7 +64,11 @@ TEST(Sm90InlineAsm, WgmmaTextExample) {
 TEST(Sm90OperandTile, Sw128KMajorDescriptorFields) {
   // 128 x 64 bf16, K-major SW128: SBO = 1024 B (encoded 64), LBO encoded 1,
   // layout type 1 (128B swizzle) in bits 62-63, base offset 0.
-  Sm90OperandTile tile = sm90OperandTile(128, 64);
+  auto derived = sm90OperandTile(128, 64);
+  ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
+  const Sm90OperandTile &tile = *derived;
+  // The exact high bits validated on the H200 (bench/results/).
+  EXPECT_EQ(tile.descriptorHigh, 0x4000004000010000ull);
   EXPECT_EQ(tile.bytes, 16384u);
   EXPECT_EQ((tile.descriptorHigh >> 16) & 0x3FFF, 1u);
   EXPECT_EQ((tile.descriptorHigh >> 32) & 0x3FFF, 64u);
@@ -82,7 +86,9 @@ TEST(Sm90OperandTile, KStepsFollowTheSwizzledLayout) {
   // after the previous one, and row r of a subtile stays 128 r bytes away
   // from row 0 before the swizzle: both are what the descriptor advance of
   // 32 B with base offset 0 asks of the hardware.
-  Sm90OperandTile tile = sm90OperandTile(64, 64);
+  auto derived = sm90OperandTile(64, 64);
+  ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
+  const Sm90OperandTile &tile = *derived;
   for (unsigned kk = 0; kk < 4; ++kk) {
     unsigned linear = 2 * (0 * 64 + kk * 16);
     unsigned swizzled = linear ^ (((linear >> 7) & 7) << 4);
@@ -169,6 +175,11 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
   EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
   EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
   EXPECT_EQ(kernel->blockThreads, 128 * (1 + config.bm / 64));
+  // The derived descriptor's high bits are or'ed into every descriptor.
+  EXPECT_NE(ptx.find("or.b64"), std::string::npos);
+  EXPECT_NE(ptx.find(std::to_string(kernel->a.descriptorHigh)),
+            std::string::npos)
+      << kernel->a.layout;
 }
 
 TEST_P(Sm90GemmPtx, AssemblesWithoutSerializationOrSpills) {
