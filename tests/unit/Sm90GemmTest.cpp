@@ -249,3 +249,19 @@ INSTANTIATE_TEST_SUITE_P(
 
 } // namespace
 } // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(Sm90Gemm, SameConfigGivesByteIdenticalPtx) {
+  Sm90GemmConfig config;
+  config.persistent = true;
+  auto first = emitSm90Gemm(config);
+  auto second = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+  EXPECT_TRUE(first->ptx == second->ptx);
+}
+
+} // namespace
+} // namespace tilec
