@@ -1,0 +1,190 @@
+//===- bench/Sm90GemmBench.cpp - tilec's sm_90a GEMM, timed ---------------===//
+//
+// For each shape and candidate kernel config: random bf16 inputs (several
+// copies of the operands, rotated so that the set exceeds the L2 and no
+// launch reads the previous one's cache), warm-up, then the median over
+// samples of 10 back-to-back launches between two events, each sample behind
+// one untimed launch so that host launch latency never shows as GPU time.
+// cublas_rotating_bench.py measures torch.matmul the same way. Prints one line per
+// (shape, config):
+//   tilec M N K config median_us TFLOP/s floor_fraction
+// where floor_fraction = (bytes moved at least / 4.8 TB/s) / median.
+// bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/gpu/Sm90DriverShim.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+using namespace tilec;
+using namespace tilec::sm90shim;
+
+namespace {
+
+struct Shape {
+  unsigned m, n, k;
+};
+
+struct Candidate {
+  Sm90GemmConfig config;
+  unsigned splits = 1;
+};
+
+Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
+                      unsigned ctasPerSm = 1, unsigned splits = 1,
+                      bool persistent = false, unsigned groupM = 8) {
+  Candidate c;
+  c.config.persistent = persistent;
+  c.config.groupM = groupM;
+  c.config.bm = bm;
+  c.config.bn = bn;
+  c.config.stages = stages;
+  c.config.swapAB = swap;
+  c.config.ctasPerSm = ctasPerSm;
+  c.config.splitK = splits > 1;
+  c.splits = splits;
+  return c;
+}
+
+/// Splits that bring tiles * splits near \p slots CTAs, keeping >= 8 K
+/// tiles per split.
+unsigned splitsFor(unsigned tiles, unsigned kTiles, unsigned slots) {
+  unsigned s = std::max(1u, (slots + tiles / 2) / tiles);
+  return std::max(1u, std::min(s, kTiles / 8));
+}
+
+std::vector<Candidate> candidates(const Shape &s) {
+  if (s.m <= 128) {
+    // Swap AB: N fills the 64-row wgmma M, the small M is the wgmma N.
+    unsigned bn = s.m <= 64 ? 64 : 128;
+    unsigned tiles = (s.n + 63) / 64, kTiles = (s.k + 63) / 64;
+    std::vector<Candidate> out = {candidateOf(64, bn, 8, true),
+                                  candidateOf(64, bn, 4, true, 2),
+                                  candidateOf(64, bn, 8, true, 1, 1, true)};
+    unsigned s1 = splitsFor(tiles, kTiles, 132),
+             s2 = splitsFor(tiles, kTiles, 264);
+    if (s1 > 1)
+      out.push_back(candidateOf(64, bn, 8, true, 1, s1));
+    if (s2 > 1)
+      out.push_back(candidateOf(64, bn, 4, true, 2, s2));
+    return out;
+  }
+  return {candidateOf(128, 256, 4, false), candidateOf(128, 256, 3, false),
+          candidateOf(128, 256, 4, false, 1, 1, true, 8),
+          candidateOf(128, 256, 4, false, 1, 1, true, 16)};
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Driver driver;
+  if (!driver.open()) {
+    std::printf("SKIP: %s\n", driver.failure.c_str());
+    return 0;
+  }
+  std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192},
+                               {64, 2112, 7168},   {64, 24576, 1536},
+                               {64, 7168, 2048},   {64, 4096, 7168},
+                               {128, 2112, 7168},  {128, 24576, 1536},
+                               {128, 7168, 2048},  {128, 4096, 7168}};
+  int iters = argc > 1 ? std::atoi(argv[1]) : 50;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  CUevent start, stop;
+  driver.cuEventCreate(&start, 0);
+  driver.cuEventCreate(&stop, 0);
+  for (const Shape &s : shapes) {
+    size_t bytesA = size_t(s.m) * s.k * 2, bytesB = size_t(s.n) * s.k * 2,
+           bytesC = size_t(s.m) * s.n * 2;
+    size_t set = bytesA + bytesB + bytesC;
+    int copies =
+        int(std::min<size_t>(8, std::max<size_t>(1, (256u << 20) / set + 1)));
+    std::vector<uint16_t> host(std::max(bytesA, bytesB) / 2);
+    for (auto &x : host)
+      x = floatToBf16(dist(rng));
+    std::vector<CUdeviceptr> as(copies), bs(copies), cs(copies);
+    for (int i = 0; i < copies; ++i) {
+      driver.cuMemAlloc(&as[i], bytesA);
+      driver.cuMemAlloc(&bs[i], bytesB);
+      driver.cuMemAlloc(&cs[i], bytesC);
+      driver.cuMemcpyHtoD(as[i], host.data(), bytesA);
+      driver.cuMemcpyHtoD(bs[i], host.data(), bytesB);
+    }
+    double flops = 2.0 * s.m * s.n * s.k;
+    double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
+    for (const Candidate &candidate : candidates(s)) {
+      const Sm90GemmConfig &config = candidate.config;
+      auto kernel = emitSm90Gemm(config);
+      if (!kernel) {
+        std::printf("skip: %s\n", llvm::toString(kernel.takeError()).c_str());
+        continue;
+      }
+      CUfunction fn;
+      if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes,
+                               fn)) {
+        std::printf("skip: %s\n", driver.failure.c_str());
+        continue;
+      }
+      std::vector<GemmLaunch> launches(copies);
+      for (int i = 0; i < copies; ++i)
+        if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i], s.m,
+                         s.n, s.k, 1, 0, candidate.splits)) {
+          std::printf("error: %s\n", driver.failure.c_str());
+          return 1;
+        }
+      // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
+      // ramped up before anything is timed.
+      auto begin = std::chrono::steady_clock::now();
+      for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
+                                    std::chrono::milliseconds(50);
+           ++i) {
+        launchGemm(driver, fn, *kernel, launches[i % copies]);
+        if (i % 16 == 15)
+          driver.cuCtxSynchronize();
+      }
+      if (!driver.check(driver.cuCtxSynchronize(), "warm-up")) {
+        std::printf("error: %s\n", driver.failure.c_str());
+        return 1;
+      }
+      // Each sample: one untimed launch (so the GPU is busy while the host
+      // enqueues), then Batch launches between two events; time / Batch.
+      constexpr int Batch = 10;
+      std::vector<float> times;
+      for (int i = 0; i < iters; ++i) {
+        launchGemm(driver, fn, *kernel, launches[0]);
+        driver.cuEventRecord(start, nullptr);
+        for (int j = 0; j < Batch; ++j)
+          launchGemm(driver, fn, *kernel, launches[(i + j) % copies]);
+        driver.cuEventRecord(stop, nullptr);
+        driver.cuEventSynchronize(stop);
+        float ms = 0;
+        driver.cuEventElapsedTime(&ms, start, stop);
+        times.push_back(ms / Batch);
+      }
+      std::sort(times.begin(), times.end());
+      double us = times[times.size() / 2] * 1e3;
+      char name[64];
+      std::snprintf(name, sizeof name, "%s%sbm%u_bn%u_s%u_c%u_k%u",
+                    config.persistent
+                        ? (config.groupM == 8 ? "pers_g8_" : "pers_g16_")
+                        : "",
+                    config.swapAB ? "swap_" : "", config.bm, config.bn,
+                    config.stages, config.ctasPerSm, candidate.splits);
+      for (GemmLaunch &launch : launches)
+        releaseGemm(driver, launch);
+      std::printf(
+          "tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
+          s.m, s.n, s.k, name, us, flops / us * 1e-6, 100.0 * floorUs / us);
+      std::fflush(stdout);
+    }
+    for (int i = 0; i < copies; ++i) {
+      driver.cuMemFree(as[i]);
+      driver.cuMemFree(bs[i]);
+      driver.cuMemFree(cs[i]);
+    }
+  }
+  return 0;
+}

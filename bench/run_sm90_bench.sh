@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One run on the H200: tilec's sm_90a GEMM and cuBLAS (torch.matmul) on the
+# same shapes, medians of event-timed batches of launches, side by side.
+# Usage: bench/run_sm90_bench.sh [BENCH_BINARY] [ITERS]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-$here/../build/bench/Sm90GemmBench}
+iters=${2:-50}
+log=$(mktemp)
+echo "== tilec sm_90a"
+timeout 240 "$bin" "$iters" | tee "$log"
+echo "== cuBLAS via torch.matmul"
+timeout 180 python3 "$here/cublas_rotating_bench.py" "$iters" | tee -a "$log"
+echo "== best tilec config per shape vs cuBLAS (median us; speedup = cuBLAS / tilec)"
+python3 - "$log" <<'PY'
+import sys
+best, cublas = {}, {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 6 or f[0] not in ("tilec", "cublas"):
+        continue
+    key, us = (int(f[1]), int(f[2]), int(f[3])), float(f[5])
+    if f[0] == "cublas":
+        cublas[key] = us
+    elif key not in best or us < best[key][0]:
+        best[key] = (us, f[4])
+print(f"{'M':>5} {'N':>5} {'K':>5} {'tilec us':>9} {'cuBLAS us':>9} {'speedup':>7}  "
+      f"{'tilec TFLOP/s':>13} {'floor':>5}  config")
+for key, (us, name) in best.items():
+    m, n, k = key
+    floor = (m * k + n * k + m * n) * 2 / 4.8e12 * 1e6
+    cb = cublas.get(key, float("nan"))
+    print(f"{m:5d} {n:5d} {k:5d} {us:9.2f} {cb:9.2f} {cb / us:7.2f}  "
+          f"{2 * m * n * k / us * 1e-6:13.1f} {100 * floor / us:4.0f}%  {name}")
+PY
+rm -f "$log"

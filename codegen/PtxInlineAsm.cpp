@@ -1,0 +1,180 @@
+//===- codegen/PtxInlineAsm.cpp - Hopper PTX with no LLVM intrinsic -------===//
+//
+// The statement texts of PtxInlineAsm.h. Every helper is a side-effecting asm
+// call with a "memory" clobber where the statement reads or writes memory, so
+// LLVM keeps their order and never caches shared memory across them.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/PtxInlineAsm.h"
+
+#include "llvm/IR/InlineAsm.h"
+
+namespace tilec {
+namespace ptx {
+
+llvm::Value *emitAsm(llvm::IRBuilderBase &builder, llvm::Type *result,
+                     llvm::StringRef text, llvm::StringRef constraints,
+                     llvm::ArrayRef<llvm::Value *> args) {
+  llvm::SmallVector<llvm::Type *> types;
+  for (llvm::Value *arg : args)
+    types.push_back(arg->getType());
+  auto *type = llvm::FunctionType::get(result, types, false);
+  auto *asmValue = llvm::InlineAsm::get(type, text, constraints,
+                                        /*hasSideEffects=*/true);
+  return builder.CreateCall(type, asmValue, args);
+}
+
+void mbarrierInit(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                  unsigned count) {
+  emitAsm(builder, builder.getVoidTy(),
+          "mbarrier.init.shared::cta.b64 [$0], $1;", "r,n,~{memory}",
+          {bar, builder.getInt32(count)});
+}
+
+void fenceBarrierInit(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(),
+          "fence.mbarrier_init.release.cluster;\n\t"
+          "fence.proxy.async.shared::cta;",
+          "~{memory}", {});
+}
+
+void fenceProxyAsyncShared(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "fence.proxy.async.shared::cta;",
+          "~{memory}", {});
+}
+
+void mbarrierArriveExpectTx(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                            llvm::Value *bytes) {
+  emitAsm(builder, builder.getVoidTy(),
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+          "r,r,~{memory}", {bar, bytes});
+}
+
+void mbarrierArrive(llvm::IRBuilderBase &builder, llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", {bar});
+}
+
+llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
+                                   llvm::Value *bar, llvm::Value *parity) {
+  return emitAsm(builder, builder.getInt32Ty(),
+                 "{\n\t.reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n\t"
+                 "selp.u32 $0, 1, 0, p;\n\t}",
+                 "=r,r,r,~{memory}", {bar, parity});
+}
+
+void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
+               llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+               llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+          "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+          "r,l,r,r,r,~{memory}", {dst, tensorMap, c0, c1, bar});
+}
+
+void setMaxNReg(llvm::IRBuilderBase &builder, bool increase, unsigned regs) {
+  std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
+                     ".sync.aligned.u32 " + std::to_string(regs) + ";";
+  emitAsm(builder, builder.getVoidTy(), text, "", {});
+}
+
+llvm::Value *electSync(llvm::IRBuilderBase &builder) {
+  return emitAsm(builder, builder.getInt32Ty(),
+                 "{\n\t.reg .pred p;\n\t.reg .b32 r;\n\t"
+                 "elect.sync r|p, 0xffffffff;\n\t"
+                 "selp.u32 $0, 1, 0, p;\n\t}",
+                 "=r", {});
+}
+
+void wgmmaFence(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "wgmma.fence.sync.aligned;",
+          "~{memory}", {});
+}
+
+void wgmmaCommitGroup(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "wgmma.commit_group.sync.aligned;",
+          "~{memory}", {});
+}
+
+/// "=f,=f,...,0,1,...": \p count outputs and their tied inputs.
+static std::string tiedFloatConstraints(unsigned count) {
+  std::string out;
+  for (unsigned i = 0; i < count; ++i)
+    out += (i ? ",=f" : "=f");
+  for (unsigned i = 0; i < count; ++i)
+    out += "," + std::to_string(i);
+  return out;
+}
+
+/// Unpacks the struct an asm call with several outputs returns.
+static llvm::SmallVector<llvm::Value *>
+unpack(llvm::IRBuilderBase &builder, llvm::Value *call, unsigned count) {
+  llvm::SmallVector<llvm::Value *> out;
+  if (count == 1) {
+    out.push_back(call);
+    return out;
+  }
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(builder.CreateExtractValue(call, {i}));
+  return out;
+}
+
+static llvm::Type *floatsType(llvm::IRBuilderBase &builder, unsigned count) {
+  if (count == 1)
+    return builder.getFloatTy();
+  llvm::SmallVector<llvm::Type *> fields(count, builder.getFloatTy());
+  return llvm::StructType::get(builder.getContext(), fields);
+}
+
+llvm::SmallVector<llvm::Value *>
+wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
+               llvm::ArrayRef<llvm::Value *> acc) {
+  std::string text =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (acc.empty()) {
+    emitAsm(builder, builder.getVoidTy(), text, "~{memory}", {});
+    return {};
+  }
+  llvm::Value *call =
+      emitAsm(builder, floatsType(builder, acc.size()), text,
+              tiedFloatConstraints(acc.size()) + ",~{memory}", acc);
+  return unpack(builder, call, acc.size());
+}
+
+std::string wgmmaSsText(const WgmmaShape &shape) {
+  unsigned regs = shape.m * shape.n / 128;
+  std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $" +
+                     std::to_string(2 * regs + 2) + ", 0;\n\t";
+  text += "wgmma.mma_async.sync.aligned.m" + std::to_string(shape.m) + "n" +
+          std::to_string(shape.n) + "k" + std::to_string(shape.k) + "." +
+          shape.dType.str() + "." + shape.abType.str() + "." +
+          shape.abType.str() + " {";
+  for (unsigned i = 0; i < regs; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, $" + std::to_string(2 * regs) + ", $" +
+          std::to_string(2 * regs + 1) + ", p, 1, 1, " +
+          (shape.transA ? "1" : "0") + ", " + (shape.transB ? "1" : "0") +
+          ";\n\t}";
+  return text;
+}
+
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA,
+                                         llvm::Value *descB) {
+  unsigned regs = shape.m * shape.n / 128;
+  assert(acc.size() == regs && "accumulator count must match the shape");
+  llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
+  args.push_back(descA);
+  args.push_back(descB);
+  args.push_back(builder.getInt32(1));
+  std::string constraints = tiedFloatConstraints(regs) + ",l,l,r";
+  llvm::Value *call = emitAsm(builder, floatsType(builder, regs),
+                              wgmmaSsText(shape), constraints, args);
+  return unpack(builder, call, regs);
+}
+
+} // namespace ptx
+} // namespace tilec

@@ -1,0 +1,99 @@
+//===- codegen/PtxInlineAsm.h - Hopper PTX with no LLVM intrinsic -*- C++
+//-*-===//
+//
+// The sm_90a GEMM needs PTX statements that LLVM 22's NVPTX backend either
+// has no intrinsic for (wgmma.mma_async) or whose intrinsic forms we would
+// have to track across LLVM releases (mbarrier with expect_tx, the bulk
+// tensor copy, setmaxnreg, elect.sync, the async-proxy fence). Each helper
+// here builds one such statement as a side-effecting inline-asm call, so the
+// text of every statement lives in one place and the kernel builders read as
+// a list of operations.
+//
+// Shared-memory addresses are 32-bit `shared::cta` addresses ("r"); tensor
+// maps are generic addresses of a grid-constant kernel parameter ("l").
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_PTXINLINEASM_H
+#define TILEC_CODEGEN_PTXINLINEASM_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <string>
+
+namespace tilec {
+namespace ptx {
+
+/// One inline-asm statement with side effects: returns the call (void or the
+/// asm's result type \p result).
+llvm::Value *emitAsm(llvm::IRBuilderBase &builder, llvm::Type *result,
+                     llvm::StringRef text, llvm::StringRef constraints,
+                     llvm::ArrayRef<llvm::Value *> args);
+
+/// `mbarrier.init.shared::cta.b64 [bar], count;`
+void mbarrierInit(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                  unsigned count);
+/// `fence.mbarrier_init.release.cluster;` then `fence.proxy.async.shared::cta;`
+/// so the copy engine sees barriers initialized by ordinary stores.
+void fenceBarrierInit(llvm::IRBuilderBase &builder);
+/// `fence.proxy.async.shared::cta;`
+void fenceProxyAsyncShared(llvm::IRBuilderBase &builder);
+/// `mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes;`
+void mbarrierArriveExpectTx(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                            llvm::Value *bytes);
+/// `mbarrier.arrive.shared::cta.b64 _, [bar];`
+void mbarrierArrive(llvm::IRBuilderBase &builder, llvm::Value *bar);
+/// One `mbarrier.try_wait.parity` probe: i32 1 when the phase of parity
+/// \p parity has completed, else 0. Callers loop on it.
+llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
+                                   llvm::Value *bar, llvm::Value *parity);
+/// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+/// [dst], [tensorMap, {c0, c1}], [bar];` (c0 is the innermost coordinate).
+void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
+               llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+               llvm::Value *bar);
+/// `setmaxnreg.{inc,dec}.sync.aligned.u32 regs;` (whole warpgroup).
+void setMaxNReg(llvm::IRBuilderBase &builder, bool increase, unsigned regs);
+/// `elect.sync`: i32 1 in exactly one active lane of the warp, else 0.
+llvm::Value *electSync(llvm::IRBuilderBase &builder);
+/// `wgmma.fence.sync.aligned;`
+void wgmmaFence(llvm::IRBuilderBase &builder);
+/// `wgmma.commit_group.sync.aligned;`
+void wgmmaCommitGroup(llvm::IRBuilderBase &builder);
+/// `wgmma.wait_group.sync.aligned N;` with \p acc passed through as tied
+/// operands, so no use of the accumulators can be scheduled above the wait
+/// (the role of CUTLASS's warpgroup_fence_operand). Returns the new values.
+llvm::SmallVector<llvm::Value *>
+wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
+               llvm::ArrayRef<llvm::Value *> acc);
+
+/// The PTX type names of a wgmma with both operands in shared memory.
+struct WgmmaShape {
+  unsigned m = 64, n = 256, k = 16;
+  llvm::StringRef dType = "f32";       ///< accumulator
+  llvm::StringRef abType = "bf16";     ///< A and B
+  bool transA = false, transB = false; ///< MN-major operands
+};
+
+/// The statement text of an SS wgmma of \p shape, with the accumulator
+/// registers as operands $0..$(R-1), their tied inputs next, then the two
+/// descriptors and the scale-d flag (an i32 turned into the predicate p).
+/// Example: m64n8k16 f32 bf16 contains
+/// `wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $8,
+/// $9, p, 1, 1, 0, 0;`
+std::string wgmmaSsText(const WgmmaShape &shape);
+
+/// Issues one SS wgmma accumulating into \p acc (m*n/128 f32 values per
+/// thread); returns the new accumulator values.
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA,
+                                         llvm::Value *descB);
+
+} // namespace ptx
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_PTXINLINEASM_H

@@ -1,0 +1,789 @@
+//===- codegen/Sm90Gemm.cpp - Warp-specialized TMA + wgmma GEMM -----------===//
+//
+// Builds the kernel described in Sm90Gemm.h with IRBuilder. The structure is
+// prologue (barrier init) -> producer branch | consumer branch; the consumer
+// branch ends in the register epilogue. Accumulators are SSA values carried
+// through the K loop as phis and tied through every wgmma asm, so the NVPTX
+// backend keeps one virtual register per accumulator and ptxas sees no copy
+// between the asynchronous MMAs.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90Gemm.h"
+
+#include "codegen/PtxEmitter.h"
+#include "codegen/PtxInlineAsm.h"
+#include "ir/DescriptorDerivation.h"
+#include "ir/LayoutExpr.h"
+#include "ir/SmemTileFromLayout.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace tilec {
+
+namespace {
+
+constexpr unsigned BytesPerElement = 2;     // bf16
+constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
+constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
+constexpr unsigned ProducerRegs = 40;
+constexpr unsigned MaxConsumerRegs = 232;
+constexpr unsigned RegistersPerSm = 65536;
+constexpr unsigned SharedBytesPerSm = 233472; // 228 KB, 1 KB per CTA reserved
+
+struct Builder {
+  const Sm90GemmConfig &config;
+  Sm90OperandTile tileA, tileB;
+  llvm::LLVMContext &ctx;
+  llvm::Module &module;
+  llvm::IRBuilder<> b;
+  llvm::Function *fn = nullptr;
+  unsigned consumers = 0;
+
+  // Kernel-wide values.
+  llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
+              *alpha = nullptr, *beta = nullptr;
+  llvm::Value *workspace = nullptr, *counters = nullptr;
+  llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
+              *split = nullptr, *tileId = nullptr, *flagAddr = nullptr;
+  llvm::Value *tid = nullptr, *m0 = nullptr, *n0 = nullptr;
+  llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
+  llvm::Value *numK = nullptr;
+  llvm::Value *numTilesM = nullptr, *numTilesN = nullptr, *numTiles = nullptr;
+  llvm::Value *itBase = nullptr; ///< ring iterations before this tile
+
+  Builder(const Sm90GemmConfig &config, Sm90OperandTile tileA,
+          Sm90OperandTile tileB, llvm::Module &module)
+      : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
+        ctx(module.getContext()), module(module), b(ctx) {
+    consumers = config.bm / 64;
+  }
+
+  llvm::BasicBlock *block(const llvm::Twine &name) {
+    return llvm::BasicBlock::Create(ctx, name, fn);
+  }
+  llvm::Value *i32(uint32_t v) { return b.getInt32(v); }
+
+  llvm::Value *fullBar(llvm::Value *slot) {
+    return b.CreateAdd(barBase, b.CreateMul(slot, i32(8)));
+  }
+  llvm::Value *emptyBar(llvm::Value *slot) {
+    return b.CreateAdd(
+        barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
+  }
+
+  /// Spins on try_wait until the phase of \p parity of \p bar completes.
+  void waitParity(llvm::Value *bar, llvm::Value *parity,
+                  const llvm::Twine &name) {
+    llvm::BasicBlock *loop = block(name);
+    llvm::BasicBlock *done = block(name + ".done");
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::Value *ok = ptx::mbarrierTryWaitParity(b, bar, parity);
+    b.CreateCondBr(b.CreateICmpNE(ok, i32(0)), done, loop);
+    b.SetInsertPoint(done);
+  }
+
+  /// A counted loop kt = 0 .. kCount-1 (the CTA's K tiles, from kBegin)
+  /// around \p body; returns after it.
+  void forK(const llvm::Twine &name,
+            const std::function<void(llvm::Value *kt)> &body) {
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block(name + ".head");
+    llvm::BasicBlock *bodyBlock = block(name + ".body");
+    llvm::BasicBlock *exit = block(name + ".exit");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+    kt->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(kt, kCount), bodyBlock, exit);
+    b.SetInsertPoint(bodyBlock);
+    body(kt);
+    llvm::Value *next = b.CreateAdd(kt, i32(1), "kt.next", true, true);
+    kt->addIncoming(next, b.GetInsertBlock());
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+  }
+
+  /// The CTA's output tiles: one (from ctaid) or, when persistent, tiles
+  /// ctaid.x, ctaid.x + nctaid.x, ... in grouped order. Sets m0, n0 and
+  /// itBase for \p body, which must end by branching to the block it gets.
+  void forTiles(const llvm::Twine &name, llvm::BasicBlock *exit,
+                const std::function<void(llvm::BasicBlock *next)> &body) {
+    if (!config.persistent) {
+      itBase = i32(0);
+      body(exit);
+      return;
+    }
+    llvm::Value *first =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block(name + ".head");
+    llvm::BasicBlock *bodyBlock = block(name + ".body");
+    llvm::BasicBlock *latch = block(name + ".latch");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *t = b.CreatePHI(b.getInt32Ty(), 2, "tile");
+    t->addIncoming(first, pre);
+    llvm::PHINode *it = b.CreatePHI(b.getInt32Ty(), 2, "it");
+    it->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(t, numTiles), bodyBlock, exit);
+    b.SetInsertPoint(bodyBlock);
+    // Grouped order: groupM tile rows advance together along N so that a
+    // wave of CTAs shares A and B tiles in L2.
+    llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
+    llvm::Value *firstM =
+        b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
+    llvm::Value *rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                                b.CreateSub(numTilesM, firstM),
+                                                i32(config.groupM));
+    llvm::Value *inGroup = b.CreateURem(t, groupTiles);
+    m0 = b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)),
+                     i32(config.bm), "m0");
+    n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
+    itBase = it;
+    body(latch);
+    b.SetInsertPoint(latch);
+    t->addIncoming(
+        b.CreateAdd(t, b.CreateIntrinsic(
+                           llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {})),
+        latch);
+    it->addIncoming(b.CreateAdd(it, kCount), latch);
+    b.CreateBr(head);
+  }
+
+  void createFunction() {
+    llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
+    llvm::Type *ptr = b.getPtrTy();
+    llvm::Type *globalPtr = b.getPtrTy(1);
+    llvm::Type *u32 = b.getInt32Ty();
+    llvm::Type *f32 = b.getFloatTy();
+    auto *type = llvm::FunctionType::get(b.getVoidTy(),
+                                         {ptr, ptr, globalPtr, u32, u32, u32,
+                                          u32, f32, f32, globalPtr, globalPtr},
+                                         false);
+    fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                config.name, module);
+    fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    for (unsigned i = 0; i < 2; ++i) {
+      fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
+      fn->addParamAttr(i,
+                       llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
+      fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
+    }
+    unsigned threads = 128 * (1 + consumers);
+    fn->addFnAttr("nvvm.maxntid", std::to_string(threads));
+    fn->addFnAttr("nvvm.minctasm", std::to_string(config.ctasPerSm));
+    const char *names[] = {"tmapA", "tmapB",     "c",       "rowsA",
+                           "rowsB", "k",         "ldc",     "alpha",
+                           "beta",  "workspace", "counters"};
+    for (unsigned i = 0; i < 11; ++i)
+      fn->getArg(i)->setName(names[i]);
+    tmapA = fn->getArg(0);
+    tmapB = fn->getArg(1);
+    c = fn->getArg(2);
+    rowsA = fn->getArg(3);
+    rowsB = fn->getArg(4);
+    k = fn->getArg(5);
+    ldc = fn->getArg(6);
+    alpha = fn->getArg(7);
+    beta = fn->getArg(8);
+    workspace = fn->getArg(9);
+    counters = fn->getArg(10);
+  }
+
+  void emitPrologue() {
+    b.SetInsertPoint(block("entry"));
+    tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
+    llvm::Value *ctaX =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::Value *ctaY =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y, {});
+    m0 = b.CreateMul(ctaX, i32(config.bm), "m0");
+    n0 = b.CreateMul(ctaY, i32(config.bn), "n0");
+    numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
+                        "numK");
+    kBegin = i32(0);
+    kCount = numK;
+    numTilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(config.bm - 1)),
+                             i32(config.bm), "tilesM");
+    numTilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
+                             i32(config.bn), "tilesN");
+    numTiles = b.CreateMul(numTilesM, numTilesN, "tiles");
+    if (config.splitK) {
+      // CTA z takes K tiles [z * per, min((z + 1) * per, numK)).
+      splits =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z, {});
+      split =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z, {});
+      llvm::Value *per = b.CreateUDiv(
+          b.CreateAdd(numK, b.CreateSub(splits, i32(1))), splits, "kPer");
+      kBegin = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                       b.CreateMul(split, per), numK);
+      llvm::Value *end = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateAdd(kBegin, per), numK);
+      kCount = b.CreateSub(end, kBegin, "kCount");
+      llvm::Value *gridX =
+          b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+      tileId = b.CreateAdd(b.CreateMul(ctaY, gridX), ctaX, "tile");
+    }
+
+    auto *smem = new llvm::GlobalVariable(
+        module, llvm::ArrayType::get(b.getInt8Ty(), 0), false,
+        llvm::GlobalValue::ExternalLinkage, nullptr, "tilec_smem", nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    smem->setAlignment(llvm::Align(1024));
+    llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
+    aBase = b.CreateAnd(b.CreateAdd(raw, i32(AlignSlack - 1)),
+                        i32(~(AlignSlack - 1)), "aBase");
+    bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
+    barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
+    flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
+
+    llvm::BasicBlock *init = block("init");
+    llvm::BasicBlock *sync = block("sync");
+    b.CreateCondBr(b.CreateICmpEQ(tid, i32(0)), init, sync);
+    b.SetInsertPoint(init);
+    for (unsigned s = 0; s < config.stages; ++s) {
+      ptx::mbarrierInit(b, fullBar(i32(s)), 1);
+      ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4);
+    }
+    ptx::fenceBarrierInit(b);
+    b.CreateBr(sync);
+    b.SetInsertPoint(sync);
+    ptx::emitAsm(b, b.getVoidTy(), "bar.sync 0;", "~{memory}", {});
+  }
+
+  void emitProducer(llvm::BasicBlock *exit) {
+    ptx::setMaxNReg(b, /*increase=*/false, sm90RegisterSplit(config).first);
+    llvm::BasicBlock *warp0 = block("producer.warp0");
+    llvm::BasicBlock *elected = block("producer.elected");
+    b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, exit);
+    b.SetInsertPoint(warp0);
+    llvm::Value *leader = ptx::electSync(b);
+    b.CreateCondBr(b.CreateICmpNE(leader, i32(0)), elected, exit);
+    b.SetInsertPoint(elected);
+    unsigned stageBytes = tileA.bytes + tileB.bytes;
+    forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
+      forK("produce", [&](llvm::Value *kt) {
+        llvm::Value *it = b.CreateAdd(itBase, kt);
+        llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
+        llvm::Value *parity =
+            b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
+        // A fresh barrier counts as having completed the phase before phase
+        // 0, so the first pass over the ring waits on parity 1 and passes.
+        waitParity(emptyBar(slot), b.CreateXor(parity, i32(1)), "wait.empty");
+        llvm::Value *full = fullBar(slot);
+        ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
+        llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
+        ptx::tmaLoad2d(b,
+                       b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
+                       tmapA, kc, m0, full);
+        ptx::tmaLoad2d(b,
+                       b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
+                       tmapB, kc, n0, full);
+      });
+      b.CreateBr(next);
+    });
+  }
+
+  /// GMMA descriptor: the constant high bits or'ed with (address >> 4).
+  llvm::Value *descriptor(const Sm90OperandTile &tile, llvm::Value *address) {
+    llvm::Value *low =
+        b.CreateZExt(b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)),
+                     b.getInt64Ty());
+    return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
+  }
+
+  void emitConsumer(llvm::BasicBlock *exit) {
+    ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
+    llvm::Value *wg = b.CreateLShr(tid, i32(7));
+    llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
+    llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
+    llvm::Value *aRowOffset = b.CreateMul(ci, i32(tileA.mAtomBytes));
+    forTiles("ctile", exit, [&](llvm::BasicBlock *next) {
+      emitConsumerTile(ci, lane, aRowOffset, next);
+    });
+  }
+
+  /// One output tile: the K loop over the ring, then the epilogue; ends by
+  /// branching to \p exit.
+  void emitConsumerTile(llvm::Value *ci, llvm::Value *lane,
+                        llvm::Value *aRowOffset, llvm::BasicBlock *exit) {
+    ptx::WgmmaShape shape;
+    shape.n = config.bn;
+    unsigned regs = 64 * config.bn / 128;
+    llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+    llvm::SmallVector<llvm::Value *> acc(regs, zero);
+
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block("consume.head");
+    llvm::BasicBlock *body = block("consume.body");
+    llvm::BasicBlock *done = block("consume.exit");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+    kt->addIncoming(i32(0), pre);
+    llvm::SmallVector<llvm::PHINode *> phis;
+    for (unsigned i = 0; i < regs; ++i) {
+      phis.push_back(b.CreatePHI(b.getFloatTy(), 2));
+      phis.back()->addIncoming(zero, pre);
+    }
+    b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
+
+    b.SetInsertPoint(body);
+    llvm::Value *it = b.CreateAdd(itBase, kt);
+    llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
+    llvm::Value *parity =
+        b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
+    waitParity(fullBar(slot), parity, "wait.full");
+    llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
+    llvm::Value *aSlot = b.CreateAdd(
+        b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
+    llvm::Value *bSlot =
+        b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+    ptx::wgmmaFence(b);
+    for (unsigned kk = 0; kk < config.bk / 16; ++kk) {
+      llvm::Value *descA =
+          descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+      llvm::Value *descB =
+          descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
+      cur = ptx::wgmmaSs(b, shape, cur, descA, descB);
+    }
+    ptx::wgmmaCommitGroup(b);
+    ptx::wgmmaWaitGroup(b, 1, {});
+    // The group of the previous slot has completed: free that slot, one
+    // arrival per consumer warp.
+    llvm::BasicBlock *release = block("release");
+    llvm::BasicBlock *next = block("consume.next");
+    b.CreateCondBr(
+        b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), b.CreateICmpEQ(lane, i32(0))),
+        release, next);
+    b.SetInsertPoint(release);
+    llvm::Value *prev = b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
+                                     i32(config.stages));
+    ptx::mbarrierArrive(b, emptyBar(prev));
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+    kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
+    for (unsigned i = 0; i < regs; ++i)
+      phis[i]->addIncoming(cur[i], next);
+    b.CreateBr(head);
+
+    b.SetInsertPoint(done);
+    llvm::SmallVector<llvm::Value *> fin(phis.begin(), phis.end());
+    fin = ptx::wgmmaWaitGroup(b, 0, fin);
+    if (config.persistent) {
+      // The next tile reuses the ring: free this tile's last slot too.
+      llvm::BasicBlock *release = block("release.last");
+      llvm::BasicBlock *after = block("release.last.done");
+      b.CreateCondBr(b.CreateAnd(b.CreateICmpUGT(kCount, i32(0)),
+                                 b.CreateICmpEQ(lane, i32(0))),
+                     release, after);
+      b.SetInsertPoint(release);
+      llvm::Value *last = b.CreateURem(
+          b.CreateSub(b.CreateAdd(itBase, kCount), i32(1)), i32(config.stages));
+      ptx::mbarrierArrive(b, emptyBar(last));
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    }
+    if (config.splitK)
+      fin = emitSplitReduce(fin, exit);
+
+    // Accumulator ownership (seed 004, the wgmma D fragment): thread t of
+    // the warpgroup holds rows 16 * (t / 32) + (t % 32) / 4 + 8 * i and
+    // columns 8 * j + 2 * (t % 4) + {0, 1} in registers 4 j + 2 i + {0, 1}.
+    llvm::Value *warp = b.CreateAnd(b.CreateLShr(tid, i32(5)), i32(3));
+    llvm::Value *row0 = b.CreateAdd(
+        b.CreateAdd(m0, b.CreateMul(ci, i32(64))),
+        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
+        "row0");
+    llvm::Value *col0 =
+        b.CreateAdd(n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+
+    llvm::BasicBlock *withBeta = block("epilogue.beta");
+    llvm::BasicBlock *noBeta = block("epilogue.nobeta");
+    llvm::Value *betaZero =
+        b.CreateFCmpOEQ(beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
+    b.CreateCondBr(betaZero, noBeta, withBeta);
+    b.SetInsertPoint(noBeta);
+    emitEpilogue(fin, row0, col0, /*readC=*/false);
+    b.CreateBr(exit);
+    b.SetInsertPoint(withBeta);
+    emitEpilogue(fin, row0, col0, /*readC=*/true);
+    b.CreateBr(exit);
+  }
+
+  /// Split-K: publish this CTA's partial tile, and in the CTA that arrives
+  /// last, return the sum of all partials (others branch to \p exit).
+  llvm::SmallVector<llvm::Value *>
+  emitSplitReduce(llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit) {
+    unsigned threads = 128 * consumers;
+    unsigned regs = acc.size();
+    llvm::Type *i64 = b.getInt64Ty();
+    llvm::Type *f32 = b.getFloatTy();
+    auto *v4 = llvm::FixedVectorType::get(f32, 4);
+    llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
+    llvm::Value *tileFloats = b.getInt64(uint64_t(config.bm) * config.bn);
+    auto partialBase = [&](llvm::Value *z) {
+      llvm::Value *slab = b.CreateAdd(
+          b.CreateMul(b.CreateZExt(tileId, i64), b.CreateZExt(splits, i64)),
+          b.CreateZExt(z, i64));
+      return b.CreateAdd(b.CreateMul(slab, tileFloats),
+                         b.CreateMul(b.CreateZExt(ctid, i64), b.getInt64(4)));
+    };
+    // Fragment order: float4 r4 of thread t at (r4 * threads + t) * 4, so a
+    // warp's 16-byte stores are contiguous.
+    llvm::Value *mine = partialBase(split);
+    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+      llvm::Value *vec = llvm::PoisonValue::get(v4);
+      for (unsigned e = 0; e < 4; ++e)
+        vec = b.CreateInsertElement(vec, acc[4 * r4 + e], uint64_t(e));
+      llvm::Value *at =
+          b.CreateAdd(mine, b.getInt64(uint64_t(r4) * threads * 4));
+      b.CreateAlignedStore(vec, b.CreateInBoundsGEP(f32, workspace, at),
+                           llvm::Align(16));
+    }
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    std::string sync = "bar.sync 1, " + std::to_string(threads) + ";";
+    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    llvm::BasicBlock *count = block("splitk.count");
+    llvm::BasicBlock *counted = block("splitk.counted");
+    b.CreateCondBr(b.CreateICmpEQ(tid, i32(128)), count, counted);
+    b.SetInsertPoint(count);
+    llvm::Value *counter = b.CreateInBoundsGEP(b.getInt32Ty(), counters,
+                                               b.CreateZExt(tileId, i64));
+    llvm::Value *old = ptx::emitAsm(
+        b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
+        "=r,l,~{memory}", {counter});
+    llvm::Value *last = b.CreateICmpEQ(old, b.CreateSub(splits, i32(1)));
+    llvm::Value *lastWord = b.CreateZExt(last, b.getInt32Ty());
+    ptx::emitAsm(b, b.getVoidTy(), "st.shared.u32 [$0], $1;", "r,r,~{memory}",
+                 {flagAddr, lastWord});
+    llvm::BasicBlock *reset = block("splitk.reset");
+    b.CreateCondBr(last, reset, counted);
+    b.SetInsertPoint(reset);
+    // Every CTA of this tile has arrived: leave the counter at 0 for the
+    // next launch.
+    ptx::emitAsm(b, b.getVoidTy(), "st.relaxed.gpu.global.u32 [$0], 0;",
+                 "l,~{memory}", {counter});
+    b.CreateBr(counted);
+    b.SetInsertPoint(counted);
+    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    llvm::Value *flag =
+        ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
+                     "=r,r,~{memory}", {flagAddr});
+    llvm::BasicBlock *reduce = block("splitk.reduce");
+    b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
+    b.SetInsertPoint(reduce);
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+
+    // sum = partial[0] + partial[1] + ... in z order.
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block("splitk.head");
+    llvm::BasicBlock *body = block("splitk.body");
+    llvm::BasicBlock *done = block("splitk.done");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *z = b.CreatePHI(b.getInt32Ty(), 2, "z");
+    z->addIncoming(i32(0), pre);
+    llvm::SmallVector<llvm::PHINode *> sums;
+    for (unsigned i = 0; i < regs; ++i) {
+      sums.push_back(b.CreatePHI(f32, 2));
+      sums.back()->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+    }
+    b.CreateCondBr(b.CreateICmpULT(z, splits), body, done);
+    b.SetInsertPoint(body);
+    llvm::Value *base = partialBase(z);
+    llvm::SmallVector<llvm::Value *> next(regs);
+    llvm::Type *quad = llvm::StructType::get(ctx, {f32, f32, f32, f32});
+    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+      llvm::Value *at =
+          b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
+      llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
+      // .cg: read at L2, where the other CTAs' stores are.
+      llvm::Value *q =
+          ptx::emitAsm(b, quad, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
+                       "=f,=f,=f,=f,l,~{memory}", {address});
+      for (unsigned e = 0; e < 4; ++e)
+        next[4 * r4 + e] =
+            b.CreateFAdd(sums[4 * r4 + e], b.CreateExtractValue(q, {e}));
+    }
+    z->addIncoming(b.CreateAdd(z, i32(1)), body);
+    for (unsigned i = 0; i < regs; ++i)
+      sums[i]->addIncoming(next[i], body);
+    b.CreateBr(head);
+    b.SetInsertPoint(done);
+    return llvm::SmallVector<llvm::Value *>(sums.begin(), sums.end());
+  }
+
+  /// Address of C(row, col) in the user's orientation.
+  llvm::Value *cAddress(llvm::Value *row, llvm::Value *col) {
+    llvm::Value *r = row, *cc = col;
+    if (config.swapAB)
+      std::swap(r, cc);
+    llvm::Value *index =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(r, b.getInt64Ty()),
+                                b.CreateZExt(ldc, b.getInt64Ty())),
+                    b.CreateZExt(cc, b.getInt64Ty()));
+    return b.CreateInBoundsGEP(b.getBFloatTy(), c, index);
+  }
+
+  llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC) {
+    llvm::Value *v = b.CreateFMul(alpha, accValue);
+    if (!readC)
+      return v;
+    llvm::Value *old =
+        b.CreateFPExt(b.CreateLoad(b.getBFloatTy(), address), b.getFloatTy());
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                             {beta, old, v});
+  }
+
+  void storeOne(llvm::Value *row, llvm::Value *col, llvm::Value *value,
+                bool readC) {
+    llvm::BasicBlock *st = block("st1");
+    llvm::BasicBlock *after = block("st1.after");
+    b.CreateCondBr(
+        b.CreateAnd(b.CreateICmpULT(row, rowsA), b.CreateICmpULT(col, rowsB)),
+        st, after);
+    b.SetInsertPoint(st);
+    llvm::Value *address = cAddress(row, col);
+    llvm::Value *v = scale(value, address, readC);
+    b.CreateStore(b.CreateFPTrunc(v, b.getBFloatTy()), address);
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  }
+
+  void emitEpilogue(llvm::ArrayRef<llvm::Value *> acc, llvm::Value *row0,
+                    llvm::Value *col0, bool readC) {
+    // Row-major pairs (col, col + 1) are adjacent: one 32-bit store when
+    // both are in range and ldc is even; otherwise element by element.
+    llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(ldc, i32(1)), i32(0));
+    for (unsigned j = 0; j < config.bn / 8; ++j) {
+      for (unsigned i = 0; i < 2; ++i) {
+        llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
+        llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
+        llvm::Value *v0 = acc[4 * j + 2 * i];
+        llvm::Value *v1 = acc[4 * j + 2 * i + 1];
+        if (config.swapAB) {
+          storeOne(row, col, v0, readC);
+          storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+          continue;
+        }
+        llvm::BasicBlock *wide = block("st2");
+        llvm::BasicBlock *narrow = block("st2.narrow");
+        llvm::BasicBlock *after = block("st2.after");
+        llvm::Value *fits = b.CreateAnd(
+            b.CreateAnd(b.CreateICmpULT(row, rowsA),
+                        b.CreateICmpULT(b.CreateAdd(col, i32(1)), rowsB)),
+            ldcEven);
+        b.CreateCondBr(fits, wide, narrow);
+        b.SetInsertPoint(wide);
+        llvm::Value *address = cAddress(row, col);
+        llvm::Value *r0 = b.CreateFMul(alpha, v0);
+        llvm::Value *r1 = b.CreateFMul(alpha, v1);
+        auto *pairType = llvm::FixedVectorType::get(b.getBFloatTy(), 2);
+        if (readC) {
+          llvm::Value *old =
+              b.CreateAlignedLoad(pairType, address, llvm::Align(4));
+          llvm::Value *o0 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
+          llvm::Value *o1 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(1)), b.getFloatTy());
+          r0 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                 {beta, o0, r0});
+          r1 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                 {beta, o1, r1});
+        }
+        llvm::Value *pair = llvm::PoisonValue::get(pairType);
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, b.getBFloatTy()),
+                                     uint64_t(0));
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, b.getBFloatTy()),
+                                     uint64_t(1));
+        b.CreateAlignedStore(pair, address, llvm::Align(4));
+        b.CreateBr(after);
+        b.SetInsertPoint(narrow);
+        storeOne(row, col, v0, readC);
+        storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+        b.CreateBr(after);
+        b.SetInsertPoint(after);
+      }
+    }
+  }
+
+  void build() {
+    createFunction();
+    emitPrologue();
+    llvm::BasicBlock *producer = block("producer");
+    llvm::BasicBlock *consumer = block("consumer");
+    llvm::BasicBlock *exit = block("exit");
+    b.CreateCondBr(b.CreateICmpULT(tid, i32(128)), producer, consumer);
+    b.SetInsertPoint(producer);
+    emitProducer(exit);
+    b.SetInsertPoint(consumer);
+    emitConsumer(exit);
+    b.SetInsertPoint(exit);
+    b.CreateRetVoid();
+  }
+};
+
+} // namespace
+
+std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
+  // The CTA's register pool is fixed at launch; what the producer gives
+  // back the consumers take, in multiples of 8.
+  unsigned consumers = config.bm / 64;
+  unsigned pool = RegistersPerSm / std::max(1u, config.ctasPerSm);
+  unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
+  return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
+}
+
+llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
+  // The tile is tile_to_shape(K_SW128<bf16>, (rows, bk)): 8-row x 128-byte
+  // swizzle atoms stacked along the rows, which is what the TMA box with
+  // 128B swizzle writes. The layout algebra builds it and the descriptor
+  // derivation matches it against the PTX ISA's canonical K-major form; the
+  // derived subtile offsets give the descriptor advance per k16 step and per
+  // 64 rows, and must be affine so an add to the low bits reaches each.
+  std::string expr = "tile_to_shape(K_SW128<bf16>, (" + std::to_string(rows) +
+                     "," + std::to_string(bk) + "))";
+  auto value = evaluateLayoutExpr(expr);
+  if (!value)
+    return value.takeError();
+  auto smemTile = smemTileFromLayout(*value);
+  if (!smemTile)
+    return smemTile.takeError();
+  DerivationRequest request;
+  request.arch = ArchKind::SM90a;
+  request.dtype = DTypeKind::BF16;
+  request.major = MajorKind::K;
+  request.mmaMN = 64;
+  request.mmaK = 16;
+  request.base = 0;
+  auto derived = deriveSmemDescriptor(*smemTile, request);
+  if (!derived)
+    return derived.takeError();
+  const auto &offsets = derived->subtileOffsets;
+  Sm90OperandTile tile;
+  tile.rows = rows;
+  tile.layout = expr;
+  tile.bytes = rows * bk * BytesPerElement;
+  tile.swizzleBytes = swizzleInfo(derived->fields.swizzle).bytes;
+  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
+  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
+  tile.mAtomBytes = offsets.size() > 1 ? offsets[1][0] : 0;
+  for (size_t m = 0; m < offsets.size(); ++m)
+    for (size_t k = 0; k < offsets[m].size(); ++k)
+      if (offsets[m][k] != m * tile.mAtomBytes + k * tile.kStepBytes)
+        return llvm::createStringError(
+            "subtile (" + std::to_string(m) + ", " + std::to_string(k) +
+            ") of " + expr + " starts at byte " +
+            std::to_string(offsets[m][k]) +
+            ", not on the affine grid the descriptor advance needs");
+  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
+    return llvm::createStringError(
+        "the descriptor of " + expr +
+        " at base 0 has a start address or base offset");
+  return tile;
+}
+
+llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
+  if (config.bm != 64 && config.bm != 128)
+    return fail("BM = " + std::to_string(config.bm) +
+                " is not 64 or 128 (one or two consumer warpgroups of the "
+                "wgmma atom M = 64)");
+  if (config.bn % 8 != 0 || config.bn < 8 || config.bn > 256)
+    return fail("BN = " + std::to_string(config.bn) +
+                " is not a wgmma N (a multiple of 8 from 8 to 256)");
+  if (config.bk != 64)
+    return fail("BK = " + std::to_string(config.bk) +
+                " is not 64 (one 128-byte SW128 row of bf16; other K tiles "
+                "are not implemented)");
+  if (config.stages < 2 || config.stages > 16)
+    return fail("stages = " + std::to_string(config.stages) +
+                " is outside 2..16");
+  unsigned bytes =
+      config.stages * (config.bm + config.bn) * config.bk * BytesPerElement +
+      16 * config.stages + 16 + AlignSlack;
+  if (bytes > MaxSharedBytes)
+    return fail("the ring needs " + std::to_string(bytes) +
+                " bytes of shared memory, more than the 232448 a CTA may "
+                "have; use fewer stages or a smaller tile");
+  if (config.persistent && config.splitK)
+    return fail("a persistent kernel with split-K is not implemented; "
+                "choose one of the two");
+  if (config.persistent && config.groupM == 0)
+    return fail("groupM = 0: the persistent tile order needs a group of at "
+                "least 1 tile row");
+  if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
+    return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
+                " is not 1 or 2");
+  if (config.ctasPerSm * (bytes + 1024) > SharedBytesPerSm)
+    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
+                std::to_string(bytes) +
+                " bytes of shared memory do not fit "
+                "the 233472 of an SM; use fewer stages");
+  auto [producer, consumer] = sm90RegisterSplit(config);
+  unsigned accumulators = 64 * config.bn / 128;
+  // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not
+  // (seen on the H200: "Insufficient registers (80)" for m64n128 at 768
+  // threads per SM).
+  unsigned threads = 128 * (1 + config.bm / 64);
+  unsigned cap = RegistersPerSm / (threads * config.ctasPerSm) / 8 * 8;
+  if (cap < accumulators + 24)
+    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
+                std::to_string(threads) + " threads cap a thread at " +
+                std::to_string(cap) + " registers, too few for the " +
+                std::to_string(accumulators) + " accumulators of m64n" +
+                std::to_string(config.bn) +
+                "; use 1 CTA per SM or a smaller BN");
+  if (consumer < accumulators + 24)
+    return fail("a consumer thread gets " + std::to_string(consumer) +
+                " registers at " + std::to_string(config.ctasPerSm) +
+                " CTAs per SM, too few for its " +
+                std::to_string(accumulators) +
+                " accumulators; use a smaller BN or 1 CTA per SM");
+  return llvm::Error::success();
+}
+
+llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
+  if (llvm::Error err = verifySm90GemmConfig(config))
+    return err;
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
+    return err;
+  auto tileA = sm90OperandTile(config.bm, config.bk);
+  if (!tileA)
+    return tileA.takeError();
+  auto tileB = sm90OperandTile(config.bn, config.bk);
+  if (!tileB)
+    return tileB.takeError();
+  Builder builder(config, *tileA, *tileB, module);
+  builder.build();
+  auto ptxText = emitPtx(module, ArchKind::SM90a);
+  if (!ptxText)
+    return ptxText.takeError();
+  Sm90GemmKernel kernel;
+  kernel.ptx = std::move(*ptxText);
+  kernel.entry = config.name;
+  kernel.blockThreads = 128 * (1 + config.bm / 64);
+  kernel.sharedBytes =
+      config.stages * (builder.tileA.bytes + builder.tileB.bytes) +
+      16 * config.stages + 16 + AlignSlack;
+  kernel.config = config;
+  kernel.a = builder.tileA;
+  kernel.b = builder.tileB;
+  return kernel;
+}
+
+} // namespace tilec

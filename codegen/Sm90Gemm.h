@@ -1,0 +1,120 @@
+//===- codegen/Sm90Gemm.h - Warp-specialized TMA + wgmma GEMM ----*- C++
+//-*-===//
+//
+// The sm_90a GEMM kernel: C = alpha * A * B^T + beta * C with A (M x K) and
+// B (N x K) both K-major bf16, f32 accumulation, bf16 C row-major.
+//
+// One CTA computes a BM x BN tile with 1 + BM/64 warpgroups:
+//   warpgroup 0 (producer, setmaxnreg.dec 40): one elected thread walks K,
+//     waits for a free ring slot (empty mbarrier), arms the slot's full
+//     mbarrier with the bytes to expect and issues two TMA tile loads;
+//   warpgroups 1.. (consumers, setmaxnreg.inc 232): each owns 64 rows; per
+//     ring slot it waits on the full mbarrier, issues BK/16 SS wgmma
+//     m64nBNk16 with no wait between them, commits, waits until at most one
+//     group is pending and then frees the previous slot.
+// Shared-memory descriptors come from the SW128 K-major canonical layout of
+// each operand tile (SBO = 8 rows x 128 B, layout type SWIZZLE_128B), and the
+// k16 subtiles advance the start address in the descriptor's low bits.
+//
+// With swapAB the kernel computes C^T = B * A^T: the tensor map of B feeds
+// the wgmma A operand and A the wgmma N side, and the epilogue stores
+// transposed. That is how a small M (decode, M = 64 or 128) becomes the wgmma
+// N while the big N fills the 64-row M atoms.
+//
+// Kernel parameters, in order (the runtime builds the two tensor maps):
+//   .param .align 64 .b8 tmapA[128]  grid constant: rows x K of the A role
+//   .param .align 64 .b8 tmapB[128]  grid constant: rows x K of the B role
+//   .param .u64 C                    bf16, row-major, leading dimension ldc
+//   .param .u32 rowsA, rowsB, K, ldc
+//   .param .f32 alpha, beta          (beta == 0 never reads C)
+//   .param .u64 workspace            f32, split-K partial tiles (else unused)
+//   .param .u64 counters             u32 per output tile, zero before the
+//                                    first launch; the kernel leaves them 0
+// Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
+// rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
+//
+// Persistent (persistent): the grid is (min(tiles, SMs * ctasPerSm), 1, 1) and
+// CTA x takes tiles x, x + gridDim.x, ... in grouped order (groupM tile rows
+// sweep N together). The ring and its phases run on across tiles, so the
+// producer loads the next tile while the consumers run the epilogue.
+//
+// Split-K (splitK): CTA z of S takes an equal run of the K tiles, writes its
+// f32 accumulators to the workspace in fragment order (16-byte coalesced
+// stores), and bumps the tile's counter; the CTA that arrives last sums the S
+// partials in the fixed order z = 0 .. S-1 (so the result does not depend on
+// arrival order), resets the counter and runs the epilogue. Workspace size:
+// tiles * S * BM * BN * 4 bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90GEMM_H
+#define TILEC_CODEGEN_SM90GEMM_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace tilec {
+
+/// The choices that shape one sm_90a GEMM kernel.
+struct Sm90GemmConfig {
+  std::string name = "tilec_gemm_sm90";
+  unsigned bm = 128;       ///< rows of the A role per CTA: 64 per consumer WG
+  unsigned bn = 256;       ///< rows of the B role per CTA: the wgmma N
+  unsigned bk = 64;        ///< K per ring slot: one SW128 bf16 atom
+  unsigned stages = 4;     ///< ring slots
+  bool swapAB = false;     ///< compute C^T = B A^T and store transposed
+  bool splitK = false;     ///< split K over gridDim.z with an in-kernel reduce
+  unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
+  bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
+  unsigned groupM = 8;     ///< persistent tile order: tile rows per group
+};
+
+/// The GPU-side facts of one SW128 K-major operand tile, derived from its
+/// shared-memory layout by the layout algebra and ir/DescriptorDerivation.
+struct Sm90OperandTile {
+  std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (128,64))"
+  unsigned rows = 0;  ///< tile rows (M or N side)
+  unsigned bytes = 0; ///< one ring slot's tile
+  unsigned swizzleBytes = 128; ///< TMA swizzle and GMMA layout span
+  uint64_t descriptorHigh = 0; ///< bits 14..63 of the GMMA descriptor
+  unsigned kStepBytes = 32;    ///< start-address advance per k16 subtile
+  unsigned mAtomBytes = 0;     ///< start-address advance per 64 rows
+};
+
+/// An emitted kernel and how to launch it.
+struct Sm90GemmKernel {
+  std::string ptx;
+  std::string entry;
+  unsigned blockThreads = 0;
+  unsigned sharedBytes = 0; ///< dynamic shared memory to request
+  Sm90GemmConfig config;
+  Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
+};
+
+/// Checks \p config against the wgmma atom (BM multiple of 64, at most two
+/// consumer warpgroups, BN multiple of 8 up to 256), the swizzle atom (BK =
+/// 64 bf16 = one 128-byte row), the TMA box (<= 256 rows) and the shared
+/// memory budget (227 KB); the message says what would be legal.
+llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
+
+/// The SW128 K-major operand tile of \p rows x \p bk bf16; an error when
+/// the layout has no canonical form or its subtiles are not affine.
+llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk);
+
+/// setmaxnreg targets of \p config: {producer, consumer} registers.
+std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);
+
+/// Bytes of split-K workspace for \p tiles output tiles and \p splits.
+inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
+                                   unsigned splits) {
+  return tiles * splits * config.bm * config.bn * 4;
+}
+
+/// Builds the kernel and returns its PTX for sm_90a.
+llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90GEMM_H

@@ -1,0 +1,267 @@
+//===- tests/unit/Sm90GemmTest.cpp - sm_90a GEMM codegen and ptxas --------===//
+#include "codegen/Sm90Gemm.h"
+#include "codegen/PtxInlineAsm.h"
+#include "codegen/Ptxas.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+
+namespace tilec {
+namespace {
+
+size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+/// Runs `ptxas -arch=sm_90a -v` on \p ptx; returns its exit code and output.
+std::pair<int, std::string> ptxasVerbose(const std::string &ptx) {
+  std::optional<std::string> ptxas = findPtxas();
+  llvm::SmallString<128> in, out, log;
+  llvm::sys::fs::createTemporaryFile("sm90", "ptx", in);
+  llvm::sys::fs::createTemporaryFile("sm90", "cubin", out);
+  llvm::sys::fs::createTemporaryFile("sm90", "log", log);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream stream(in, ec);
+    stream << ptx;
+  }
+  llvm::SmallVector<llvm::StringRef, 8> args = {
+      *ptxas, "-arch=sm_90a", "-v", in.str(), "-o", out.str()};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
+                                                log.str()};
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
+  std::string said;
+  if (auto buffer = llvm::MemoryBuffer::getFile(log))
+    said = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  llvm::sys::fs::remove(log);
+  return {rc, said};
+}
+
+TEST(Sm90InlineAsm, WgmmaTextExample) {
+  ptx::WgmmaShape shape;
+  shape.n = 8;
+  std::string text = ptx::wgmmaSsText(shape);
+  EXPECT_NE(text.find("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 "
+                      "{$0, $1, $2, $3}, $8, $9, p, 1, 1, 0, 0;"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("setp.ne.b32 p, $10, 0;"), std::string::npos) << text;
+}
+
+TEST(Sm90OperandTile, Sw128KMajorDescriptorFields) {
+  // 128 x 64 bf16, K-major SW128: SBO = 1024 B (encoded 64), LBO encoded 1,
+  // layout type 1 (128B swizzle) in bits 62-63, base offset 0.
+  auto derived = sm90OperandTile(128, 64);
+  ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
+  const Sm90OperandTile &tile = *derived;
+  // The exact high bits validated on the H200 (bench/results/).
+  EXPECT_EQ(tile.descriptorHigh, 0x4000004000010000ull);
+  EXPECT_EQ(tile.bytes, 16384u);
+  EXPECT_EQ((tile.descriptorHigh >> 16) & 0x3FFF, 1u);
+  EXPECT_EQ((tile.descriptorHigh >> 32) & 0x3FFF, 64u);
+  EXPECT_EQ((tile.descriptorHigh >> 49) & 0x7, 0u);
+  EXPECT_EQ(tile.descriptorHigh >> 62, 1u);
+  EXPECT_EQ(tile.descriptorHigh & 0x3FFF, 0u);
+  EXPECT_EQ(tile.kStepBytes, 32u);
+  EXPECT_EQ(tile.mAtomBytes, 8192u);
+}
+
+TEST(Sm90OperandTile, KStepsFollowTheSwizzledLayout) {
+  // Independent check of the k16 advance: in Sw<3,4,3> o (8,64):(64,1) in
+  // bf16 elements, element (r, k) sits at byte 2 * (64 r + k) with bits 4-6
+  // xor'ed by bits 7-9. Row 0 is unswizzled, so the k16 subtile starts 32 B
+  // after the previous one, and row r of a subtile stays 128 r bytes away
+  // from row 0 before the swizzle: both are what the descriptor advance of
+  // 32 B with base offset 0 asks of the hardware.
+  auto derived = sm90OperandTile(64, 64);
+  ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
+  const Sm90OperandTile &tile = *derived;
+  for (unsigned kk = 0; kk < 4; ++kk) {
+    unsigned linear = 2 * (0 * 64 + kk * 16);
+    unsigned swizzled = linear ^ (((linear >> 7) & 7) << 4);
+    EXPECT_EQ(swizzled, kk * tile.kStepBytes);
+  }
+}
+
+TEST(Sm90GemmConfig, RejectsIllegalTilesWithNumbers) {
+  Sm90GemmConfig bad;
+  bad.bm = 96;
+  llvm::Error err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("BM = 96"), std::string::npos);
+  bad = {};
+  bad.bn = 260;
+  err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("BN = 260"), std::string::npos);
+  bad = {};
+  bad.stages = 6;
+  err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("232448"), std::string::npos);
+  auto kernel = emitSm90Gemm(bad);
+  ASSERT_FALSE(bool(kernel));
+  llvm::consumeError(kernel.takeError());
+  bad = {};
+  bad.persistent = bad.splitK = true;
+  err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("persistent"),
+            std::string::npos);
+}
+
+struct Case {
+  const char *label;
+  Sm90GemmConfig config;
+};
+
+class Sm90GemmPtx : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
+  const Sm90GemmConfig &config = GetParam().config;
+  auto kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const std::string &ptx = kernel->ptx;
+  if (const char *dump = std::getenv("TILEC_DUMP_PTX")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream(std::string(dump) + "/" + GetParam().label + ".ptx",
+                         ec)
+        << ptx;
+  }
+  EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
+  EXPECT_NE(ptx.find(".param .align 64 .b8 " + config.name + "_param_0[128]"),
+            std::string::npos);
+  EXPECT_NE(ptx.find("cvta.param.u64"), std::string::npos);
+  EXPECT_NE(ptx.find(".extern .shared .align 1024 .b8 tilec_smem[]"),
+            std::string::npos);
+  // Two tile loads per ring slot (LLVM may unroll the producer loop).
+  size_t loads = countOf(ptx, "cp.async.bulk.tensor.2d.shared::cluster."
+                              "global.mbarrier::complete_tx::bytes");
+  EXPECT_GE(loads, 2u);
+  EXPECT_EQ(loads % 2, 0u);
+  std::string mma = "wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(config.bn) + "k16.f32.bf16.bf16";
+  EXPECT_EQ(countOf(ptx, mma), config.bk / 16);
+  EXPECT_NE(ptx.find("setmaxnreg.dec.sync.aligned.u32 40"), std::string::npos);
+  EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 " +
+                     std::to_string(sm90RegisterSplit(config).second) + ";"),
+            std::string::npos);
+  if (config.splitK) {
+    EXPECT_NE(ptx.find("atom.acq_rel.gpu.global.add.u32"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.global.cg.v4.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("%nctaid.z"), std::string::npos);
+  }
+  EXPECT_NE(ptx.find(".minnctapersm " + std::to_string(config.ctasPerSm)),
+            std::string::npos);
+  if (config.persistent) {
+    EXPECT_NE(ptx.find("%nctaid.x"), std::string::npos);
+  }
+  EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
+  EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx.shared::cta.b64"),
+            std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 1"), std::string::npos);
+  EXPECT_NE(ptx.find("wgmma.wait_group.sync.aligned 0"), std::string::npos);
+  EXPECT_EQ(kernel->blockThreads, 128 * (1 + config.bm / 64));
+  // The derived descriptor's high bits are or'ed into every descriptor.
+  EXPECT_NE(ptx.find("or.b64"), std::string::npos);
+  EXPECT_NE(ptx.find(std::to_string(kernel->a.descriptorHigh)),
+            std::string::npos)
+      << kernel->a.layout;
+}
+
+TEST_P(Sm90GemmPtx, AssemblesWithoutSerializationOrSpills) {
+  if (!findPtxas())
+    GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
+  auto kernel = emitSm90Gemm(GetParam().config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  auto [rc, said] = ptxasVerbose(kernel->ptx);
+  ASSERT_EQ(rc, 0) << said;
+  // ptxas warns when it must serialize wgmma (an accumulator touched while
+  // in flight) or ignores setmaxnreg (no register cap at entry).
+  EXPECT_EQ(said.find("warning"), std::string::npos) << said;
+  EXPECT_NE(said.find("0 bytes spill stores"), std::string::npos) << said;
+  EXPECT_NE(said.find("0 bytes stack frame"), std::string::npos) << said;
+}
+
+TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
+  // 65536 registers per SM; 128 producer threads at 40.
+  Sm90GemmConfig config; // BM 128: two consumer warpgroups
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 232u));
+  config.bm = 64;
+  config.bn = 128;
+  config.ctasPerSm = 2; // (32768 - 5120) / 128 = 216
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 216u));
+  config.bm = 128; // (32768 - 5120) / 256 = 108 -> 104
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 104u));
+  // ptxas compiles the whole kernel under the launch cap: 768 threads per
+  // SM leave 80 registers, fewer than m64n128's 64 accumulators + 24.
+  config.stages = 3;
+  llvm::Error err = verifySm90GemmConfig(config);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("at 80 registers"),
+            std::string::npos);
+}
+
+Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages, bool swap,
+                          bool splitK = false, unsigned ctasPerSm = 1,
+                          bool persistent = false) {
+  Sm90GemmConfig config;
+  config.persistent = persistent;
+  config.splitK = splitK;
+  config.ctasPerSm = ctasPerSm;
+  config.bm = bm;
+  config.bn = bn;
+  config.stages = stages;
+  config.swapAB = swap;
+  return config;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiles, Sm90GemmPtx,
+    ::testing::Values(
+        Case{"bm128_bn256_s4", makeConfig(128, 256, 4, false)},
+        Case{"bm128_bn128_s6", makeConfig(128, 128, 6, false)},
+        Case{"bm64_bn64_s8", makeConfig(64, 64, 8, false)},
+        Case{"swap_bm128_bn64_s8", makeConfig(128, 64, 8, true)},
+        Case{"swap_bm128_bn128_s6", makeConfig(128, 128, 6, true)},
+        Case{"splitk_swap_bm64_bn64_s8", makeConfig(64, 64, 8, true, true)},
+        Case{"splitk_bm128_bn256_s4", makeConfig(128, 256, 4, false, true)},
+        Case{"cta2_splitk_swap_bm64_bn128_s4",
+             makeConfig(64, 128, 4, true, true, 2)},
+        Case{"persistent_bm128_bn256_s4",
+             makeConfig(128, 256, 4, false, false, 1, true)},
+        Case{"persistent_swap_bm64_bn64_s8",
+             makeConfig(64, 64, 8, true, false, 1, true)}),
+    [](const auto &info) { return std::string(info.param.label); });
+
+} // namespace
+} // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(Sm90Gemm, SameConfigGivesByteIdenticalPtx) {
+  Sm90GemmConfig config;
+  config.persistent = true;
+  auto first = emitSm90Gemm(config);
+  auto second = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
+  ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
+  EXPECT_TRUE(first->ptx == second->ptx);
+}
+
+} // namespace
+} // namespace tilec
