@@ -20,6 +20,7 @@
 #define TILEC_IR_SMEMDESCRIPTOR_H
 
 #include "ir/Arch.h"
+#include "ir/GemmSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -35,8 +36,7 @@ namespace tilec {
 /// "interleaved" (no swizzling) layout.
 enum class SwizzleKind { None, SW32, SW64, SW128 };
 
-/// Which dimension of the operand is contiguous in shared memory.
-enum class MajorKind { K, MN };
+// MajorKind (which dimension of the operand is contiguous) is ir/GemmSpec.h's.
 
 /// Facts about one swizzle mode.
 struct SwizzleInfo {
