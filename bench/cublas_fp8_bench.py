@@ -5,8 +5,9 @@ Same method as the tilec benchmark: e4m3 A (M x K) and B (N x K), bf16
 C = A B^T, operand copies rotated so the set exceeds the L2, warm-up of at
 least 20 launches and 50 ms, median over samples of 10 back-to-back launches
 between two events (behind one untimed launch). Scales: per-tensor (scalar
-1.0 for A and B) and, where this PyTorch supports it, row-wise (M x 1 and
-1 x N tensors of 1.0). One line per (shape, scaling):
+1.0 for A and B; also with use_fast_accum, which accumulates in the tensor
+core's own precision as tilec's kernel does) and, where this PyTorch
+supports it, row-wise (M x 1 and 1 x N tensors of 1.0). One line per (shape, scaling):
   cublas M N K scaling median_us TFLOP/s floor_fraction
 """
 import sys
@@ -58,6 +59,10 @@ def main():
             ("scaled_mm_tensorwise",
              lambda i: torch._scaled_mm(a[i], b[i].t(), one, one,
                                         out_dtype=torch.bfloat16)),
+            ("scaled_mm_tensorwise_fastacc",
+             lambda i: torch._scaled_mm(a[i], b[i].t(), one, one,
+                                        out_dtype=torch.bfloat16,
+                                        use_fast_accum=True)),
             ("scaled_mm_rowwise",
              lambda i: torch._scaled_mm(a[i], b[i].t(), rows, cols,
                                         out_dtype=torch.bfloat16)),

@@ -14,6 +14,7 @@
 #include "Sm90DTypeHost.h"
 
 #include "runtime/Module.h"
+#include "runtime/Stream.h"
 
 #include <cmath>
 #include <cstring>
