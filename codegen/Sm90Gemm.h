@@ -59,7 +59,7 @@
 #define TILEC_CODEGEN_SM90GEMM_H
 
 #include "ir/DType.h"
-#include "ir/GemmSpec.h"
+#include "ir/MajorKind.h"
 
 #include "llvm/Support/Error.h"
 
