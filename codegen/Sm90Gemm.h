@@ -69,6 +69,11 @@ struct Sm90GemmConfig {
   unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
+  /// tilec compile --annotate: a `// tilec:` comment before every wgmma
+  /// with its descriptors decoded, the subtile each addresses and
+  /// \p annotateSource (the .tile lines it came from); off, no comments.
+  bool annotate = false;
+  std::string annotateSource;
 };
 
 /// The GPU-side facts of one SW128 K-major operand tile, derived from its

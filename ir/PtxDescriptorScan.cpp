@@ -280,6 +280,22 @@ std::string describeWgmma(llvm::StringRef opcode,
 
 } // namespace
 
+std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch) {
+  llvm::Expected<SmemDescriptorFields> f = decodeSmemDescriptor(desc, arch);
+  if (!f)
+    return "undecodable: " + llvm::toString(f.takeError());
+  std::string swizzle = f->swizzle128Atom32
+                            ? "SW128_32B_ATOM"
+                            : swizzleInfo(f->swizzle).name.str();
+  std::string out = llvm::formatv("{0} LBO={1} SBO={2} base_offset={3}",
+                                  swizzle, f->lbo, f->sbo, f->baseOffset)
+                        .str();
+  if (arch == ArchKind::SM100a)
+    out += llvm::formatv(" version={0} lbo_mode={1}", f->version, f->lboMode)
+               .str();
+  return out;
+}
+
 std::string describePartialSmemDescriptor(const PtxPartialValue &value,
                                           ArchKind arch) {
   if (value.isKnown())
@@ -294,21 +310,10 @@ std::string describePartialSmemDescriptor(const PtxPartialValue &value,
                          "address field)",
                          value.constant, value.unknownMask)
         .str();
-  llvm::Expected<SmemDescriptorFields> f =
-      decodeSmemDescriptor(value.constant & ~field, arch);
-  if (!f)
-    return "undecodable: " + llvm::toString(f.takeError());
-  std::string swizzle = f->swizzle128Atom32
-                            ? "SW128_32B_ATOM"
-                            : swizzleInfo(f->swizzle).name.str();
   uint64_t align = (value.unknownMask & (0 - value.unknownMask)) << 4;
-  std::string out =
-      llvm::formatv("{0} LBO={1} SBO={2} base_offset={3}", swizzle, f->lbo,
-                    f->sbo, f->baseOffset)
-          .str();
-  if (arch == ArchKind::SM100a)
-    out += llvm::formatv(" version={0} lbo_mode={1}", f->version, f->lboMode)
-               .str();
+  std::string out = describeSmemDescriptorLayout(value.constant & ~field, arch);
+  if (llvm::StringRef(out).starts_with("undecodable"))
+    return out;
   out += llvm::formatv(" start=<{0}-byte aligned run-time smem address>+{1}",
                        align, low << 4)
              .str();

@@ -74,6 +74,11 @@ std::string describeSmemDescriptor(uint64_t desc, ArchKind arch);
 /// "kind::f16 bf16 x bf16 -> f32 M=128 N=256 A:K B:K", or the error.
 std::string describeInstrDescriptor(uint32_t idesc, MmaKindKind kind);
 
+/// The fields of \p desc other than the start address: "SW128 LBO=16
+/// SBO=1024 base_offset=0" (sm_100 adds version and lbo_mode), or the
+/// decoding error.
+std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch);
+
 /// Describes a descriptor known up to a run-time start address: the fields
 /// outside the start-address field, and the start as "run-time base + N B",
 /// or why it cannot be decoded.
