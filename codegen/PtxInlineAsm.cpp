@@ -142,11 +142,21 @@ wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
   return unpack(builder, call, acc.size());
 }
 
-std::string wgmmaSsText(const WgmmaShape &shape) {
+std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $" +
                      std::to_string(2 * regs + 2) + ", 0;\n\t";
   llvm::StringRef bType = shape.bType.empty() ? shape.abType : shape.bType;
+  // A comment in the asm string: '$' would name an operand, so it is
+  // doubled; a line break would end the comment, so lines are split.
+  llvm::SmallVector<llvm::StringRef> lines;
+  annotation.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    text += "// tilec: ";
+    for (char c : line)
+      text += c == '$' ? std::string("$$") : std::string(1, c);
+    text += "\n\t";
+  }
   text += "wgmma.mma_async.sync.aligned.m" + std::to_string(shape.m) + "n" +
           std::to_string(shape.n) + "k" + std::to_string(shape.k) + "." +
           shape.dType.str() + "." + shape.abType.str() + "." + bType.str() +
@@ -163,11 +173,10 @@ std::string wgmmaSsText(const WgmmaShape &shape) {
   return text;
 }
 
-llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
-                                         const WgmmaShape &shape,
-                                         llvm::ArrayRef<llvm::Value *> acc,
-                                         llvm::Value *descA,
-                                         llvm::Value *descB) {
+llvm::SmallVector<llvm::Value *>
+wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
+        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
+        llvm::Value *descB, llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
@@ -176,7 +185,7 @@ llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
   args.push_back(builder.getInt32(1));
   std::string constraints = tiedFloatConstraints(regs) + ",l,l,r";
   llvm::Value *call = emitAsm(builder, floatsType(builder, regs),
-                              wgmmaSsText(shape), constraints, args);
+                              wgmmaSsText(shape, annotation), constraints, args);
   return unpack(builder, call, regs);
 }
 

@@ -14,6 +14,7 @@
 #include "codegen/PtxInlineAsm.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
+#include "ir/PtxDescriptorScan.h"
 #include "ir/SmemTileFromLayout.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -336,6 +337,37 @@ struct Builder {
     return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
   }
 
+  /// --annotate: what the wgmma of K step \p kk reads, for a
+  /// `// tilec:` comment (codegen/PtxInlineAsm.h).
+  std::string wgmmaAnnotation(unsigned kk) const {
+    auto operand = [&](const char *role, const Sm90OperandTile &tile,
+                       const char *mn, const char *mnIs, unsigned mnBytes) {
+      unsigned offset = kk * tile.kStepBytes;
+      return std::string(role) + " subtile (" + mn + "=" + mnIs +
+             ", k=" + std::to_string(kk) + ") at +" + std::to_string(offset) +
+             " B" + (mnBytes ? " + " + std::string(mn) + " * " +
+                                   std::to_string(mnBytes) + " B"
+                             : std::string()) +
+             " from the stage base; " +
+             describeSmemDescriptorLayout(tile.descriptorHigh,
+                                          ArchKind::SM90a) +
+             " high=" + formatHex64(tile.descriptorHigh) + "; smem " +
+             tile.layout + "\n";
+    };
+    unsigned k = sm90WgmmaK(tileA.dtype);
+    std::string text = "wgmma k" + std::to_string(k) + " step " +
+                       std::to_string(kk) + " of " +
+                       std::to_string(config.bk / k) +
+                       (config.swapAB ? " (swapped: A role = tensor b)" : "") +
+                       "\n";
+    text += operand("a-desc", tileA, "m", "consumer warpgroup",
+                    tileA.mAtomBytes);
+    text += operand("b-desc", tileB, "n", "0", 0);
+    if (!config.annotateSource.empty())
+      text += "from " + config.annotateSource + "\n";
+    return text;
+  }
+
   void emitConsumer(llvm::BasicBlock *exit) {
     ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
     llvm::Value *wg = b.CreateLShr(tid, i32(7));
@@ -394,7 +426,8 @@ struct Builder {
           descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
       llvm::Value *descB =
           descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
-      cur = ptx::wgmmaSs(b, shape, cur, descA, descB);
+      cur = ptx::wgmmaSs(b, shape, cur, descA, descB,
+                         config.annotate ? wgmmaAnnotation(kk) : "");
     }
     ptx::wgmmaCommitGroup(b);
     ptx::wgmmaWaitGroup(b, 1, {});

@@ -86,6 +86,11 @@ struct Sm90GemmConfig {
   DTypeKind cType = DTypeKind::BF16; ///< bf16, f16, f32
   MajorKind aMajor = MajorKind::K;   ///< MN: A is stored K x M (M contiguous)
   MajorKind bMajor = MajorKind::K;   ///< MN: B is stored K x N (N contiguous)
+  /// tilec compile --annotate: a `// tilec:` comment before every wgmma
+  /// with its descriptors decoded, the subtile each addresses and
+  /// \p annotateSource (the .tile lines it came from); off, no comments.
+  bool annotate = false;
+  std::string annotateSource;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
