@@ -144,10 +144,6 @@ struct DTypeGpuCase {
   Problem problem;
 };
 
-const char *majorName(MajorKind major) {
-  return major == MajorKind::K ? "K" : "MN";
-}
-
 /// Runs one problem; returns a failure description or "".
 std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
   const Sm90GemmConfig &config = gpuCase.config;
@@ -269,8 +265,8 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
   std::printf("sm90 dtype %-28s A %s %-2s B %s %-2s C %s %sbm%u bn%u bk%u "
               "M=%u N=%u K=%u: %zu/%zu wrong, rel. error %.3g\n",
               gpuCase.label, dtypeInfo(config.aType).name.data(),
-              majorName(config.aMajor), dtypeInfo(config.bType).name.data(),
-              majorName(config.bMajor), dtypeInfo(config.cType).name.data(),
+              majorName(config.aMajor).data(), dtypeInfo(config.bType).name.data(),
+              majorName(config.bMajor).data(), dtypeInfo(config.cType).name.data(),
               config.swapAB ? "swapAB " : "", config.bm, config.bn, config.bk,
               p.m, p.n, p.k, mismatches, points.size(), rel);
   if (mismatches || !(rel < 1e-2))
