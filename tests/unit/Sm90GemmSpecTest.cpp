@@ -1,5 +1,6 @@
 //===- tests/unit/Sm90GemmSpecTest.cpp - GemmSpec to the sm_90a config ----===//
 #include "codegen/Sm90GemmSpec.h"
+#include "ir/LayoutExpr.h"
 
 #include <gtest/gtest.h>
 
@@ -26,17 +27,62 @@ TEST(Sm90ConfigFromSpec, CarriesTheTileAndRejectsWhatIsNotImplemented) {
   ASSERT_FALSE(bool(bad));
   EXPECT_NE(llvm::toString(bad.takeError()).find("sm_80"), std::string::npos);
 
+  // Types and majorness carry over; the generator's verifier judges them
+  // (wgmma transposes 16-bit types only).
   GemmSpec mnMajor = spec;
   mnMajor.bMajor = MajorKind::MN;
-  bad = sm90ConfigFromSpec(mnMajor);
+  mnMajor.cType = DTypeKind::F32;
+  config = sm90ConfigFromSpec(mnMajor);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->bMajor, MajorKind::MN);
+  EXPECT_EQ(config->cType, DTypeKind::F32);
+  GemmSpec tf32MN = mnMajor;
+  tf32MN.aType = tf32MN.bType = DTypeKind::TF32;
+  tf32MN.bk = 32;
+  bad = sm90ConfigFromSpec(tf32MN);
   ASSERT_FALSE(bool(bad));
-  EXPECT_NE(llvm::toString(bad.takeError()).find("K-major"), std::string::npos);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("MN"), std::string::npos);
 
   GemmSpec smallK = spec;
-  smallK.bk = 32;
+  smallK.bk = 48; // 96 bytes of bf16: no swizzle atom row
   bad = sm90ConfigFromSpec(smallK);
   ASSERT_FALSE(bool(bad));
-  EXPECT_NE(llvm::toString(bad.takeError()).find("BK = 32"), std::string::npos);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("BK = 48"), std::string::npos);
+}
+
+/// The layout value of \p expr.
+ComposedLayout layoutOf(const std::string &expr) {
+  auto value = evaluateLayoutExpr(expr);
+  EXPECT_TRUE(bool(value)) << expr;
+  return value->getComposed();
+}
+
+TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+  GemmSpec spec;
+  spec.arch = ArchKind::SM90a;
+  spec.bm = 64;
+  spec.bn = 64;
+  spec.bk = 64;
+  spec.stages = 8;
+  spec.swapAB = true;
+  spec.splitK = 4;
+  spec.smemA = layoutOf("tile_to_shape(K_SW128<bf16>, (64, 64))");
+  auto config = sm90ConfigFromSpec(spec);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_TRUE(config->swapAB);
+  EXPECT_TRUE(config->splitK);
+
+  // A layout the generator does not stage is an error, not ignored.
+  GemmSpec sw64 = spec;
+  sw64.smemB = layoutOf("tile_to_shape(K_SW64<bf16>, (64, 64))");
+  auto bad = sm90ConfigFromSpec(sw64);
+  ASSERT_FALSE(bool(bad));
+  std::string message = llvm::toString(bad.takeError());
+  EXPECT_EQ(message.find("smem b = " + sw64.smemB->str() +
+                         " is not what the sm_90a generator stages; it stages "
+                         "tile_to_shape(K_SW128<bf16>, (64,64)) = "),
+            0u)
+      << message;
 }
 
 } // namespace
