@@ -42,10 +42,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -76,8 +76,12 @@ struct Samples {
     std::sort(ms.begin(), ms.end());
     return ms.empty() ? 0 : ms[ms.size() / 2];
   }
-  double min() { return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end()); }
-  double max() { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+  double min() {
+    return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
+  }
+  double max() {
+    return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end());
+  }
 };
 
 /// The emitPtx stages of the latest compile on this thread.
@@ -117,9 +121,9 @@ void printStages(const char *what, Samples &frontEnd, Samples &irBuild,
                  StageSamples &stages) {
   std::printf("  %s medians: front end %.2f ms, IR build %.2f, target %.2f, "
               "verify %.2f, middle end %.2f, codegen %.2f\n",
-              what, frontEnd.median(), irBuild.median(),
-              stages.target.median(), stages.verify.median(),
-              stages.optimize.median(), stages.codegen.median());
+              what, frontEnd.median(), irBuild.median(), stages.target.median(),
+              stages.verify.median(), stages.optimize.median(),
+              stages.codegen.median());
 }
 
 void benchSm80(const std::string &source, const std::string &sourceName,
@@ -236,16 +240,15 @@ int main(int argc, char **argv) {
     } else if (arg.starts_with("--tilec-") || arg.starts_with("-tilec-")) {
       llvmArgs.push_back(argv[i]);
     } else if (arg.starts_with("-")) {
-      std::fprintf(stderr,
-                   "usage: CompileLatency [--runs=N] [--ptx-dir=DIR] "
-                   "[--tilec-middle-end=PIPELINE] [TILE_FILE]\n");
+      std::fprintf(stderr, "usage: CompileLatency [--runs=N] [--ptx-dir=DIR] "
+                           "[--tilec-middle-end=PIPELINE] [TILE_FILE]\n");
       return 2;
     } else {
       tileFile = arg.str();
     }
   }
-  if (!llvm::cl::ParseCommandLineOptions(llvmArgs.size(), llvmArgs.data(),
-                                         "", &llvm::errs()))
+  if (!llvm::cl::ParseCommandLineOptions(llvmArgs.size(), llvmArgs.data(), "",
+                                         &llvm::errs()))
     return 2;
   auto buffer = llvm::MemoryBuffer::getFile(tileFile);
   if (!buffer) {

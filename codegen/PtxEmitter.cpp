@@ -107,10 +107,10 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::StringRef text = middleEndPipeline;
   llvm::ModulePassManager passes;
-  const std::pair<const char *, llvm::OptimizationLevel> Levels[] =
-      {{"O1", llvm::OptimizationLevel::O1},
-       {"O2", llvm::OptimizationLevel::O2},
-       {"O3", llvm::OptimizationLevel::O3}};
+  const std::pair<const char *, llvm::OptimizationLevel> Levels[] = {
+      {"O1", llvm::OptimizationLevel::O1},
+      {"O2", llvm::OptimizationLevel::O2},
+      {"O3", llvm::OptimizationLevel::O3}};
   if (text == "O0")
     return llvm::Error::success();
   bool isLevel = false;

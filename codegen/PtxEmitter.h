@@ -1,4 +1,5 @@
-//===- codegen/PtxEmitter.h - llvm::Module to PTX text -----------*- C++ -*-===//
+//===- codegen/PtxEmitter.h - llvm::Module to PTX text -----------*- C++
+//-*-===//
 //
 // The last step of the pipeline: verify the module, run a middle-end pipeline
 // tailored to tilec's kernels (hidden option -tilec-middle-end, O3 on

@@ -146,8 +146,8 @@ void emitStores(Sm80Kernel &kernel, bool checked, llvm::Value *readC) {
             llvm::Value *value = llvm::PoisonValue::get(pairF32);
             for (unsigned e = 0; e < 2; ++e) {
               llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-              value = b.CreateInsertElement(value,
-                                            scale(kernel.acc[at + e], o), e);
+              value =
+                  b.CreateInsertElement(value, scale(kernel.acc[at + e], o), e);
             }
             return value;
           };

@@ -106,12 +106,10 @@ TEST_P(Sm80GemmPtxQuality, NoLocalMemoryAndMmaPerKTile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, Sm80GemmPtxQuality,
-    ::testing::Values(Sm80Case{128, 128, 32, 4, 2, 4, MajorKind::K,
-                               MajorKind::K},
-                      Sm80Case{128, 128, 32, 4, 2, 4, MajorKind::MN,
-                               MajorKind::MN},
-                      Sm80Case{128, 256, 64, 3, 2, 4, MajorKind::K,
-                               MajorKind::K}));
+    ::testing::Values(
+        Sm80Case{128, 128, 32, 4, 2, 4, MajorKind::K, MajorKind::K},
+        Sm80Case{128, 128, 32, 4, 2, 4, MajorKind::MN, MajorKind::MN},
+        Sm80Case{128, 256, 64, 3, 2, 4, MajorKind::K, MajorKind::K}));
 
 TEST(Sm90GemmPtxQuality, NoLocalMemoryAndWgmmaPerKTile) {
   Sm90GemmConfig config;
@@ -120,8 +118,8 @@ TEST(Sm90GemmPtxQuality, NoLocalMemoryAndWgmmaPerKTile) {
   llvm::StringRef ptx = kernel->ptx;
   expectNoLocalMemory(ptx);
   // Each consumer warpgroup issues BK/16 m64nBNk16 per ring slot, once.
-  std::string atom = "wgmma.mma_async.sync.aligned.m64n" +
-                     std::to_string(config.bn) + "k16";
+  std::string atom =
+      "wgmma.mma_async.sync.aligned.m64n" + std::to_string(config.bn) + "k16";
   EXPECT_EQ(countLines(ptx, atom), config.bk / 16);
   EXPECT_TRUE(allInsideLoops(ptx, "wgmma.mma_async"));
 }
