@@ -1,8 +1,10 @@
 //===- codegen/PtxEmitter.cpp - llvm::Module to PTX text ------------------===//
 //
 // One short path through LLVM: triple and data layout from the NVPTX target
-// machine, verifyModule, the O3 new-pass-manager pipeline, then the legacy
-// code generation pipeline printing PTX into a string.
+// machine, verifyModule, a small new-pass-manager pipeline tailored to the
+// IRBuilder kernels (not O3: see DefaultMiddleEnd), then the legacy code
+// generation pipeline printing PTX into a string. Every stage is timed for
+// bench/CompileLatency.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/PtxEmitter.h"
@@ -13,17 +15,50 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 
 namespace tilec {
 
 namespace {
+
+thread_local PtxEmitTimings lastTimings;
+
+/// The middle end. The IRBuilder kernels arrive as straight-line code plus
+/// one k loop, so O3's inliner, vectorizers, loop transforms and repeated
+/// cleanups find nothing to do but cost most of a cold compile. What changes
+/// the PTX is: SROA (the one alloca), EarlyCSE and InstCombine (fold the
+/// layout arithmetic into the forms LICM and NVPTX's address folding need),
+/// SimplifyCFG, then LoopRotate, LICM and IndVars (hoist the loop-invariant
+/// smem and global address parts out of the k loop and simplify its
+/// induction variables) and a last InstSimplify/SimplifyCFG cleanup (a
+/// second InstCombine costs a third of the pipeline and changed no SASS of
+/// the sm_80 GEMM). bench/CompileLatencyResults.md has the PTX and
+/// SASS comparison against O3.
+constexpr const char *DefaultMiddleEnd =
+    "function(sroa,early-cse,instcombine,simplifycfg,loop-rotate,"
+    "loop-mssa(licm),indvars,instsimplify,simplifycfg)";
+
+llvm::cl::opt<std::string> middleEndPipeline(
+    "tilec-middle-end", llvm::cl::Hidden,
+    llvm::cl::desc("new-pass-manager pipeline run before NVPTX code "
+                   "generation (O0..O3 for LLVM's default pipelines)"),
+    llvm::cl::init(DefaultMiddleEnd));
+
+/// Milliseconds since \p start; restarts \p start.
+double lap(std::chrono::steady_clock::time_point &start) {
+  auto now = std::chrono::steady_clock::now();
+  double ms = std::chrono::duration<double, std::milli>(now - start).count();
+  start = now;
+  return ms;
+}
 
 constexpr const char *NvptxTriple = "nvptx64-nvidia-cuda";
 
@@ -59,7 +94,7 @@ createTargetMachine(ArchKind arch) {
   return machine;
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -70,12 +105,32 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::StringRef text = middleEndPipeline;
+  llvm::ModulePassManager passes;
+  const std::pair<const char *, llvm::OptimizationLevel> Levels[] = {
+      {"O1", llvm::OptimizationLevel::O1},
+      {"O2", llvm::OptimizationLevel::O2},
+      {"O3", llvm::OptimizationLevel::O3}};
+  if (text == "O0")
+    return llvm::Error::success();
+  bool isLevel = false;
+  for (auto &[name, level] : Levels)
+    if (text == name) {
+      passes = builder.buildPerModuleDefaultPipeline(level);
+      isLevel = true;
+    }
+  if (!isLevel)
+    if (llvm::Error err = builder.parsePassPipeline(passes, text))
+      return llvm::createStringError("bad -tilec-middle-end pipeline '" +
+                                     text.str() +
+                                     "': " + llvm::toString(std::move(err)));
   passes.run(module, mam);
+  return llvm::Error::success();
 }
 
 } // namespace
+
+const PtxEmitTimings &lastPtxEmitTimings() { return lastTimings; }
 
 llvm::Error configureModuleForArch(llvm::Module &module, ArchKind arch) {
   auto machine = createTargetMachine(arch);
@@ -88,7 +143,10 @@ llvm::Error configureModuleForArch(llvm::Module &module, ArchKind arch) {
 
 llvm::Expected<std::string> emitPtx(llvm::Module &module, ArchKind arch,
                                     const PtxEmitOptions &options) {
+  PtxEmitTimings timings;
+  auto clock = std::chrono::steady_clock::now();
   auto machine = createTargetMachine(arch);
+  timings.targetMs = lap(clock);
   if (!machine)
     return machine.takeError();
   module.setTargetTriple(llvm::Triple(NvptxTriple));
@@ -98,18 +156,25 @@ llvm::Expected<std::string> emitPtx(llvm::Module &module, ArchKind arch,
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(module, &verifierStream))
     return llvm::createStringError("invalid LLVM IR: " + verifierMessage);
+  timings.verifyMs = lap(clock);
 
   if (options.optimize)
-    optimize(module, **machine);
+    if (llvm::Error err = optimize(module, **machine))
+      return err;
+  timings.optimizeMs = lap(clock);
 
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream ptxStream(ptx);
   llvm::legacy::PassManager codegen;
+  // The module was verified above; the code generator need not again.
   if ((*machine)->addPassesToEmitFile(codegen, ptxStream, nullptr,
-                                      llvm::CodeGenFileType::AssemblyFile))
+                                      llvm::CodeGenFileType::AssemblyFile,
+                                      /*DisableVerify=*/true))
     return llvm::createStringError("NVPTX cannot emit PTX for " +
                                    archInfo(arch).name.str());
   codegen.run(module);
+  timings.codegenMs = lap(clock);
+  lastTimings = timings;
   return std::string(ptx.str());
 }
 

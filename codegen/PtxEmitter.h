@@ -1,7 +1,9 @@
-//===- codegen/PtxEmitter.h - llvm::Module to PTX text -----------*- C++ -*-===//
+//===- codegen/PtxEmitter.h - llvm::Module to PTX text -----------*- C++
+//-*-===//
 //
-// The last step of the pipeline: verify the module, run LLVM's optimizing
-// pipeline (O3), and print PTX through the NVPTX TargetMachine for one target.
+// The last step of the pipeline: verify the module, run a middle-end pipeline
+// tailored to tilec's kernels (hidden option -tilec-middle-end, O3 on
+// request), and print PTX through the NVPTX TargetMachine for one target.
 // Errors (an invalid module, a missing target) come back as values.
 //
 //===----------------------------------------------------------------------===//
@@ -22,9 +24,21 @@ namespace tilec {
 
 /// Options for emitPtx.
 struct PtxEmitOptions {
-  /// Run the O3 middle-end pipeline before instruction selection.
+  /// Run the middle-end pipeline before instruction selection.
   bool optimize = true;
 };
+
+/// Wall-clock milliseconds of the stages of one emitPtx call.
+struct PtxEmitTimings {
+  double targetMs = 0;   ///< target machine lookup or creation
+  double verifyMs = 0;   ///< verifyModule
+  double optimizeMs = 0; ///< the middle-end pipeline
+  double codegenMs = 0;  ///< NVPTX instruction selection to PTX text
+};
+
+/// The stage times of the calling thread's latest emitPtx call (benchmarks
+/// read them after a compile that runs emitPtx somewhere inside).
+const PtxEmitTimings &lastPtxEmitTimings();
 
 /// Sets \p module's triple and data layout for \p arch, verifies it,
 /// optimizes it and returns the PTX text.

@@ -3,9 +3,12 @@
 // The m16n8 accumulator fragment of lane l holds rows l/4 and l/4 + 8,
 // columns 2 (l % 4) and 2 (l % 4) + 1 of its mma tile. For an N-contiguous C
 // each pair of columns is one 2-element store; for an M-contiguous C each
-// element is stored alone. Four variants are emitted behind two uniform
-// branches: interior CTA tiles skip the bounds checks, and beta == 0 never
-// reads C (so C may hold anything, NaN included, as BLAS requires).
+// element is stored alone. Interior CTA tiles skip the bounds checks and
+// branch once on beta == 0 into one of two variants (one never reads C, so C
+// may hold anything, NaN included, as BLAS requires). Edge tiles are rare, so
+// they share one variant that decides per store whether to read C: that
+// halves the edge code, which was half of the kernel's IR and so of its
+// compile time (bench/CompileLatencyResults.md).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80Gemm.h"
@@ -25,8 +28,10 @@ llvm::Type *elementType(llvm::IRBuilderBase &b, DTypeKind type) {
   }
 }
 
-/// Emits one variant of the stores at the builder's insertion point.
-void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
+/// Emits one variant of the stores at the builder's insertion point. \p readC
+/// is an i1: a constant selects a variant that always or never reads C, a
+/// runtime value a variant that branches on it at every store.
+void emitStores(Sm80Kernel &kernel, bool checked, llvm::Value *readC) {
   const Sm80GemmPlan &plan = kernel.plan;
   const GemmSpec &spec = plan.spec;
   llvm::IRBuilder<> &b = kernel.nv.ir();
@@ -63,6 +68,28 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
       out = b.CreateFAdd(out, b.CreateFMul(kernel.beta, old));
     return out;
   };
+  auto *readCConst = llvm::dyn_cast<llvm::ConstantInt>(readC);
+  // The scaled value of \p load()ed old C elements: without a runtime readC
+  // straight-line, else alpha * acc and, under the branch, the beta term,
+  // joined by a phi. compute(old) scales; old is null when C is not read.
+  auto withOldC = [&](auto load, auto compute) -> llvm::Value * {
+    if (readCConst)
+      return compute(readCConst->isOne() ? load() : nullptr);
+    llvm::Value *plain = compute(nullptr);
+    llvm::BasicBlock *from = b.GetInsertBlock();
+    auto *withC = llvm::BasicBlock::Create(context, "store.c", kernel.fn);
+    auto *join = llvm::BasicBlock::Create(context, "store.scaled", kernel.fn);
+    b.CreateCondBr(readC, withC, join);
+    b.SetInsertPoint(withC);
+    llvm::Value *full = compute(load());
+    llvm::BasicBlock *fullEnd = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    llvm::PHINode *phi = b.CreatePHI(plain->getType(), 2);
+    phi->addIncoming(plain, from);
+    phi->addIncoming(full, fullEnd);
+    return phi;
+  };
   // Runs body() under `cond` (nothing to branch on when unchecked).
   auto guarded = [&](llvm::Value *cond, auto body) {
     if (!cond) {
@@ -94,10 +121,11 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
         };
         auto storeOne = [&](llvm::Value *r, llvm::Value *c, unsigned idx) {
           llvm::Value *ptr = address(r, c);
-          llvm::Value *old =
-              readC ? b.CreateFPExt(b.CreateLoad(elem, ptr), b.getFloatTy())
-                    : nullptr;
-          llvm::Value *out = scale(kernel.acc[idx], old);
+          llvm::Value *out = withOldC(
+              [&] {
+                return b.CreateFPExt(b.CreateLoad(elem, ptr), b.getFloatTy());
+              },
+              [&](llvm::Value *old) { return scale(kernel.acc[idx], old); });
           b.CreateStore(b.CreateFPTrunc(out, elem), ptr);
         };
         if (!nContiguous) {
@@ -109,18 +137,21 @@ void emitStores(Sm80Kernel &kernel, bool checked, bool readC) {
           llvm::Type *pairType = llvm::FixedVectorType::get(elem, 2);
           llvm::Type *pairF32 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
           llvm::Value *ptr = address(row, col);
-          llvm::Value *value = llvm::PoisonValue::get(pairF32);
-          llvm::Value *old = nullptr;
-          if (readC) {
-            auto *load =
+          auto load = [&] {
+            auto *pair =
                 b.CreateAlignedLoad(pairType, ptr, llvm::Align(2 * elemBytes));
-            old = b.CreateFPExt(load, pairF32);
-          }
-          for (unsigned e = 0; e < 2; ++e) {
-            llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-            value =
-                b.CreateInsertElement(value, scale(kernel.acc[at + e], o), e);
-          }
+            return b.CreateFPExt(pair, pairF32);
+          };
+          auto compute = [&](llvm::Value *old) {
+            llvm::Value *value = llvm::PoisonValue::get(pairF32);
+            for (unsigned e = 0; e < 2; ++e) {
+              llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
+              value =
+                  b.CreateInsertElement(value, scale(kernel.acc[at + e], o), e);
+            }
+            return value;
+          };
+          llvm::Value *value = withOldC(load, compute);
           b.CreateAlignedStore(b.CreateFPTrunc(value, pairType), ptr,
                                llvm::Align(2 * elemBytes));
         };
@@ -166,14 +197,20 @@ void emitSm80Epilogue(Sm80Kernel &kernel) {
     auto *next = llvm::BasicBlock::Create(context, "epilogue.next", kernel.fn);
     b.CreateCondBr(checked ? b.getTrue() : interior, variant, next);
     b.SetInsertPoint(variant);
+    if (checked) {
+      emitStores(kernel, checked, readC);
+      b.CreateBr(done);
+      b.SetInsertPoint(next);
+      continue;
+    }
     auto *withC = llvm::BasicBlock::Create(context, "epilogue.beta", kernel.fn);
     auto *noC = llvm::BasicBlock::Create(context, "epilogue.nobeta", kernel.fn);
     b.CreateCondBr(readC, withC, noC);
     b.SetInsertPoint(withC);
-    emitStores(kernel, checked, /*readC=*/true);
+    emitStores(kernel, checked, b.getTrue());
     b.CreateBr(done);
     b.SetInsertPoint(noC);
-    emitStores(kernel, checked, /*readC=*/false);
+    emitStores(kernel, checked, b.getFalse());
     b.CreateBr(done);
     b.SetInsertPoint(next);
   }
