@@ -29,6 +29,8 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   if (spec.cMajor != MajorKind::MN)
     return fail("sm_90a GEMM stores C row-major (major(N)) only");
   Sm90GemmConfig config;
+  config.annotate = spec.annotate;
+  config.annotateSource = spec.annotateSource;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;

@@ -159,10 +159,9 @@ bool startsFunction(llvm::StringRef line) {
 }
 
 /// The value an instruction writes, from its operands' values.
-PtxPartialValue evaluate(const PtxLine &in,
-                         llvm::function_ref<PtxPartialValue(llvm::StringRef,
-                                                            unsigned)>
-                             valueOf) {
+PtxPartialValue evaluate(
+    const PtxLine &in,
+    llvm::function_ref<PtxPartialValue(llvm::StringRef, unsigned)> valueOf) {
   llvm::StringRef opcode = in.opcode;
   llvm::SmallVector<llvm::StringRef> parts;
   opcode.split(parts, '.');
@@ -185,7 +184,8 @@ PtxPartialValue evaluate(const PtxLine &in,
     uint64_t top = uint64_t(1) << (src - 1);
     if ((v.constant & v.unknownMask) == 0 &&
         !(signExtends && ((v.constant | v.unknownMask) & top)))
-      return {v.constant & sm & widthMask(dst), v.unknownMask & sm & widthMask(dst)};
+      return {v.constant & sm & widthMask(dst),
+              v.unknownMask & sm & widthMask(dst)};
     return unknownValue(dst);
   }
   if (in.ops.size() != 3)
@@ -252,8 +252,8 @@ std::string describeWgmma(llvm::StringRef opcode,
       tb = parts[i + 3];
       break;
     }
-  std::string out = "wgmma " + shape.str() + " " + d.str() + " += " +
-                    ta.str() + " x " + tb.str();
+  std::string out = "wgmma " + shape.str() + " " + d.str() + " += " + ta.str() +
+                    " x " + tb.str();
   bool rs = ops.size() > 1 && ops[1].starts_with("{");
   // SS: d, a, b, scale-d, scale-a, scale-b[, trans-a, trans-b];
   // RS: d, a, b, scale-d, scale-a, scale-b[, trans-b].
@@ -421,8 +421,7 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
           valueOf(op, role == PtxDescriptorUse::RoleKind::Instr ? 32 : 64);
       if (v.isKnown())
         use.value = v.constant;
-      else if (v.unknownMask != widthMask(64) &&
-               v.unknownMask != widthMask(32))
+      else if (v.unknownMask != widthMask(64) && v.unknownMask != widthMask(32))
         use.partial = v;
       if (!use.value && !use.partial)
         use.description = "not known statically";
@@ -474,8 +473,7 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
   for (unsigned n = 0; n != lines.size(); ++n) {
     llvm::StringRef line = lines[n];
     if (next < uses.size() && uses[next].line == n + 1) {
-      llvm::StringRef indent =
-          line.take_front(line.find_first_not_of(" \t"));
+      llvm::StringRef indent = line.take_front(line.find_first_not_of(" \t"));
       out += indent.str() + "// explain: " + uses[next].instruction + "\n";
       ++instructions;
       for (; next < uses.size() && uses[next].line == n + 1; ++next) {
@@ -485,12 +483,13 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
             : use.role == PtxDescriptorUse::RoleKind::SmemB ? "b-desc"
                                                             : "idesc";
         std::string value;
-        if (use.value)
+        if (use.value && use.role == PtxDescriptorUse::RoleKind::Instr)
+          value = llvm::formatv(" = {0:x8}", *use.value).str();
+        else if (use.value)
           value = llvm::formatv(" = {0:x16}", *use.value).str();
         else if (use.partial)
           value = llvm::formatv(" = {0:x16} + run-time bits {1:x}",
-                                use.partial->constant,
-                                use.partial->unknownMask)
+                                use.partial->constant, use.partial->unknownMask)
                       .str();
         std::string where;
         // The subtile the annotation of codegen names for this operand.
@@ -506,8 +505,8 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
           if (llvm::StringRef(tag).starts_with("from ") &&
               use.role == PtxDescriptorUse::RoleKind::SmemA)
             where += ", " + tag;
-        out += indent.str() + "// explain: " + role.str() + " " +
-               use.operand + value + ": " + use.description + where + "\n";
+        out += indent.str() + "// explain: " + role.str() + " " + use.operand +
+               value + ": " + use.description + where + "\n";
       }
     }
     out += line.str();
