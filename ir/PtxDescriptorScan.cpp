@@ -236,6 +236,66 @@ PtxPartialValue evaluate(
   return unknownValue(bits);
 }
 
+/// For a K-major SS wgmma operand: the bytes of K one instruction reads
+/// (K = 32 bytes for every type); std::nullopt for an MN-major operand or
+/// an unknown form.
+std::optional<unsigned>
+wgmmaKMajorStepBytes(llvm::StringRef opcode,
+                     llvm::ArrayRef<llvm::StringRef> ops, bool operandA) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  opcode.split(parts, '.');
+  for (size_t i = 0; i + 3 < parts.size(); ++i) {
+    llvm::StringRef shape = parts[i];
+    if (shape.size() < 2 || shape[0] != 'm' || !llvm::isDigit(shape[1]))
+      continue;
+    unsigned k;
+    if (shape.split('k').second.getAsInteger(10, k))
+      return std::nullopt;
+    llvm::StringRef type = parts[operandA ? i + 2 : i + 3];
+    unsigned bits =
+        type == "f16" || type == "bf16"                                    ? 16
+        : type == "tf32"                                                   ? 32
+        : type == "e4m3" || type == "e5m2" || type == "s8" || type == "u8" ? 8
+                                                                           : 0;
+    if (!bits)
+      return std::nullopt;
+    if (bits == 16) {
+      size_t at = operandA ? 6 : 7;
+      if (at >= ops.size() || ops[at] != "0")
+        return std::nullopt;
+    }
+    return k * bits / 8;
+  }
+  return std::nullopt;
+}
+
+/// " (K step 1 in the 128-byte swizzle row + 8 x SBO)" for the
+/// run-time-based start offset of a K-major swizzled operand whose
+/// instruction reads \p kStepBytes of K; "" when it does not decompose so.
+std::string describeKMajorOffset(const PtxPartialValue &value, ArchKind arch,
+                                 unsigned kStepBytes) {
+  uint64_t offset = (value.constant & 0x3FFF) << 4;
+  llvm::Expected<SmemDescriptorFields> f =
+      decodeSmemDescriptor(value.constant & ~uint64_t(0x3FFF), arch);
+  if (!f) {
+    llvm::consumeError(f.takeError());
+    return "";
+  }
+  uint64_t row = swizzleInfo(f->swizzle).bytes;
+  if (f->swizzle == SwizzleKind::None || f->swizzle128Atom32 || !kStepBytes ||
+      !f->sbo || offset == 0)
+    return "";
+  uint64_t inRow = offset % row, rest = offset - inRow;
+  if (inRow % kStepBytes || rest % f->sbo)
+    return "";
+  std::string out = llvm::formatv(" (K step {0} in the {1}-byte swizzle row",
+                                  inRow / kStepBytes, row)
+                        .str();
+  if (rest)
+    out += llvm::formatv(" + {0} x SBO", rest / f->sbo).str();
+  return out + ")";
+}
+
 /// "m64n256k16 f32 += bf16 x bf16" from the opcode's parts after
 /// "wgmma.mma_async.sync.aligned".
 std::string describeWgmma(llvm::StringRef opcode,
@@ -434,8 +494,17 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
         use.description = "no sm_90a/sm_100a .target";
       else if (use.value)
         use.description = describeSmemDescriptor(*use.value, *arch);
-      else
+      else {
         use.description = describePartialSmemDescriptor(*use.partial, *arch);
+        std::optional<unsigned> step =
+            wgmma
+                ? wgmmaKMajorStepBytes(
+                      opcode, in.ops, role == PtxDescriptorUse::RoleKind::SmemA)
+                : std::nullopt;
+        if (step && !llvm::StringRef(use.description).starts_with("not") &&
+            !llvm::StringRef(use.description).starts_with("undecodable"))
+          use.description += describeKMajorOffset(*use.partial, *arch, *step);
+      }
       out.push_back(std::move(use));
     };
     using R = PtxDescriptorUse::RoleKind;

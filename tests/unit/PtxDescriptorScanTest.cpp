@@ -98,7 +98,8 @@ TEST(PtxDescriptorScanTest, RunTimeBaseAddress) {
   EXPECT_EQ(uses[0].partial->unknownMask, 0x3FC0ull);
   EXPECT_EQ(uses[0].description,
             "SW128 LBO=16 SBO=1024 base_offset=0 start=<1024-byte aligned "
-            "run-time smem address>+32");
+            "run-time smem address>+32 (K step 1 in the 128-byte swizzle "
+            "row)");
   // add of 512 (16-byte units) = +8192 B to an address that may be as high
   // as 0x3FC0 units: the sum may carry into LBO, so the scan says so.
   ASSERT_TRUE(uses[1].partial.has_value());
@@ -118,7 +119,8 @@ TEST(PtxDescriptorScanTest, RunTimeBaseAddress) {
   EXPECT_NE(explained.find("\t// explain: a-desc %rd9 = 0x4000004000010002 + "
                            "run-time bits 0x3fc0: SW128 LBO=16 SBO=1024 "
                            "base_offset=0 start=<1024-byte aligned run-time "
-                           "smem address>+32, subtile (m=1, k=0), from "
+                           "smem address>+32 (K step 1 in the 128-byte "
+                           "swizzle row), subtile (m=1, k=0), from "
                            "g.tile:3 (mma)\n"),
             std::string::npos)
       << explained;
@@ -127,6 +129,29 @@ TEST(PtxDescriptorScanTest, RunTimeBaseAddress) {
                            "wgmma m64n64k16"),
             std::string::npos)
       << explained;
+}
+
+// A K-major operand's run-time offset decomposes into the K step inside the
+// swizzle row (K = 32 bytes) and whole SBO strides (8-row groups): 0x202
+// units = 8224 B = 32 B + 8 x 1024 B. B is MN-major here (imm-trans-b = 1):
+// no decomposition.
+TEST(PtxDescriptorScanTest, KMajorOffsetDecomposes) {
+  const char *ptx = R"(.target sm_90a
+	shr.u32 	%r60, %r57, 4;
+	and.b32 	%r61, %r60, 8128;
+	cvt.u64.u32 	%rd15, %r61;
+	add.s64 	%rd9, %rd15, 4611686293305360898;
+	wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%f1}, %rd9, %rd9, p, 1, 1, 0, 1;
+)";
+  std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx);
+  ASSERT_EQ(uses.size(), 2u);
+  EXPECT_EQ(uses[0].description,
+            "SW128 LBO=16 SBO=1024 base_offset=0 start=<1024-byte aligned "
+            "run-time smem address>+8224 (K step 1 in the 128-byte swizzle "
+            "row + 8 x SBO)");
+  EXPECT_EQ(uses[1].description,
+            "SW128 LBO=16 SBO=1024 base_offset=0 start=<1024-byte aligned "
+            "run-time smem address>+8224");
 }
 
 // PTX is not SSA: a register written twice, or under a predicate, is not

@@ -68,10 +68,12 @@ TEST(Sm90Annotate, TagsDecodeTheDescriptors) {
   std::string explained = explainPtx(ptx, std::nullopt, &count);
   EXPECT_EQ(count, 4u);
   EXPECT_NE(explained.find("// explain: a-desc %rd"), std::string::npos);
-  EXPECT_NE(explained.find("start=<1024-byte aligned run-time smem "
-                           "address>+64, subtile (m=consumer warpgroup, "
-                           "k=2), from gemm.tile:14 (mma)"),
-            std::string::npos)
+  EXPECT_NE(
+      explained.find("start=<1024-byte aligned run-time smem "
+                     "address>+64 (K step 2 in the 128-byte swizzle row), "
+                     "subtile (m=consumer warpgroup, "
+                     "k=2), from gemm.tile:14 (mma)"),
+      std::string::npos)
       << explained.substr(0, 4000);
 
   if (!findPtxas())
@@ -111,8 +113,7 @@ TEST(Sm90Annotate, ExplainEveryDType) {
     std::string explained = explainPtx(kernel->ptx, std::nullopt, &count);
     EXPECT_EQ(count, 4u) << c.instruction;
     EXPECT_EQ(countOf(explained, c.instruction), 4u) << c.instruction;
-    EXPECT_EQ(countOf(explained, "not known statically"), 0u)
-        << c.instruction;
+    EXPECT_EQ(countOf(explained, "not known statically"), 0u) << c.instruction;
     EXPECT_EQ(countOf(explained, "run-time smem address>+"), 8u)
         << c.instruction;
   }
