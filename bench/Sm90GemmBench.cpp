@@ -12,8 +12,8 @@
 // bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
 //
 //===----------------------------------------------------------------------===//
-#include "tests/gpu/Sm90Launch.h"
-
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
@@ -21,13 +21,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <random>
 
 using namespace tilec;
-using namespace tilec::sm90test;
 
 namespace {
+
+/// bf16 bits of \p f, rounded to nearest even.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
 
 struct Shape {
   unsigned m, n, k;
@@ -142,34 +149,34 @@ int main(int argc, char **argv) {
         std::printf("skip: %s\n", llvm::toString(kernel.takeError()).c_str());
         continue;
       }
-      auto module = rt::Module::loadPtx(kernel->ptx);
-      if (!module) {
-        std::printf("skip: %s\n", module.error().getMessage().c_str());
+      // The embedding API's launcher; each copy's launch is prepared once
+      // (tensor maps encoded, split-K workspace sized) and issued many times.
+      auto launcher = GemmLauncher::create(
+          sm90GemmBinary(std::move(*kernel), candidate.splits),
+          ctx->device().smCount);
+      if (!launcher) {
+        std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
       }
-      auto fn = module->function(kernel->entry);
-      if (!fn) {
-        std::printf("skip: %s\n", fn.error().getMessage().c_str());
-        continue;
-      }
-      std::vector<Sm90Launch> launches;
+      std::vector<PreparedGemm> launches;
       for (int i = 0; i < copies; ++i) {
-        auto launch = prepareSm90Gemm(
-            *kernel, ctx->device().smCount, as[i].ptr(), bs[i].ptr(),
-            cs[i].ptr(), s.m, s.n, s.k, 1, 0, candidate.splits);
+        GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
+                            s.k,         s.k,         s.k,         s.n};
+        auto launch = launcher->prepare(problem);
         if (!launch) {
           std::printf("error: %s\n", launch.error().getMessage().c_str());
           return 1;
         }
         launches.push_back(launch.take());
       }
+      // Split-K copies share the launcher's counters: one stream, in order.
       // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
       // ramped up before anything is timed.
       auto begin = std::chrono::steady_clock::now();
       for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
                                     std::chrono::milliseconds(50);
            ++i) {
-        (void)launchSm90Gemm(*fn, launches[i % copies]);
+        (void)launcher->launch(launches[i % copies]);
         if (i % 16 == 15)
           (void)ctx->synchronize();
       }
@@ -182,10 +189,10 @@ int main(int argc, char **argv) {
       constexpr int Batch = 10;
       std::vector<float> times;
       for (int i = 0; i < iters; ++i) {
-        (void)launchSm90Gemm(*fn, launches[0]);
+        (void)launcher->launch(launches[0]);
         (void)start->record();
         for (int j = 0; j < Batch; ++j)
-          (void)launchSm90Gemm(*fn, launches[(i + j) % copies]);
+          (void)launcher->launch(launches[(i + j) % copies]);
         (void)stop->record();
         (void)stop->synchronize();
         auto ms = rt::Event::elapsedMs(*start, *stop);

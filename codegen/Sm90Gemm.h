@@ -158,6 +158,9 @@ inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 
+/// The kernel's LLVM IR as text, before optimization (--emit=llvm).
+llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_SM90GEMM_H

@@ -105,6 +105,14 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   spec.annotateSource += where(mma, "mma");
   spec.annotateSource += where(kernel.find("tile.smem", "a"), "smem a");
   spec.annotateSource += where(kernel.find("tile.smem", "b"), "smem b");
+  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
+    const tir::Attr *swap = schedule->get("swap_ab");
+    const tir::Attr *split = schedule->get("split_k");
+    spec.swapAB = swap && swap->isInt() && swap->intValue != 0;
+    spec.splitK = split && split->isInt() && split->intValue > 1
+                      ? static_cast<unsigned>(split->intValue)
+                      : 1;
+  }
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");
     if (warps && warps->isList() && warps->list.size() == 2 &&

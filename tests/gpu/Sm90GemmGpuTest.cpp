@@ -8,22 +8,37 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
-#include "tests/gpu/Sm90Launch.h"
 
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
 #include "runtime/DeviceBuffer.h"
-#include "runtime/Launch.h"
-#include "runtime/Module.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
 namespace tilec {
 namespace {
 
-using namespace sm90test;
+/// bf16 <-> float on the host (round to nearest even), for inputs and the
+/// reference; independent of the GPU's conversion.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return 0x7fc0;
+  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
+  return uint16_t((bits + rounding) >> 16);
+}
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 
 struct Problem {
   unsigned m, n, k;
@@ -57,12 +72,11 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   auto kernel = emitSm90Gemm(config);
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
-  auto module = rt::Module::loadPtx(kernel->ptx);
-  if (!module)
-    return failed("cuModuleLoadDataEx", module.error());
-  auto fn = module->function(kernel->entry);
-  if (!fn)
-    return failed("cuModuleGetFunction", fn.error());
+  // The embedding API's launcher: tensor maps, grid, split-K workspace.
+  auto launcher = GemmLauncher::create(
+      sm90GemmBinary(std::move(*kernel), p.splits), ctx.device().smCount);
+  if (!launcher)
+    return failed("load", launcher.error());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> a(size_t(p.m) * p.k), b(size_t(p.n) * p.k),
@@ -85,12 +99,9 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   if (rt::Status s = dc->upload(c.data(), c.size() * 2); !s)
     return failed("copy C", s.error());
   {
-    auto launch = prepareSm90Gemm(*kernel, ctx.device().smCount, da->ptr(),
-                                  db->ptr(), dc->ptr(), p.m, p.n, p.k, p.alpha,
-                                  p.beta, p.splits);
-    if (!launch)
-      return failed("prepare", launch.error());
-    if (rt::Status s = launchSm90Gemm(*fn, *launch); !s)
+    GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), p.m,     p.n,   p.k,
+                        p.k,       p.k,       p.n,       p.alpha, p.beta};
+    if (rt::Status s = launcher->launch(problem); !s)
       return failed("launch", s.error());
     if (rt::Status s = ctx.synchronize(); !s)
       return failed("kernel", s.error());
@@ -99,7 +110,7 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
       std::vector<uint16_t> poison(c.size(), 0x7fc1);
       if (rt::Status s = dc->upload(poison.data(), poison.size() * 2); !s)
         return failed("poison", s.error());
-      if (rt::Status s = launchSm90Gemm(*fn, *launch); !s)
+      if (rt::Status s = launcher->launch(problem); !s)
         return failed("second launch", s.error());
       if (rt::Status s = ctx.synchronize(); !s)
         return failed("second kernel", s.error());
