@@ -153,7 +153,7 @@ PtxLine splitLine(llvm::StringRef line) {
 bool isRegister(llvm::StringRef op) { return op.starts_with("%"); }
 
 bool startsFunction(llvm::StringRef line) {
-  line = line.trim();
+  line = line.take_front(line.find("//")).trim();
   return line.contains(".entry") || line.starts_with(".func") ||
          line.contains(" .func");
 }
