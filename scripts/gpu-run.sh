@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GPU workflow, step 2 (on the device machine, in a copy of the repository
 # with .carry/ carried): run the `gpu` tests and the examples against the
-# H200 and print a summary. Builds nothing. Pass --bench to also run the
-# benchmarks under bench/ side by side with cuBLAS.
+# H200 and print a summary. Builds nothing. The benchmarks are a separate
+# step: scripts/gpu-bench.sh.
 set -uo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=/tmp/tilec-bin/bin
@@ -20,18 +20,11 @@ timeout 500 "$bin/tilec-gputests" --gtest_color=no \
   | head -200
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
-if [ -x "$TILEC_ROOT/examples/run-examples.sh" ]; then
-  echo "== examples"
-  TILEC_BIN=$bin bash "$TILEC_ROOT/examples/run-examples.sh" || status=1
-fi
-
-if [ "${1:-}" = "--bench" ]; then
-  for b in "$TILEC_ROOT"/bench/run_*.sh; do
-    [ -f "$b" ] || continue
-    echo "== $(basename "$b")"
-    TILEC_BIN=$bin bash "$b" || status=1
-  done
-fi
+echo "== examples (run_tile: every kernel of examples/*.tile against a CPU reference)"
+for tile in "$TILEC_ROOT"/examples/*.tile; do
+  timeout 120 "$bin/run_tile" "$tile" || status=1
+done
+timeout 60 "$bin/saxpy" 1000003 || status=1
 
 passed=$(grep -c '^\[       OK \]' "$out/gputests.log" || true)
 # A finished test's line ends with its time; gtest's closing list repeats

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# GPU workflow, benchmarks (on the device machine, with .carry/ carried, after
+# scripts/gpu-build.sh here): tilec and cuBLAS side by side in one run, medians.
+# Each script under bench/ prints its own table; the results are written up in
+# bench/*Results.md.
+#   bash scripts/gpu-bench.sh [sm90|fp8|sm80|all]    (default all)
+set -uo pipefail
+TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=/tmp/tilec-bin/bin
+if [ ! -x "$bin/Sm90GemmBench" ]; then
+  mkdir -p /tmp/tilec-bin
+  tar -C /tmp/tilec-bin -xJf "$TILEC_ROOT/.carry/bin.tar.xz" || exit 1
+fi
+which=${1:-all}
+status=0
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+if [ "$which" = all ] || [ "$which" = sm90 ]; then
+  bash "$TILEC_ROOT/bench/run_sm90_bench.sh" "$bin/Sm90GemmBench" 50 || status=1
+fi
+if [ "$which" = all ] || [ "$which" = fp8 ]; then
+  [ -x "$bin/Sm90FP8Bench" ] &&
+    { bash "$TILEC_ROOT/bench/run_sm90_fp8_bench.sh" "$bin/Sm90FP8Bench" 50 || status=1; }
+fi
+if [ "$which" = all ] || [ "$which" = sm80 ]; then
+  timeout 200 bash "$TILEC_ROOT/bench/run_gemm_bench.sh" "$bin" 4096 4096 4096 || status=1
+fi
+exit $status
