@@ -43,6 +43,25 @@ struct alignas(64) TensorMap {
 };
 
 /// The driver entry points, or an empty error() when all loaded.
+/// cuda.h's CUlaunchAttribute and CUlaunchConfig, for cluster launches.
+struct LaunchAttribute {
+  int id; ///< 4: CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+  char pad[4];
+  union {
+    char raw[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+      sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
 struct Driver {
   std::string failure;
   CUresult (*cuInit)(unsigned);
@@ -59,6 +78,8 @@ struct Driver {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
+                               void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -102,6 +123,7 @@ struct Driver {
               load(lib, cuModuleGetFunction, "cuModuleGetFunction") &&
               load(lib, cuFuncSetAttribute, "cuFuncSetAttribute") &&
               load(lib, cuLaunchKernel, "cuLaunchKernel") &&
+              load(lib, cuLaunchKernelEx, "cuLaunchKernelEx") &&
               load(lib, cuMemAlloc, "cuMemAlloc_v2") &&
               load(lib, cuMemFree, "cuMemFree_v2") &&
               load(lib, cuMemcpyHtoD, "cuMemcpyHtoD_v2") &&
@@ -215,18 +237,14 @@ inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
   launch.c = c;
   launch.alpha = alpha;
   launch.beta = beta;
-  launch.grid[0] = (launch.rowsA + config.bm - 1) / config.bm;
-  launch.grid[1] = (launch.rowsB + config.bn - 1) / config.bn;
-  launch.grid[2] = config.splitK ? splits : 1;
-  if (config.persistent) {
-    int sms = 0;
-    driver.cuDeviceGetAttribute(&sms, 16 /*MULTIPROCESSOR_COUNT*/,
-                                driver.device);
-    unsigned tiles = launch.grid[0] * launch.grid[1];
-    launch.grid[0] =
-        std::min<unsigned>(tiles, unsigned(sms) * config.ctasPerSm);
-    launch.grid[1] = 1;
-  }
+  int sms = 0;
+  driver.cuDeviceGetAttribute(&sms, 16 /*MULTIPROCESSOR_COUNT*/,
+                              driver.device);
+  Sm90Grid grid =
+      sm90LaunchGrid(config, launch.rowsA, launch.rowsB, splits, unsigned(sms));
+  launch.grid[0] = grid.x;
+  launch.grid[1] = grid.y;
+  launch.grid[2] = grid.z;
   if (config.splitK) {
     uint64_t tiles = uint64_t(launch.grid[0]) * launch.grid[1];
     if (!driver.check(
@@ -241,8 +259,9 @@ inline bool prepareGemm(Driver &driver, const Sm90GemmKernel &kernel,
   }
   return driver.encodeOperand(launch.mapA, roleA, launch.rowsA, k, config.bm,
                               config.bk, kernel.a.swizzleBytes) &&
-         driver.encodeOperand(launch.mapB, roleB, launch.rowsB, k, config.bn,
-                              config.bk, kernel.b.swizzleBytes);
+         driver.encodeOperand(launch.mapB, roleB, launch.rowsB, k,
+                              kernel.b.boxRows, config.bk,
+                              kernel.b.swizzleBytes);
 }
 
 inline bool launchGemm(Driver &driver, CUfunction fn,
@@ -251,6 +270,24 @@ inline bool launchGemm(Driver &driver, CUfunction fn,
                   &launch.rowsA,     &launch.rowsB,   &launch.k,
                   &launch.ldc,       &launch.alpha,   &launch.beta,
                   &launch.workspace, &launch.counters};
+  if (kernel.clusterX > 1) {
+    LaunchAttribute attribute = {};
+    attribute.id = 4; // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attribute.value.clusterDim.x = kernel.clusterX;
+    attribute.value.clusterDim.y = 1;
+    attribute.value.clusterDim.z = 1;
+    LaunchConfig config = {};
+    config.gridDimX = launch.grid[0];
+    config.gridDimY = launch.grid[1];
+    config.gridDimZ = launch.grid[2];
+    config.blockDimX = kernel.blockThreads;
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = kernel.sharedBytes;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return driver.check(driver.cuLaunchKernelEx(&config, fn, args, nullptr),
+                        "cuLaunchKernelEx (cluster)");
+  }
   return driver.check(driver.cuLaunchKernel(fn, launch.grid[0], launch.grid[1],
                                             launch.grid[2], kernel.blockThreads,
                                             1, 1, kernel.sharedBytes, nullptr,
