@@ -12,19 +12,31 @@
 // bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Sm90GemmSpec.h"
 #include "codegen/Sm90Heuristic.h"
-#include "tests/gpu/Sm90DriverShim.h"
+#include "compiler/GemmLauncher.h"
+#include "runtime/Device.h"
+#include "runtime/DeviceBuffer.h"
+#include "runtime/Event.h"
+#include "runtime/Module.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <string>
 
 using namespace tilec;
-using namespace tilec::sm90shim;
 
 namespace {
+
+/// bf16 bits of \p f, rounded to nearest even.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
 
 struct Shape {
   unsigned m, n, k;
@@ -99,9 +111,14 @@ std::vector<Candidate> candidates(const Shape &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  Driver driver;
-  if (!driver.open()) {
-    std::printf("SKIP: %s\n", driver.failure.c_str());
+  auto ctx = rt::Context::create(0);
+  if (!ctx) {
+    std::printf("SKIP: %s\n", ctx.error().getMessage().c_str());
+    return 0;
+  }
+  if (ctx->device().ccMajor != 9) {
+    std::printf("SKIP: device is not sm_90 (compute capability major %d)\n",
+                ctx->device().ccMajor);
     return 0;
   }
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {8192, 8192, 8192},
@@ -112,14 +129,15 @@ int main(int argc, char **argv) {
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
   // "auto": time only the config sm90ChooseConfig picks; else the sweep too.
   bool onlyAuto = argc > 2 && std::string(argv[2]) == "auto";
-  int sms = 0;
-  driver.cuDeviceGetAttribute(&sms, 16 /*MULTIPROCESSOR_COUNT*/,
-                              driver.device);
+  unsigned sms = unsigned(ctx->device().smCount);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
-  CUevent start, stop;
-  driver.cuEventCreate(&start, 0);
-  driver.cuEventCreate(&stop, 0);
+  auto start = rt::Event::create();
+  auto stop = rt::Event::create();
+  if (!start || !stop) {
+    std::printf("error: %s\n", (!start ? start : stop).error().getMessage().c_str());
+    return 1;
+  }
   for (const Shape &s : shapes) {
     size_t bytesA = size_t(s.m) * s.k * 2, bytesB = size_t(s.n) * s.k * 2,
            bytesC = size_t(s.m) * s.n * 2;
@@ -129,18 +147,25 @@ int main(int argc, char **argv) {
     std::vector<uint16_t> host(std::max(bytesA, bytesB) / 2);
     for (auto &x : host)
       x = floatToBf16(dist(rng));
-    std::vector<CUdeviceptr> as(copies), bs(copies), cs(copies);
+    std::vector<rt::DeviceBuffer> as, bs, cs;
     for (int i = 0; i < copies; ++i) {
-      driver.cuMemAlloc(&as[i], bytesA);
-      driver.cuMemAlloc(&bs[i], bytesB);
-      driver.cuMemAlloc(&cs[i], bytesC);
-      driver.cuMemcpyHtoD(as[i], host.data(), bytesA);
-      driver.cuMemcpyHtoD(bs[i], host.data(), bytesB);
+      auto a = rt::DeviceBuffer::allocate(bytesA);
+      auto b = rt::DeviceBuffer::allocate(bytesB);
+      auto c = rt::DeviceBuffer::allocate(bytesC);
+      if (!a || !b || !c) {
+        std::printf("error: out of device memory\n");
+        return 1;
+      }
+      (void)a->upload(host.data(), bytesA);
+      (void)b->upload(host.data(), bytesB);
+      as.push_back(a.take());
+      bs.push_back(b.take());
+      cs.push_back(c.take());
     }
     double flops = 2.0 * s.m * s.n * s.k;
     double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
     std::vector<Candidate> list;
-    Sm90Choice choice = sm90ChooseConfig(s.m, s.n, s.k, unsigned(sms));
+    Sm90Choice choice = sm90ChooseConfig(s.m, s.n, s.k, sms);
     list.push_back({choice.config, choice.splits, true});
     if (!onlyAuto)
       for (const Candidate &c : candidates(s))
@@ -152,31 +177,39 @@ int main(int argc, char **argv) {
         std::printf("skip: %s\n", llvm::toString(kernel.takeError()).c_str());
         continue;
       }
-      CUfunction fn;
-      if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes,
-                               fn)) {
-        std::printf("skip: %s\n", driver.failure.c_str());
+      // The embedding API's launcher; each copy's launch is prepared once
+      // (tensor maps encoded, split-K workspace sized) and issued many times.
+      auto launcher = GemmLauncher::create(
+          sm90GemmBinary(std::move(*kernel), candidate.splits),
+          ctx->device().smCount);
+      if (!launcher) {
+        std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
       }
-      std::vector<GemmLaunch> launches(copies);
-      for (int i = 0; i < copies; ++i)
-        if (!prepareGemm(driver, *kernel, launches[i], as[i], bs[i], cs[i], s.m,
-                         s.n, s.k, 1, 0, candidate.splits)) {
-          std::printf("error: %s\n", driver.failure.c_str());
+      std::vector<PreparedGemm> launches;
+      for (int i = 0; i < copies; ++i) {
+        GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
+                            s.k,         s.k,         s.k,         s.n};
+        auto launch = launcher->prepare(problem);
+        if (!launch) {
+          std::printf("error: %s\n", launch.error().getMessage().c_str());
           return 1;
         }
+        launches.push_back(launch.take());
+      }
+      // Split-K copies share the launcher's counters: one stream, in order.
       // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
       // ramped up before anything is timed.
       auto begin = std::chrono::steady_clock::now();
       for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
                                     std::chrono::milliseconds(50);
            ++i) {
-        launchGemm(driver, fn, *kernel, launches[i % copies]);
+        (void)launcher->launch(launches[i % copies]);
         if (i % 16 == 15)
-          driver.cuCtxSynchronize();
+          (void)ctx->synchronize();
       }
-      if (!driver.check(driver.cuCtxSynchronize(), "warm-up")) {
-        std::printf("error: %s\n", driver.failure.c_str());
+      if (rt::Status st = ctx->synchronize(); !st) {
+        std::printf("error: warm-up: %s\n", st.error().getMessage().c_str());
         return 1;
       }
       // Each sample: one untimed launch (so the GPU is busy while the host
@@ -184,15 +217,14 @@ int main(int argc, char **argv) {
       constexpr int Batch = 10;
       std::vector<float> times;
       for (int i = 0; i < iters; ++i) {
-        launchGemm(driver, fn, *kernel, launches[0]);
-        driver.cuEventRecord(start, nullptr);
+        (void)launcher->launch(launches[0]);
+        (void)start->record();
         for (int j = 0; j < Batch; ++j)
-          launchGemm(driver, fn, *kernel, launches[(i + j) % copies]);
-        driver.cuEventRecord(stop, nullptr);
-        driver.cuEventSynchronize(stop);
-        float ms = 0;
-        driver.cuEventElapsedTime(&ms, start, stop);
-        times.push_back(ms / Batch);
+          (void)launcher->launch(launches[(i + j) % copies]);
+        (void)stop->record();
+        (void)stop->synchronize();
+        auto ms = rt::Event::elapsedMs(*start, *stop);
+        times.push_back(ms ? *ms / Batch : 0.0f);
       }
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
@@ -205,17 +237,10 @@ int main(int argc, char **argv) {
                     config.clusterM > 1 ? "cl2_" : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
                     config.stages, config.ctasPerSm, candidate.splits);
-      for (GemmLaunch &launch : launches)
-        releaseGemm(driver, launch);
       std::printf(
           "tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
           s.m, s.n, s.k, name, us, flops / us * 1e-6, 100.0 * floorUs / us);
       std::fflush(stdout);
-    }
-    for (int i = 0; i < copies; ++i) {
-      driver.cuMemFree(as[i]);
-      driver.cuMemFree(bs[i]);
-      driver.cuMemFree(cs[i]);
     }
   }
   return 0;

@@ -20,6 +20,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <functional>
@@ -855,6 +856,27 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.a = builder.tileA;
   kernel.b = builder.tileB;
   return kernel;
+}
+
+llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config) {
+  if (llvm::Error err = verifySm90GemmConfig(config))
+    return err;
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
+    return err;
+  auto tileA = sm90OperandTile(config.bm, config.bk);
+  if (!tileA)
+    return tileA.takeError();
+  auto tileB = sm90OperandTile(config.bn, config.bk);
+  if (!tileB)
+    return tileB.takeError();
+  Builder builder(config, *tileA, *tileB, module);
+  builder.build();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
 }
 
 } // namespace tilec

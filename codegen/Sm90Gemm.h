@@ -143,6 +143,9 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 
+/// The kernel's LLVM IR as text, before optimization (--emit=llvm).
+llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_SM90GEMM_H

@@ -1,15 +1,16 @@
 //===- codegen/Sm90GemmSpec.h - GemmSpec to the sm_90a generator -*- C++
 //-*-===//
 //
-// The one place that reads a lowered GemmSpec for the sm_90a generator, kept
-// apart from Sm90Gemm.h so that codegen/GemmCodegen's per-arch dispatch can
-// call it without pulling the descriptor headers in (ir/GemmSpec.h and
-// ir/SmemDescriptor.h each declare MajorKind until main unifies them).
+// The one place that reads a lowered GemmSpec for the sm_90a generator. It is
+// kept apart from Sm90Gemm.h so that the generator (which several people
+// tune) stays a function of its own Sm90GemmConfig and never sees the
+// language's spec; codegen/GemmCodegen's per-arch dispatch calls this.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90GEMMSPEC_H
 #define TILEC_CODEGEN_SM90GEMMSPEC_H
 
+#include "codegen/GemmCodegen.h"
 #include "codegen/Sm90Gemm.h"
 #include "ir/GemmSpec.h"
 
@@ -18,10 +19,17 @@
 namespace tilec {
 
 /// The sm_90a config of a lowered GemmSpec: arch sm_90a, bf16 A, B, C with
-/// f32 accumulation, A and B K-major, C row-major; name, BM, BN, BK and
-/// stages carry over (BM = 64 * consumer warpgroups). The error names the
-/// field, its value and what is legal.
+/// f32 accumulation, A and B K-major, C row-major; name, BM, BN, BK,
+/// stages, swap-AB and split-K carry over (BM = 64 * consumer warpgroups).
+/// The error names the field, its value and what is legal.
 llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec);
+
+/// The launch facts of an emitted sm_90a kernel in the arch-neutral form
+/// launchers read: parameters, the two tensor maps (derived from the operand
+/// tiles: box = tile rows x BK, the tile's swizzle), grid rule, split-K and
+/// persistence. \p splits is grid.z of a split-K kernel (at least 2 when
+/// config.splitK, else ignored).
+GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits = 1);
 
 } // namespace tilec
 

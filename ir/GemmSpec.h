@@ -23,14 +23,12 @@
 #include "ir/Arch.h"
 #include "ir/ComposedLayout.h"
 #include "ir/DType.h"
+#include "ir/MajorKind.h"
 
 #include <optional>
 #include <string>
 
 namespace tilec {
-
-/// Which extent of an operand is contiguous in memory.
-enum class MajorKind { K, MN };
 
 /// How alpha and beta enter the kernel.
 enum class EpilogueScalarKind {
@@ -59,6 +57,13 @@ struct GemmSpec {
   /// CTAs per rasterization group along M (swizzled block order for L2
   /// reuse); 1 is plain row-major block order.
   unsigned rasterGroupM = 8;
+  /// How the problem maps onto CTAs (sm_90a; the `schedule` line). With
+  /// swapAB the kernel computes C^T = B * A^T, so a small M becomes the MMA's
+  /// N and the large N fills the 64-row M atoms (decode shapes).
+  bool swapAB = false;
+  /// Split K over this many CTAs per output tile, reduced in a workspace
+  /// (1: no split).
+  unsigned splitK = 1;
   /// alpha/beta handling.
   EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element

@@ -66,19 +66,6 @@ std::optional<SwizzleKind> swizzleFromBits(unsigned bits) {
   return std::nullopt;
 }
 
-llvm::StringRef majorName(MajorKind major) {
-  return major == MajorKind::K ? "K" : "MN";
-}
-
-std::optional<MajorKind> parseMajor(llvm::StringRef name) {
-  if (name.equals_insensitive("K"))
-    return MajorKind::K;
-  if (name.equals_insensitive("MN") || name.equals_insensitive("M") ||
-      name.equals_insensitive("N"))
-    return MajorKind::MN;
-  return std::nullopt;
-}
-
 bool hasSmemDescriptor(ArchKind arch) {
   return arch == ArchKind::SM90a || arch == ArchKind::SM100a;
 }

@@ -20,6 +20,7 @@
 #define TILEC_IR_SMEMDESCRIPTOR_H
 
 #include "ir/Arch.h"
+#include "ir/MajorKind.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,9 +35,6 @@ namespace tilec {
 /// A tensor-core shared-memory swizzle mode. `None` is the PTX ISA's
 /// "interleaved" (no swizzling) layout.
 enum class SwizzleKind { None, SW32, SW64, SW128 };
-
-/// Which dimension of the operand is contiguous in shared memory.
-enum class MajorKind { K, MN };
 
 /// Facts about one swizzle mode.
 struct SwizzleInfo {
@@ -55,9 +53,6 @@ const SwizzleInfo &swizzleInfo(SwizzleKind kind);
 std::optional<SwizzleKind> parseSwizzleKind(llvm::StringRef name);
 /// The swizzle whose byte-level form is Swizzle<bits,4,3>.
 std::optional<SwizzleKind> swizzleFromBits(unsigned bits);
-/// "K" or "MN".
-llvm::StringRef majorName(MajorKind major);
-std::optional<MajorKind> parseMajor(llvm::StringRef name);
 
 /// The fields of a descriptor, decoded: addresses and offsets in bytes.
 struct SmemDescriptorFields {

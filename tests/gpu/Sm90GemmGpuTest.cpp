@@ -7,23 +7,37 @@
 // first mismatches with their coordinates.
 //
 //===----------------------------------------------------------------------===//
-#include "tests/gpu/Sm90DriverShim.h"
+#include "GpuTest.h"
+
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
+#include "runtime/DeviceBuffer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
 namespace tilec {
 namespace {
 
-using namespace sm90shim;
-
-Driver *openDriver() {
-  static Driver driver;
-  static bool ok = driver.open();
-  return ok ? &driver : nullptr;
+/// bf16 <-> float on the host (round to nearest even), for inputs and the
+/// reference; independent of the GPU's conversion.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return 0x7fc0;
+  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
+  return uint16_t((bits + rounding) >> 16);
+}
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
 }
 
 struct Problem {
@@ -48,15 +62,22 @@ Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
   return config;
 }
 
+/// "what: message" of a failed runtime call.
+std::string failed(const char *what, const rt::Error &error) {
+  return std::string(what) + ": " + error.getMessage();
+}
+
 /// Runs one problem; returns a failure description or "".
-std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
+std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
                        const Problem &p, uint64_t seed) {
   auto kernel = emitSm90Gemm(config);
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
-  CUfunction fn;
-  if (!driver.loadFunction(kernel->ptx, kernel->entry, kernel->sharedBytes, fn))
-    return driver.failure;
+  // The embedding API's launcher: tensor maps, grid, split-K workspace.
+  auto launcher = GemmLauncher::create(
+      sm90GemmBinary(std::move(*kernel), p.splits), ctx.device().smCount);
+  if (!launcher)
+    return failed("load", launcher.error());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> a(size_t(p.m) * p.k), b(size_t(p.n) * p.k),
@@ -67,35 +88,39 @@ std::string runProblem(Driver &driver, const Sm90GemmConfig &config,
     x = floatToBf16(dist(rng));
   for (auto &x : c)
     x = p.beta == 0 ? 0x7fc1 /*NaN poison*/ : floatToBf16(dist(rng));
-  CUdeviceptr da = 0, db = 0, dc = 0;
-  bool ok =
-      driver.check(driver.cuMemAlloc(&da, a.size() * 2), "alloc A") &&
-      driver.check(driver.cuMemAlloc(&db, b.size() * 2), "alloc B") &&
-      driver.check(driver.cuMemAlloc(&dc, c.size() * 2), "alloc C") &&
-      driver.check(driver.cuMemcpyHtoD(da, a.data(), a.size() * 2), "copy A") &&
-      driver.check(driver.cuMemcpyHtoD(db, b.data(), b.size() * 2), "copy B") &&
-      driver.check(driver.cuMemcpyHtoD(dc, c.data(), c.size() * 2), "copy C");
-  GemmLaunch launch;
-  ok = ok &&
-       prepareGemm(driver, *kernel, launch, da, db, dc, p.m, p.n, p.k, p.alpha,
-                   p.beta, p.splits) &&
-       launchGemm(driver, fn, *kernel, launch) &&
-       driver.check(driver.cuCtxSynchronize(), "kernel");
-  if (ok && config.splitK && p.beta == 0) {
-    // The second launch only works if the first left every counter at 0.
-    ok = driver.check(driver.cuMemsetD16(dc, 0x7fc1, c.size()), "poison") &&
-         launchGemm(driver, fn, *kernel, launch) &&
-         driver.check(driver.cuCtxSynchronize(), "second kernel");
+  auto da = rt::DeviceBuffer::allocate(a.size() * 2);
+  auto db = rt::DeviceBuffer::allocate(b.size() * 2);
+  auto dc = rt::DeviceBuffer::allocate(c.size() * 2);
+  if (!da || !db || !dc)
+    return failed("alloc", !da ? da.error() : !db ? db.error() : dc.error());
+  if (rt::Status s = da->upload(a.data(), a.size() * 2); !s)
+    return failed("copy A", s.error());
+  if (rt::Status s = db->upload(b.data(), b.size() * 2); !s)
+    return failed("copy B", s.error());
+  if (rt::Status s = dc->upload(c.data(), c.size() * 2); !s)
+    return failed("copy C", s.error());
+  {
+    GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), p.m,     p.n,
+                        p.k,       p.k,       p.k,       p.n,     p.alpha,
+                        p.beta};
+    if (rt::Status s = launcher->launch(problem); !s)
+      return failed("launch", s.error());
+    if (rt::Status s = ctx.synchronize(); !s)
+      return failed("kernel", s.error());
+    if (config.splitK && p.beta == 0) {
+      // The second launch only works if the first left every counter at 0.
+      std::vector<uint16_t> poison(c.size(), 0x7fc1);
+      if (rt::Status s = dc->upload(poison.data(), poison.size() * 2); !s)
+        return failed("poison", s.error());
+      if (rt::Status s = launcher->launch(problem); !s)
+        return failed("second launch", s.error());
+      if (rt::Status s = ctx.synchronize(); !s)
+        return failed("second kernel", s.error());
+    }
   }
-  releaseGemm(driver, launch);
   std::vector<uint16_t> out(c.size());
-  ok = ok && driver.check(driver.cuMemcpyDtoH(out.data(), dc, out.size() * 2),
-                          "copy back");
-  driver.cuMemFree(da);
-  driver.cuMemFree(db);
-  driver.cuMemFree(dc);
-  if (!ok)
-    return driver.failure;
+  if (rt::Status s = dc->download(out.data(), out.size() * 2); !s)
+    return failed("copy back", s.error());
 
   std::vector<std::pair<unsigned, unsigned>> points;
   if (p.samples == 0) {
@@ -156,14 +181,12 @@ struct GpuCase {
 class Sm90GemmGpu : public ::testing::TestWithParam<GpuCase> {};
 
 TEST_P(Sm90GemmGpu, MatchesCpuReference) {
-  Driver *driver = openDriver();
-  if (!driver) {
-    static Driver probe;
-    probe.open();
-    GTEST_SKIP() << "SKIP: " << probe.failure;
-  }
-  std::string failure = runProblem(*driver, GetParam().config,
-                                   GetParam().problem, std::random_device{}());
+  TILEC_GPU_CONTEXT(ctx);
+  if (ctx.device().ccMajor != 9)
+    GTEST_SKIP() << "SKIP: device is not sm_90 (compute capability major "
+                 << ctx.device().ccMajor << ")";
+  std::string failure = runProblem(ctx, GetParam().config, GetParam().problem,
+                                   std::random_device{}());
   EXPECT_EQ(failure, "");
 }
 
