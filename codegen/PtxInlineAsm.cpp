@@ -142,28 +142,41 @@ wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
   return unpack(builder, call, acc.size());
 }
 
-std::string wgmmaSsText(const WgmmaShape &shape) {
+std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $" +
                      std::to_string(2 * regs + 2) + ", 0;\n\t";
+  llvm::StringRef bType = shape.bType.empty() ? shape.abType : shape.bType;
+  // A comment in the asm string: '$' would name an operand, so it is
+  // doubled; a line break would end the comment, so lines are split.
+  llvm::SmallVector<llvm::StringRef> lines;
+  annotation.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    text += "// tilec: ";
+    for (char c : line)
+      text += c == '$' ? std::string("$$") : std::string(1, c);
+    text += "\n\t";
+  }
   text += "wgmma.mma_async.sync.aligned.m" + std::to_string(shape.m) + "n" +
           std::to_string(shape.n) + "k" + std::to_string(shape.k) + "." +
-          shape.dType.str() + "." + shape.abType.str() + "." +
-          shape.abType.str() + " {";
+          shape.dType.str() + "." + shape.abType.str() + "." + bType.str() +
+          " {";
   for (unsigned i = 0; i < regs; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
   text += "}, $" + std::to_string(2 * regs) + ", $" +
-          std::to_string(2 * regs + 1) + ", p, 1, 1, " +
-          (shape.transA ? "1" : "0") + ", " + (shape.transB ? "1" : "0") +
-          ";\n\t}";
+          std::to_string(2 * regs + 1) + ", p, 1, 1";
+  // Only the f16 / bf16 forms take imm-trans-a and imm-trans-b.
+  if (shape.abType == "f16" || shape.abType == "bf16")
+    text += std::string(", ") + (shape.transA ? "1" : "0") + ", " +
+            (shape.transB ? "1" : "0");
+  text += ";\n\t}";
   return text;
 }
 
-llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
-                                         const WgmmaShape &shape,
-                                         llvm::ArrayRef<llvm::Value *> acc,
-                                         llvm::Value *descA,
-                                         llvm::Value *descB) {
+llvm::SmallVector<llvm::Value *>
+wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
+        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
+        llvm::Value *descB, llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
@@ -172,7 +185,7 @@ llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
   args.push_back(builder.getInt32(1));
   std::string constraints = tiedFloatConstraints(regs) + ",l,l,r";
   llvm::Value *call = emitAsm(builder, floatsType(builder, regs),
-                              wgmmaSsText(shape), constraints, args);
+                              wgmmaSsText(shape, annotation), constraints, args);
   return unpack(builder, call, regs);
 }
 

@@ -73,25 +73,30 @@ wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
 struct WgmmaShape {
   unsigned m = 64, n = 256, k = 16;
   llvm::StringRef dType = "f32";       ///< accumulator
-  llvm::StringRef abType = "bf16";     ///< A and B
-  bool transA = false, transB = false; ///< MN-major operands
+  llvm::StringRef abType = "bf16";     ///< A (and B unless bType is set)
+  llvm::StringRef bType = "";          ///< B when it differs (fp8 mixes)
+  bool transA = false, transB = false; ///< MN-major operands (16-bit only)
 };
 
 /// The statement text of an SS wgmma of \p shape, with the accumulator
 /// registers as operands $0..$(R-1), their tied inputs next, then the two
 /// descriptors and the scale-d flag (an i32 turned into the predicate p).
+/// The tf32 and fp8 forms have no imm-trans operands.
+/// Each line of \p annotation (tilec compile --annotate) becomes a
+/// `// tilec: LINE` comment right before the instruction; empty, none.
 /// Example: m64n8k16 f32 bf16 contains
 /// `wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $8,
 /// $9, p, 1, 1, 0, 0;`
-std::string wgmmaSsText(const WgmmaShape &shape);
+std::string wgmmaSsText(const WgmmaShape &shape,
+                        llvm::StringRef annotation = {});
 
 /// Issues one SS wgmma accumulating into \p acc (m*n/128 f32 values per
-/// thread); returns the new accumulator values.
-llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
-                                         const WgmmaShape &shape,
-                                         llvm::ArrayRef<llvm::Value *> acc,
-                                         llvm::Value *descA,
-                                         llvm::Value *descB);
+/// thread); returns the new accumulator values. \p annotation as for
+/// wgmmaSsText.
+llvm::SmallVector<llvm::Value *>
+wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
+        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
+        llvm::Value *descB, llvm::StringRef annotation = {});
 
 // Thread-block clusters (sm_90).
 

@@ -14,6 +14,7 @@
 #include "codegen/PtxInlineAsm.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
+#include "ir/PtxDescriptorScan.h"
 #include "ir/SmemTileFromLayout.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -29,13 +30,35 @@ namespace tilec {
 
 namespace {
 
-constexpr unsigned BytesPerElement = 2;     // bf16
 constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
 constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
 constexpr unsigned ProducerRegs = 40;
 constexpr unsigned MaxConsumerRegs = 232;
 constexpr unsigned RegistersPerSm = 65536;
 constexpr unsigned SharedBytesPerSm = 233472; // 228 KB, 1 KB per CTA reserved
+
+unsigned elementBytes(DTypeKind dtype) { return dtypeBits(dtype) / 8; }
+
+/// The wgmma family of an A/B element type: 16-bit, tf32 or fp8; A and B
+/// must be of one family (fp8 may mix e4m3 and e5m2).
+enum class WgmmaFamily { Half, TF32, FP8, None };
+
+WgmmaFamily wgmmaFamily(DTypeKind dtype) {
+  switch (dtype) {
+  case DTypeKind::F16:
+  case DTypeKind::BF16:
+    return WgmmaFamily::Half;
+  case DTypeKind::TF32:
+    return WgmmaFamily::TF32;
+  case DTypeKind::E4M3:
+  case DTypeKind::E5M2:
+    return WgmmaFamily::FP8;
+  default:
+    return WgmmaFamily::None;
+  }
+}
+
+std::string dtypeName(DTypeKind dtype) { return dtypeInfo(dtype).name.str(); }
 
 struct Builder {
   const Sm90GemmConfig &config;
@@ -299,21 +322,19 @@ struct Builder {
         llvm::Value *full = fullBar(slot);
         ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
         llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
-        ptx::tmaLoad2d(b,
-                       b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-                       tmapA, kc, m0, full);
+        loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
+                 tmapA, kc, m0, full);
         llvm::Value *bSlot =
             b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
         if (config.clusterM == 1) {
-          ptx::tmaLoad2d(b, bSlot, tmapB, kc, n0, full);
+          loadTile(tileB, bSlot, tmapB, kc, n0, full);
         } else {
-          // This CTA's share of B: rows rank * box .. of the tile, into the
-          // same slot of every CTA of the cluster. A box is whole SW128
-          // atoms (8 rows x 128 B), so the share starts on an atom.
-          unsigned box = tileB.boxRows;
-          llvm::Value *part = b.CreateMul(rank, i32(box));
+          // This CTA's share of B (K-major): box rows rank * box .. of the
+          // tile, into the same slot of every CTA of the cluster. A box is
+          // whole swizzle atoms (8 rows), so the share starts on an atom.
+          llvm::Value *part = b.CreateMul(rank, i32(tileB.boxDims[1]));
           ptx::tmaLoad2dMulticast(
-              b, b.CreateAdd(bSlot, b.CreateMul(part, i32(config.bk * 2))),
+              b, b.CreateAdd(bSlot, b.CreateMul(rank, i32(tileB.boxBytes))),
               tmapB, kc, b.CreateAdd(n0, part), full,
               b.getInt16((1u << config.clusterM) - 1));
         }
@@ -333,12 +354,58 @@ struct Builder {
       ptx::mbarrierArriveCluster(b, bar, i32(r));
   }
 
+  /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
+  /// coordinates (k, row)) or one box per swizzle atom along MN (MN-major,
+  /// coordinates (row + i * box, k)).
+  void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
+                llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
+                llvm::Value *bar) {
+    if (tile.major == MajorKind::K) {
+      ptx::tmaLoad2d(b, dst, tmap, kc, row, bar);
+      return;
+    }
+    for (unsigned i = 0; i < tile.boxes; ++i)
+      ptx::tmaLoad2d(b, b.CreateAdd(dst, i32(i * tile.boxBytes)), tmap,
+                     b.CreateAdd(row, i32(i * tile.boxDims[0])), kc, bar);
+  }
+
   /// GMMA descriptor: the constant high bits or'ed with (address >> 4).
   llvm::Value *descriptor(const Sm90OperandTile &tile, llvm::Value *address) {
     llvm::Value *low =
         b.CreateZExt(b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)),
                      b.getInt64Ty());
     return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
+  }
+
+  /// --annotate: what the wgmma of K step \p kk reads, for a
+  /// `// tilec:` comment (codegen/PtxInlineAsm.h).
+  std::string wgmmaAnnotation(unsigned kk) const {
+    auto operand = [&](const char *role, const Sm90OperandTile &tile,
+                       const char *mn, const char *mnIs, unsigned mnBytes) {
+      unsigned offset = kk * tile.kStepBytes;
+      return std::string(role) + " subtile (" + mn + "=" + mnIs +
+             ", k=" + std::to_string(kk) + ") at +" + std::to_string(offset) +
+             " B" + (mnBytes ? " + " + std::string(mn) + " * " +
+                                   std::to_string(mnBytes) + " B"
+                             : std::string()) +
+             " from the stage base; " +
+             describeSmemDescriptorLayout(tile.descriptorHigh,
+                                          ArchKind::SM90a) +
+             " high=" + formatHex64(tile.descriptorHigh) + "; smem " +
+             tile.layout + "\n";
+    };
+    unsigned k = sm90WgmmaK(tileA.dtype);
+    std::string text = "wgmma k" + std::to_string(k) + " step " +
+                       std::to_string(kk) + " of " +
+                       std::to_string(config.bk / k) +
+                       (config.swapAB ? " (swapped: A role = tensor b)" : "") +
+                       "\n";
+    text += operand("a-desc", tileA, "m", "consumer warpgroup",
+                    tileA.mAtomBytes);
+    text += operand("b-desc", tileB, "n", "0", 0);
+    if (!config.annotateSource.empty())
+      text += "from " + config.annotateSource + "\n";
+    return text;
   }
 
   void emitConsumer(llvm::BasicBlock *exit) {
@@ -358,6 +425,11 @@ struct Builder {
                         llvm::Value *aRowOffset, llvm::BasicBlock *exit) {
     ptx::WgmmaShape shape;
     shape.n = config.bn;
+    shape.k = sm90WgmmaK(tileA.dtype);
+    shape.abType = dtypeInfo(tileA.dtype).ptxName;
+    shape.bType = dtypeInfo(tileB.dtype).ptxName;
+    shape.transA = tileA.major == MajorKind::MN;
+    shape.transB = tileB.major == MajorKind::MN;
     unsigned regs = 64 * config.bn / 128;
     llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
     llvm::SmallVector<llvm::Value *> acc(regs, zero);
@@ -389,12 +461,13 @@ struct Builder {
     llvm::Value *bSlot =
         b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
     ptx::wgmmaFence(b);
-    for (unsigned kk = 0; kk < config.bk / 16; ++kk) {
+    for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
       llvm::Value *descA =
           descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
       llvm::Value *descB =
           descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
-      cur = ptx::wgmmaSs(b, shape, cur, descA, descB);
+      cur = ptx::wgmmaSs(b, shape, cur, descA, descB,
+                         config.annotate ? wgmmaAnnotation(kk) : "");
     }
     ptx::wgmmaCommitGroup(b);
     ptx::wgmmaWaitGroup(b, 1, {});
@@ -563,6 +636,18 @@ struct Builder {
     return llvm::SmallVector<llvm::Value *>(sums.begin(), sums.end());
   }
 
+  /// The LLVM type of a C element (bf16, f16 or f32).
+  llvm::Type *cType() {
+    switch (config.cType) {
+    case DTypeKind::F16:
+      return b.getHalfTy();
+    case DTypeKind::F32:
+      return b.getFloatTy();
+    default:
+      return b.getBFloatTy();
+    }
+  }
+
   /// Address of C(row, col) in the user's orientation.
   llvm::Value *cAddress(llvm::Value *row, llvm::Value *col) {
     llvm::Value *r = row, *cc = col;
@@ -572,7 +657,7 @@ struct Builder {
         b.CreateAdd(b.CreateMul(b.CreateZExt(r, b.getInt64Ty()),
                                 b.CreateZExt(ldc, b.getInt64Ty())),
                     b.CreateZExt(cc, b.getInt64Ty()));
-    return b.CreateInBoundsGEP(b.getBFloatTy(), c, index);
+    return b.CreateInBoundsGEP(cType(), c, index);
   }
 
   llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC) {
@@ -580,7 +665,7 @@ struct Builder {
     if (!readC)
       return v;
     llvm::Value *old =
-        b.CreateFPExt(b.CreateLoad(b.getBFloatTy(), address), b.getFloatTy());
+        b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy());
     return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
                              {beta, old, v});
   }
@@ -595,7 +680,7 @@ struct Builder {
     b.SetInsertPoint(st);
     llvm::Value *address = cAddress(row, col);
     llvm::Value *v = scale(value, address, readC);
-    b.CreateStore(b.CreateFPTrunc(v, b.getBFloatTy()), address);
+    b.CreateStore(b.CreateFPTrunc(v, cType()), address);
     b.CreateBr(after);
     b.SetInsertPoint(after);
   }
@@ -628,10 +713,11 @@ struct Builder {
         llvm::Value *address = cAddress(row, col);
         llvm::Value *r0 = b.CreateFMul(alpha, v0);
         llvm::Value *r1 = b.CreateFMul(alpha, v1);
-        auto *pairType = llvm::FixedVectorType::get(b.getBFloatTy(), 2);
+        auto *pairType = llvm::FixedVectorType::get(cType(), 2);
+        llvm::Align pairAlign(2 * elementBytes(config.cType));
         if (readC) {
           llvm::Value *old =
-              b.CreateAlignedLoad(pairType, address, llvm::Align(4));
+              b.CreateAlignedLoad(pairType, address, pairAlign);
           llvm::Value *o0 = b.CreateFPExt(
               b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
           llvm::Value *o1 = b.CreateFPExt(
@@ -642,11 +728,11 @@ struct Builder {
                                  {beta, o1, r1});
         }
         llvm::Value *pair = llvm::PoisonValue::get(pairType);
-        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, b.getBFloatTy()),
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, cType()),
                                      uint64_t(0));
-        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, b.getBFloatTy()),
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, cType()),
                                      uint64_t(1));
-        b.CreateAlignedStore(pair, address, llvm::Align(4));
+        b.CreateAlignedStore(pair, address, pairAlign);
         b.CreateBr(after);
         b.SetInsertPoint(narrow);
         storeOne(row, col, v0, readC);
@@ -688,15 +774,56 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
 
-llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
-  // The tile is tile_to_shape(K_SW128<bf16>, (rows, bk)): 8-row x 128-byte
-  // swizzle atoms stacked along the rows, which is what the TMA box with
-  // 128B swizzle writes. The layout algebra builds it and the descriptor
-  // derivation matches it against the PTX ISA's canonical K-major form; the
-  // derived subtile offsets give the descriptor advance per k16 step and per
-  // 64 rows, and must be affine so an add to the low bits reaches each.
-  std::string expr = "tile_to_shape(K_SW128<bf16>, (" + std::to_string(rows) +
-                     "," + std::to_string(bk) + "))";
+unsigned sm90WgmmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
+
+llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
+                                                DTypeKind dtype,
+                                                MajorKind major,
+                                                unsigned mmaMN) {
+  // K-major: tile_to_shape(K_SWx<T>, (rows, bk)) with x = bk * element
+  // bytes, 8-row x x-byte atoms stacked along the rows: what one TMA box of
+  // bk x rows with x-byte swizzle writes. MN-major: the largest MN_SWx<T>
+  // atom whose MN extent (x / element bytes) divides rows, tiled K first
+  // (order (1,0)), so that each rows-slice of one atom width is one TMA box
+  // of (x / element bytes) x bk. The layout algebra builds the tile and the
+  // descriptor derivation matches it against the PTX ISA's canonical forms;
+  // the derived subtile offsets give the descriptor advance per wgmma K step
+  // and per 64 rows, and must be affine so an add to the low bits reaches
+  // each.
+  unsigned bytes = elementBytes(dtype);
+  std::string typeName = dtypeName(dtype);
+  std::string expr;
+  unsigned span = 0;
+  if (major == MajorKind::K) {
+    span = bk * bytes;
+    const char *atom = span == 128  ? "K_SW128"
+                       : span == 64 ? "K_SW64"
+                       : span == 32 ? "K_SW32"
+                                    : nullptr;
+    if (!atom)
+      return llvm::createStringError(
+          "a K-major tile row of BK = " + std::to_string(bk) + " " + typeName +
+          " is " + std::to_string(span) +
+          " bytes, not one swizzle atom row (32, 64 or 128 bytes)");
+    expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
+           std::to_string(rows) + "," + std::to_string(bk) + "))";
+  } else {
+    static const std::pair<unsigned, const char *> atoms[] = {
+        {128, "MN_SW128"}, {64, "MN_SW64"}, {32, "MN_SW32"}, {16, "MN_INTER"}};
+    for (auto [atomBytes, atom] : atoms) {
+      if (rows % (atomBytes / bytes) != 0)
+        continue;
+      span = atomBytes;
+      expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
+             std::to_string(rows) + "," + std::to_string(bk) + "), (1,0))";
+      break;
+    }
+    if (expr.empty())
+      return llvm::createStringError(
+          "an MN-major tile of " + std::to_string(rows) + " rows of " +
+          typeName + " fits no swizzle atom (rows must be a multiple of " +
+          std::to_string(16 / bytes) + ")");
+  }
   auto value = evaluateLayoutExpr(expr);
   if (!value)
     return value.takeError();
@@ -705,10 +832,10 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
     return smemTile.takeError();
   DerivationRequest request;
   request.arch = ArchKind::SM90a;
-  request.dtype = DTypeKind::BF16;
-  request.major = MajorKind::K;
-  request.mmaMN = 64;
-  request.mmaK = 16;
+  request.dtype = dtype;
+  request.major = major;
+  request.mmaMN = mmaMN;
+  request.mmaK = sm90WgmmaK(dtype);
   request.base = 0;
   auto derived = deriveSmemDescriptor(*smemTile, request);
   if (!derived)
@@ -717,12 +844,26 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
   Sm90OperandTile tile;
   tile.rows = rows;
   tile.layout = expr;
-  tile.bytes = rows * bk * BytesPerElement;
+  tile.dtype = dtype;
+  tile.major = major;
+  tile.bytes = rows * bk * bytes;
   tile.swizzleBytes = swizzleInfo(derived->fields.swizzle).bytes;
   tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
   tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
+  // The per-64-row advance (the second consumer's A) is the offset of MMA
+  // subtile m = 1 when the request's subtile is 64 rows; B (mmaMN = N) has
+  // only one subtile along its rows.
   tile.mAtomBytes = offsets.size() > 1 ? offsets[1][0] : 0;
-  tile.boxRows = rows;
+  if (major == MajorKind::K) {
+    tile.boxDims[0] = bk;
+    tile.boxDims[1] = rows;
+    tile.boxes = 1;
+  } else {
+    tile.boxDims[0] = span / bytes;
+    tile.boxDims[1] = bk;
+    tile.boxes = rows / tile.boxDims[0];
+  }
+  tile.boxBytes = tile.boxDims[0] * tile.boxDims[1] * bytes;
   for (size_t m = 0; m < offsets.size(); ++m)
     for (size_t k = 0; k < offsets[m].size(); ++k)
       if (offsets[m][k] != m * tile.mAtomBytes + k * tile.kStepBytes)
@@ -738,6 +879,44 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk) {
   return tile;
 }
 
+/// The wgmma type rules: A and B of one family (16-bit: equal types; fp8:
+/// e4m3 / e5m2 in any mix; tf32), MN-major only for 16-bit types, C bf16,
+/// f16 or f32.
+static llvm::Error verifySm90Types(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
+  std::string a = dtypeName(config.aType), bt = dtypeName(config.bType);
+  WgmmaFamily family = wgmmaFamily(config.aType);
+  if (family == WgmmaFamily::None || wgmmaFamily(config.bType) ==
+                                         WgmmaFamily::None)
+    return fail("A " + a + " x B " + bt +
+                " is not a wgmma input type pair; A and B are f16, bf16, "
+                "tf32, e4m3 or e5m2");
+  if (wgmmaFamily(config.bType) != family ||
+      (family != WgmmaFamily::FP8 && config.aType != config.bType))
+    return fail("A " + a + " x B " + bt +
+                " is not a wgmma type pair; A and B must be the same f16, "
+                "bf16 or tf32 type, or e4m3 / e5m2 in any mix");
+  if (family != WgmmaFamily::Half) {
+    const char *which = config.aMajor == MajorKind::MN   ? "A"
+                        : config.bMajor == MajorKind::MN ? "B"
+                                                         : nullptr;
+    if (which)
+      return fail(std::string(which) + " is MN-major " +
+                  (which[0] == 'A' ? a : bt) +
+                  ", but wgmma's transpose (imm-trans-a / imm-trans-b) is "
+                  "only for 16-bit types (f16, bf16); store " +
+                  which + " K-major");
+  }
+  if (config.cType != DTypeKind::BF16 && config.cType != DTypeKind::F16 &&
+      config.cType != DTypeKind::F32)
+    return fail("C " + dtypeName(config.cType) +
+                " is not implemented; C is bf16, f16 or f32 (from f32 "
+                "accumulators)");
+  return llvm::Error::success();
+}
+
 llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
@@ -746,18 +925,33 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
     return fail("BM = " + std::to_string(config.bm) +
                 " is not 64 or 128 (one or two consumer warpgroups of the "
                 "wgmma atom M = 64)");
-  if (config.bn % 8 != 0 || config.bn < 8 || config.bn > 256)
+  if (config.bn % 8 != 0 || config.bn < 8 || config.bn > 256) {
+    unsigned lo = std::clamp(config.bn / 8 * 8, 8u, 256u);
+    unsigned hi = std::clamp((config.bn + 7) / 8 * 8, 8u, 256u);
     return fail("BN = " + std::to_string(config.bn) +
-                " is not a wgmma N (a multiple of 8 from 8 to 256)");
-  if (config.bk != 64)
-    return fail("BK = " + std::to_string(config.bk) +
-                " is not 64 (one 128-byte SW128 row of bf16; other K tiles "
-                "are not implemented)");
+                " is not a wgmma N (a multiple of 8 from 8 to 256; nearest " +
+                (lo == hi ? std::to_string(lo)
+                          : std::to_string(lo) + " or " + std::to_string(hi)) +
+                ")");
+  }
+  if (llvm::Error err = verifySm90Types(config))
+    return err;
+  unsigned elemBytes = elementBytes(config.aType);
+  unsigned rowBytes = config.bk * elemBytes;
+  if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+    return fail("BK = " + std::to_string(config.bk) + " " +
+                dtypeName(config.aType) + " is " + std::to_string(rowBytes) +
+                " bytes of K; a ring slot holds one swizzle atom row of 32, "
+                "64 or 128 bytes (BK = " +
+                std::to_string(32 / elemBytes) + ", " +
+                std::to_string(64 / elemBytes) + " or " +
+                std::to_string(128 / elemBytes) + " for " +
+                dtypeName(config.aType) + ")");
   if (config.stages < 2 || config.stages > 16)
     return fail("stages = " + std::to_string(config.stages) +
                 " is outside 2..16");
   unsigned bytes =
-      config.stages * (config.bm + config.bn) * config.bk * BytesPerElement +
+      config.stages * (config.bm + config.bn) * config.bk * elemBytes +
       16 * config.stages + 16 + AlignSlack;
   if (bytes > MaxSharedBytes)
     return fail("the ring needs " + std::to_string(bytes) +
@@ -773,6 +967,11 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
     return fail("BN = " + std::to_string(config.bn) +
                 " does not split into two halves of whole 8-row swizzle "
                 "atoms for the 2x1 cluster multicast; use a multiple of 16");
+  if (config.clusterM == 2 &&
+      (config.swapAB ? config.aMajor : config.bMajor) != MajorKind::K)
+    return fail("2x1 clusters multicast a K-major B-role tile; the B role ("
+                "the user's " + std::string(config.swapAB ? "A" : "B") +
+                ") is MN-major here; use K-major or clusterM 1");
   if (config.persistent && config.groupM == 0)
     return fail("groupM = 0: the persistent tile order needs a group of at "
                 "least 1 tile row");
@@ -832,13 +1031,25 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   llvm::Module module(config.name, context);
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
     return err;
-  auto tileA = sm90OperandTile(config.bm, config.bk);
+  // With swapAB the tensor B plays the wgmma A role and A the B role; each
+  // keeps its type and majorness.
+  DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
+  DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
+  MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
+  MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
+  auto tileA =
+      sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
-  auto tileB = sm90OperandTile(config.bn, config.bk);
+  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
+                               config.bn);
   if (!tileB)
     return tileB.takeError();
-  tileB->boxRows = config.bn / config.clusterM;
+  if (config.clusterM > 1) {
+    // Each CTA of the cluster loads 1/clusterM of the K-major B tile.
+    tileB->boxDims[1] = config.bn / config.clusterM;
+    tileB->boxBytes /= config.clusterM;
+  }
   Builder builder(config, *tileA, *tileB, module);
   builder.build();
   auto ptxText = emitPtx(module, ArchKind::SM90a);

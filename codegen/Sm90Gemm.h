@@ -1,20 +1,29 @@
 //===- codegen/Sm90Gemm.h - Warp-specialized TMA + wgmma GEMM ----*- C++
 //-*-===//
 //
-// The sm_90a GEMM kernel: C = alpha * A * B^T + beta * C with A (M x K) and
-// B (N x K) both K-major bf16, f32 accumulation, bf16 C row-major.
+// The sm_90a GEMM kernel: C = alpha * A * B^T + beta * C with f32
+// accumulation and C row-major. Element types (Sm90GemmConfig):
+//   A, B   f16 or bf16, each K-major (A: M x K rows) or MN-major (A stored
+//          K x M, M contiguous), through wgmma's imm-trans-a / imm-trans-b;
+//          tf32 (f32 storage), e4m3 or e5m2 (any mix of the two): K-major
+//          only, as wgmma transposes only 16-bit types;
+//   C      bf16, f16 or f32.
+// One wgmma consumes 32 bytes of K: k16 for 16-bit types, k8 for tf32, k32
+// for fp8. BK * element bytes is one swizzle atom row (32, 64 or 128 bytes).
 //
 // One CTA computes a BM x BN tile with 1 + BM/64 warpgroups:
 //   warpgroup 0 (producer, setmaxnreg.dec 40): one elected thread walks K,
 //     waits for a free ring slot (empty mbarrier), arms the slot's full
 //     mbarrier with the bytes to expect and issues two TMA tile loads;
 //   warpgroups 1.. (consumers, setmaxnreg.inc 232): each owns 64 rows; per
-//     ring slot it waits on the full mbarrier, issues BK/16 SS wgmma
-//     m64nBNk16 with no wait between them, commits, waits until at most one
-//     group is pending and then frees the previous slot.
-// Shared-memory descriptors come from the SW128 K-major canonical layout of
-// each operand tile (SBO = 8 rows x 128 B, layout type SWIZZLE_128B), and the
-// k16 subtiles advance the start address in the descriptor's low bits.
+//     ring slot it waits on the full mbarrier, issues BK/k SS wgmma
+//     m64nBNk (k = 32 bytes of K) with no wait between them, commits, waits
+//     until at most one group is pending and then frees the previous slot.
+// Shared-memory descriptors are derived from each operand tile's layout
+// (K-major: K_SWx atoms stacked along the rows, one TMA box; MN-major: the
+// largest MN_SWx atom dividing the rows, tiled K first, one TMA box per atom
+// width along MN), and the K subtiles advance the start address in the
+// descriptor's low bits.
 //
 // With swapAB the kernel computes C^T = B * A^T: the tensor map of B feeds
 // the wgmma A operand and A the wgmma N side, and the epilogue stores
@@ -24,7 +33,7 @@
 // Kernel parameters, in order (the runtime builds the two tensor maps):
 //   .param .align 64 .b8 tmapA[128]  grid constant: rows x K of the A role
 //   .param .align 64 .b8 tmapB[128]  grid constant: rows x K of the B role
-//   .param .u64 C                    bf16, row-major, leading dimension ldc
+//   .param .u64 C                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, K, ldc
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
 //   .param .u64 workspace            f32, split-K partial tiles (else unused)
@@ -36,8 +45,8 @@
 //
 // Clusters (clusterM = 2): the two CTAs of a 2x1 cluster take neighbouring
 // A-role row tiles and the same B-role tile. Each CTA's producer loads its
-// own A tile and half of the B tile (BN/2 rows, the tensor map box of B is
-// BN/2 rows) with TMA multicast into the same ring slot of both CTAs, so
+// own A tile and half of the B tile (BN/2 rows: the B tile's boxDims[1] is
+// BN/2) with TMA multicast into the same ring slot of both CTAs, so
 // the B operand crosses L2 -> SM once per pair. A slot is free only when
 // the consumers of both CTAs have released it: every consumer warp arrives
 // on the empty barrier of both CTAs (remote arrive through mapa), which
@@ -64,6 +73,9 @@
 #ifndef TILEC_CODEGEN_SM90GEMM_H
 #define TILEC_CODEGEN_SM90GEMM_H
 
+#include "ir/DType.h"
+#include "ir/MajorKind.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -85,19 +97,37 @@ struct Sm90GemmConfig {
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
   unsigned clusterM = 1;   ///< 1, or 2: 2x1 clusters multicasting B
+  DTypeKind aType = DTypeKind::BF16; ///< f16, bf16, tf32, e4m3, e5m2
+  DTypeKind bType = DTypeKind::BF16; ///< same family as aType
+  DTypeKind cType = DTypeKind::BF16; ///< bf16, f16, f32
+  MajorKind aMajor = MajorKind::K;   ///< MN: A is stored K x M (M contiguous)
+  MajorKind bMajor = MajorKind::K;   ///< MN: B is stored K x N (N contiguous)
+  /// tilec compile --annotate: a `// tilec:` comment before every wgmma
+  /// with its descriptors decoded, the subtile each addresses and
+  /// \p annotateSource (the .tile lines it came from); off, no comments.
+  bool annotate = false;
+  std::string annotateSource;
 };
 
-/// The GPU-side facts of one SW128 K-major operand tile, derived from its
-/// shared-memory layout by the layout algebra and ir/DescriptorDerivation.
+/// The GPU-side facts of one operand tile, derived from its shared-memory
+/// layout by the layout algebra and ir/DescriptorDerivation.
 struct Sm90OperandTile {
   std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (128,64))"
   unsigned rows = 0;  ///< tile rows (M or N side)
   unsigned bytes = 0; ///< one ring slot's tile
   unsigned swizzleBytes = 128; ///< TMA swizzle and GMMA layout span
   uint64_t descriptorHigh = 0; ///< bits 14..63 of the GMMA descriptor
-  unsigned kStepBytes = 32;    ///< start-address advance per k16 subtile
+  unsigned kStepBytes = 32;    ///< start-address advance per wgmma K step
   unsigned mAtomBytes = 0;     ///< start-address advance per 64 rows
-  unsigned boxRows = 0; ///< rows of one TMA box: rows / clusterM for B
+  DTypeKind dtype = DTypeKind::BF16;
+  MajorKind major = MajorKind::K;
+  /// The TMA box, innermost (contiguous) extent first, in elements: K-major
+  /// (BK, rows), MN-major (swizzle span / element bytes, BK). One ring slot
+  /// takes `boxes` loads, box i landing at byte i * boxBytes of the tile and
+  /// reading the global tile at MN offset i * boxDims[0] (MN-major only).
+  unsigned boxDims[2] = {0, 0};
+  unsigned boxes = 1;
+  unsigned boxBytes = 0;
 };
 
 /// An emitted kernel and how to launch it.
@@ -111,15 +141,27 @@ struct Sm90GemmKernel {
   Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
 };
 
-/// Checks \p config against the wgmma atom (BM multiple of 64, at most two
-/// consumer warpgroups, BN multiple of 8 up to 256), the swizzle atom (BK =
-/// 64 bf16 = one 128-byte row), the TMA box (<= 256 rows) and the shared
-/// memory budget (227 KB); the message says what would be legal.
+/// Checks \p config against the wgmma types (A/B f16, bf16, tf32, fp8; C
+/// bf16, f16, f32; MN-major only for 16-bit types), the wgmma atom (BM
+/// multiple of 64, at most two consumer warpgroups, BN multiple of 8 up to
+/// 256), the swizzle atom (BK * element bytes = 32, 64 or 128: one atom
+/// row), the TMA box (<= 256 rows) and the shared memory budget (227 KB);
+/// the message says what would be legal.
 llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
 
-/// The SW128 K-major operand tile of \p rows x \p bk bf16; an error when
-/// the layout has no canonical form or its subtiles are not affine.
-llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk);
+/// The operand tile of \p rows (M or N) x \p bk elements of \p dtype with
+/// majorness \p major, in the largest swizzle atom the tile fits; \p mmaMN
+/// is the wgmma extent of the operand along MN (64 for A, N for B). An error
+/// when the layout has no canonical form or its subtiles are not affine.
+/// Example: (128, 64, bf16, K) is tile_to_shape(K_SW128<bf16>, (128,64))
+/// with descriptor high bits 0x4000004000010000.
+llvm::Expected<Sm90OperandTile>
+sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
+                MajorKind major = MajorKind::K, unsigned mmaMN = 64);
+
+/// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
+/// tf32, 32 for e4m3/e5m2.
+unsigned sm90WgmmaK(DTypeKind dtype);
 
 /// setmaxnreg targets of \p config: {producer, consumer} registers.
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);

@@ -100,8 +100,8 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
     map.matrix = (roleA != config.swapAB) ? 'A' : 'B';
     map.dtype = DTypeKind::BF16;
     map.major = MajorKind::K;
-    map.boxInner = config.bk;
-    map.boxOuter = tile.boxRows; // B: rows / clusterM under multicast
+    map.boxInner = tile.boxDims[0];
+    map.boxOuter = tile.boxDims[1]; // B: rows / clusterM under multicast
     map.swizzleBytes = tile.swizzleBytes;
     return map;
   };

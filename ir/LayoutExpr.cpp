@@ -522,6 +522,7 @@ const FunctionInfo kFunctions[] = {
     {"depth", 1, 1},
     {"flatten", 1, 1},
     {"filter", 1, 1},
+    {"order", 1, 8},
 };
 
 std::vector<llvm::StringRef> functionNameList() {
@@ -689,6 +690,19 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   };
   const LayoutValue &a0 = args[0].value;
 
+  // order(1, 0) is the tuple (1, 0), spelled as DESIGN.md's sketch spells
+  // the ORDER of tile_to_shape and make_ordered.
+  if (f == "order") {
+    std::vector<LayoutValue> elems;
+    for (const Arg &arg : args) {
+      if (!arg.value.isInteger() && !arg.value.isIntTuple())
+        return errorAt(arg.col, "order: an element must be an integer or a "
+                                "tuple of integers, not " +
+                                    arg.value.str());
+      elems.push_back(arg.value);
+    }
+    return LayoutValue(std::move(elems));
+  }
   if (f == "make_layout") {
     if (!sawMajor && args.size() == 2)
       return errorAt(args[1].col, "make_layout: the second argument must be "

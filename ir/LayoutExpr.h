@@ -4,7 +4,8 @@
 // files (DESIGN.md): literals in CuTe notation (`(8,64):(64,1)`, a bare shape
 // `(8,16)`, `Sw<3,4,3>`, `Sw<3,4,3> o L`, `Sw<3,4,3> o 32 o L`), the atoms
 // `K_SW128<bf16>` ..., and the functions of the algebra (`composition(A, B)`,
-// `logical_divide(L, (8,16))`, `tile_to_shape(ATOM, SHAPE[, ORDER])`, ...).
+// `logical_divide(L, (8,16))`, `tile_to_shape(ATOM, SHAPE[, ORDER])`, ...);
+// an ORDER may be written `(1,0)` or `order(1, 0)`.
 // Errors carry the 0-based column in the text and say why.
 //
 // Example: evaluateLayoutExpr("coalesce((2,(1,6)):(1,(6,2)))") is the layout

@@ -1,19 +1,23 @@
 //===- ir/PtxDescriptorScan.cpp - Find and decode descriptors in PTX ------===//
 //
-// A line-based scan, not a PTX parser: it tracks registers set by
-// `mov.{b,u,s}{32,64} %r, IMM;` and `add.{s,u}{32,64} %r, %s, IMM;` within
-// the text, and reads the descriptor operands of wgmma.mma_async (a-desc,
-// b-desc after the accumulator list) and tcgen05.mma (a-desc, b-desc, idesc
-// after the tensor-memory address).
+// A line-based scan, not a PTX parser: within each function it follows the
+// registers written exactly once (mov, cvt, add, or, and, xor, shl, shr of
+// registers and immediates) as `constant + run-time part under a mask`, and
+// reads the descriptor operands of wgmma.mma_async (a-desc, b-desc after the
+// accumulator list) and tcgen05.mma (a-desc, b-desc, idesc after the
+// tensor-memory address). A register written twice (a loop-carried value,
+// a predicated write) is not known: PTX is not SSA.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/PtxDescriptorScan.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
+#include <utility>
 
 namespace tilec {
 
@@ -90,111 +94,428 @@ std::string describeInstrDescriptor(uint32_t idesc, MmaKindKind kind) {
       .str();
 }
 
+namespace {
+
+uint64_t widthMask(unsigned bits) {
+  return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+}
+
+/// The bit width of a PTX type suffix: "b64" -> 64, "u32" -> 32; 64 when
+/// there is none.
+unsigned typeBits(llvm::StringRef type) {
+  unsigned bits;
+  if (type.size() > 1 && !type.drop_front().getAsInteger(10, bits) &&
+      (bits == 8 || bits == 16 || bits == 32 || bits == 64))
+    return bits;
+  return 64;
+}
+
+/// The smallest all-ones mask covering \p v.
+uint64_t fillMask(uint64_t v) {
+  for (unsigned s = 1; s < 64; s <<= 1)
+    v |= v >> s;
+  return v;
+}
+
+PtxPartialValue unknownValue(unsigned bits) { return {0, widthMask(bits)}; }
+
+/// One line of PTX split into its parts; empty opcode for anything that is
+/// not an instruction.
+struct PtxLine {
+  bool predicated = false;
+  llvm::StringRef opcode;
+  llvm::SmallVector<llvm::StringRef> ops;
+};
+
+PtxLine splitLine(llvm::StringRef line) {
+  PtxLine out;
+  size_t comment = line.find("//");
+  if (comment != llvm::StringRef::npos)
+    line = line.take_front(comment);
+  line = line.trim();
+  size_t semi = line.find(';');
+  if (semi == llvm::StringRef::npos)
+    return out;
+  line = line.take_front(semi).trim();
+  if (line.starts_with("@")) {
+    out.predicated = true;
+    line = line.split(' ').second.trim();
+  }
+  auto [opcode, rest] = line.split(' ');
+  opcode = opcode.split('\t').first;
+  if (opcode.starts_with("."))
+    return out; // .reg, .shared, ... declarations
+  out.opcode = opcode;
+  out.ops = splitOperands(line.drop_front(opcode.size()).trim());
+  return out;
+}
+
+bool isRegister(llvm::StringRef op) { return op.starts_with("%"); }
+
+bool startsFunction(llvm::StringRef line) {
+  line = line.trim();
+  return line.contains(".entry") || line.starts_with(".func") ||
+         line.contains(" .func");
+}
+
+/// The value an instruction writes, from its operands' values.
+PtxPartialValue evaluate(const PtxLine &in,
+                         llvm::function_ref<PtxPartialValue(llvm::StringRef,
+                                                            unsigned)>
+                             valueOf) {
+  llvm::StringRef opcode = in.opcode;
+  llvm::SmallVector<llvm::StringRef> parts;
+  opcode.split(parts, '.');
+  unsigned bits = typeBits(parts.back());
+  uint64_t w = widthMask(bits);
+  llvm::StringRef op = parts.front();
+  auto a = [&](unsigned i, unsigned b) { return valueOf(in.ops[i], b); };
+  if (op == "mov" && in.ops.size() == 2)
+    return a(1, bits);
+  if (op == "cvt" && parts.size() >= 3 && in.ops.size() == 2 &&
+      !parts[parts.size() - 2].starts_with("f") &&
+      !parts.back().starts_with("f")) {
+    unsigned dst = typeBits(parts[parts.size() - 2]);
+    unsigned src = typeBits(parts.back());
+    PtxPartialValue v = a(1, src);
+    uint64_t sm = widthMask(src);
+    // Zero extension (or a truncation) keeps the parts when nothing can
+    // reach the sign bit of a signed source.
+    bool signExtends = parts[parts.size() - 2].starts_with("s") && dst > src;
+    uint64_t top = uint64_t(1) << (src - 1);
+    if ((v.constant & v.unknownMask) == 0 &&
+        !(signExtends && ((v.constant | v.unknownMask) & top)))
+      return {v.constant & sm & widthMask(dst), v.unknownMask & sm & widthMask(dst)};
+    return unknownValue(dst);
+  }
+  if (in.ops.size() != 3)
+    return unknownValue(bits);
+  if (op == "add" && (parts[1].starts_with("s") || parts[1].starts_with("u"))) {
+    PtxPartialValue x = a(1, bits), y = a(2, bits);
+    uint64_t m = x.unknownMask | y.unknownMask;
+    if (x.unknownMask && y.unknownMask)
+      m = fillMask(x.unknownMask + y.unknownMask);
+    uint64_t c = (x.constant + y.constant) & w;
+    // No wrap-around: constant + u must stay within the width.
+    if (m && (m & w) != m)
+      return unknownValue(bits);
+    if (m && c > w - m)
+      return unknownValue(bits);
+    return {c, m};
+  }
+  if (op == "or" || op == "and" || op == "xor") {
+    PtxPartialValue x = a(1, bits), y = a(2, bits);
+    if (x.isKnown() && y.isKnown())
+      return {(op == "or"    ? x.constant | y.constant
+               : op == "and" ? x.constant & y.constant
+                             : x.constant ^ y.constant) &
+                  w,
+              0};
+    if (!y.isKnown())
+      std::swap(x, y);
+    if (!y.isKnown() || (x.constant & x.unknownMask))
+      return op == "and" && y.isKnown() ? PtxPartialValue{0, y.constant & w}
+                                        : unknownValue(bits);
+    // x = c | u with c, u disjoint; y = k.
+    uint64_t k = y.constant;
+    if (op == "and")
+      return {x.constant & k, x.unknownMask & k};
+    if (k & x.unknownMask)
+      return unknownValue(bits);
+    return {op == "or" ? x.constant | k : x.constant ^ k, x.unknownMask};
+  }
+  if ((op == "shr" && !parts[1].starts_with("s")) || op == "shl") {
+    PtxPartialValue x = a(1, bits), y = a(2, 32);
+    if (!y.isKnown() || y.constant >= bits || (x.constant & x.unknownMask))
+      return unknownValue(bits);
+    unsigned n = unsigned(y.constant);
+    if (op == "shr")
+      return {x.constant >> n, x.unknownMask >> n};
+    return {(x.constant << n) & w, (x.unknownMask << n) & w};
+  }
+  return unknownValue(bits);
+}
+
+/// "m64n256k16 f32 += bf16 x bf16" from the opcode's parts after
+/// "wgmma.mma_async.sync.aligned".
+std::string describeWgmma(llvm::StringRef opcode,
+                          llvm::ArrayRef<llvm::StringRef> ops) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  opcode.split(parts, '.');
+  llvm::StringRef shape, d, ta, tb;
+  for (size_t i = 0; i != parts.size(); ++i)
+    if (parts[i].size() > 1 && parts[i][0] == 'm' &&
+        llvm::isDigit(parts[i][1]) && i + 3 < parts.size() + 0) {
+      shape = parts[i];
+      d = parts[i + 1];
+      ta = parts[i + 2];
+      tb = parts[i + 3];
+      break;
+    }
+  std::string out = "wgmma " + shape.str() + " " + d.str() + " += " +
+                    ta.str() + " x " + tb.str();
+  bool rs = ops.size() > 1 && ops[1].starts_with("{");
+  // SS: d, a, b, scale-d, scale-a, scale-b[, trans-a, trans-b];
+  // RS: d, a, b, scale-d, scale-a, scale-b[, trans-b].
+  bool hasTrans = ta == "f16" || ta == "bf16";
+  auto major = [&](size_t at) -> std::string {
+    if (!hasTrans)
+      return "K-major";
+    if (at >= ops.size())
+      return "majorness not given";
+    if (ops[at] == "0")
+      return "K-major";
+    if (ops[at] == "1")
+      return "MN-major";
+    return "trans " + ops[at].str();
+  };
+  if (rs)
+    out += ", A in registers, B " + major(6);
+  else
+    out += ", A " + major(6) + ", B " + major(7);
+  if (ops.size() > 3)
+    out += ", scale-d " + ops[3].str();
+  return out;
+}
+
+} // namespace
+
+std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch) {
+  llvm::Expected<SmemDescriptorFields> f = decodeSmemDescriptor(desc, arch);
+  if (!f)
+    return "undecodable: " + llvm::toString(f.takeError());
+  std::string swizzle = f->swizzle128Atom32
+                            ? "SW128_32B_ATOM"
+                            : swizzleInfo(f->swizzle).name.str();
+  std::string out = llvm::formatv("{0} LBO={1} SBO={2} base_offset={3}",
+                                  swizzle, f->lbo, f->sbo, f->baseOffset)
+                        .str();
+  if (arch == ArchKind::SM100a)
+    out += llvm::formatv(" version={0} lbo_mode={1}", f->version, f->lboMode)
+               .str();
+  return out;
+}
+
+std::string describePartialSmemDescriptor(const PtxPartialValue &value,
+                                          ArchKind arch) {
+  if (value.isKnown())
+    return describeSmemDescriptor(value.constant, arch);
+  // The run-time part must stay inside the 14-bit start-address field
+  // (16-byte units) and not carry out of it.
+  const uint64_t field = 0x3FFF;
+  uint64_t low = value.constant & field;
+  if ((value.unknownMask & ~field) || low + value.unknownMask > field)
+    return llvm::formatv("not known statically (constant bits {0:x16}, "
+                         "run-time bits {1:x16} reach past the start "
+                         "address field)",
+                         value.constant, value.unknownMask)
+        .str();
+  uint64_t align = (value.unknownMask & (0 - value.unknownMask)) << 4;
+  std::string out = describeSmemDescriptorLayout(value.constant & ~field, arch);
+  if (llvm::StringRef(out).starts_with("undecodable"))
+    return out;
+  out += llvm::formatv(" start=<{0}-byte aligned run-time smem address>+{1}",
+                       align, low << 4)
+             .str();
+  return out;
+}
+
 std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
                                                  std::optional<ArchKind> arch) {
-  std::vector<PtxDescriptorUse> out;
-  std::map<std::string, uint64_t> known;
   llvm::SmallVector<llvm::StringRef> lines;
   ptx.split(lines, '\n');
+
+  // Registers are function-scoped and PTX is not SSA: only a register
+  // written exactly once in its function (unpredicated) is tracked.
+  std::vector<unsigned> function(lines.size());
+  std::map<std::pair<unsigned, std::string>, unsigned> writes;
+  unsigned fn = 0;
+  for (size_t n = 0; n != lines.size(); ++n) {
+    if (startsFunction(lines[n]))
+      ++fn;
+    function[n] = fn;
+    PtxLine in = splitLine(lines[n]);
+    if (in.opcode.empty() || in.ops.empty() || !isRegister(in.ops[0]))
+      continue;
+    ++writes[{fn, in.ops[0].str()}];
+    if (in.predicated)
+      ++writes[{fn, in.ops[0].str()}];
+  }
+
+  std::vector<PtxDescriptorUse> out;
+  std::map<std::string, PtxPartialValue> known;
+  std::vector<std::string> tags;
+  unsigned knownFn = 0;
   for (unsigned n = 0; n != lines.size(); ++n) {
-    llvm::StringRef line = lines[n];
-    size_t comment = line.find("//");
-    if (comment != llvm::StringRef::npos)
-      line = line.take_front(comment);
-    line = line.trim();
-    if (line.consume_front(".target")) {
-      for (llvm::StringRef word : llvm::split(line, ','))
+    llvm::StringRef raw = lines[n].trim();
+    if (function[n] != knownFn) {
+      known.clear();
+      knownFn = function[n];
+    }
+    if (raw.starts_with("// begin inline asm")) {
+      tags.clear();
+      continue;
+    }
+    if (raw.consume_front("// tilec: ")) {
+      tags.push_back(raw.str());
+      continue;
+    }
+    if (raw.consume_front(".target")) {
+      size_t comment = raw.find("//");
+      if (comment != llvm::StringRef::npos)
+        raw = raw.take_front(comment);
+      for (llvm::StringRef word : llvm::split(raw, ','))
         if (auto parsed = parseArch(word.trim()); parsed && !arch)
           arch = parsed;
       continue;
     }
-    size_t semi = line.find(';');
-    if (semi == llvm::StringRef::npos)
+    PtxLine in = splitLine(lines[n]);
+    if (in.opcode.empty())
       continue;
-    line = line.take_front(semi);
-    auto [opcode, rest] = line.split(' ');
-    rest = rest.trim();
-    llvm::SmallVector<llvm::StringRef> ops = splitOperands(rest);
-    auto valueOf = [&](llvm::StringRef op) -> std::optional<uint64_t> {
+    auto valueOf = [&](llvm::StringRef op, unsigned bits) -> PtxPartialValue {
       if (auto it = known.find(op.str()); it != known.end())
         return it->second;
-      return parseImmediate(op);
+      if (auto imm = parseImmediate(op))
+        return {*imm & widthMask(bits), 0};
+      return unknownValue(bits);
     };
 
-    if ((opcode.starts_with("mov.b") || opcode.starts_with("mov.u") ||
-         opcode.starts_with("mov.s")) &&
-        ops.size() == 2) {
-      if (auto v = parseImmediate(ops[1]))
-        known[ops[0].str()] = *v;
-      else if (auto it = known.find(ops[1].str()); it != known.end())
-        known[ops[0].str()] = it->second;
-      else
-        known.erase(ops[0].str());
-      continue;
-    }
-    if ((opcode.starts_with("add.s") || opcode.starts_with("add.u")) &&
-        ops.size() == 3) {
-      auto a = valueOf(ops[1]), b = valueOf(ops[2]);
-      if (a && b)
-        known[ops[0].str()] = *a + *b;
-      else
-        known.erase(ops[0].str());
-      continue;
-    }
-
+    llvm::StringRef opcode = in.opcode;
     bool wgmma = opcode.starts_with("wgmma.mma_async");
     bool tcgen05 = opcode.starts_with("tcgen05.mma") &&
                    !opcode.starts_with("tcgen05.mma.ws");
     if (!wgmma && !tcgen05) {
-      // Any other write to a register makes its value unknown.
-      if (!ops.empty() && ops[0].starts_with("%"))
-        known.erase(ops[0].str());
+      if (in.ops.empty() || !isRegister(in.ops[0]))
+        continue;
+      std::string dst = in.ops[0].str();
+      auto count = writes.find({function[n], dst});
+      if (count == writes.end() || count->second != 1) {
+        known.erase(dst);
+        continue;
+      }
+      PtxPartialValue v = evaluate(in, valueOf);
+      known[dst] = v;
       continue;
     }
-    auto add = [&](PtxDescriptorUse::RoleKind role, llvm::StringRef op,
-                   std::optional<MmaKindKind> kind) {
+
+    std::string instruction;
+    std::optional<MmaKindKind> kind;
+    if (wgmma) {
+      instruction = describeWgmma(opcode, in.ops);
+    } else {
+      size_t at = opcode.find(".kind::");
+      if (at != llvm::StringRef::npos)
+        kind = parseMmaKind(opcode.drop_front(at + 7).split('.').first);
+      instruction = "tcgen05.mma" + opcode.drop_front(11).str();
+    }
+    std::vector<std::string> pending = std::move(tags);
+    tags.clear();
+    auto add = [&](PtxDescriptorUse::RoleKind role, llvm::StringRef op) {
       PtxDescriptorUse use;
       use.line = n + 1;
       use.role = role;
       use.operand = op.str();
-      use.value = valueOf(op);
-      if (!use.value)
+      use.instruction = instruction;
+      use.tags = pending;
+      PtxPartialValue v =
+          valueOf(op, role == PtxDescriptorUse::RoleKind::Instr ? 32 : 64);
+      if (v.isKnown())
+        use.value = v.constant;
+      else if (v.unknownMask != widthMask(64) &&
+               v.unknownMask != widthMask(32))
+        use.partial = v;
+      if (!use.value && !use.partial)
         use.description = "not known statically";
       else if (role == PtxDescriptorUse::RoleKind::Instr)
         use.description =
-            kind ? describeInstrDescriptor(uint32_t(*use.value), *kind)
-                 : "unknown kind";
+            !use.value ? "not known statically"
+            : kind     ? describeInstrDescriptor(uint32_t(*use.value), *kind)
+                       : "unknown kind";
       else if (!arch || !hasSmemDescriptor(*arch))
         use.description = "no sm_90a/sm_100a .target";
-      else
+      else if (use.value)
         use.description = describeSmemDescriptor(*use.value, *arch);
+      else
+        use.description = describePartialSmemDescriptor(*use.partial, *arch);
       out.push_back(std::move(use));
     };
     using R = PtxDescriptorUse::RoleKind;
     if (wgmma) {
       // d, a (desc or {regs}), b-desc, ...
-      if (ops.size() < 3)
+      if (in.ops.size() < 3)
         continue;
-      if (!ops[1].starts_with("{"))
-        add(R::SmemA, ops[1], std::nullopt);
-      add(R::SmemB, ops[2], std::nullopt);
+      if (!in.ops[1].starts_with("{"))
+        add(R::SmemA, in.ops[1]);
+      add(R::SmemB, in.ops[2]);
       continue;
     }
     // tcgen05.mma[.sp].cta_group::N.kind::K [d], a, b, [sp,] idesc, ...
-    std::optional<MmaKindKind> kind;
-    size_t at = opcode.find(".kind::");
-    if (at != llvm::StringRef::npos)
-      kind = parseMmaKind(opcode.drop_front(at + 7).split('.').first);
-    if (ops.size() < 4)
+    if (in.ops.size() < 4)
       continue;
-    if (!ops[1].starts_with("["))
-      add(R::SmemA, ops[1], kind);
-    add(R::SmemB, ops[2], kind);
+    if (!in.ops[1].starts_with("["))
+      add(R::SmemA, in.ops[1]);
+    add(R::SmemB, in.ops[2]);
     bool sparse = opcode.contains(".sp.");
     unsigned idescAt = sparse ? 4 : 3;
-    if (ops.size() > idescAt)
-      add(R::Instr, ops[idescAt], kind);
+    if (in.ops.size() > idescAt)
+      add(R::Instr, in.ops[idescAt]);
   }
+  return out;
+}
+
+std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
+                       unsigned *count) {
+  std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx, arch);
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n');
+  std::string out;
+  size_t next = 0;
+  unsigned instructions = 0;
+  for (unsigned n = 0; n != lines.size(); ++n) {
+    llvm::StringRef line = lines[n];
+    if (next < uses.size() && uses[next].line == n + 1) {
+      llvm::StringRef indent =
+          line.take_front(line.find_first_not_of(" \t"));
+      out += indent.str() + "// explain: " + uses[next].instruction + "\n";
+      ++instructions;
+      for (; next < uses.size() && uses[next].line == n + 1; ++next) {
+        const PtxDescriptorUse &use = uses[next];
+        llvm::StringRef role =
+            use.role == PtxDescriptorUse::RoleKind::SmemA   ? "a-desc"
+            : use.role == PtxDescriptorUse::RoleKind::SmemB ? "b-desc"
+                                                            : "idesc";
+        std::string value;
+        if (use.value)
+          value = llvm::formatv(" = {0:x16}", *use.value).str();
+        else if (use.partial)
+          value = llvm::formatv(" = {0:x16} + run-time bits {1:x}",
+                                use.partial->constant,
+                                use.partial->unknownMask)
+                      .str();
+        std::string where;
+        // The subtile the annotation of codegen names for this operand.
+        for (const std::string &tag : use.tags) {
+          llvm::StringRef t(tag);
+          if (!t.consume_front(role) || !t.consume_front(" "))
+            continue;
+          size_t at = t.find("subtile (");
+          if (at != llvm::StringRef::npos)
+            where = ", " + t.drop_front(at).split(')').first.str() + ")";
+        }
+        for (const std::string &tag : use.tags)
+          if (llvm::StringRef(tag).starts_with("from ") &&
+              use.role == PtxDescriptorUse::RoleKind::SmemA)
+            where += ", " + tag;
+        out += indent.str() + "// explain: " + role.str() + " " +
+               use.operand + value + ": " + use.description + where + "\n";
+      }
+    }
+    out += line.str();
+    if (n + 1 != lines.size())
+      out += "\n";
+  }
+  if (count)
+    *count = instructions;
   return out;
 }
 

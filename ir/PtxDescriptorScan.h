@@ -7,6 +7,16 @@
 // immediate, possibly followed by adds of immediates, the descriptor advance)
 // and each decoded field by field.
 //
+// The sm_90a GEMM builds its descriptors at run time: the smem address,
+// shifted and masked into the 14-bit start-address field, or'ed with the
+// constant high bits (plus the k-step advance folded into the low bits):
+//   shr.u32 %r60, %r57, 4;  and.b32 %r61, %r60, 16320;
+//   cvt.u64.u32 %rd15, %r61; or.b64 %rd9, %rd15, 4611686293305360386;
+// The scan tracks each register as `constant + u` with u's bits confined to
+// a known mask, so there %rd9 is 0x4000004000010002 + u, u < 2^14 and a
+// multiple of 64: SW128 LBO=16 SBO=1024 base_offset=0, start = a run-time
+// 1024-byte aligned smem address + 32 bytes.
+//
 // Example: in
 //   mov.b64 %rd1, 4611686293305360384;
 //   wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {...}, %rd1, %rd2,
@@ -31,6 +41,14 @@
 
 namespace tilec {
 
+/// A register value as far as the PTX text makes it known: the value is
+/// `constant + u` for some run-time u with no bit outside \p unknownMask.
+struct PtxPartialValue {
+  uint64_t constant = 0;
+  uint64_t unknownMask = 0;
+  bool isKnown() const { return unknownMask == 0; }
+};
+
 /// One descriptor operand of one MMA instruction.
 struct PtxDescriptorUse {
   enum class RoleKind { SmemA, SmemB, Instr };
@@ -38,7 +56,15 @@ struct PtxDescriptorUse {
   RoleKind role = RoleKind::SmemA;
   std::string operand;           ///< As written: "%rd12" or an immediate.
   std::optional<uint64_t> value; ///< Known statically.
+  /// What is known when the value is not: constant bits plus a run-time part.
+  std::optional<PtxPartialValue> partial;
   std::string description;       ///< Decoded fields, or why not.
+  /// The instruction, decoded: "wgmma m64n256k16 f32 += bf16 x bf16, A
+  /// K-major, B K-major".
+  std::string instruction;
+  /// The `// tilec: ...` annotation lines codegen put before the
+  /// instruction (tilec compile --annotate), without the `// tilec: `.
+  std::vector<std::string> tags;
 };
 
 /// "SW128 start=0 LBO=16 SBO=1024 base_offset=0" (sm_100 adds version and
@@ -48,11 +74,33 @@ std::string describeSmemDescriptor(uint64_t desc, ArchKind arch);
 /// "kind::f16 bf16 x bf16 -> f32 M=128 N=256 A:K B:K", or the error.
 std::string describeInstrDescriptor(uint32_t idesc, MmaKindKind kind);
 
+/// The fields of \p desc other than the start address: "SW128 LBO=16
+/// SBO=1024 base_offset=0" (sm_100 adds version and lbo_mode), or the
+/// decoding error.
+std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch);
+
+/// Describes a descriptor known up to a run-time start address: the fields
+/// outside the start-address field, and the start as "run-time base + N B",
+/// or why it cannot be decoded.
+/// Example: {0x4000004000010002, 0x3FC0} on sm_90a is "SW128 LBO=16 SBO=1024
+/// base_offset=0 start=<1024-byte aligned run-time smem address>+32".
+std::string describePartialSmemDescriptor(const PtxPartialValue &value,
+                                          ArchKind arch);
+
 /// Scans \p ptx for MMA instructions. The arch comes from `.target` unless
 /// \p arch is given.
 std::vector<PtxDescriptorUse>
 scanPtxDescriptors(llvm::StringRef ptx,
                    std::optional<ArchKind> arch = std::nullopt);
+
+/// \p ptx with a `// explain: ...` comment line before every MMA
+/// instruction: the instruction decoded, then one line per descriptor
+/// operand (and the tilec annotation tags' source lines when present). The
+/// result is still valid PTX. \p count receives the number of instructions
+/// explained.
+std::string explainPtx(llvm::StringRef ptx,
+                       std::optional<ArchKind> arch = std::nullopt,
+                       unsigned *count = nullptr);
 
 } // namespace tilec
 

@@ -39,6 +39,25 @@ TEST(LayoutExprTest, Values) {
             "Sw<3,3,3> o ((4,2),(16,4)):((64,256),(1,16))");
 }
 
+// DESIGN.md's sketch spells ORDER as order(1, 0); it is the tuple (1,0).
+TEST(LayoutExprTest, OrderSpelling) {
+  EXPECT_EQ(evalStr("order(1, 0)"), "(1,0)");
+  EXPECT_EQ(evalStr("order((1,0), 2)"), "((1,0),2)");
+  EXPECT_EQ(evalStr("tile_to_shape(MN_SW64<bf16>, (128, 128), order(1, 0))"),
+            evalStr("tile_to_shape(MN_SW64<bf16>, (128, 128), (1, 0))"));
+  EXPECT_EQ(evalStr("make_ordered((4,8), order(1, 0))"), "(4,8):(8,1)");
+  // Row-major tiling of 16x16 by the 8x8 K_INTER<bf16> atom: the atom's
+  // column moves first, so the second atom along K starts at 64 elements.
+  EXPECT_EQ(evalStr("tile_to_shape(K_INTER<bf16>, (16,16), order(1, 0))"),
+            "Sw<0,3,3> o ((8,2),(8,2)):((8,128),(1,64))");
+  llvm::Expected<LayoutValue> v = evaluateLayoutExpr("order(1, 4:2)");
+  ASSERT_FALSE(bool(v));
+  LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+  EXPECT_EQ(d.column, 9u);
+  EXPECT_NE(d.message.find("order: an element must be an integer"),
+            std::string::npos);
+}
+
 TEST(LayoutExprTest, Environment) {
   LayoutEnv env;
   env.emplace("BM", LayoutValue(int64_t(128)));

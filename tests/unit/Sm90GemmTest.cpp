@@ -178,11 +178,11 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
     EXPECT_NE(ptx.find("%cluster_ctarank"), std::string::npos);
     EXPECT_GE(countOf(ptx, "barrier.cluster.wait.acquire"), 2u);
     EXPECT_EQ(kernel->clusterX, 2u);
-    EXPECT_EQ(kernel->b.boxRows, config.bn / 2);
+    EXPECT_EQ(kernel->b.boxDims[1], config.bn / 2);
   } else {
     EXPECT_EQ(ptx.find("multicast"), std::string::npos);
     EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);
-    EXPECT_EQ(kernel->b.boxRows, config.bn);
+    EXPECT_EQ(kernel->b.boxDims[1], config.bn);
   }
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
   EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx.shared::cta.b64"),

@@ -1,0 +1,388 @@
+//===- tests/gpu/Sm90DTypeGpuTest.cpp - sm_90a GEMM types against the CPU -===//
+//
+// The dtype x majorness matrix of the sm_90a GEMM on the GPU. Inputs are
+// drawn in [-1, 1], rounded on the CPU to the operand type (round to
+// nearest even, by arithmetic on doubles) and encoded by looking the
+// rounded value up in a table built by decoding every bit pattern of the
+// type from its sign / exponent / mantissa fields; those exact bit patterns
+// are uploaded and the decoded values feed a double-precision reference. C
+// is poisoned with all-ones bytes (NaN in bf16, f16 and f32) when beta = 0.
+// Failures print the first mismatches with their coordinates.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTest.h"
+#include "Sm90DTypeHost.h"
+
+#include "runtime/Module.h"
+#include "runtime/Stream.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <sstream>
+
+namespace tilec {
+namespace {
+
+/// A floating-point storage format: 1 sign bit, \p exp exponent bits,
+/// \p man mantissa bits (tf32: stored in 32 bits, 8 + 10).
+struct Format {
+  unsigned storageBytes, exp, man;
+  bool ieeeSpecials; ///< all-ones exponent is inf/NaN (not e4m3)
+};
+
+Format formatOf(DTypeKind dtype) {
+  switch (dtype) {
+  case DTypeKind::F16:
+    return {2, 5, 10, true};
+  case DTypeKind::BF16:
+    return {2, 8, 7, true};
+  case DTypeKind::TF32:
+    return {4, 8, 10, true};
+  case DTypeKind::F32:
+    return {4, 8, 23, true};
+  case DTypeKind::E4M3:
+    return {1, 4, 3, false};
+  default: // E5M2
+    return {1, 5, 2, true};
+  }
+}
+
+/// Decodes the low 1 + exp + man bits of \p code; NaN for inf/NaN codes.
+double decodeFields(uint32_t code, const Format &f) {
+  int bias = (1 << (f.exp - 1)) - 1;
+  uint32_t sign = (code >> (f.exp + f.man)) & 1;
+  uint32_t e = (code >> f.man) & ((1u << f.exp) - 1);
+  uint32_t m = code & ((1u << f.man) - 1);
+  if (f.ieeeSpecials && e == (1u << f.exp) - 1)
+    return NAN;
+  if (!f.ieeeSpecials && e == (1u << f.exp) - 1 && m == (1u << f.man) - 1)
+    return NAN; // e4m3's only NaN pattern
+  double v = e == 0 ? std::ldexp(double(m), 1 - bias - int(f.man))
+                    : std::ldexp(1.0 + std::ldexp(double(m), -int(f.man)),
+                                 int(e) - bias);
+  return sign ? -v : v;
+}
+
+/// \p x rounded to nearest even in \p f (finite, in range).
+double roundTo(double x, const Format &f) {
+  if (x == 0)
+    return 0;
+  int bias = (1 << (f.exp - 1)) - 1;
+  int e = std::max(int(std::floor(std::log2(std::fabs(x)))), 1 - bias);
+  double quantum = std::ldexp(1.0, e - int(f.man));
+  return std::nearbyint(x / quantum) * quantum; // ties to even
+}
+
+/// Bit patterns and values of one operand type.
+class Codec {
+public:
+  explicit Codec(DTypeKind dtype) : dtype(dtype), f(formatOf(dtype)) {
+    if (f.storageBytes * 8 == 1 + f.exp + f.man && f.storageBytes <= 2) {
+      for (uint32_t c = 0; c < (1u << (8 * f.storageBytes)); ++c) {
+        double v = decodeFields(c, f);
+        if (!std::isnan(v) && !(v == 0 && std::signbit(v)))
+          table.emplace(v, c);
+      }
+    }
+  }
+  /// Rounds \p x and returns {bits, value}.
+  std::pair<uint32_t, double> encode(double x) const {
+    double v = roundTo(x, f);
+    if (f.storageBytes == 4) {
+      // tf32 is an f32 with the low 13 mantissa bits zero.
+      float single = float(v);
+      uint32_t bits;
+      std::memcpy(&bits, &single, 4);
+      return {bits, v};
+    }
+    auto it = table.find(v);
+    if (it == table.end())
+      return {0, NAN}; // would be a bug in roundTo
+    return {it->second, v};
+  }
+  /// Decodes stored bits (C outputs).
+  double decode(uint32_t bits) const {
+    if (f.storageBytes == 4) {
+      float single;
+      std::memcpy(&single, &bits, 4);
+      return single;
+    }
+    return decodeFields(bits, f);
+  }
+  unsigned bytes() const { return f.storageBytes; }
+  unsigned mantissaBits() const { return f.man; }
+
+private:
+  DTypeKind dtype;
+  Format f;
+  std::map<double, uint32_t> table;
+};
+
+void store(std::vector<uint8_t> &buffer, size_t index, uint32_t bits,
+           unsigned bytes) {
+  std::memcpy(buffer.data() + index * bytes, &bits, bytes); // little endian
+}
+
+uint32_t load(const std::vector<uint8_t> &buffer, size_t index,
+              unsigned bytes) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, buffer.data() + index * bytes, bytes);
+  return bits;
+}
+
+struct Problem {
+  unsigned m, n, k;
+  float alpha = 1, beta = 0;
+  size_t samples = 0; ///< 0: check every element
+};
+
+struct DTypeGpuCase {
+  const char *label;
+  Sm90GemmConfig config;
+  Problem problem;
+};
+
+/// Runs one problem; returns a failure description or "".
+std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
+  const Sm90GemmConfig &config = gpuCase.config;
+  const Problem &p = gpuCase.problem;
+  auto kernel = emitSm90Gemm(config);
+  if (!kernel)
+    return "emit: " + llvm::toString(kernel.takeError());
+  auto module = rt::Module::loadPtx(kernel->ptx);
+  if (!module)
+    return module.error().getMessage();
+  auto fn = module->function(kernel->entry);
+  if (!fn)
+    return fn.error().getMessage();
+
+  Codec codecA(config.aType), codecB(config.bType), codecC(config.cType);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  // Values indexed logically: a[i * K + kk], b[j * K + kk]; stored in the
+  // operand's majorness.
+  std::vector<double> a(size_t(p.m) * p.k), b(size_t(p.n) * p.k),
+      c0(size_t(p.m) * p.n, 0);
+  std::vector<uint8_t> aBits(a.size() * codecA.bytes()),
+      bBits(b.size() * codecB.bytes()), cBits(c0.size() * codecC.bytes());
+  for (unsigned i = 0; i < p.m; ++i)
+    for (unsigned kk = 0; kk < p.k; ++kk) {
+      auto [bits, v] = codecA.encode(dist(rng));
+      a[size_t(i) * p.k + kk] = v;
+      size_t at = config.aMajor == MajorKind::K ? size_t(i) * p.k + kk
+                                                : size_t(kk) * p.m + i;
+      store(aBits, at, bits, codecA.bytes());
+    }
+  for (unsigned j = 0; j < p.n; ++j)
+    for (unsigned kk = 0; kk < p.k; ++kk) {
+      auto [bits, v] = codecB.encode(dist(rng));
+      b[size_t(j) * p.k + kk] = v;
+      size_t at = config.bMajor == MajorKind::K ? size_t(j) * p.k + kk
+                                                : size_t(kk) * p.n + j;
+      store(bBits, at, bits, codecB.bytes());
+    }
+  if (p.beta == 0) {
+    std::fill(cBits.begin(), cBits.end(), 0xFF); // NaN poison
+  } else {
+    for (size_t e = 0; e < c0.size(); ++e) {
+      auto [bits, v] = codecC.encode(dist(rng));
+      c0[e] = v;
+      store(cBits, e, bits, codecC.bytes());
+    }
+  }
+  for (double v : a)
+    if (std::isnan(v))
+      return "CPU rounding of A produced no code";
+  for (double v : b)
+    if (std::isnan(v))
+      return "CPU rounding of B produced no code";
+
+  auto da = rt::DeviceBuffer::allocate(aBits.size());
+  auto db = rt::DeviceBuffer::allocate(bBits.size());
+  auto dc = rt::DeviceBuffer::allocate(cBits.size());
+  if (!da || !db || !dc)
+    return "device allocation failed";
+  if (auto s = da->upload(aBits.data(), aBits.size()); !s)
+    return s.error().getMessage();
+  if (auto s = db->upload(bBits.data(), bBits.size()); !s)
+    return s.error().getMessage();
+  if (auto s = dc->upload(cBits.data(), cBits.size()); !s)
+    return s.error().getMessage();
+  auto launch = sm90host::prepareLaunch(*kernel, da->ptr(), db->ptr(),
+                                        dc->ptr(), p.m, p.n, p.k, p.alpha,
+                                        p.beta);
+  if (!launch)
+    return launch.error().getMessage();
+  if (auto s = rt::launch(*fn, launch->config, launch->args); !s)
+    return s.error().getMessage();
+  if (auto s = rt::synchronizeDefaultStream(); !s)
+    return "kernel: " + s.error().getMessage();
+  std::vector<uint8_t> out(cBits.size());
+  if (auto s = dc->download(out.data(), out.size()); !s)
+    return s.error().getMessage();
+
+  std::vector<std::pair<unsigned, unsigned>> points;
+  if (p.samples == 0) {
+    for (unsigned i = 0; i < p.m; ++i)
+      for (unsigned j = 0; j < p.n; ++j)
+        points.push_back({i, j});
+  } else {
+    std::uniform_int_distribution<unsigned> ri(0, p.m - 1), rj(0, p.n - 1);
+    for (size_t s = 0; s < p.samples; ++s)
+      points.push_back({ri(rng), rj(rng)});
+    points.push_back({p.m - 1, p.n - 1});
+    points.push_back({0, 0});
+  }
+  // Tolerance: the output rounding (half an ulp of C's mantissa), plus f32
+  // accumulation (fp8 wgmma accumulates with fewer mantissa bits: seed 003)
+  // growing with sqrt(K). A wrong operand element moves a sum by ~0.3.
+  bool fp8 = dtypeBits(config.aType) == 8;
+  double outRel = std::ldexp(1.0, -int(codecC.mantissaBits()));
+  double absTol = (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(p.k)) + 1e-4;
+  std::ostringstream bad;
+  size_t mismatches = 0;
+  double errNorm = 0, refNorm = 0;
+  for (auto [i, j] : points) {
+    double sum = 0;
+    for (unsigned kk = 0; kk < p.k; ++kk)
+      sum += a[size_t(i) * p.k + kk] * b[size_t(j) * p.k + kk];
+    double ref = p.alpha * sum + p.beta * c0[size_t(i) * p.n + j];
+    double got =
+        codecC.decode(load(out, size_t(i) * p.n + j, codecC.bytes()));
+    double tol = outRel * std::fabs(ref) + absTol;
+    errNorm += (got - ref) * (got - ref);
+    refNorm += ref * ref;
+    if (!(std::fabs(got - ref) <= tol)) {
+      if (mismatches < 8)
+        bad << "  C(" << i << ", " << j << ") = " << got << ", reference "
+            << ref << " (tolerance " << tol << ")\n";
+      ++mismatches;
+    }
+  }
+  double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
+  std::printf("sm90 dtype %-28s A %s %-2s B %s %-2s C %s %sbm%u bn%u bk%u "
+              "M=%u N=%u K=%u: %zu/%zu wrong, rel. error %.3g\n",
+              gpuCase.label, dtypeInfo(config.aType).name.data(),
+              majorName(config.aMajor).data(), dtypeInfo(config.bType).name.data(),
+              majorName(config.bMajor).data(), dtypeInfo(config.cType).name.data(),
+              config.swapAB ? "swapAB " : "", config.bm, config.bn, config.bk,
+              p.m, p.n, p.k, mismatches, points.size(), rel);
+  if (mismatches || !(rel < 1e-2))
+    return std::to_string(mismatches) + " of " + std::to_string(points.size()) +
+           " elements wrong (rel. error " + std::to_string(rel) +
+           "); first:\n" + bad.str();
+  return "";
+}
+
+class Sm90DTypeGpu : public ::testing::TestWithParam<DTypeGpuCase> {};
+
+TEST_P(Sm90DTypeGpu, MatchesCpuReference) {
+  TILEC_GPU_CONTEXT(ctx);
+  if (ctx.device().ccMajor != 9)
+    GTEST_SKIP() << "SKIP: sm_90a kernels need an sm_90 GPU, not sm_"
+                 << ctx.device().ccMajor;
+  EXPECT_EQ(runCase(GetParam(), std::random_device{}()), "");
+}
+
+Sm90GemmConfig cfg(DTypeKind a, DTypeKind b, MajorKind aMajor,
+                   MajorKind bMajor, DTypeKind c, unsigned bm, unsigned bn,
+                   unsigned bk, unsigned stages, bool swap = false) {
+  Sm90GemmConfig config;
+  config.aType = a;
+  config.bType = b;
+  config.aMajor = aMajor;
+  config.bMajor = bMajor;
+  config.cType = c;
+  config.bm = bm;
+  config.bn = bn;
+  config.bk = bk;
+  config.stages = stages;
+  config.swapAB = swap;
+  return config;
+}
+
+using D = DTypeKind;
+using J = MajorKind;
+
+// TMA needs 16-byte global row strides: K * bytes for a K-major operand,
+// M or N * bytes for an MN-major one; the other extents are ragged freely.
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, Sm90DTypeGpu,
+    ::testing::Values(
+        DTypeGpuCase{"bf16_KK_n256",
+                     cfg(D::BF16, D::BF16, J::K, J::K, D::BF16, 128, 256, 64,
+                         4),
+                     {200, 264, 200}},
+        DTypeGpuCase{"bf16_MNK_f32_n128",
+                     cfg(D::BF16, D::BF16, J::MN, J::K, D::F32, 128, 128, 64,
+                         4),
+                     {136, 130, 136}},
+        DTypeGpuCase{"bf16_KMN_n256",
+                     cfg(D::BF16, D::BF16, J::K, J::MN, D::BF16, 128, 256, 64,
+                         4),
+                     {129, 264, 72}},
+        DTypeGpuCase{"bf16_MNMN_f16_n64",
+                     cfg(D::BF16, D::BF16, J::MN, J::MN, D::F16, 64, 64, 64, 6),
+                     {72, 136, 264}},
+        DTypeGpuCase{"f16_KK_n200_beta",
+                     cfg(D::F16, D::F16, J::K, J::K, D::F16, 128, 200, 64, 4),
+                     {130, 333, 128, 1.5f, -0.5f}},
+        DTypeGpuCase{"f16_MNK_f32_n8",
+                     cfg(D::F16, D::F16, J::MN, J::K, D::F32, 64, 8, 64, 4),
+                     {200, 20, 64}},
+        DTypeGpuCase{"f16_KMN_n24",
+                     cfg(D::F16, D::F16, J::K, J::MN, D::BF16, 128, 24, 64, 4),
+                     {100, 48, 96}},
+        DTypeGpuCase{"f16_MNMN_n120",
+                     cfg(D::F16, D::F16, J::MN, J::MN, D::F16, 128, 120, 64, 4),
+                     {256, 240, 520}},
+        DTypeGpuCase{"f16_MNMN_f32_n32_bk32_beta",
+                     cfg(D::F16, D::F16, J::MN, J::MN, D::F32, 64, 32, 32, 4),
+                     {64, 96, 48, 0.5f, 2.0f}},
+        DTypeGpuCase{"bf16_swap_MNK_n64",
+                     cfg(D::BF16, D::BF16, J::MN, J::K, D::BF16, 128, 64, 64, 8,
+                         true),
+                     {40, 300, 136}},
+        DTypeGpuCase{"bf16_MNMN_2048_sampled",
+                     cfg(D::BF16, D::BF16, J::MN, J::MN, D::BF16, 128, 256, 64,
+                         4),
+                     {2048, 2048, 2048, 1, 0, 3000}},
+        DTypeGpuCase{"tf32_KK_f32_n128",
+                     cfg(D::TF32, D::TF32, J::K, J::K, D::F32, 128, 128, 32, 4),
+                     {130, 200, 132}},
+        DTypeGpuCase{"tf32_KK_n256",
+                     cfg(D::TF32, D::TF32, J::K, J::K, D::BF16, 128, 256, 32,
+                         4),
+                     {256, 256, 1024}},
+        DTypeGpuCase{"e4m3_KK_n256",
+                     cfg(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 256, 128,
+                         4),
+                     {200, 264, 272}},
+        DTypeGpuCase{"e4m3_KK_n128_bk64",
+                     cfg(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 128, 64,
+                         6),
+                     {129, 130, 208}},
+        DTypeGpuCase{"e4m3_KK_n8",
+                     cfg(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 64, 8, 128, 4),
+                     {128, 40, 256}},
+        DTypeGpuCase{"e5m2_KK_f32_n64",
+                     cfg(D::E5M2, D::E5M2, J::K, J::K, D::F32, 64, 64, 128, 4),
+                     {64, 100, 512}},
+        DTypeGpuCase{"e4m3_e5m2_KK_f16_n136_beta",
+                     cfg(D::E4M3, D::E5M2, J::K, J::K, D::F16, 128, 136, 128,
+                         4),
+                     {300, 136, 144, 1.0f, 0.25f}},
+        DTypeGpuCase{"e4m3_swap_n64",
+                     cfg(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 64, 128, 6,
+                         true),
+                     {50, 2112, 512}},
+        DTypeGpuCase{"e4m3_4096_sampled",
+                     cfg(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 256, 128,
+                         4),
+                     {4096, 4096, 4096, 1, 0, 3000}}),
+    [](const auto &info) { return std::string(info.param.label); });
+
+} // namespace
+} // namespace tilec
