@@ -27,6 +27,10 @@ GemmKernelBinary sm90Binary(unsigned bm, unsigned bn, bool swap,
   kernel.config.splitK = splits > 1;
   kernel.a.rows = bm;
   kernel.b.rows = bn;
+  // The TMA boxes (K-major: BK x rows), as emitSm90Gemm sets them.
+  kernel.a.boxDims[0] = kernel.b.boxDims[0] = 64;
+  kernel.a.boxDims[1] = bm;
+  kernel.b.boxDims[1] = bn;
   return sm90GemmBinary(std::move(kernel), splits);
 }
 
