@@ -6,9 +6,9 @@
 // worked out by hand from the kernel contracts in codegen/GemmCodegen.h.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/GemmLauncher.h"
 #include "codegen/Sm90GemmSpec.h"
 #include "compiler/Compiler.h"
-#include "compiler/GemmLauncher.h"
 
 #include <gtest/gtest.h>
 
@@ -27,8 +27,7 @@ GemmKernelBinary sm90Binary(unsigned bm, unsigned bn, bool swap,
   kernel.config.splitK = splits > 1;
   kernel.a.rows = bm;
   kernel.b.rows = bn;
-  // The TMA boxes (K-major: BK x rows), as emitSm90Gemm sets them.
-  kernel.a.boxDims[0] = kernel.b.boxDims[0] = 64;
+  kernel.a.boxDims[0] = kernel.b.boxDims[0] = 64; // BK of bf16: 128 bytes
   kernel.a.boxDims[1] = bm;
   kernel.b.boxDims[1] = bn;
   return sm90GemmBinary(std::move(kernel), splits);
