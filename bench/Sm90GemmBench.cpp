@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90GemmSpec.h"
+#include "codegen/Sm90Heuristic.h"
 #include "compiler/GemmLauncher.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <cstdio>
 #include <random>
+#include <string>
 
 using namespace tilec;
 
@@ -43,12 +45,15 @@ struct Shape {
 struct Candidate {
   Sm90GemmConfig config;
   unsigned splits = 1;
+  bool chosen = false; ///< sm90ChooseConfig's pick (printed as auto_...)
 };
 
 Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
                       unsigned ctasPerSm = 1, unsigned splits = 1,
-                      bool persistent = false, unsigned groupM = 8) {
+                      bool persistent = false, unsigned groupM = 8,
+                      unsigned clusterM = 1) {
   Candidate c;
+  c.config.clusterM = clusterM;
   c.config.persistent = persistent;
   c.config.groupM = groupM;
   c.config.bm = bm;
@@ -61,32 +66,46 @@ Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
   return c;
 }
 
-/// Splits that bring tiles * splits near \p slots CTAs, keeping >= 8 K
-/// tiles per split.
-unsigned splitsFor(unsigned tiles, unsigned kTiles, unsigned slots) {
-  unsigned s = std::max(1u, (slots + tiles / 2) / tiles);
-  return std::max(1u, std::min(s, kTiles / 8));
+/// The most ring stages that fit 227 KB (at most 16) for \p ctasPerSm.
+unsigned maxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
+  unsigned stage = (bm + bn) * 64 * 2 + 16;
+  unsigned budget = (ctasPerSm == 1 ? 232448u : 233472u / 2 - 1024) - 1040;
+  return std::min(16u, budget / stage);
 }
 
+/// The sweep: for decode shapes (M <= 128, swapped so that N fills the
+/// wgmma M) BM 64 and 128, the deepest ring, K splits 1..4, 2 CTAs per SM,
+/// persistence and 2x1 clusters; for the large squares 128 x 256 with and
+/// without persistence and clusters.
 std::vector<Candidate> candidates(const Shape &s) {
   if (s.m <= 128) {
-    // Swap AB: N fills the 64-row wgmma M, the small M is the wgmma N.
-    unsigned bn = s.m <= 64 ? 64 : 128;
-    unsigned tiles = (s.n + 63) / 64, kTiles = (s.k + 63) / 64;
-    std::vector<Candidate> out = {candidateOf(64, bn, 8, true),
-                                  candidateOf(64, bn, 4, true, 2),
-                                  candidateOf(64, bn, 8, true, 1, 1, true)};
-    unsigned s1 = splitsFor(tiles, kTiles, 132),
-             s2 = splitsFor(tiles, kTiles, 264);
-    if (s1 > 1)
-      out.push_back(candidateOf(64, bn, 8, true, 1, s1));
-    if (s2 > 1)
-      out.push_back(candidateOf(64, bn, 4, true, 2, s2));
+    unsigned bn = (s.m + 15) / 16 * 16;
+    unsigned kTiles = (s.k + 63) / 64;
+    std::vector<Candidate> out;
+    for (unsigned bm : {64u, 128u}) {
+      unsigned st = maxStages(bm, bn, 1);
+      for (unsigned splits : {1u, 2u, 3u, 4u})
+        if (kTiles / splits >= 4 && (splits <= 4 || bm == 64)) {
+          out.push_back(candidateOf(bm, bn, st, true, 1, splits));
+          if (splits <= 2 || bm == 64)
+            out.push_back(candidateOf(bm, bn, st, true, 1, splits, false, 8, 2));
+        }
+      out.push_back(candidateOf(bm, bn, st, true, 1, 1, true));
+      out.push_back(candidateOf(bm, bn, st, true, 1, 1, true, 8, 2));
+    }
+    unsigned st2 = maxStages(64, bn, 2);
+    for (unsigned splits : {1u, 2u})
+      if (kTiles / splits >= 4)
+        out.push_back(candidateOf(64, bn, st2, true, 2, splits));
     return out;
   }
-  return {candidateOf(128, 256, 4, false), candidateOf(128, 256, 3, false),
+  return {candidateOf(128, 256, 4, false),
+          candidateOf(128, 256, 4, false, 1, 1, false, 8, 2),
           candidateOf(128, 256, 4, false, 1, 1, true, 8),
-          candidateOf(128, 256, 4, false, 1, 1, true, 16)};
+          candidateOf(128, 256, 4, false, 1, 1, true, 16),
+          candidateOf(128, 256, 4, false, 1, 1, true, 8, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 16, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 4, 2)};
 }
 
 } // namespace
@@ -108,6 +127,9 @@ int main(int argc, char **argv) {
                                {128, 2112, 7168},  {128, 24576, 1536},
                                {128, 7168, 2048},  {128, 4096, 7168}};
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
+  // "auto": time only the config sm90ChooseConfig picks; else the sweep too.
+  bool onlyAuto = argc > 2 && std::string(argv[2]) == "auto";
+  unsigned sms = unsigned(ctx->device().smCount);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   auto start = rt::Event::create();
@@ -142,7 +164,13 @@ int main(int argc, char **argv) {
     }
     double flops = 2.0 * s.m * s.n * s.k;
     double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
-    for (const Candidate &candidate : candidates(s)) {
+    std::vector<Candidate> list;
+    Sm90Choice choice = sm90ChooseConfig(s.m, s.n, s.k, sms);
+    list.push_back({choice.config, choice.splits, true});
+    if (!onlyAuto)
+      for (const Candidate &c : candidates(s))
+        list.push_back(c);
+    for (const Candidate &candidate : list) {
       const Sm90GemmConfig &config = candidate.config;
       auto kernel = emitSm90Gemm(config);
       if (!kernel) {
@@ -200,11 +228,13 @@ int main(int argc, char **argv) {
       }
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
-      char name[64];
-      std::snprintf(name, sizeof name, "%s%sbm%u_bn%u_s%u_c%u_k%u",
-                    config.persistent
-                        ? (config.groupM == 8 ? "pers_g8_" : "pers_g16_")
+      char name[96];
+      std::snprintf(name, sizeof name, "%s%s%s%sbm%u_bn%u_s%u_c%u_k%u",
+                    candidate.chosen ? "auto_" : "", config.persistent
+                        ? ("pers_g" + std::to_string(config.groupM) + "_")
+                              .c_str()
                         : "",
+                    config.clusterM > 1 ? "cl2_" : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
                     config.stages, config.ctasPerSm, candidate.splits);
       std::printf(

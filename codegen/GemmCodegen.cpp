@@ -56,23 +56,42 @@ Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
   uint64_t tilesM = ceilDiv(m, tileM), tilesN = ceilDiv(n, tileN);
   if (arch != ArchKind::SM90a)
     return {static_cast<unsigned>(tilesM * tilesN), 1, 1};
-  // x walks the kernel's A role (the user's B under swap-AB).
+  // x walks the kernel's A role (the user's B under swap-AB), in whole
+  // clusters (sm90LaunchGrid in codegen/Sm90Gemm.h is the same rule).
+  uint64_t cx = std::max(1u, cluster.x);
   uint64_t x = swapAB ? tilesN : tilesM, y = swapAB ? tilesM : tilesN;
+  x = ceilDiv(x, cx) * cx;
   if (persistent) {
-    uint64_t cap = smCount ? uint64_t(smCount) * ctasPerSm : x * y;
-    return {static_cast<unsigned>(std::min(x * y, cap)), 1, 1};
+    uint64_t clusterTiles = x / cx * y;
+    uint64_t cap = smCount ? std::max<uint64_t>(1, uint64_t(smCount) *
+                                                       ctasPerSm / cx)
+                           : clusterTiles;
+    return {static_cast<unsigned>(std::min(clusterTiles, cap) * cx), 1, 1};
   }
   return {static_cast<unsigned>(x), static_cast<unsigned>(y), splitK};
+}
+
+/// Output tiles a split-K launch numbers: the A-role tile count is rounded
+/// up to whole clusters (the kernel's tile id is y * gridDim.x + x).
+static uint64_t splitTiles(const GemmKernelBinary &kernel, uint64_t m,
+                           uint64_t n) {
+  uint64_t cx = std::max(1u, kernel.cluster.x);
+  uint64_t tilesM = ceilDiv(m, kernel.tileM), tilesN = ceilDiv(n, kernel.tileN);
+  if (kernel.swapAB)
+    tilesN = ceilDiv(tilesN, cx) * cx;
+  else
+    tilesM = ceilDiv(tilesM, cx) * cx;
+  return tilesM * tilesN;
 }
 
 uint64_t GemmKernelBinary::workspaceBytes(uint64_t m, uint64_t n) const {
   if (splitK <= 1)
     return 0;
-  return ceilDiv(m, tileM) * ceilDiv(n, tileN) * splitK * tileM * tileN * 4;
+  return splitTiles(*this, m, n) * splitK * tileM * tileN * 4;
 }
 
 uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
-  return splitK <= 1 ? 0 : ceilDiv(m, tileM) * ceilDiv(n, tileN) * 4;
+  return splitK <= 1 ? 0 : splitTiles(*this, m, n) * 4;
 }
 
 llvm::Error checkGemmSpec(const GemmSpec &spec) {

@@ -89,6 +89,8 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.ldcMultiple = 1;
   binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
   binary.ctasPerSm = config.ctasPerSm;
+  // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
+  binary.cluster = {config.clusterM, 1, 1};
   using P = KernelParam;
   binary.params = {
       {"tmapA", P::TensorMap},   {"tmapB", P::TensorMap}, {"c", P::Pointer},
@@ -110,7 +112,7 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
     map.dtype = tile.dtype;
     map.major = tile.major;
     map.boxInner = tile.boxDims[0];
-    map.boxOuter = tile.boxDims[1];
+    map.boxOuter = tile.boxDims[1]; // B: rows / clusterM under multicast
     map.swizzleBytes = tile.swizzleBytes;
     return map;
   };

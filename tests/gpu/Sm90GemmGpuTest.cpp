@@ -49,8 +49,9 @@ struct Problem {
 
 Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
                         bool splitK = false, unsigned ctasPerSm = 1,
-                        bool persistent = false) {
+                        bool persistent = false, unsigned clusterM = 1) {
   Sm90GemmConfig config;
+  config.clusterM = clusterM;
   config.persistent = persistent;
   config.bm = bm;
   config.bn = bn;
@@ -156,9 +157,10 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   }
   double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
   std::printf(
-      "sm90 %s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g beta=%g: "
-      "%zu/%zu checked elements wrong, rel. error %.3g\n",
+      "sm90 %s%s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g "
+      "beta=%g: %zu/%zu checked elements wrong, rel. error %.3g\n",
       config.persistent ? "persistent " : "",
+      config.clusterM > 1 ? "cluster2x1 " : "",
       config.swapAB ? "swapAB" : "      ", config.bm, config.bn, config.stages,
       p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
       points.size(), rel);
@@ -254,7 +256,37 @@ INSTANTIATE_TEST_SUITE_P(
                 {64, 24576, 1536, 1, 0, 4000}},
         GpuCase{"cta2_splitk2_swap_m128_n2112_k7168",
                 configOf(64, 128, 4, true, true, 2),
-                {128, 2112, 7168, 1, 0, 4000, 2}}),
+                {128, 2112, 7168, 1, 0, 4000, 2}},
+        // 2x1 clusters multicasting B. Odd row-tile counts leave the second
+        // CTA of the last cluster with no rows: it must load (zeros), keep
+        // the barrier protocol with its peer, and store nothing.
+        GpuCase{"cluster2_exact_256x512x1024",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {256, 512, 1024}},
+        GpuCase{"cluster2_odd_tiles_beta_300x520x136",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {300, 520, 136, 1.5f, -0.5f}},
+        GpuCase{"cluster2_one_tile_127x253x64",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {127, 253, 64}},
+        GpuCase{"cluster2_persistent_odd_tiles_1100x1300x520",
+                configOf(128, 256, 4, false, false, 1, true, 2),
+                {1100, 1300, 520}},
+        GpuCase{"cluster2_persistent_beta_4096x4096x4096_sampled",
+                configOf(128, 256, 4, false, false, 1, true, 2),
+                {4096, 4096, 4096, 1.0f, 0.25f, 4000}},
+        GpuCase{"cluster2_bm64_n64_ragged_k_100x72x200",
+                configOf(64, 64, 8, false, false, 1, false, 2),
+                {100, 72, 200}},
+        GpuCase{"cluster2_splitk3_swap_m64_n2112_k7168",
+                configOf(64, 64, 12, true, true, 1, false, 2),
+                {64, 2112, 7168, 1, 0, 0, 3}},
+        GpuCase{"cluster2_persistent_swap_m128_n1000_k1536_beta",
+                configOf(128, 128, 6, true, false, 1, true, 2),
+                {128, 1000, 1536, 0.5f, 1.0f}},
+        GpuCase{"cluster2_cta2_swap_m37_n300_k136",
+                configOf(64, 64, 6, true, false, 2, false, 2),
+                {37, 300, 136}}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace
