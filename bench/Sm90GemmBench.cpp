@@ -12,8 +12,9 @@
 // bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
 //
 //===----------------------------------------------------------------------===//
-#include "tests/gpu/Sm90Launch.h"
-
+#include "codegen/Sm90GemmSpec.h"
+#include "codegen/Sm90Heuristic.h"
+#include "compiler/GemmLauncher.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
@@ -21,13 +22,21 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <random>
+#include <string>
 
 using namespace tilec;
-using namespace tilec::sm90test;
 
 namespace {
+
+/// bf16 bits of \p f, rounded to nearest even.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
 
 struct Shape {
   unsigned m, n, k;
@@ -36,12 +45,15 @@ struct Shape {
 struct Candidate {
   Sm90GemmConfig config;
   unsigned splits = 1;
+  bool chosen = false; ///< sm90ChooseConfig's pick (printed as auto_...)
 };
 
 Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
                       unsigned ctasPerSm = 1, unsigned splits = 1,
-                      bool persistent = false, unsigned groupM = 8) {
+                      bool persistent = false, unsigned groupM = 8,
+                      unsigned clusterM = 1) {
   Candidate c;
+  c.config.clusterM = clusterM;
   c.config.persistent = persistent;
   c.config.groupM = groupM;
   c.config.bm = bm;
@@ -54,32 +66,46 @@ Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
   return c;
 }
 
-/// Splits that bring tiles * splits near \p slots CTAs, keeping >= 8 K
-/// tiles per split.
-unsigned splitsFor(unsigned tiles, unsigned kTiles, unsigned slots) {
-  unsigned s = std::max(1u, (slots + tiles / 2) / tiles);
-  return std::max(1u, std::min(s, kTiles / 8));
+/// The most ring stages that fit 227 KB (at most 16) for \p ctasPerSm.
+unsigned maxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
+  unsigned stage = (bm + bn) * 64 * 2 + 16;
+  unsigned budget = (ctasPerSm == 1 ? 232448u : 233472u / 2 - 1024) - 1040;
+  return std::min(16u, budget / stage);
 }
 
+/// The sweep: for decode shapes (M <= 128, swapped so that N fills the
+/// wgmma M) BM 64 and 128, the deepest ring, K splits 1..4, 2 CTAs per SM,
+/// persistence and 2x1 clusters; for the large squares 128 x 256 with and
+/// without persistence and clusters.
 std::vector<Candidate> candidates(const Shape &s) {
   if (s.m <= 128) {
-    // Swap AB: N fills the 64-row wgmma M, the small M is the wgmma N.
-    unsigned bn = s.m <= 64 ? 64 : 128;
-    unsigned tiles = (s.n + 63) / 64, kTiles = (s.k + 63) / 64;
-    std::vector<Candidate> out = {candidateOf(64, bn, 8, true),
-                                  candidateOf(64, bn, 4, true, 2),
-                                  candidateOf(64, bn, 8, true, 1, 1, true)};
-    unsigned s1 = splitsFor(tiles, kTiles, 132),
-             s2 = splitsFor(tiles, kTiles, 264);
-    if (s1 > 1)
-      out.push_back(candidateOf(64, bn, 8, true, 1, s1));
-    if (s2 > 1)
-      out.push_back(candidateOf(64, bn, 4, true, 2, s2));
+    unsigned bn = (s.m + 15) / 16 * 16;
+    unsigned kTiles = (s.k + 63) / 64;
+    std::vector<Candidate> out;
+    for (unsigned bm : {64u, 128u}) {
+      unsigned st = maxStages(bm, bn, 1);
+      for (unsigned splits : {1u, 2u, 3u, 4u})
+        if (kTiles / splits >= 4 && (splits <= 4 || bm == 64)) {
+          out.push_back(candidateOf(bm, bn, st, true, 1, splits));
+          if (splits <= 2 || bm == 64)
+            out.push_back(candidateOf(bm, bn, st, true, 1, splits, false, 8, 2));
+        }
+      out.push_back(candidateOf(bm, bn, st, true, 1, 1, true));
+      out.push_back(candidateOf(bm, bn, st, true, 1, 1, true, 8, 2));
+    }
+    unsigned st2 = maxStages(64, bn, 2);
+    for (unsigned splits : {1u, 2u})
+      if (kTiles / splits >= 4)
+        out.push_back(candidateOf(64, bn, st2, true, 2, splits));
     return out;
   }
-  return {candidateOf(128, 256, 4, false), candidateOf(128, 256, 3, false),
+  return {candidateOf(128, 256, 4, false),
+          candidateOf(128, 256, 4, false, 1, 1, false, 8, 2),
           candidateOf(128, 256, 4, false, 1, 1, true, 8),
-          candidateOf(128, 256, 4, false, 1, 1, true, 16)};
+          candidateOf(128, 256, 4, false, 1, 1, true, 16),
+          candidateOf(128, 256, 4, false, 1, 1, true, 8, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 16, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 4, 2)};
 }
 
 } // namespace
@@ -101,6 +127,9 @@ int main(int argc, char **argv) {
                                {128, 2112, 7168},  {128, 24576, 1536},
                                {128, 7168, 2048},  {128, 4096, 7168}};
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
+  // "auto": time only the config sm90ChooseConfig picks; else the sweep too.
+  bool onlyAuto = argc > 2 && std::string(argv[2]) == "auto";
+  unsigned sms = unsigned(ctx->device().smCount);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   auto start = rt::Event::create();
@@ -135,41 +164,47 @@ int main(int argc, char **argv) {
     }
     double flops = 2.0 * s.m * s.n * s.k;
     double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
-    for (const Candidate &candidate : candidates(s)) {
+    std::vector<Candidate> list;
+    Sm90Choice choice = sm90ChooseConfig(s.m, s.n, s.k, sms);
+    list.push_back({choice.config, choice.splits, true});
+    if (!onlyAuto)
+      for (const Candidate &c : candidates(s))
+        list.push_back(c);
+    for (const Candidate &candidate : list) {
       const Sm90GemmConfig &config = candidate.config;
       auto kernel = emitSm90Gemm(config);
       if (!kernel) {
         std::printf("skip: %s\n", llvm::toString(kernel.takeError()).c_str());
         continue;
       }
-      auto module = rt::Module::loadPtx(kernel->ptx);
-      if (!module) {
-        std::printf("skip: %s\n", module.error().getMessage().c_str());
+      // The embedding API's launcher; each copy's launch is prepared once
+      // (tensor maps encoded, split-K workspace sized) and issued many times.
+      auto launcher = GemmLauncher::create(
+          sm90GemmBinary(std::move(*kernel), candidate.splits),
+          ctx->device().smCount);
+      if (!launcher) {
+        std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
       }
-      auto fn = module->function(kernel->entry);
-      if (!fn) {
-        std::printf("skip: %s\n", fn.error().getMessage().c_str());
-        continue;
-      }
-      std::vector<Sm90Launch> launches;
+      std::vector<PreparedGemm> launches;
       for (int i = 0; i < copies; ++i) {
-        auto launch = prepareSm90Gemm(
-            *kernel, ctx->device().smCount, as[i].ptr(), bs[i].ptr(),
-            cs[i].ptr(), s.m, s.n, s.k, 1, 0, candidate.splits);
+        GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
+                            s.k,         s.k,         s.k,         s.n};
+        auto launch = launcher->prepare(problem);
         if (!launch) {
           std::printf("error: %s\n", launch.error().getMessage().c_str());
           return 1;
         }
         launches.push_back(launch.take());
       }
+      // Split-K copies share the launcher's counters: one stream, in order.
       // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
       // ramped up before anything is timed.
       auto begin = std::chrono::steady_clock::now();
       for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
                                     std::chrono::milliseconds(50);
            ++i) {
-        (void)launchSm90Gemm(*fn, launches[i % copies]);
+        (void)launcher->launch(launches[i % copies]);
         if (i % 16 == 15)
           (void)ctx->synchronize();
       }
@@ -182,10 +217,10 @@ int main(int argc, char **argv) {
       constexpr int Batch = 10;
       std::vector<float> times;
       for (int i = 0; i < iters; ++i) {
-        (void)launchSm90Gemm(*fn, launches[0]);
+        (void)launcher->launch(launches[0]);
         (void)start->record();
         for (int j = 0; j < Batch; ++j)
-          (void)launchSm90Gemm(*fn, launches[(i + j) % copies]);
+          (void)launcher->launch(launches[(i + j) % copies]);
         (void)stop->record();
         (void)stop->synchronize();
         auto ms = rt::Event::elapsedMs(*start, *stop);
@@ -193,11 +228,13 @@ int main(int argc, char **argv) {
       }
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
-      char name[64];
-      std::snprintf(name, sizeof name, "%s%sbm%u_bn%u_s%u_c%u_k%u",
-                    config.persistent
-                        ? (config.groupM == 8 ? "pers_g8_" : "pers_g16_")
+      char name[96];
+      std::snprintf(name, sizeof name, "%s%s%s%sbm%u_bn%u_s%u_c%u_k%u",
+                    candidate.chosen ? "auto_" : "", config.persistent
+                        ? ("pers_g" + std::to_string(config.groupM) + "_")
+                              .c_str()
                         : "",
+                    config.clusterM > 1 ? "cl2_" : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
                     config.stages, config.ctasPerSm, candidate.splits);
       std::printf(

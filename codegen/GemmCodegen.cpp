@@ -1,20 +1,23 @@
 //===- codegen/GemmCodegen.cpp - GemmSpec to PTX, per target --------------===//
 //
 // Dispatch on the spec's arch. Each target's generator lives in its own files
-// (Sm80Gemm.cpp, ...); this file only routes, runs the PTX emitter and
-// reports targets that have no GEMM generator yet.
+// (Sm80Gemm.cpp, Sm90Gemm.cpp with Sm90GemmSpec.cpp reading the spec); this
+// file only routes, runs the PTX emitter, holds the arch-neutral launch rules
+// (grid, workspace) and reports targets that have no GEMM generator yet.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmCodegen.h"
 
 #include "codegen/PtxEmitter.h"
 #include "codegen/Sm80Gemm.h"
+#include "codegen/Sm90GemmSpec.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace tilec {
@@ -24,12 +27,80 @@ namespace {
 llvm::Error unsupportedArch(const GemmSpec &spec) {
   return llvm::createStringError("no GEMM code generator for " +
                                  archInfo(spec.arch).name.str() +
-                                 " yet; sm_80 is supported");
+                                 " yet (not implemented); sm_80 and sm_90a "
+                                 "are supported");
 }
+
+/// Schedules only the sm_90a generator implements.
+llvm::Error checkSchedule(const GemmSpec &spec) {
+  if (spec.arch == ArchKind::SM90a || (!spec.swapAB && spec.splitK <= 1))
+    return llvm::Error::success();
+  return llvm::createStringError(
+      llvm::formatv("schedule{0}{1} is implemented for sm_90a only; {2} "
+                    "kernels run with the plain schedule",
+                    spec.swapAB ? " swap_ab" : "",
+                    spec.splitK > 1
+                        ? llvm::formatv(" split_k({0})", spec.splitK).str()
+                        : "",
+                    archInfo(spec.arch).name)
+          .str());
+}
+
+uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 } // namespace
 
+Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
+                            unsigned smCount) const {
+  (void)k;
+  uint64_t tilesM = ceilDiv(m, tileM), tilesN = ceilDiv(n, tileN);
+  if (arch != ArchKind::SM90a)
+    return {static_cast<unsigned>(tilesM * tilesN), 1, 1};
+  // x walks the kernel's A role (the user's B under swap-AB), in whole
+  // clusters (sm90LaunchGrid in codegen/Sm90Gemm.h is the same rule).
+  uint64_t cx = std::max(1u, cluster.x);
+  uint64_t x = swapAB ? tilesN : tilesM, y = swapAB ? tilesM : tilesN;
+  x = ceilDiv(x, cx) * cx;
+  if (persistent) {
+    uint64_t clusterTiles = x / cx * y;
+    uint64_t cap = smCount ? std::max<uint64_t>(1, uint64_t(smCount) *
+                                                       ctasPerSm / cx)
+                           : clusterTiles;
+    return {static_cast<unsigned>(std::min(clusterTiles, cap) * cx), 1, 1};
+  }
+  return {static_cast<unsigned>(x), static_cast<unsigned>(y), splitK};
+}
+
+/// Output tiles a split-K launch numbers: the A-role tile count is rounded
+/// up to whole clusters (the kernel's tile id is y * gridDim.x + x).
+static uint64_t splitTiles(const GemmKernelBinary &kernel, uint64_t m,
+                           uint64_t n) {
+  uint64_t cx = std::max(1u, kernel.cluster.x);
+  uint64_t tilesM = ceilDiv(m, kernel.tileM), tilesN = ceilDiv(n, kernel.tileN);
+  if (kernel.swapAB)
+    tilesN = ceilDiv(tilesN, cx) * cx;
+  else
+    tilesM = ceilDiv(tilesM, cx) * cx;
+  return tilesM * tilesN;
+}
+
+uint64_t GemmKernelBinary::workspaceBytes(uint64_t m, uint64_t n) const {
+  if (splitK <= 1)
+    return 0;
+  return splitTiles(*this, m, n) * splitK * tileM * tileN * 4;
+}
+
+uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
+  return splitK <= 1 ? 0 : splitTiles(*this, m, n) * 4;
+}
+
 llvm::Error checkGemmSpec(const GemmSpec &spec) {
+  if (llvm::Error err = checkSchedule(spec))
+    return err;
+  if (spec.arch == ArchKind::SM90a) {
+    auto config = sm90ConfigFromSpec(spec);
+    return config ? llvm::Error::success() : config.takeError();
+  }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);
   auto plan = planSm80Gemm(spec);
@@ -63,6 +134,17 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
 }
 
 llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
+  if (llvm::Error err = checkSchedule(spec))
+    return err;
+  if (spec.arch == ArchKind::SM90a) {
+    auto config = sm90ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    auto kernel = emitSm90Gemm(*config);
+    if (!kernel)
+      return kernel.takeError();
+    return sm90GemmBinary(std::move(*kernel), spec.splitK);
+  }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);
   auto plan = planSm80Gemm(spec);
@@ -76,6 +158,12 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
   if (!ptx)
     return ptx.takeError();
   GemmKernelBinary binary;
+  binary.arch = spec.arch;
+  binary.aType = spec.aType;
+  binary.bType = spec.bType;
+  binary.cType = spec.cType;
+  binary.aMajor = spec.aMajor;
+  binary.bMajor = spec.bMajor;
   binary.ptx = std::move(*ptx);
   binary.entryName = spec.name;
   binary.blockThreads = spec.threads();
@@ -87,6 +175,14 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
 }
 
 llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
+  if (llvm::Error err = checkSchedule(spec))
+    return err;
+  if (spec.arch == ArchKind::SM90a) {
+    auto config = sm90ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    return emitSm90GemmLlvmIr(*config);
+  }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);
   auto plan = planSm80Gemm(spec);

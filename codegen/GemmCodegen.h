@@ -2,19 +2,28 @@
 //-*-===//
 //
 // The one entry the compiler calls to turn a lowered GEMM into a loadable
-// kernel: PTX text plus everything a launcher needs (entry name, block size,
-// dynamic shared memory, tile, parameter list). It dispatches on the spec's
-// arch; a target without a GEMM generator yet is a clear error, not a crash.
+// kernel: PTX text plus everything a launcher needs (entry name, parameters,
+// grid, block, dynamic shared memory, the tensor maps to encode and the
+// workspace to provide). It dispatches on the spec's arch; a target without a
+// GEMM generator yet (sm_100a) is a clear error, not a crash.
 //
-// Kernel parameters of the sm_80 GEMM, in order:
+// sm_80 (codegen/Sm80Gemm.h), parameters in order:
 //   A, B, C (global pointers), M, N, K (i32), lda, ldb, ldc (i32, elements),
 //   alpha, beta (f32, only with EpilogueScalarKind::Runtime).
 // lda is the stride between consecutive rows of the non-contiguous extent of
 // A: for a K-major A (M x K, K contiguous) lda >= K, for an M-major A lda >= M.
 // Same for B (N x K) and C (N-contiguous: ldc >= N).
-// Grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1) CTAs of blockThreads threads
-// and sharedBytes bytes of dynamic shared memory (the launcher must raise
-// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES when it exceeds 48 KiB).
+// Grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1).
+//
+// sm_90a (codegen/Sm90Gemm.h), parameters in order:
+//   tmapA, tmapB (128-byte grid-constant tensor maps), C (pointer),
+//   rowsA, rowsB, K, ldc (i32), alpha, beta (f32), workspace, counters
+//   (pointers, split-K only).
+// With swap-AB the kernel's A role is the user's B: tmapA covers B, rowsA is
+// N. Grid: (ceil(rowsA / BM), ceil(rowsB / BN), splits).
+//
+// Every kernel: blockThreads threads per CTA and sharedBytes bytes of dynamic
+// shared memory (the launcher raises the kernel's limit above 48 KiB).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_GEMMCODEGEN_H
@@ -24,8 +33,10 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -35,27 +46,96 @@ class Module;
 
 namespace tilec {
 
+/// A CUDA launch extent.
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
 /// One kernel parameter, in declaration order.
 struct KernelParam {
   /// How the parameter is passed (and what a launcher must marshal).
-  enum Kind { Pointer, I32, F32 };
+  enum Kind {
+    Pointer,  ///< .u64 global address.
+    I32,      ///< .u32 / .s32.
+    F32,      ///< .f32.
+    TensorMap ///< .param .align 64 .b8 [128], a grid-constant CUtensorMap.
+  };
   std::string name;
   Kind kind;
+
+  /// Bytes the parameter occupies: 8, 4, 4 or 128.
+  unsigned bytes() const {
+    return kind == Pointer ? 8 : kind == TensorMap ? 128 : 4;
+  }
+};
+
+/// A 2-D tiled TMA tensor map the host encodes for one operand before a
+/// launch, derived from the spec (dtype, majorness, CTA tile, smem swizzle).
+/// In the driver's terms dimension 0 is the contiguous one: for a K-major
+/// operand of R rows, globalDims = {K, R}, globalStrides = {ld * bytes}, and
+/// the box is {boxInner, boxOuter} elements.
+struct TensorMapPlan {
+  std::string param; ///< The kernel parameter it is passed as ("tmapA").
+  char matrix = 'A'; ///< The user's matrix it covers: 'A' (M x K) or 'B'.
+  DTypeKind dtype = DTypeKind::BF16;
+  MajorKind major = MajorKind::K; ///< Which extent is contiguous.
+  unsigned boxInner = 0;          ///< Box extent along the contiguous dim.
+  unsigned boxOuter = 0;          ///< Box extent along the other dim.
+  unsigned swizzleBytes = 128;    ///< 0 (none), 32, 64 or 128.
+  unsigned l2PromotionBytes = 256; ///< 0, 64, 128 or 256.
+  bool oobZero = true; ///< Out-of-bounds elements read as zero.
+
+  /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
+  /// M x K for A, N x K for B).
+  std::pair<uint64_t, uint64_t> dims(uint64_t rows, uint64_t k) const {
+    return major == MajorKind::K ? std::pair{k, rows} : std::pair{rows, k};
+  }
 };
 
 /// A compiled GEMM kernel and how to launch it.
 struct GemmKernelBinary {
-  std::string ptx;       ///< PTX text for the spec's arch.
-  std::string entryName; ///< The .entry name in \c ptx.
-  unsigned blockThreads; ///< Threads per CTA (1-D block).
-  unsigned sharedBytes;  ///< Dynamic shared memory per CTA in bytes.
-  unsigned tileM, tileN; ///< CTA tile: grid.x = ceil(M/tileM)*ceil(N/tileN).
+  ArchKind arch = ArchKind::SM80;
+  std::string ptx;           ///< PTX text for the spec's arch.
+  std::string entryName;     ///< The .entry name in \c ptx.
+  unsigned blockThreads = 0; ///< Threads per CTA (1-D block).
+  unsigned sharedBytes = 0;  ///< Dynamic shared memory per CTA in bytes.
+  unsigned tileM = 0, tileN = 0; ///< CTA tile in the user's M and N.
+  Dim3 cluster;                  ///< Thread-block cluster; {1,1,1}: none.
   std::vector<KernelParam> params; ///< In order.
+  /// Operand types and majorness the launcher checks buffers against.
+  DTypeKind aType = DTypeKind::BF16, bType = DTypeKind::BF16,
+            cType = DTypeKind::BF16;
+  MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
+  /// What the epilogue needs of C: ldc a multiple of this many elements and
+  /// C aligned to this many bytes (sm_80: 16-byte vectors; sm_90a: any ldc,
+  /// 4-byte pair stores).
+  unsigned ldcMultiple = 8, cAlignBytes = 16;
+  /// Tensor maps to encode, in parameter order (sm_90a: tmapA, tmapB).
+  std::vector<TensorMapPlan> tensorMaps;
+  /// sm_90a decode strategy: the kernel computes C^T = B A^T, so the small M
+  /// becomes the wgmma N.
+  bool swapAB = false;
+  /// sm_90a split-K: K is split over grid.z = splitK CTAs per output tile,
+  /// reduced in a workspace; 1 = no split.
+  unsigned splitK = 1;
+  /// sm_90a persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop.
+  bool persistent = false;
+  unsigned ctasPerSm = 1;
 
-  /// Number of CTAs for an M x N problem.
+  /// The grid for an M x N x K problem. \p smCount (the GPU's
+  /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per
+  /// tile, which is also correct.
+  Dim3 grid(uint64_t m, uint64_t n, uint64_t k, unsigned smCount = 0) const;
+  /// Total CTAs for an M x N problem (sm_80: grid.x).
   unsigned gridBlocks(unsigned m, unsigned n) const {
-    return ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
+    Dim3 g = grid(m, n, 0);
+    return g.x * g.y * g.z;
   }
+  /// Bytes of f32 split-K workspace for an M x N problem (0 without split-K).
+  uint64_t workspaceBytes(uint64_t m, uint64_t n) const;
+  /// Bytes of split-K tile counters (u32 each, zero before the first
+  /// launch; the kernel leaves them zero) for an M x N problem.
+  uint64_t counterBytes(uint64_t m, uint64_t n) const;
 };
 
 /// Builds the kernel of \p spec and emits PTX for spec.arch. Errors: an
@@ -72,8 +152,8 @@ llvm::Error checkGemmSpec(const GemmSpec &spec);
 
 /// Checks launch arguments against what the kernel of \p spec assumes: the
 /// leading dimensions cover their extents and are multiples of 8 elements
-/// (16-byte cp.async vectors; the buffers must be 16-byte aligned too), and
-/// M, N, K fit in i32. Launchers call this before a launch.
+/// (16-byte cp.async vectors and TMA strides; the buffers must be 16-byte
+/// aligned too), and M, N, K fit in i32. Launchers call this before a launch.
 llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
                                int64_t k, int64_t lda, int64_t ldb,
                                int64_t ldc);

@@ -189,5 +189,32 @@ wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
   return unpack(builder, call, regs);
 }
 
+void tmaLoad2dMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                        llvm::Value *tensorMap, llvm::Value *c0,
+                        llvm::Value *c1, llvm::Value *bar, llvm::Value *mask) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+          "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, $3}], [$4], "
+          "$5;",
+          "r,l,r,r,r,h,~{memory}", {dst, tensorMap, c0, c1, bar, mask});
+}
+
+void mbarrierArriveCluster(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                           llvm::Value *rank) {
+  emitAsm(builder, builder.getVoidTy(),
+          "{\n\t.reg .b32 remote;\n\t"
+          "mapa.shared::cluster.u32 remote, $0, $1;\n\t"
+          "mbarrier.arrive.shared::cluster.b64 _, [remote];"
+          "\n\t}",
+          "r,r,~{memory}", {bar, rank});
+}
+
+void clusterSync(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(),
+          "barrier.cluster.arrive.release;\n\t"
+          "barrier.cluster.wait.acquire;",
+          "~{memory}", {});
+}
+
 } // namespace ptx
 } // namespace tilec

@@ -98,6 +98,26 @@ wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
         llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
         llvm::Value *descB, llvm::StringRef annotation = {});
 
+// Thread-block clusters (sm_90).
+
+/// `cp.async.bulk.tensor.2d...multicast::cluster [dst], [tensorMap, {c0,
+/// c1}], [bar], mask;`: the box lands at offset \p dst of every CTA whose
+/// rank bit is set in \p mask (i16), and completes bytes on the barrier at
+/// offset \p bar of each of them.
+void tmaLoad2dMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                        llvm::Value *tensorMap, llvm::Value *c0,
+                        llvm::Value *c1, llvm::Value *bar, llvm::Value *mask);
+/// `mapa` then `mbarrier.arrive.shared::cluster.b64 _, [remote];`: one
+/// arrival on the barrier at this CTA's offset \p bar in the CTA of cluster
+/// rank \p rank (which may be this CTA). The default .release.cta: a
+/// .release.cluster arrive fences at cluster scope, which on the H200 cost
+/// about 1 us per ring slot (2x1-cluster decode GEMMs ran 7x slower).
+void mbarrierArriveCluster(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                           llvm::Value *rank);
+/// `barrier.cluster.arrive.release; barrier.cluster.wait.acquire;` (every
+/// thread of every CTA of the cluster).
+void clusterSync(llvm::IRBuilderBase &builder);
+
 } // namespace ptx
 } // namespace tilec
 

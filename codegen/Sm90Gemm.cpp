@@ -21,6 +21,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <functional>
@@ -80,6 +81,7 @@ struct Builder {
   llvm::Value *numK = nullptr;
   llvm::Value *numTilesM = nullptr, *numTilesN = nullptr, *numTiles = nullptr;
   llvm::Value *itBase = nullptr; ///< ring iterations before this tile
+  llvm::Value *rank = nullptr;   ///< CTA rank in its cluster (0 without)
 
   Builder(const Sm90GemmConfig &config, Sm90OperandTile tileA,
           Sm90OperandTile tileB, llvm::Module &module)
@@ -144,8 +146,17 @@ struct Builder {
       body(exit);
       return;
     }
-    llvm::Value *first =
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    // With clusters a tile is a cluster tile: clusterM neighbouring row
+    // tiles, one per CTA of the cluster, which walk the same sequence.
+    llvm::Value *cm = i32(config.clusterM);
+    llvm::Value *first = b.CreateUDiv(
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
+    llvm::Value *stride = b.CreateUDiv(
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}),
+        cm);
+    llvm::Value *tilesM =
+        b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
+    llvm::Value *tiles = b.CreateMul(tilesM, numTilesN);
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
     llvm::BasicBlock *bodyBlock = block(name + ".body");
@@ -156,7 +167,7 @@ struct Builder {
     t->addIncoming(first, pre);
     llvm::PHINode *it = b.CreatePHI(b.getInt32Ty(), 2, "it");
     it->addIncoming(i32(0), pre);
-    b.CreateCondBr(b.CreateICmpULT(t, numTiles), bodyBlock, exit);
+    b.CreateCondBr(b.CreateICmpULT(t, tiles), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
     // Grouped order: groupM tile rows advance together along N so that a
     // wave of CTAs shares A and B tiles in L2.
@@ -164,19 +175,18 @@ struct Builder {
     llvm::Value *firstM =
         b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
     llvm::Value *rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                                b.CreateSub(numTilesM, firstM),
+                                                b.CreateSub(tilesM, firstM),
                                                 i32(config.groupM));
     llvm::Value *inGroup = b.CreateURem(t, groupTiles);
-    m0 = b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)),
-                     i32(config.bm), "m0");
+    llvm::Value *tileM = b.CreateAdd(
+        b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
+        rank);
+    m0 = b.CreateMul(tileM, i32(config.bm), "m0");
     n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
     itBase = it;
     body(latch);
     b.SetInsertPoint(latch);
-    t->addIncoming(
-        b.CreateAdd(t, b.CreateIntrinsic(
-                           llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {})),
-        latch);
+    t->addIncoming(b.CreateAdd(t, stride), latch);
     it->addIncoming(b.CreateAdd(it, kCount), latch);
     b.CreateBr(head);
   }
@@ -268,6 +278,10 @@ struct Builder {
     bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
     barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
     flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
+    rank = config.clusterM > 1
+               ? b.CreateIntrinsic(
+                     llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
+               : i32(0);
 
     llvm::BasicBlock *init = block("init");
     llvm::BasicBlock *sync = block("sync");
@@ -275,12 +289,15 @@ struct Builder {
     b.SetInsertPoint(init);
     for (unsigned s = 0; s < config.stages; ++s) {
       ptx::mbarrierInit(b, fullBar(i32(s)), 1);
-      ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4);
+      ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4 * config.clusterM);
     }
     ptx::fenceBarrierInit(b);
     b.CreateBr(sync);
     b.SetInsertPoint(sync);
-    ptx::emitAsm(b, b.getVoidTy(), "bar.sync 0;", "~{memory}", {});
+    if (config.clusterM > 1)
+      ptx::clusterSync(b); // the peer's barriers are initialized too
+    else
+      ptx::emitAsm(b, b.getVoidTy(), "bar.sync 0;", "~{memory}", {});
   }
 
   void emitProducer(llvm::BasicBlock *exit) {
@@ -307,11 +324,34 @@ struct Builder {
         llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
         loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
                  tmapA, kc, m0, full);
-        loadTile(tileB, b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
-                 tmapB, kc, n0, full);
+        llvm::Value *bSlot =
+            b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+        if (config.clusterM == 1) {
+          loadTile(tileB, bSlot, tmapB, kc, n0, full);
+        } else {
+          // This CTA's share of B (K-major): box rows rank * box .. of the
+          // tile, into the same slot of every CTA of the cluster. A box is
+          // whole swizzle atoms (8 rows), so the share starts on an atom.
+          llvm::Value *part = b.CreateMul(rank, i32(tileB.boxDims[1]));
+          ptx::tmaLoad2dMulticast(
+              b, b.CreateAdd(bSlot, b.CreateMul(rank, i32(tileB.boxBytes))),
+              tmapB, kc, b.CreateAdd(n0, part), full,
+              b.getInt16((1u << config.clusterM) - 1));
+        }
       });
       b.CreateBr(next);
     });
+  }
+
+  /// Frees a ring slot: one arrival on its empty barrier \p bar in every
+  /// CTA of the cluster (each CTA's producer writes into all of them).
+  void releaseSlot(llvm::Value *bar) {
+    if (config.clusterM == 1) {
+      ptx::mbarrierArrive(b, bar);
+      return;
+    }
+    for (unsigned r = 0; r < config.clusterM; ++r)
+      ptx::mbarrierArriveCluster(b, bar, i32(r));
   }
 
   /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
@@ -441,7 +481,7 @@ struct Builder {
     b.SetInsertPoint(release);
     llvm::Value *prev = b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
                                      i32(config.stages));
-    ptx::mbarrierArrive(b, emptyBar(prev));
+    releaseSlot(emptyBar(prev));
     b.CreateBr(next);
     b.SetInsertPoint(next);
     kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
@@ -462,7 +502,7 @@ struct Builder {
       b.SetInsertPoint(release);
       llvm::Value *last = b.CreateURem(
           b.CreateSub(b.CreateAdd(itBase, kCount), i32(1)), i32(config.stages));
-      ptx::mbarrierArrive(b, emptyBar(last));
+      releaseSlot(emptyBar(last));
       b.CreateBr(after);
       b.SetInsertPoint(after);
     }
@@ -715,6 +755,10 @@ struct Builder {
     b.SetInsertPoint(consumer);
     emitConsumer(exit);
     b.SetInsertPoint(exit);
+    // No CTA leaves while its peer may still multicast into it or arrive on
+    // its barriers.
+    if (config.clusterM > 1)
+      ptx::clusterSync(b);
     b.CreateRetVoid();
   }
 };
@@ -916,6 +960,18 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.persistent && config.splitK)
     return fail("a persistent kernel with split-K is not implemented; "
                 "choose one of the two");
+  if (config.clusterM != 1 && config.clusterM != 2)
+    return fail("clusterM = " + std::to_string(config.clusterM) +
+                " is not 1 or 2 (2x1 clusters multicast the B tile)");
+  if (config.clusterM == 2 && config.bn % 16 != 0)
+    return fail("BN = " + std::to_string(config.bn) +
+                " does not split into two halves of whole 8-row swizzle "
+                "atoms for the 2x1 cluster multicast; use a multiple of 16");
+  if (config.clusterM == 2 &&
+      (config.swapAB ? config.aMajor : config.bMajor) != MajorKind::K)
+    return fail("2x1 clusters multicast a K-major B-role tile; the B role ("
+                "the user's " + std::string(config.swapAB ? "A" : "B") +
+                ") is MN-major here; use K-major or clusterM 1");
   if (config.persistent && config.groupM == 0)
     return fail("groupM = 0: the persistent tile order needs a group of at "
                 "least 1 tile row");
@@ -950,6 +1006,24 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   return llvm::Error::success();
 }
 
+Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
+                        unsigned rowsB, unsigned splits, unsigned sms) {
+  unsigned cm = std::max(1u, config.clusterM);
+  unsigned tilesM = (rowsA + config.bm - 1) / config.bm;
+  unsigned tilesN = (rowsB + config.bn - 1) / config.bn;
+  Sm90Grid grid;
+  grid.x = (tilesM + cm - 1) / cm * cm;
+  grid.y = tilesN;
+  grid.z = config.splitK ? std::max(1u, splits) : 1;
+  if (config.persistent) {
+    unsigned clusterTiles = grid.x / cm * tilesN;
+    unsigned slots = std::max(1u, sms * config.ctasPerSm / cm);
+    grid.x = std::min(clusterTiles, slots) * cm;
+    grid.y = 1;
+  }
+  return grid;
+}
+
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   if (llvm::Error err = verifySm90GemmConfig(config))
     return err;
@@ -971,6 +1045,11 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
                                config.bn);
   if (!tileB)
     return tileB.takeError();
+  if (config.clusterM > 1) {
+    // Each CTA of the cluster loads 1/clusterM of the K-major B tile.
+    tileB->boxDims[1] = config.bn / config.clusterM;
+    tileB->boxBytes /= config.clusterM;
+  }
   Builder builder(config, *tileA, *tileB, module);
   builder.build();
   auto ptxText = emitPtx(module, ArchKind::SM90a);
@@ -983,10 +1062,32 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.sharedBytes =
       config.stages * (builder.tileA.bytes + builder.tileB.bytes) +
       16 * config.stages + 16 + AlignSlack;
+  kernel.clusterX = config.clusterM;
   kernel.config = config;
   kernel.a = builder.tileA;
   kernel.b = builder.tileB;
   return kernel;
+}
+
+llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config) {
+  if (llvm::Error err = verifySm90GemmConfig(config))
+    return err;
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
+    return err;
+  auto tileA = sm90OperandTile(config.bm, config.bk);
+  if (!tileA)
+    return tileA.takeError();
+  auto tileB = sm90OperandTile(config.bn, config.bk);
+  if (!tileB)
+    return tileB.takeError();
+  Builder builder(config, *tileA, *tileB, module);
+  builder.build();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
 }
 
 } // namespace tilec

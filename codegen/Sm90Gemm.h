@@ -41,6 +41,21 @@
 //                                    first launch; the kernel leaves them 0
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
 // rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
+// sm90LaunchGrid computes it (and the persistent and cluster variants).
+//
+// Clusters (clusterM = 2): the two CTAs of a 2x1 cluster take neighbouring
+// A-role row tiles and the same B-role tile. Each CTA's producer loads its
+// own A tile and half of the B tile (BN/2 rows: the B tile's boxDims[1] is
+// BN/2) with TMA multicast into the same ring slot of both CTAs, so
+// the B operand crosses L2 -> SM once per pair. A slot is free only when
+// the consumers of both CTAs have released it: every consumer warp arrives
+// on the empty barrier of both CTAs (remote arrive through mapa), which
+// therefore counts 2 x 4 x consumers arrivals. The full barrier still
+// expects the whole stage (A + B) per CTA. The grid's x extent is rounded up
+// to even; a CTA whose rows are all past rowsA loads zeros (TMA fills out of
+// bounds) and stores nothing, but keeps the barrier protocol with its peer.
+// Barrier init and exit are fenced by cluster barriers so that no remote
+// arrive or multicast reaches a CTA before its init or after its exit.
 //
 // Persistent (persistent): the grid is (min(tiles, SMs * ctasPerSm), 1, 1) and
 // CTA x takes tiles x, x + gridDim.x, ... in grouped order (groupM tile rows
@@ -81,6 +96,7 @@ struct Sm90GemmConfig {
   unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
+  unsigned clusterM = 1;   ///< 1, or 2: 2x1 clusters multicasting B
   DTypeKind aType = DTypeKind::BF16; ///< f16, bf16, tf32, e4m3, e5m2
   DTypeKind bType = DTypeKind::BF16; ///< same family as aType
   DTypeKind cType = DTypeKind::BF16; ///< bf16, f16, f32
@@ -120,6 +136,7 @@ struct Sm90GemmKernel {
   std::string entry;
   unsigned blockThreads = 0;
   unsigned sharedBytes = 0; ///< dynamic shared memory to request
+  unsigned clusterX = 1;    ///< cluster extent along grid x (1: no cluster)
   Sm90GemmConfig config;
   Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
 };
@@ -155,8 +172,21 @@ inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
   return tiles * splits * config.bm * config.bn * 4;
 }
 
+/// Grid extents (x, y, z) to launch \p config on a rowsA x rowsB output
+/// (roles as in the kernel parameters) with \p splits K splits on a device
+/// of \p sms multiprocessors. x is a multiple of config.clusterM.
+/// Example: 128x256 tiles, clusterM 2, rowsA 300, rowsB 520: {4, 3, 1}.
+struct Sm90Grid {
+  unsigned x = 1, y = 1, z = 1;
+};
+Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
+                        unsigned rowsB, unsigned splits, unsigned sms);
+
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
+
+/// The kernel's LLVM IR as text, before optimization (--emit=llvm).
+llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);
 
 } // namespace tilec
 

@@ -85,6 +85,12 @@ void printItem(const KernelItem &item, llvm::raw_ostream &os) {
         os << " " << option.name;
     }
     break;
+  case ItemKind::Schedule:
+    os << "Schedule";
+    for (const EpilogueStep &words : item.steps)
+      for (const Ident &option : words.options)
+        os << " " << option.name;
+    break;
   }
   os << "\n";
 }

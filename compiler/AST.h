@@ -53,7 +53,17 @@ struct EpilogueStep {
 };
 
 /// The kinds of lines inside a kernel.
-enum class ItemKind { Arch, Operand, Acc, Tile, Stages, Smem, Mma, Epilogue };
+enum class ItemKind {
+  Arch,
+  Operand,
+  Acc,
+  Tile,
+  Stages,
+  Smem,
+  Mma,
+  Epilogue,
+  Schedule
+};
 
 /// One line of a kernel body. Which fields are set depends on kind.
 struct KernelItem {
@@ -67,7 +77,8 @@ struct KernelItem {
   std::vector<std::pair<Ident, ExprPtr>> tileSizes; ///< Tile.
   ExprPtr value;     ///< Stages: the count; Mma: warpgroups (may be null).
   LayoutText layout; ///< Smem: the expression or `auto`.
-  std::vector<EpilogueStep> steps; ///< Epilogue.
+  /// Epilogue: the steps; Schedule: one step "schedule" holding the words.
+  std::vector<EpilogueStep> steps;
 };
 
 /// `kernel NAME { ... }`.

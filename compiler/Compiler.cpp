@@ -22,13 +22,6 @@ namespace tilec {
 
 llvm::StringRef tilecVersion() { return TILEC_VERSION_STRING; }
 
-Dim3 CompiledKernel::grid(uint64_t m, uint64_t n, uint64_t k) const {
-  if (tileM == 0 || tileN == 0)
-    return {0, 1, 1};
-  uint64_t blocks = ((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN);
-  return {static_cast<unsigned>(blocks), 1, 1};
-}
-
 namespace {
 
 std::string keyText(llvm::StringRef source, const CompileOptions &options,
@@ -156,19 +149,27 @@ Compiler::compile(llvm::StringRef source, const CompileOptions &options) {
     return index.takeError();
   GemmKernelBinary &binary = result->binaries.front();
   auto kernel = std::make_shared<CompiledKernel>();
+  static_cast<GemmKernelBinary &>(*kernel) = std::move(binary);
   kernel->lowered.spec = result->specs[*index];
-  kernel->ptx = std::move(binary.ptx);
-  kernel->entryName = std::move(binary.entryName);
-  kernel->params = std::move(binary.params);
-  kernel->blockThreads = binary.blockThreads;
-  kernel->sharedBytes = binary.sharedBytes;
-  kernel->tileM = binary.tileM;
-  kernel->tileN = binary.tileN;
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = compiled.try_emplace(key, kernel);
   if (inserted)
     keyTexts[key] = text;
   return it->second;
+}
+
+llvm::Expected<std::vector<std::string>>
+Compiler::kernelNames(llvm::StringRef source, const CompileOptions &options) {
+  CompileOptions all = options;
+  all.kernel.clear();
+  llvm::Expected<CompilationResult> result =
+      run(source, all, EmitKind::Lowered);
+  if (!result)
+    return result.takeError();
+  std::vector<std::string> names;
+  for (const GemmSpec &spec : result->specs)
+    names.push_back(spec.name);
+  return names;
 }
 
 CacheStats Compiler::stats() const {

@@ -2,18 +2,24 @@
 //-*-===//
 //
 // For inference engines that compile kernels at run time: hand in .tile
-// source text, get PTX and what a launcher needs (entry name, parameters,
-// block size, shared memory, the grid for a given M, N, K). Results are
+// source text, get PTX and what a launcher needs (entry name, parameters
+// including sm_90a tensor maps, block size, shared memory, cluster, the grid
+// for a given M, N, K, the split-K workspace). compiler/GemmLauncher.h
+// launches a CompiledKernel in one call. Results are
 // cached by a content hash of the source, the options and the tilec version,
 // so compiling the same thing again costs a hash and a lookup. A Compiler is
 // thread-safe; concurrent requests for the same key may both compile, and
 // the first result stored is the one every caller gets.
 //
 //   tilec::Compiler compiler;
-//   auto kernel = compiler.compile(source, {.arch = tilec::ArchKind::SM80});
+//   auto kernel = compiler.compile(source, {.arch = tilec::ArchKind::SM90a});
 //   if (!kernel) { report(llvm::toString(kernel.takeError())); return; }
-//   launch((*kernel)->ptx, (*kernel)->entryName, (*kernel)->grid(m, n, k),
-//          (*kernel)->block(), (*kernel)->sharedBytes);
+//   // Either launch it yourself from the metadata:
+//   //   (*kernel)->ptx, entryName, params, grid(m, n, k), block(),
+//   //   sharedBytes, cluster, tensorMaps, workspaceBytes(m, n)
+//   // or in one call (compiler/GemmLauncher.h):
+//   rt::Status s = tilec::launchGemm(**kernel, a, b, c, m, n, k, lda, ldb,
+//                                    ldc, alpha, beta, stream);
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_COMPILER_COMPILER_H
@@ -32,6 +38,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec {
 
@@ -45,29 +52,18 @@ struct CompileOptions {
   std::string passes;
 };
 
-/// A CUDA launch extent.
-struct Dim3 {
-  unsigned x = 1, y = 1, z = 1;
-};
-
 /// A kernel after every pass: the decisions, ready for code generation.
 struct LoweredKernel {
   GemmSpec spec;
   std::string loweredIR; ///< The module as `--emit=lowered` prints it.
 };
 
-/// A compiled kernel and how to launch it.
-struct CompiledKernel {
+/// A compiled kernel and how to launch it: the generator's GemmKernelBinary
+/// (ptx, entryName, params, blockThreads, sharedBytes, cluster, tensorMaps,
+/// grid(m, n, k), workspaceBytes(m, n), ...) and the decisions behind it.
+struct CompiledKernel : GemmKernelBinary {
   LoweredKernel lowered;
-  std::string ptx;
-  std::string entryName;
-  std::vector<KernelParam> params;
-  unsigned blockThreads = 0;
-  unsigned sharedBytes = 0; ///< Dynamic shared memory per block.
-  unsigned tileM = 0, tileN = 0;
 
-  /// The grid for an M x N x K problem.
-  Dim3 grid(uint64_t m, uint64_t n, uint64_t k) const;
   /// The block.
   Dim3 block() const { return {blockThreads, 1, 1}; }
 };
@@ -88,6 +84,11 @@ public:
   /// Source to the lowered kernel, without code generation.
   llvm::Expected<std::shared_ptr<const LoweredKernel>>
   lower(llvm::StringRef source, const CompileOptions &options = {});
+
+  /// The names of the kernels in \p source, in order (runs the passes up to
+  /// lowered; not cached). Pass each as CompileOptions::kernel.
+  llvm::Expected<std::vector<std::string>>
+  kernelNames(llvm::StringRef source, const CompileOptions &options = {});
 
   CacheStats stats() const;
   void clearCache();

@@ -75,6 +75,7 @@ private:
   bool parseOperand(KernelItem &item);
   bool parseTile(KernelItem &item);
   bool parseEpilogue(KernelItem &item);
+  bool parseOptionList(std::vector<Ident> &options, llvm::StringRef what);
 
   Lexer lexer;
   DiagnosticEngine &diags;
@@ -249,7 +250,7 @@ static bool startsStatement(llvm::StringRef line) {
       line.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
   for (llvm::StringRef keyword :
        {"kernel", "layout", "print", "const", "arch", "acc", "tile", "stages",
-        "smem", "mma", "epilogue"})
+        "smem", "mma", "epilogue", "schedule"})
     if (word == keyword)
       return true;
   return false;
@@ -412,7 +413,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
   if (!tok.is(TokenKind::Ident)) {
     if (!tok.is(TokenKind::Error))
       diags.error(tok.loc(), "expected a kernel item (arch, a/b/c operand, "
-                             "acc, tile, stages, smem, mma, epilogue), found " +
+                             "acc, tile, stages, smem, mma, epilogue, schedule), "
+                             "found " +
                                  describeToken());
     return false;
   }
@@ -474,11 +476,24 @@ bool Parser::parseItem(KernelDecl &kernel) {
     item.kind = ItemKind::Epilogue;
     if (!parseEpilogue(item))
       return false;
+  } else if (keyword == "schedule") {
+    // `schedule auto` or `schedule swap_ab split_k(4)`: sema reads the words.
+    item.kind = ItemKind::Schedule;
+    EpilogueStep words;
+    words.name = {"schedule", item.loc};
+    if (!tok.is(TokenKind::Ident) || atItemEnd()) {
+      errorExpected("'auto' or schedule options (swap_ab, split_k(N))",
+                    "after 'schedule'");
+      return false;
+    }
+    if (!parseOptionList(words.options, "schedule option"))
+      return false;
+    item.steps.push_back(std::move(words));
   } else {
     diags.error(item.loc,
                 "unknown kernel item '" + keyword +
                     "'; expected arch, an operand ('a : bf16[M, K] major(K)'),"
-                    " acc, tile, stages, smem, mma or epilogue");
+                    " acc, tile, stages, smem, mma, epilogue or schedule");
     return false;
   }
   expectLineEnd(what);
@@ -538,26 +553,33 @@ bool Parser::parseEpilogue(KernelItem &item) {
     if (!parseIdent(step.name, "an epilogue step (store, stmatrix, tma_store)",
                     item.steps.empty() ? "after 'epilogue'" : "after '->'"))
       return false;
-    // Options: `name` or `name(raw tokens)`.
-    while (tok.is(TokenKind::Ident) && !atItemEnd()) {
-      const char *start = tok.text.data();
-      llvm::SMLoc loc = tok.loc();
-      const char *stop = tok.text.end();
-      advance();
-      if (tok.is(TokenKind::LParen) && !tok.atLineStart) {
-        while (!tok.is(TokenKind::RParen) && !atItemEnd())
-          advance();
-        if (!tok.is(TokenKind::RParen)) {
-          errorExpected("')'", "to close the epilogue option");
-          return false;
-        }
-        stop = tok.text.end();
-        advance();
-      }
-      step.options.push_back({std::string(start, stop), loc});
-    }
+    if (!parseOptionList(step.options, "epilogue option"))
+      return false;
     item.steps.push_back(std::move(step));
   } while (consumeIf(TokenKind::Arrow));
+  return true;
+}
+
+bool Parser::parseOptionList(std::vector<Ident> &options,
+                             llvm::StringRef what) {
+  // Options: `name` or `name(raw tokens)`.
+  while (tok.is(TokenKind::Ident) && !atItemEnd()) {
+    const char *start = tok.text.data();
+    llvm::SMLoc loc = tok.loc();
+    const char *stop = tok.text.end();
+    advance();
+    if (tok.is(TokenKind::LParen) && !tok.atLineStart) {
+      while (!tok.is(TokenKind::RParen) && !atItemEnd())
+        advance();
+      if (!tok.is(TokenKind::RParen)) {
+        errorExpected("')'", ("to close the " + what).str());
+        return false;
+      }
+      stop = tok.text.end();
+      advance();
+    }
+    options.push_back({std::string(start, stop), loc});
+  }
   return true;
 }
 

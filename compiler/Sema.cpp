@@ -38,6 +38,7 @@ private:
   /// The names a layout expression may use: constants, tile sizes, layouts.
   LayoutEnv environment() const;
   void buildKernel(const KernelDecl &kernel, tir::Op &module);
+  void buildSchedule(const KernelItem &item, tir::Op &op);
   tir::Attr buildDim(const Expr *expr);
 
   const SemaOptions &options;
@@ -179,6 +180,43 @@ tir::Attr Sema::buildDim(const Expr *expr) {
                             expr ? expr->loc : llvm::SMLoc());
 }
 
+/// `schedule auto` -> mode = auto; `schedule swap_ab split_k(4)` -> mode =
+/// fixed, swap_ab = 1, split_k = 4 (plan-pipeline decides `auto`).
+void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
+  op.set("mode", tir::Attr::ident("auto", item.loc)); // First when printed.
+  const Ident *autoWord = nullptr;
+  bool fixed = false;
+  for (const EpilogueStep &words : item.steps)
+    for (const Ident &word : words.options) {
+      llvm::StringRef text = word.name;
+      if (text == "auto") {
+        autoWord = &word;
+        continue;
+      }
+      fixed = true;
+      if (text == "swap_ab") {
+        op.set("swap_ab", tir::Attr::integer(1, word.loc));
+        continue;
+      }
+      int64_t splits = 0;
+      if (text.consume_front("split_k(") && text.consume_back(")")) {
+        if (text.trim().getAsInteger(10, splits) || splits < 1 || splits > 64)
+          diags.error(word.loc, "split_k takes an integer from 1 to 64 (CTAs "
+                                "sharing one output tile's K), not '" +
+                                    text.trim() + "'");
+        op.set("split_k", tir::Attr::integer(splits, word.loc));
+        continue;
+      }
+      diags.error(word.loc, "unknown schedule option '" + word.name +
+                                "'; legal: auto, or swap_ab and/or "
+                                "split_k(N)");
+    }
+  if (autoWord && fixed)
+    diags.error(autoWord->loc, "'schedule auto' lets the compiler choose; "
+                               "drop 'auto' or the other options");
+  op.set("mode", tir::Attr::ident(fixed ? "fixed" : "auto", item.loc));
+}
+
 void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
   tir::Op op;
   op.name = "tile.kernel";
@@ -304,6 +342,10 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       child.set("steps", tir::Attr::makeList(std::move(steps), item.loc));
       break;
     }
+    case ItemKind::Schedule:
+      child.name = "tile.schedule";
+      buildSchedule(item, child);
+      break;
     }
     op.body.push_back(std::move(child));
   }

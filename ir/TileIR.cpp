@@ -169,6 +169,16 @@ const std::vector<OpSchema> &schemaTable() {
         {"limit_bytes", IntAttr, true},
         {"warps", ListAttr, false},
         {"why", StringAttr, false}}},
+      {"tile.schedule",
+       false,
+       false,
+       "schedule",
+       0,
+       1,
+       {{"mode", IdentAttr, true},
+        {"swap_ab", IntAttr, false},
+        {"split_k", IntAttr, false},
+        {"why", StringAttr, false}}},
   };
   return table;
 }

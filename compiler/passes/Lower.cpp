@@ -85,6 +85,14 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
     }
     (operand == 'a' ? spec.smemA : spec.smemB) = std::move(layout);
   }
+  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
+    const tir::Attr *swap = schedule->get("swap_ab");
+    const tir::Attr *split = schedule->get("split_k");
+    spec.swapAB = swap && swap->isInt() && swap->intValue != 0;
+    spec.splitK = split && split->isInt() && split->intValue > 1
+                      ? static_cast<unsigned>(split->intValue)
+                      : 1;
+  }
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");
     if (warps && warps->isList() && warps->list.size() == 2 &&

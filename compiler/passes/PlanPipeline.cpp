@@ -14,10 +14,19 @@
 // the smem stages evenly. The first arrangement that fits, preferring more
 // warps, is taken.
 //
+// On sm_90a it decides the schedule (tile.schedule): `schedule auto` swaps A
+// and B when M is fixed at 128 or less (a decode shape: M becomes the wgmma
+// N and N fills the 64-row M atoms), and splits K when M, N and K are all
+// fixed and the output tiles would fill less than half of an H100/H200's 132
+// SMs; a written `schedule swap_ab split_k(N)` is kept. Either way the op
+// says why.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
 #include "compiler/passes/KernelView.h"
+
+#include <algorithm>
 
 namespace tilec {
 
@@ -147,6 +156,97 @@ void planKernel(tir::Op &kernel, const KernelView &view,
     kernel.body.push_back(std::move(plan));
 }
 
+/// The fixed extent \p index of operand \p name, if it is an integer.
+std::optional<int64_t> fixedExtent(const tir::Op &kernel, const char *name,
+                                   unsigned index) {
+  const tir::Op *operand = kernel.find("tile.operand", name);
+  const tir::Attr *shape = operand ? operand->get("shape") : nullptr;
+  if (!shape || !shape->isList() || shape->list.size() <= index ||
+      !shape->list[index].isInt())
+    return std::nullopt;
+  return shape->list[index].intValue;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void planSchedule(tir::Op &kernel, const KernelView &view) {
+  tir::Op *op = kernel.find("tile.schedule");
+  if (!op && view.arch != ArchKind::SM90a)
+    return;
+  if (!op) {
+    tir::Op schedule;
+    schedule.name = "tile.schedule";
+    schedule.loc = kernel.loc;
+    schedule.set("mode", tir::Attr::ident("auto"));
+    kernel.body.push_back(std::move(schedule));
+    op = &kernel.body.back();
+  }
+  auto intAttr = [&](const char *key, int64_t fallback) {
+    const tir::Attr *attr = op->get(key);
+    return attr && attr->isInt() ? attr->intValue : fallback;
+  };
+  int64_t swap = intAttr("swap_ab", 0) != 0, splits = intAttr("split_k", 1);
+  std::string why;
+  std::string arch = archInfo(view.arch).name.str();
+  if (op->getText("mode") == "fixed") {
+    why = std::string("written in the program: ") +
+          (swap ? "A and B swapped (C^T = B * A^T: M is the MMA's N, N fills "
+                  "the 64-row M atoms)"
+                : "A and B as written") +
+          (splits > 1 ? "; K split over " + std::to_string(splits) +
+                            " CTAs per output tile, reduced in a workspace"
+                      : "");
+  } else if (view.arch != ArchKind::SM90a) {
+    why = "the plain schedule: " + arch + " has no other";
+  } else {
+    std::optional<int64_t> m = fixedExtent(kernel, "a", 0);
+    std::optional<int64_t> n = fixedExtent(kernel, "b", 0);
+    std::optional<int64_t> k = fixedExtent(kernel, "a", 1);
+    if (m && *m <= 128) {
+      swap = 1;
+      why = "M = " + std::to_string(*m) +
+            " is fixed and at most 128 (a decode shape): A and B swapped, "
+            "so M is the wgmma N (BN = " +
+            std::to_string(view.bn) +
+            ") and N fills the 64-row M atoms";
+    } else {
+      why = m ? "M = " + std::to_string(*m) +
+                    " is large: A and B as written"
+              : "M is a run-time argument: A and B as written (write "
+                "'schedule swap_ab' for small M)";
+    }
+    if (m && n && k) {
+      int64_t rowsA = swap ? *n : *m, rowsB = swap ? *m : *n;
+      int64_t tiles = ceilDiv(rowsA, view.bm) * ceilDiv(rowsB, view.bn);
+      int64_t kTiles = ceilDiv(*k, view.bk);
+      int64_t s = std::max<int64_t>(1, (132 + tiles / 2) / tiles);
+      s = std::min<int64_t>({s, kTiles / 8, 64});
+      if (tiles < 66 && s > 1) {
+        splits = s;
+        why += "; " + std::to_string(tiles) +
+               " output tiles fill less than half of 132 SMs and K has " +
+               std::to_string(kTiles) + " k-tiles: K split over " +
+               std::to_string(s) + " CTAs per tile (at least 8 k-tiles each)";
+      } else {
+        why += "; K not split (" + std::to_string(tiles) + " output tiles, " +
+               std::to_string(kTiles) + " k-tiles)";
+      }
+    } else {
+      why += "; K not split (M, N and K are not all fixed)";
+    }
+  }
+  // Printed in one order whatever was written: mode, swap_ab, split_k, why.
+  tir::Op decided;
+  decided.name = op->name;
+  decided.loc = op->loc;
+  const tir::Attr *mode = op->get("mode");
+  decided.set("mode", mode ? *mode : tir::Attr::ident("auto"));
+  decided.set("swap_ab", tir::Attr::integer(swap, attrLoc(*op, "swap_ab")));
+  decided.set("split_k", tir::Attr::integer(splits, attrLoc(*op, "split_k")));
+  decided.set("why", tir::Attr::string(why));
+  *op = std::move(decided);
+}
+
 } // namespace
 
 bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
@@ -156,8 +256,10 @@ bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
       continue;
     std::optional<KernelView> view =
         KernelView::getOrReport(kernel, context.diags, "plan-pipeline");
-    if (view)
+    if (view) {
       planKernel(kernel, *view, context.diags);
+      planSchedule(kernel, *view);
+    }
   }
   return context.diags.errorCount() == before;
 }

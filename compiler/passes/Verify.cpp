@@ -73,6 +73,7 @@ private:
   void verifyOperand(const tir::Op &op);
   void verifyMma(const tir::Op &op, const KernelView *view);
   void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch);
+  void verifySchedule(const tir::Op &op, std::optional<ArchKind> arch);
 
   PassContext &context;
   DiagnosticEngine &diags;
@@ -289,6 +290,27 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
   }
 }
 
+void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
+  llvm::StringRef mode = op.getText("mode");
+  if (mode != "auto" && mode != "fixed")
+    diags.error(attrLoc(op, "mode"),
+                "schedule mode must be auto or fixed, not '" + mode + "'");
+  const tir::Attr *split = op.get("split_k");
+  if (split && split->isInt() && (split->intValue < 1 || split->intValue > 64))
+    diags.error(attrLoc(op, "split_k"),
+                "split_k = " + llvm::Twine(split->intValue) +
+                    " is out of range; 1 to 64 are legal");
+  const tir::Attr *swap = op.get("swap_ab");
+  bool swaps = swap && swap->isInt() && swap->intValue != 0;
+  bool splits = split && split->isInt() && split->intValue > 1;
+  if (arch && *arch != ArchKind::SM90a && (swaps || splits))
+    diags.error(op.loc, "schedule " +
+                            std::string(swaps ? "swap_ab" : "split_k") +
+                            " is implemented for sm_90a only; " +
+                            archInfo(*arch).name + " kernels take 'schedule "
+                                                   "auto' (the plain schedule)");
+}
+
 void Verifier::verifyKernel(tir::Op &kernel) {
   llvm::StringRef archName = kernel.getText("arch");
   std::optional<ArchKind> arch = parseArch(archName);
@@ -398,6 +420,8 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       verifyMma(op, view ? &*view : nullptr);
     if (op.name == "tile.epilogue")
       verifyEpilogue(op, arch);
+    if (op.name == "tile.schedule")
+      verifySchedule(op, arch);
   }
 }
 

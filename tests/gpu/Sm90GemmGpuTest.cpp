@@ -8,22 +8,37 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
-#include "tests/gpu/Sm90Launch.h"
 
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
 #include "runtime/DeviceBuffer.h"
-#include "runtime/Launch.h"
-#include "runtime/Module.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
 namespace tilec {
 namespace {
 
-using namespace sm90test;
+/// bf16 <-> float on the host (round to nearest even), for inputs and the
+/// reference; independent of the GPU's conversion.
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return 0x7fc0;
+  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
+  return uint16_t((bits + rounding) >> 16);
+}
+float bf16ToFloat(uint16_t h) {
+  uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 
 struct Problem {
   unsigned m, n, k;
@@ -34,8 +49,9 @@ struct Problem {
 
 Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
                         bool splitK = false, unsigned ctasPerSm = 1,
-                        bool persistent = false) {
+                        bool persistent = false, unsigned clusterM = 1) {
   Sm90GemmConfig config;
+  config.clusterM = clusterM;
   config.persistent = persistent;
   config.bm = bm;
   config.bn = bn;
@@ -57,12 +73,11 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   auto kernel = emitSm90Gemm(config);
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
-  auto module = rt::Module::loadPtx(kernel->ptx);
-  if (!module)
-    return failed("cuModuleLoadDataEx", module.error());
-  auto fn = module->function(kernel->entry);
-  if (!fn)
-    return failed("cuModuleGetFunction", fn.error());
+  // The embedding API's launcher: tensor maps, grid, split-K workspace.
+  auto launcher = GemmLauncher::create(
+      sm90GemmBinary(std::move(*kernel), p.splits), ctx.device().smCount);
+  if (!launcher)
+    return failed("load", launcher.error());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<uint16_t> a(size_t(p.m) * p.k), b(size_t(p.n) * p.k),
@@ -85,12 +100,10 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   if (rt::Status s = dc->upload(c.data(), c.size() * 2); !s)
     return failed("copy C", s.error());
   {
-    auto launch = prepareSm90Gemm(*kernel, ctx.device().smCount, da->ptr(),
-                                  db->ptr(), dc->ptr(), p.m, p.n, p.k, p.alpha,
-                                  p.beta, p.splits);
-    if (!launch)
-      return failed("prepare", launch.error());
-    if (rt::Status s = launchSm90Gemm(*fn, *launch); !s)
+    GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), p.m,     p.n,
+                        p.k,       p.k,       p.k,       p.n,     p.alpha,
+                        p.beta};
+    if (rt::Status s = launcher->launch(problem); !s)
       return failed("launch", s.error());
     if (rt::Status s = ctx.synchronize(); !s)
       return failed("kernel", s.error());
@@ -99,7 +112,7 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
       std::vector<uint16_t> poison(c.size(), 0x7fc1);
       if (rt::Status s = dc->upload(poison.data(), poison.size() * 2); !s)
         return failed("poison", s.error());
-      if (rt::Status s = launchSm90Gemm(*fn, *launch); !s)
+      if (rt::Status s = launcher->launch(problem); !s)
         return failed("second launch", s.error());
       if (rt::Status s = ctx.synchronize(); !s)
         return failed("second kernel", s.error());
@@ -145,9 +158,10 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   }
   double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
   std::printf(
-      "sm90 %s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g beta=%g: "
-      "%zu/%zu checked elements wrong, rel. error %.3g\n",
+      "sm90 %s%s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g "
+      "beta=%g: %zu/%zu checked elements wrong, rel. error %.3g\n",
       config.persistent ? "persistent " : "",
+      config.clusterM > 1 ? "cluster2x1 " : "",
       config.swapAB ? "swapAB" : "      ", config.bm, config.bn, config.stages,
       p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, mismatches,
       points.size(), rel);
@@ -243,7 +257,37 @@ INSTANTIATE_TEST_SUITE_P(
                 {64, 24576, 1536, 1, 0, 4000}},
         GpuCase{"cta2_splitk2_swap_m128_n2112_k7168",
                 configOf(64, 128, 4, true, true, 2),
-                {128, 2112, 7168, 1, 0, 4000, 2}}),
+                {128, 2112, 7168, 1, 0, 4000, 2}},
+        // 2x1 clusters multicasting B. Odd row-tile counts leave the second
+        // CTA of the last cluster with no rows: it must load (zeros), keep
+        // the barrier protocol with its peer, and store nothing.
+        GpuCase{"cluster2_exact_256x512x1024",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {256, 512, 1024}},
+        GpuCase{"cluster2_odd_tiles_beta_300x520x136",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {300, 520, 136, 1.5f, -0.5f}},
+        GpuCase{"cluster2_one_tile_127x253x64",
+                configOf(128, 256, 4, false, false, 1, false, 2),
+                {127, 253, 64}},
+        GpuCase{"cluster2_persistent_odd_tiles_1100x1300x520",
+                configOf(128, 256, 4, false, false, 1, true, 2),
+                {1100, 1300, 520}},
+        GpuCase{"cluster2_persistent_beta_4096x4096x4096_sampled",
+                configOf(128, 256, 4, false, false, 1, true, 2),
+                {4096, 4096, 4096, 1.0f, 0.25f, 4000}},
+        GpuCase{"cluster2_bm64_n64_ragged_k_100x72x200",
+                configOf(64, 64, 8, false, false, 1, false, 2),
+                {100, 72, 200}},
+        GpuCase{"cluster2_splitk3_swap_m64_n2112_k7168",
+                configOf(64, 64, 12, true, true, 1, false, 2),
+                {64, 2112, 7168, 1, 0, 0, 3}},
+        GpuCase{"cluster2_persistent_swap_m128_n1000_k1536_beta",
+                configOf(128, 128, 6, true, false, 1, true, 2),
+                {128, 1000, 1536, 0.5f, 1.0f}},
+        GpuCase{"cluster2_cta2_swap_m37_n300_k136",
+                configOf(64, 64, 6, true, false, 2, false, 2),
+                {37, 300, 136}}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace

@@ -252,7 +252,8 @@ TEST(Sm80Gemm, Diagnostics) {
   GemmSpec bad = spec;
   bad.arch = ArchKind::SM100a;
   EXPECT_EQ(message(bad),
-            "no GEMM code generator for sm_100a yet; sm_80 is supported");
+            "no GEMM code generator for sm_100a yet (not implemented); sm_80 "
+            "and sm_90a are supported");
   bad = spec;
   bad.bType = DTypeKind::F16;
   EXPECT_EQ(message(bad), "sm_80 mma.sync m16n8k16 takes A and B of the same "

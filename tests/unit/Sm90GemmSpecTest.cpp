@@ -1,5 +1,6 @@
 //===- tests/unit/Sm90GemmSpecTest.cpp - GemmSpec to the sm_90a config ----===//
 #include "codegen/Sm90GemmSpec.h"
+#include "ir/LayoutExpr.h"
 
 #include <gtest/gtest.h>
 
@@ -37,6 +38,40 @@ TEST(Sm90ConfigFromSpec, CarriesTheTileAndRejectsWhatIsNotImplemented) {
   bad = sm90ConfigFromSpec(smallK);
   ASSERT_FALSE(bool(bad));
   EXPECT_NE(llvm::toString(bad.takeError()).find("BK = 48"), std::string::npos);
+}
+
+/// The layout value of \p expr.
+ComposedLayout layoutOf(const std::string &expr) {
+  auto value = evaluateLayoutExpr(expr);
+  EXPECT_TRUE(bool(value)) << expr;
+  return value->getComposed();
+}
+
+TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+  GemmSpec spec;
+  spec.arch = ArchKind::SM90a;
+  spec.bm = 64;
+  spec.bn = 64;
+  spec.bk = 64;
+  spec.stages = 8;
+  spec.swapAB = true;
+  spec.splitK = 4;
+  spec.smemA = layoutOf("tile_to_shape(K_SW128<bf16>, (64, 64))");
+  auto config = sm90ConfigFromSpec(spec);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_TRUE(config->swapAB);
+  EXPECT_TRUE(config->splitK);
+
+  // A layout the generator does not stage is an error, not ignored.
+  GemmSpec sw64 = spec;
+  sw64.smemB = layoutOf("tile_to_shape(K_SW64<bf16>, (64, 64))");
+  auto bad = sm90ConfigFromSpec(sw64);
+  ASSERT_FALSE(bool(bad));
+  EXPECT_EQ(llvm::toString(bad.takeError()),
+            "smem b = " + sw64.smemB->str() +
+                " is not implemented by the sm_90a generator; it stages "
+                "tile_to_shape(K_SW128<bf16>, (64, 64)) (write that or "
+                "'auto')");
 }
 
 } // namespace

@@ -169,6 +169,21 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
   if (config.persistent) {
     EXPECT_NE(ptx.find("%nctaid.x"), std::string::npos);
   }
+  if (config.clusterM > 1) {
+    EXPECT_NE(ptx.find(".multicast::cluster"), std::string::npos);
+    EXPECT_NE(ptx.find("mapa.shared::cluster.u32"), std::string::npos);
+    EXPECT_NE(
+        ptx.find("mbarrier.arrive.shared::cluster.b64"),
+        std::string::npos);
+    EXPECT_NE(ptx.find("%cluster_ctarank"), std::string::npos);
+    EXPECT_GE(countOf(ptx, "barrier.cluster.wait.acquire"), 2u);
+    EXPECT_EQ(kernel->clusterX, 2u);
+    EXPECT_EQ(kernel->b.boxDims[1], config.bn / 2);
+  } else {
+    EXPECT_EQ(ptx.find("multicast"), std::string::npos);
+    EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);
+    EXPECT_EQ(kernel->b.boxDims[1], config.bn);
+  }
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
   EXPECT_NE(ptx.find("mbarrier.arrive.expect_tx.shared::cta.b64"),
             std::string::npos);
@@ -217,8 +232,9 @@ TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
 
 Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages, bool swap,
                           bool splitK = false, unsigned ctasPerSm = 1,
-                          bool persistent = false) {
+                          bool persistent = false, unsigned clusterM = 1) {
   Sm90GemmConfig config;
+  config.clusterM = clusterM;
   config.persistent = persistent;
   config.splitK = splitK;
   config.ctasPerSm = ctasPerSm;
@@ -244,7 +260,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"persistent_bm128_bn256_s4",
              makeConfig(128, 256, 4, false, false, 1, true)},
         Case{"persistent_swap_bm64_bn64_s8",
-             makeConfig(64, 64, 8, true, false, 1, true)}),
+             makeConfig(64, 64, 8, true, false, 1, true)},
+        Case{"cluster2_bm128_bn256_s4",
+             makeConfig(128, 256, 4, false, false, 1, false, 2)},
+        Case{"cluster2_persistent_bm128_bn256_s4",
+             makeConfig(128, 256, 4, false, false, 1, true, 2)},
+        Case{"cluster2_splitk_swap_bm64_bn64_s12",
+             makeConfig(64, 64, 12, true, true, 1, false, 2)}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace
@@ -261,6 +283,58 @@ TEST(Sm90Gemm, SameConfigGivesByteIdenticalPtx) {
   ASSERT_TRUE(bool(first)) << llvm::toString(first.takeError());
   ASSERT_TRUE(bool(second)) << llvm::toString(second.takeError());
   EXPECT_TRUE(first->ptx == second->ptx);
+}
+
+} // namespace
+} // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(Sm90Cluster, RejectsClusterShapesWithNumbers) {
+  Sm90GemmConfig bad;
+  bad.clusterM = 4;
+  llvm::Error err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("clusterM = 4"),
+            std::string::npos);
+  bad = {};
+  bad.clusterM = 2;
+  bad.bn = 72; // halves of 36 rows are not whole 8-row atoms
+  err = verifySm90GemmConfig(bad);
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("BN = 72"), std::string::npos);
+}
+
+TEST(Sm90LaunchGrid, RoundsClustersAndCapsPersistentGrids) {
+  // The example of Sm90Gemm.h: 128x256 tiles, clusterM 2, 300 x 520.
+  Sm90GemmConfig config;
+  config.clusterM = 2;
+  Sm90Grid grid = sm90LaunchGrid(config, 300, 520, 1, 132);
+  EXPECT_EQ(grid.x, 4u); // 3 row tiles rounded up to whole clusters
+  EXPECT_EQ(grid.y, 3u);
+  EXPECT_EQ(grid.z, 1u);
+  config.clusterM = 1;
+  grid = sm90LaunchGrid(config, 300, 520, 1, 132);
+  EXPECT_EQ(grid.x, 3u);
+  // Persistent: 32 x 16 tiles of 4096^2 on 132 SMs; clusters of 2 give 66
+  // cluster slots.
+  config.persistent = true;
+  grid = sm90LaunchGrid(config, 4096, 4096, 1, 132);
+  EXPECT_EQ(grid.x, 132u);
+  EXPECT_EQ(grid.y, 1u);
+  config.clusterM = 2;
+  grid = sm90LaunchGrid(config, 4096, 4096, 1, 131);
+  EXPECT_EQ(grid.x, 130u); // a whole number of clusters
+  grid = sm90LaunchGrid(config, 300, 256, 1, 132);
+  EXPECT_EQ(grid.x, 4u); // 2 cluster tiles of 2 CTAs
+  // Split-K goes to z, and only with splitK.
+  config = {};
+  grid = sm90LaunchGrid(config, 128, 256, 4, 132);
+  EXPECT_EQ(grid.z, 1u);
+  config.splitK = true;
+  grid = sm90LaunchGrid(config, 128, 256, 4, 132);
+  EXPECT_EQ(grid.z, 4u);
 }
 
 } // namespace

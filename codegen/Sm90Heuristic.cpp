@@ -1,0 +1,80 @@
+//===- codegen/Sm90Heuristic.cpp - Choosing an sm_90a GEMM config ---------===//
+//
+// The rules of Sm90Heuristic.h. Each constant names the measurement that
+// set it; change them together with bench/Sm90GemmResults.md.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90Heuristic.h"
+
+#include <algorithm>
+
+namespace tilec {
+
+namespace {
+
+constexpr unsigned MaxSharedBytes = 232448;   // per CTA, opt-in
+constexpr unsigned SharedBytesPerSm = 233472; // 1 KB per CTA reserved
+constexpr unsigned FixedBytes = 16 + 1024;    // flag word, alignment slack
+/// K tiles a split keeps at least, so the ring fills before it drains.
+constexpr unsigned MinKTilesPerSplit = 4;
+
+} // namespace
+
+unsigned sm90MaxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
+  unsigned stage = (bm + bn) * 64 * 2 + 16;
+  unsigned budget = ctasPerSm <= 1
+                        ? MaxSharedBytes
+                        : SharedBytesPerSm / ctasPerSm - 1024;
+  return std::min(16u, (budget - FixedBytes) / stage);
+}
+
+Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
+  Sm90Choice choice;
+  Sm90GemmConfig &config = choice.config;
+  sms = std::max(1u, sms);
+  unsigned kTiles = std::max(1u, (k + 63) / 64);
+  if (m <= 128) {
+    // Decode. BM 64 beat BM 128 on every decode shape of the H200 sweep
+    // (e.g. M 128, N 4096, K 7168: 23.4 against 40.7 us): more CTAs stream
+    // the weights, and the deepest ring beat 2 CTAs of half the depth.
+    config.swapAB = true;
+    config.bm = 64;
+    config.bn = std::max(16u, (m + 15) / 16 * 16);
+    config.stages = sm90MaxStages(config.bm, config.bn, 1);
+    unsigned tiles = (n + config.bm - 1) / config.bm;
+    if (tiles > 2 * sms) {
+      // N = 24576 (384 tiles): persistent 23.7 us, one CTA a tile 26.3.
+      config.persistent = true;
+      return choice;
+    }
+    // Split K only where the tiles leave most SMs idle: at M = 64, N = 2112
+    // (33 tiles) ran 17.1 us whole, 14.5 in 2 splits, 15.2 in 3 or 4, and N
+    // = 4096 (64 tiles) ran slower in 2 splits (21.9 against 19.5); at M =
+    // 128 (twice the MMA work per weight byte) 3 splits beat 2 at N = 2112
+    // in both runs (17.2 / 16.9 against 17.7 / 17.7 us).
+    unsigned splits = sms * (config.bn >= 128 ? 3 : 2) / (4 * tiles);
+    splits = std::min({splits, kTiles / MinKTilesPerSplit, 4u});
+    if (splits > 1) {
+      config.splitK = true;
+      choice.splits = splits;
+    }
+    return choice;
+  }
+  // Large: 128 x 256 tiles, 4 stages, persistent in grouped order of 8
+  // cluster rows, 2x1 clusters multicasting B: the fastest at 8192^3
+  // (1656 us; 1686 without clusters, 1669 with groupM 16) and within the
+  // run-to-run spread of the fastest at 4096^3 (217 us; 206 to 224 us for
+  // the variants without clusters across two runs).
+  config.bm = 128;
+  config.bn = 256;
+  config.stages = 4;
+  unsigned tiles = ((m + 127) / 128) * ((n + 255) / 256);
+  if (tiles > sms) {
+    config.persistent = true;
+    config.groupM = 8;
+  }
+  config.clusterM = 2;
+  return choice;
+}
+
+} // namespace tilec

@@ -1,0 +1,41 @@
+//===- codegen/Sm90Heuristic.h - Choosing an sm_90a GEMM config -*- C++ -*-===//
+//
+// What the compiler uses when a program leaves the sm_90a tile to `auto`:
+// a config for the problem (M, N, K) on a device of a given number of SMs,
+// from rules fitted to H200 measurements (bench/Sm90GemmResults.md):
+//   - decode (M <= 128): swap A and B so that N fills the 64-row wgmma M and
+//     M becomes the wgmma N; the deepest ring that fits; K split only where
+//     the tiles leave most SMs idle; persistent when N gives several waves;
+//   - otherwise 128 x 256 tiles, 4 stages, persistent in grouped order with
+//     2x1 clusters multicasting the B tile.
+//
+// Example: sm90ChooseConfig(64, 2112, 7168, 132) is swapAB, BM 64, BN 64,
+// 14 stages, split-K 2.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90HEURISTIC_H
+#define TILEC_CODEGEN_SM90HEURISTIC_H
+
+#include "codegen/Sm90Gemm.h"
+
+namespace tilec {
+
+/// A config and how many K splits to launch it with.
+struct Sm90Choice {
+  Sm90GemmConfig config;
+  unsigned splits = 1; ///< gridDim.z when config.splitK
+};
+
+/// The config for C (M x N) = A (M x K) B^T on \p sms SMs; always passes
+/// verifySm90GemmConfig.
+Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
+                            unsigned sms = 132);
+
+/// The most ring stages (at most 16) of a BM x BN x 64 bf16 tile that fit
+/// the shared memory of \p ctasPerSm CTAs on one SM.
+/// Example: sm90MaxStages(64, 64, 1) == 14.
+unsigned sm90MaxStages(unsigned bm, unsigned bn, unsigned ctasPerSm);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90HEURISTIC_H

@@ -1,0 +1,342 @@
+//===- compiler/GemmLauncher.cpp - Launch a compiled GEMM in one call -----===//
+//
+// Parameters are filled by name from the kernel's parameter list, so one
+// launcher serves every generator: sm_80's (A, B, C, M, N, K, lda, ldb, ldc,
+// alpha, beta) and sm_90a's (tmapA, tmapB, c, rowsA, rowsB, k, ldc, alpha,
+// beta, workspace, counters). A name it does not know is an error, not a
+// guess.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/GemmLauncher.h"
+
+#include "runtime/DriverApi.h"
+#include "runtime/Launch.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace tilec {
+
+namespace {
+
+rt::Error fail(std::string message) { return rt::Error(std::move(message)); }
+
+std::optional<rt::TensorMapDTypeKind> tensorMapType(DTypeKind type) {
+  switch (type) {
+  case DTypeKind::F16:
+    return rt::TensorMapDTypeKind::F16;
+  case DTypeKind::BF16:
+    return rt::TensorMapDTypeKind::BF16;
+  case DTypeKind::F32:
+    return rt::TensorMapDTypeKind::F32;
+  case DTypeKind::TF32:
+    return rt::TensorMapDTypeKind::TF32;
+  case DTypeKind::E4M3:
+  case DTypeKind::E5M2:
+  case DTypeKind::I8:
+  case DTypeKind::U8:
+    return rt::TensorMapDTypeKind::U8;
+  default:
+    return std::nullopt;
+  }
+}
+
+rt::TensorMapSwizzleKind tensorMapSwizzle(unsigned bytes) {
+  switch (bytes) {
+  case 32:
+    return rt::TensorMapSwizzleKind::B32;
+  case 64:
+    return rt::TensorMapSwizzleKind::B64;
+  case 128:
+    return rt::TensorMapSwizzleKind::B128;
+  default:
+    return rt::TensorMapSwizzleKind::None;
+  }
+}
+
+rt::TensorMapL2PromotionKind l2Promotion(unsigned bytes) {
+  switch (bytes) {
+  case 64:
+    return rt::TensorMapL2PromotionKind::B64;
+  case 128:
+    return rt::TensorMapL2PromotionKind::B128;
+  case 256:
+    return rt::TensorMapL2PromotionKind::B256;
+  default:
+    return rt::TensorMapL2PromotionKind::None;
+  }
+}
+
+/// "lda = 100 must be at least K = 128 and a multiple of 8 elements (16
+/// bytes of bf16)".
+rt::Status checkLd(const char *name, int64_t ld, const char *extentName,
+                   int64_t extent, DTypeKind type, int64_t multiple) {
+  if (ld >= extent && ld % multiple == 0 && ld <= INT32_MAX)
+    return rt::success();
+  std::string message = std::string(name) + " = " + std::to_string(ld) +
+                        " must be at least " + extentName + " = " +
+                        std::to_string(extent);
+  if (multiple > 1)
+    message += " and a multiple of " + std::to_string(multiple) +
+               " elements (" + std::to_string(multiple * dtypeBits(type) / 8) +
+               " bytes of " + dtypeInfo(type).name.str() + ")";
+  if (ld >= extent && ld % multiple != 0)
+    message += "; e.g. " +
+               std::to_string((ld + multiple - 1) / multiple * multiple);
+  if (ld > INT32_MAX)
+    message += " and at most " + std::to_string(INT32_MAX);
+  return fail(message);
+}
+
+/// Elements per 16 bytes of \p type.
+int64_t perSixteenBytes(DTypeKind type) {
+  unsigned bits = dtypeBits(type);
+  return bits ? std::max<int64_t>(1, 128 / bits) : 1;
+}
+
+rt::Status checkPointer(const char *name, rt::DevicePtr ptr,
+                        unsigned align, const char *why) {
+  if (ptr == 0)
+    return fail(std::string(name) + " is a null device pointer");
+  if (ptr % align != 0) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx",
+                  static_cast<unsigned long long>(ptr));
+    return fail(std::string(name) + " = " + hex + " is not " +
+                std::to_string(align) + "-byte aligned (offset " +
+                std::to_string(ptr % align) + "); " + why);
+  }
+  return rt::success();
+}
+
+bool hasParam(const GemmKernelBinary &kernel, const char *name) {
+  for (const KernelParam &param : kernel.params)
+    if (param.name == name)
+      return true;
+  return false;
+}
+
+} // namespace
+
+rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
+                            const GemmProblem &p) {
+  for (auto [name, value] : {std::pair{"M", p.m}, {"N", p.n}, {"K", p.k}})
+    if (value < 1 || value > INT32_MAX)
+      return fail(std::string(name) + " = " + std::to_string(value) +
+                  " is out of range; 1 to " + std::to_string(INT32_MAX) +
+                  " are legal");
+  bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
+  if (rt::Status s = checkLd("lda", p.lda, aK ? "K" : "M", aK ? p.k : p.m,
+                             kernel.aType, perSixteenBytes(kernel.aType));
+      !s)
+    return s;
+  if (rt::Status s = checkLd("ldb", p.ldb, bK ? "K" : "N", bK ? p.k : p.n,
+                             kernel.bType, perSixteenBytes(kernel.bType));
+      !s)
+    return s;
+  if (rt::Status s = checkLd("ldc", p.ldc, "N", p.n, kernel.cType,
+                             std::max(1u, kernel.ldcMultiple));
+      !s)
+    return s;
+  const char *loads = kernel.tensorMaps.empty()
+                          ? "the kernel loads 16-byte vectors"
+                          : "TMA reads from 16-byte aligned addresses";
+  if (rt::Status s = checkPointer("A", p.a, 16, loads); !s)
+    return s;
+  if (rt::Status s = checkPointer("B", p.b, 16, loads); !s)
+    return s;
+  if (rt::Status s = checkPointer("C", p.c, std::max(1u, kernel.cAlignBytes),
+                                  "the epilogue's stores need it");
+      !s)
+    return s;
+  if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
+    return fail("kernel '" + kernel.entryName +
+                "' has no alpha/beta parameters (C = A * B^T); alpha = " +
+                std::to_string(p.alpha) + ", beta = " + std::to_string(p.beta) +
+                " need a kernel with epilogue scalars; 1 and 0 are legal");
+  return rt::success();
+}
+
+rt::Result<std::vector<rt::TensorMapDesc>>
+gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
+  std::vector<rt::TensorMapDesc> maps;
+  for (const TensorMapPlan &plan : kernel.tensorMaps) {
+    bool isA = plan.matrix == 'A';
+    auto type = tensorMapType(plan.dtype);
+    if (!type)
+      return fail("tensor map " + plan.param + ": element type " +
+                  dtypeInfo(plan.dtype).name.str() + " has no TMA data type");
+    auto [inner, outer] =
+        plan.dims(static_cast<uint64_t>(isA ? p.m : p.n), p.k);
+    uint64_t ld = static_cast<uint64_t>(isA ? p.lda : p.ldb);
+    rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
+        *type, isA ? p.a : p.b, outer, inner, ld, plan.boxOuter, plan.boxInner,
+        tensorMapSwizzle(plan.swizzleBytes));
+    desc.l2Promotion = l2Promotion(plan.l2PromotionBytes);
+    desc.oobFill = rt::TensorMapOobFillKind::Zero;
+    if (rt::Status s = rt::validateTensorMap(desc); !s)
+      return s.error().withContext("tensor map " + plan.param + " of " +
+                                   std::string(1, plan.matrix) + " (" +
+                                   rt::describeTensorMap(desc) + ")");
+    maps.push_back(desc);
+  }
+  return maps;
+}
+
+rt::Result<GemmLauncher> GemmLauncher::create(GemmKernelBinary kernel,
+                                              unsigned smCount) {
+  auto module = rt::Module::loadPtx(kernel.ptx);
+  if (!module)
+    return module.error().withContext(
+        "loading the " + archInfo(kernel.arch).name.str() + " kernel '" +
+        kernel.entryName + "'");
+  auto fn = module->function(kernel.entryName);
+  if (!fn)
+    return fn.error();
+  rt::Function function = *fn;
+  return GemmLauncher(std::make_unique<GemmKernelBinary>(std::move(kernel)),
+                      module.take(), std::move(function), smCount);
+}
+
+rt::Status GemmLauncher::launch(const GemmProblem &p, CUstream_st *stream) {
+  auto prepared = prepare(p, stream);
+  if (!prepared)
+    return prepared.error();
+  return launch(*prepared);
+}
+
+rt::Status GemmLauncher::launch(const PreparedGemm &prepared) const {
+  return rt::launch(fn, prepared.config, prepared.args);
+}
+
+rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
+                                               CUstream_st *stream) {
+  const GemmKernelBinary &kernel = *binary;
+  if (rt::Status s = checkGemmProblem(kernel, p); !s)
+    return s.error();
+  auto descs = gemmTensorMaps(kernel, p);
+  if (!descs)
+    return descs.error();
+  std::vector<rt::TensorMap> maps;
+  for (const rt::TensorMapDesc &desc : *descs) {
+    auto map = rt::encodeTensorMap(desc);
+    if (!map)
+      return map.error().withContext("tensor map " +
+                                     rt::describeTensorMap(desc));
+    maps.push_back(*map);
+  }
+  uint64_t workspaceBytes = kernel.workspaceBytes(p.m, p.n);
+  uint64_t counterBytes = kernel.counterBytes(p.m, p.n);
+  if (workspaceBytes > workspace.size()) {
+    auto buffer = rt::DeviceBuffer::allocate(workspaceBytes);
+    if (!buffer)
+      return buffer.error().withContext("split-K workspace");
+    retired.push_back(std::move(workspace));
+    workspace = buffer.take();
+  }
+  if (counterBytes > counters.size()) {
+    // The kernel leaves every counter at zero, so they are zeroed once.
+    auto buffer = rt::DeviceBuffer::allocate(counterBytes);
+    if (!buffer)
+      return buffer.error().withContext("split-K counters");
+    if (rt::Status s = buffer->fillBytes(0); !s)
+      return s.error().withContext("zeroing split-K counters");
+    retired.push_back(std::move(counters));
+    counters = buffer.take();
+  }
+
+  // Swap-AB makes the kernel's A role the user's B.
+  int64_t rowsA = kernel.swapAB ? p.n : p.m, rowsB = kernel.swapAB ? p.m : p.n;
+  PreparedGemm prepared;
+  rt::KernelArgs &args = prepared.args;
+  size_t nextMap = 0;
+  for (const KernelParam &param : kernel.params) {
+    const std::string &name = param.name;
+    auto i32 = [&](int64_t v) { args.add(static_cast<int32_t>(v)); };
+    if (param.kind == KernelParam::TensorMap) {
+      if (nextMap >= maps.size())
+        return fail("kernel parameter '" + name + "' is a tensor map with no "
+                    "TensorMapPlan");
+      args.add(maps[nextMap++]);
+    } else if (name == "A")
+      args.add(p.a);
+    else if (name == "B")
+      args.add(p.b);
+    else if (name == "C" || name == "c")
+      args.add(p.c);
+    else if (name == "M")
+      i32(p.m);
+    else if (name == "N")
+      i32(p.n);
+    else if (name == "K" || name == "k")
+      i32(p.k);
+    else if (name == "lda")
+      i32(p.lda);
+    else if (name == "ldb")
+      i32(p.ldb);
+    else if (name == "ldc")
+      i32(p.ldc);
+    else if (name == "rowsA")
+      i32(rowsA);
+    else if (name == "rowsB")
+      i32(rowsB);
+    else if (name == "alpha")
+      args.add(p.alpha);
+    else if (name == "beta")
+      args.add(p.beta);
+    else if (name == "workspace")
+      args.add(workspace.ptr());
+    else if (name == "counters")
+      args.add(counters.ptr());
+    else
+      return fail("kernel parameter '" + name + "' of '" + kernel.entryName +
+                  "' has no value the launcher knows");
+  }
+  rt::LaunchConfig &config = prepared.config;
+  Dim3 grid = kernel.grid(p.m, p.n, p.k, smCount);
+  config.grid = {grid.x, grid.y, grid.z};
+  config.block = {kernel.blockThreads, 1, 1};
+  config.cluster = {kernel.cluster.x, kernel.cluster.y, kernel.cluster.z};
+  config.dynamicSharedBytes = kernel.sharedBytes;
+  config.stream = stream;
+  return prepared;
+}
+
+rt::Status launchGemm(const GemmKernelBinary &kernel, rt::DevicePtr a,
+                      rt::DevicePtr b, rt::DevicePtr c, int64_t m, int64_t n,
+                      int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                      float alpha, float beta, CUstream_st *stream) {
+  GemmProblem problem{a, b, c, m, n, k, lda, ldb, ldc, alpha, beta};
+  // Check before loading anything, so bad arguments never touch the GPU.
+  if (rt::Status s = checkGemmProblem(kernel, problem); !s)
+    return s;
+  auto api = rt::driverApi();
+  if (!api)
+    return api.error();
+  CUcontext ctx = nullptr;
+  if (rt::Status s = rt::checkCuda(**api, (*api)->ctxGetCurrent(&ctx),
+                                   "cuCtxGetCurrent");
+      !s)
+    return s;
+  if (!ctx)
+    return fail("no current CUDA context; create an rt::Context first");
+  static std::mutex mutex;
+  static std::map<std::pair<CUcontext, std::string>, GemmLauncher> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::pair{ctx, kernel.entryName + '\0' + kernel.ptx};
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    auto launcher = GemmLauncher::create(kernel);
+    if (!launcher)
+      return launcher.error();
+    it = cache.emplace(std::move(key), launcher.take()).first;
+  }
+  return it->second.launch(problem, stream);
+}
+
+} // namespace tilec

@@ -1,0 +1,130 @@
+//===- compiler/GemmLauncher.h - Launch a compiled GEMM in one call -*- C++
+//-*-===//
+//
+// The last step of the embedding API: a GemmKernelBinary (or the
+// CompiledKernel that Compiler::compile returns) plus device buffers and a
+// problem size become a launch, for sm_80 and sm_90a kernels alike. The
+// launcher
+//   - checks the arguments first, on the CPU, and names what is wrong with
+//     its numbers: sizes, leading dimensions (16-byte rows), alignment of
+//     the buffers, alpha/beta on a kernel without them;
+//   - builds the sm_90a tensor maps from the kernel's TensorMapPlans (dtype,
+//     dims, strides, box, swizzle: derived by the compiler, not re-invented
+//     here) and has runtime/TensorMap validate them;
+//   - keeps a zeroed split-K workspace and tile counters, grown on demand;
+//   - fills the parameters in the kernel's order, by name, and launches
+//     with the kernel's grid, block, shared memory and cluster.
+//
+//   auto kernel = compiler.compile(source);             // .tile -> PTX
+//   if (!kernel) ...;
+//   rt::Status s = tilec::launchGemm(**kernel, a.ptr(), b.ptr(), c.ptr(),
+//                                    m, n, k, lda, ldb, ldc, 1.0f, 0.0f);
+//
+// runtime/ knows nothing of the compiler; this file is where they meet.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_COMPILER_GEMMLAUNCHER_H
+#define TILEC_COMPILER_GEMMLAUNCHER_H
+
+#include "codegen/GemmCodegen.h"
+#include "runtime/DeviceBuffer.h"
+#include "runtime/Launch.h"
+#include "runtime/Module.h"
+#include "runtime/Status.h"
+#include "runtime/TensorMap.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+struct CUstream_st;
+
+namespace tilec {
+
+/// One GEMM problem: C = alpha * A * B^T + beta * C with A M x K, B N x K
+/// (stored as the kernel's majorness says) and C M x N row-major. Leading
+/// dimensions are in elements.
+struct GemmProblem {
+  rt::DevicePtr a = 0, b = 0, c = 0;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+};
+
+/// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K
+/// from 1 to 2^31 - 1; lda, ldb, ldc cover their extents and are whole
+/// 16-byte rows; A, B, C non-null and 16-byte aligned; alpha = 1 and beta =
+/// 0 for a kernel without epilogue scalars. The error says which argument,
+/// its value and what would be legal.
+rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
+                            const GemmProblem &problem);
+
+/// The tensor maps \p kernel needs for \p problem (sm_90a: A's and B's, in
+/// parameter order; empty for sm_80), validated by runtime/TensorMap.
+rt::Result<std::vector<rt::TensorMapDesc>>
+gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &problem);
+
+/// One launch, checked and prepared (tensor maps encoded, workspace sized):
+/// issue it any number of times with GemmLauncher::launch(prepared). Valid
+/// while its GemmLauncher lives.
+struct PreparedGemm {
+  rt::LaunchConfig config;
+  rt::KernelArgs args;
+};
+
+/// A GEMM kernel loaded into the current context, with its split-K
+/// workspace. Movable, not copyable. Split-K launches through one launcher
+/// share its tile counters, so issue them on one stream (or use one
+/// launcher per stream).
+class GemmLauncher {
+public:
+  /// JIT-loads \p kernel's PTX into the current context. \p smCount (the
+  /// GPU's multiprocessors) sizes a persistent kernel's grid; 0 launches one
+  /// CTA per tile.
+  static rt::Result<GemmLauncher> create(GemmKernelBinary kernel,
+                                         unsigned smCount = 0);
+
+  /// Checks \p problem (checkGemmProblem), prepares the tensor maps and
+  /// workspace and launches on \p stream (null: the default stream).
+  /// Asynchronous: a fault shows up at the next synchronize.
+  rt::Status launch(const GemmProblem &problem, CUstream_st *stream = nullptr);
+
+  /// Everything launch() does before the launch itself, for a problem that
+  /// is launched many times (benchmarks, an engine's fixed shapes).
+  rt::Result<PreparedGemm> prepare(const GemmProblem &problem,
+                                   CUstream_st *stream = nullptr);
+  /// Launches a prepared problem.
+  rt::Status launch(const PreparedGemm &prepared) const;
+
+  /// The kernel being launched.
+  const GemmKernelBinary &kernel() const { return *binary; }
+  /// The loaded kernel.
+  const rt::Function &function() const { return fn; }
+
+private:
+  GemmLauncher(std::unique_ptr<GemmKernelBinary> binary, rt::Module module,
+               rt::Function fn, unsigned smCount)
+      : binary(std::move(binary)), module(std::move(module)), fn(std::move(fn)),
+        smCount(smCount) {}
+
+  std::unique_ptr<GemmKernelBinary> binary;
+  rt::Module module;
+  rt::Function fn;
+  unsigned smCount = 0;
+  rt::DeviceBuffer workspace, counters;
+  /// Outgrown workspaces, kept so that earlier PreparedGemms stay valid.
+  std::vector<rt::DeviceBuffer> retired;
+};
+
+/// Launches \p kernel on one problem: C = alpha * A * B^T + beta * C. The
+/// loaded module is cached per (current context, kernel PTX), so repeated
+/// calls cost a lookup; the cache lives until the process exits.
+rt::Status launchGemm(const GemmKernelBinary &kernel, rt::DevicePtr a,
+                      rt::DevicePtr b, rt::DevicePtr c, int64_t m, int64_t n,
+                      int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
+                      float alpha = 1.0f, float beta = 0.0f,
+                      CUstream_st *stream = nullptr);
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_GEMMLAUNCHER_H

@@ -1,0 +1,54 @@
+//===- tests/unit/Sm90HeuristicTest.cpp - the sm_90a config choice --------===//
+#include "codegen/Sm90Heuristic.h"
+
+#include <gtest/gtest.h>
+
+namespace tilec {
+namespace {
+
+TEST(Sm90Heuristic, MaxStagesExample) {
+  // (64 + 64) x 64 x 2 + 16 bytes per stage into 232448 - 1040.
+  EXPECT_EQ(sm90MaxStages(64, 64, 1), 14u);
+  EXPECT_EQ(sm90MaxStages(128, 256, 1), 4u);
+  EXPECT_EQ(sm90MaxStages(64, 64, 2), 6u);
+}
+
+TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {
+  for (unsigned m : {1u, 37u, 64u, 100u, 128u, 129u, 1000u, 4096u, 8192u})
+    for (unsigned n : {8u, 300u, 2112u, 4096u, 7168u, 24576u})
+      for (unsigned k : {64u, 136u, 1536u, 7168u}) {
+        Sm90Choice choice = sm90ChooseConfig(m, n, k, 132);
+        llvm::Error err = verifySm90GemmConfig(choice.config);
+        EXPECT_FALSE(bool(err))
+            << m << "x" << n << "x" << k << ": " << llvm::toString(std::move(err));
+        EXPECT_GE(choice.splits, 1u);
+        EXPECT_EQ(choice.splits > 1, choice.config.splitK);
+        if (choice.config.splitK) {
+          // Every split keeps at least one K tile.
+          EXPECT_LE(choice.splits, (k + 63) / 64);
+          EXPECT_FALSE(choice.config.persistent);
+        }
+      }
+}
+
+TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
+  Sm90Choice decode = sm90ChooseConfig(64, 2112, 7168, 132);
+  EXPECT_TRUE(decode.config.swapAB);
+  EXPECT_EQ(decode.config.bn, 64u);
+  EXPECT_EQ(decode.config.stages, 14u);
+  EXPECT_TRUE(decode.config.splitK);
+  EXPECT_EQ(decode.splits, 2u); // the example of Sm90Heuristic.h
+  // 64 tiles of N = 4096 fill half the SMs; splitting measured slower.
+  EXPECT_FALSE(sm90ChooseConfig(64, 4096, 7168, 132).config.splitK);
+  EXPECT_TRUE(sm90ChooseConfig(128, 24576, 1536, 132).config.persistent);
+  EXPECT_EQ(sm90ChooseConfig(128, 2112, 7168, 132).splits, 3u);
+  Sm90Choice square = sm90ChooseConfig(4096, 4096, 4096, 132);
+  EXPECT_FALSE(square.config.swapAB);
+  EXPECT_EQ(square.config.bm, 128u);
+  EXPECT_EQ(square.config.bn, 256u);
+  EXPECT_TRUE(square.config.persistent);
+  EXPECT_EQ(square.config.clusterM, 2u);
+}
+
+} // namespace
+} // namespace tilec
