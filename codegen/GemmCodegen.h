@@ -78,12 +78,12 @@ struct TensorMapPlan {
   std::string param; ///< The kernel parameter it is passed as ("tmapA").
   char matrix = 'A'; ///< The user's matrix it covers: 'A' (M x K) or 'B'.
   DTypeKind dtype = DTypeKind::BF16;
-  MajorKind major = MajorKind::K; ///< Which extent is contiguous.
-  unsigned boxInner = 0;          ///< Box extent along the contiguous dim.
-  unsigned boxOuter = 0;          ///< Box extent along the other dim.
-  unsigned swizzleBytes = 128;    ///< 0 (none), 32, 64 or 128.
+  MajorKind major = MajorKind::K;  ///< Which extent is contiguous.
+  unsigned boxInner = 0;           ///< Box extent along the contiguous dim.
+  unsigned boxOuter = 0;           ///< Box extent along the other dim.
+  unsigned swizzleBytes = 128;     ///< 0 (none), 32, 64 or 128.
   unsigned l2PromotionBytes = 256; ///< 0, 64, 128 or 256.
-  bool oobZero = true; ///< Out-of-bounds elements read as zero.
+  bool oobZero = true;             ///< Out-of-bounds elements read as zero.
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
   /// M x K for A, N x K for B).
@@ -95,12 +95,12 @@ struct TensorMapPlan {
 /// A compiled GEMM kernel and how to launch it.
 struct GemmKernelBinary {
   ArchKind arch = ArchKind::SM80;
-  std::string ptx;           ///< PTX text for the spec's arch.
-  std::string entryName;     ///< The .entry name in \c ptx.
-  unsigned blockThreads = 0; ///< Threads per CTA (1-D block).
-  unsigned sharedBytes = 0;  ///< Dynamic shared memory per CTA in bytes.
-  unsigned tileM = 0, tileN = 0; ///< CTA tile in the user's M and N.
-  Dim3 cluster;                  ///< Thread-block cluster; {1,1,1}: none.
+  std::string ptx;                 ///< PTX text for the spec's arch.
+  std::string entryName;           ///< The .entry name in \c ptx.
+  unsigned blockThreads = 0;       ///< Threads per CTA (1-D block).
+  unsigned sharedBytes = 0;        ///< Dynamic shared memory per CTA in bytes.
+  unsigned tileM = 0, tileN = 0;   ///< CTA tile in the user's M and N.
+  Dim3 cluster;                    ///< Thread-block cluster; {1,1,1}: none.
   std::vector<KernelParam> params; ///< In order.
   /// Operand types and majorness the launcher checks buffers against.
   DTypeKind aType = DTypeKind::BF16, bType = DTypeKind::BF16,

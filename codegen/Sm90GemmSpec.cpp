@@ -39,9 +39,8 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
        {std::tuple{"a", &spec.smemA, spec.bm}, {"b", &spec.smemB, spec.bn}}) {
     if (!*layout)
       continue;
-    std::string expr = "tile_to_shape(K_SW128<bf16>, (" +
-                       std::to_string(rows) + ", " + std::to_string(spec.bk) +
-                       "))";
+    std::string expr = "tile_to_shape(K_SW128<bf16>, (" + std::to_string(rows) +
+                       ", " + std::to_string(spec.bk) + "))";
     auto expected = evaluateLayoutExpr(expr);
     if (!expected)
       return expected.takeError();
@@ -87,12 +86,11 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1, 1};
   using P = KernelParam;
-  binary.params = {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap},
-                   {"c", P::Pointer},       {"rowsA", P::I32},
-                   {"rowsB", P::I32},       {"k", P::I32},
-                   {"ldc", P::I32},         {"alpha", P::F32},
-                   {"beta", P::F32},        {"workspace", P::Pointer},
-                   {"counters", P::Pointer}};
+  binary.params = {
+      {"tmapA", P::TensorMap},   {"tmapB", P::TensorMap}, {"c", P::Pointer},
+      {"rowsA", P::I32},         {"rowsB", P::I32},       {"k", P::I32},
+      {"ldc", P::I32},           {"alpha", P::F32},       {"beta", P::F32},
+      {"workspace", P::Pointer}, {"counters", P::Pointer}};
   auto plan = [&](const char *param, bool roleA) {
     const Sm90OperandTile &tile = roleA ? kernel.a : kernel.b;
     TensorMapPlan map;

@@ -86,8 +86,8 @@ rt::Status checkLd(const char *name, int64_t ld, const char *extentName,
                " elements (" + std::to_string(multiple * dtypeBits(type) / 8) +
                " bytes of " + dtypeInfo(type).name.str() + ")";
   if (ld >= extent && ld % multiple != 0)
-    message += "; e.g. " +
-               std::to_string((ld + multiple - 1) / multiple * multiple);
+    message +=
+        "; e.g. " + std::to_string((ld + multiple - 1) / multiple * multiple);
   if (ld > INT32_MAX)
     message += " and at most " + std::to_string(INT32_MAX);
   return fail(message);
@@ -99,8 +99,8 @@ int64_t perSixteenBytes(DTypeKind type) {
   return bits ? std::max<int64_t>(1, 128 / bits) : 1;
 }
 
-rt::Status checkPointer(const char *name, rt::DevicePtr ptr,
-                        unsigned align, const char *why) {
+rt::Status checkPointer(const char *name, rt::DevicePtr ptr, unsigned align,
+                        const char *why) {
   if (ptr == 0)
     return fail(std::string(name) + " is a null device pointer");
   if (ptr % align != 0) {
@@ -192,9 +192,9 @@ rt::Result<GemmLauncher> GemmLauncher::create(GemmKernelBinary kernel,
                                               unsigned smCount) {
   auto module = rt::Module::loadPtx(kernel.ptx);
   if (!module)
-    return module.error().withContext(
-        "loading the " + archInfo(kernel.arch).name.str() + " kernel '" +
-        kernel.entryName + "'");
+    return module.error().withContext("loading the " +
+                                      archInfo(kernel.arch).name.str() +
+                                      " kernel '" + kernel.entryName + "'");
   auto fn = module->function(kernel.entryName);
   if (!fn)
     return fn.error();
@@ -260,7 +260,8 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
     auto i32 = [&](int64_t v) { args.add(static_cast<int32_t>(v)); };
     if (param.kind == KernelParam::TensorMap) {
       if (nextMap >= maps.size())
-        return fail("kernel parameter '" + name + "' is a tensor map with no "
+        return fail("kernel parameter '" + name +
+                    "' is a tensor map with no "
                     "TensorMapPlan");
       args.add(maps[nextMap++]);
     } else if (name == "A")
@@ -319,8 +320,8 @@ rt::Status launchGemm(const GemmKernelBinary &kernel, rt::DevicePtr a,
   if (!api)
     return api.error();
   CUcontext ctx = nullptr;
-  if (rt::Status s = rt::checkCuda(**api, (*api)->ctxGetCurrent(&ctx),
-                                   "cuCtxGetCurrent");
+  if (rt::Status s =
+          rt::checkCuda(**api, (*api)->ctxGetCurrent(&ctx), "cuCtxGetCurrent");
       !s)
     return s;
   if (!ctx)

@@ -412,10 +412,11 @@ bool Parser::parseItem(KernelDecl &kernel) {
   item.loc = tok.loc();
   if (!tok.is(TokenKind::Ident)) {
     if (!tok.is(TokenKind::Error))
-      diags.error(tok.loc(), "expected a kernel item (arch, a/b/c operand, "
-                             "acc, tile, stages, smem, mma, epilogue, schedule), "
-                             "found " +
-                                 describeToken());
+      diags.error(tok.loc(),
+                  "expected a kernel item (arch, a/b/c operand, "
+                  "acc, tile, stages, smem, mma, epilogue, schedule), "
+                  "found " +
+                      describeToken());
     return false;
   }
   llvm::StringRef keyword = tok.text;

@@ -80,8 +80,7 @@ bool runKernel(const CompiledKernel &kernel, const Shape &s,
   DTypeKind type = kernel.aType;
   if ((type != DTypeKind::F16 && type != DTypeKind::BF16) ||
       kernel.bType != type || kernel.cType != type) {
-    std::printf("SKIP: %s: run_tile checks f16 and bf16 kernels only\n",
-                name);
+    std::printf("SKIP: %s: run_tile checks f16 and bf16 kernels only\n", name);
     return true;
   }
   unsigned seed = std::random_device{}();
@@ -129,7 +128,7 @@ bool runKernel(const CompiledKernel &kernel, const Shape &s,
   auto launcher = GemmLauncher::create(kernel, ctx.device().smCount);
   if (!launcher)
     return report("load", launcher.error());
-  GemmProblem problem{a->ptr(), b->ptr(), c->ptr(), s.m, s.n, s.k,
+  GemmProblem problem{a->ptr(), b->ptr(), c->ptr(), s.m,  s.n, s.k,
                       lda,      ldb,      ldc,      1.0f, 0.0f};
   if (rt::Status st = launcher->launch(problem); !st)
     return report("launch", st.error());
@@ -286,7 +285,7 @@ int main(int argc, char **argv) {
                   cc % 10);
       continue;
     }
-    Shape shape = given ? *given
+    Shape shape = given      ? *given
                   : k.swapAB ? Shape{64, 2112, 7168}
                              : Shape{1000, 1304, 1024};
     ok &= runKernel(k, shape, *ctx);

@@ -1,4 +1,5 @@
-//===- ir/MajorKind.h - Which extent of an operand is contiguous -*- C++ -*-===//
+//===- ir/MajorKind.h - Which extent of an operand is contiguous -*- C++
+//-*-===//
 //
 // One definition for the GEMM spec, the swizzle atoms and the shared-memory
 // descriptors: an operand tile is K-major (K contiguous) or MN-major (M or N

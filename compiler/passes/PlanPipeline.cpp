@@ -207,11 +207,9 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
       why = "M = " + std::to_string(*m) +
             " is fixed and at most 128 (a decode shape): A and B swapped, "
             "so M is the wgmma N (BN = " +
-            std::to_string(view.bn) +
-            ") and N fills the 64-row M atoms";
+            std::to_string(view.bn) + ") and N fills the 64-row M atoms";
     } else {
-      why = m ? "M = " + std::to_string(*m) +
-                    " is large: A and B as written"
+      why = m ? "M = " + std::to_string(*m) + " is large: A and B as written"
               : "M is a run-time argument: A and B as written (write "
                 "'schedule swap_ab' for small M)";
     }

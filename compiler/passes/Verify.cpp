@@ -304,11 +304,11 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   bool swaps = swap && swap->isInt() && swap->intValue != 0;
   bool splits = split && split->isInt() && split->intValue > 1;
   if (arch && *arch != ArchKind::SM90a && (swaps || splits))
-    diags.error(op.loc, "schedule " +
-                            std::string(swaps ? "swap_ab" : "split_k") +
-                            " is implemented for sm_90a only; " +
-                            archInfo(*arch).name + " kernels take 'schedule "
-                                                   "auto' (the plain schedule)");
+    diags.error(op.loc,
+                "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
+                    " is implemented for sm_90a only; " + archInfo(*arch).name +
+                    " kernels take 'schedule "
+                    "auto' (the plain schedule)");
 }
 
 void Verifier::verifyKernel(tir::Op &kernel) {

@@ -100,9 +100,8 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   if (rt::Status s = dc->upload(c.data(), c.size() * 2); !s)
     return failed("copy C", s.error());
   {
-    GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), p.m,     p.n,
-                        p.k,       p.k,       p.k,       p.n,     p.alpha,
-                        p.beta};
+    GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), p.m,     p.n,   p.k,
+                        p.k,       p.k,       p.n,       p.alpha, p.beta};
     if (rt::Status s = launcher->launch(problem); !s)
       return failed("launch", s.error());
     if (rt::Status s = ctx.synchronize(); !s)

@@ -6,9 +6,9 @@
 // worked out by hand from the kernel contracts in codegen/GemmCodegen.h.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/GemmLauncher.h"
 #include "codegen/Sm90GemmSpec.h"
 #include "compiler/Compiler.h"
-#include "compiler/GemmLauncher.h"
 
 #include <gtest/gtest.h>
 
