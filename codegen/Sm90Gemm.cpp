@@ -1076,10 +1076,16 @@ llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config) {
   llvm::Module module(config.name, context);
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
     return err;
-  auto tileA = sm90OperandTile(config.bm, config.bk);
+  // The operand roles as emitSm90Gemm takes them.
+  DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
+  DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
+  MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
+  MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
+  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
-  auto tileB = sm90OperandTile(config.bn, config.bk);
+  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
+                               config.bn);
   if (!tileB)
     return tileB.takeError();
   Builder builder(config, *tileA, *tileB, module);

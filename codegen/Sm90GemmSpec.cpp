@@ -21,33 +21,31 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   if (spec.arch != ArchKind::SM90a)
     return fail("the sm_90a generator got a spec for " +
                 archInfo(spec.arch).name.str());
-  auto typeName = [](DTypeKind kind) { return dtypeInfo(kind).name.str(); };
-  if (spec.aType != DTypeKind::BF16 || spec.bType != DTypeKind::BF16 ||
-      spec.cType != DTypeKind::BF16 || spec.accType != DTypeKind::F32)
-    return fail("sm_90a GEMM types a=" + typeName(spec.aType) +
-                " b=" + typeName(spec.bType) + " c=" + typeName(spec.cType) +
-                " acc=" + typeName(spec.accType) +
-                " are not implemented; a, b, c bf16 with acc f32 are");
-  if (spec.aMajor != MajorKind::K || spec.bMajor != MajorKind::K)
-    return fail("sm_90a GEMM needs A and B K-major (a TN GEMM); MN-major "
-                "operands (transposed wgmma descriptors) are not implemented");
+  if (spec.accType != DTypeKind::F32)
+    return fail("sm_90a GEMM accumulates in f32, not " +
+                dtypeInfo(spec.accType).name.str());
   if (spec.cMajor != MajorKind::MN)
     return fail("sm_90a GEMM stores C row-major (major(N)) only");
-  // The generator builds SW128 K-major stage tiles (codegen/Sm90Gemm.h); a
-  // different smem layout in the spec is not silently replaced.
-  for (auto [name, layout, rows] :
-       {std::tuple{"a", &spec.smemA, spec.bm}, {"b", &spec.smemB, spec.bn}}) {
+  // The generator stages each operand in the tile sm90OperandTile derives
+  // (codegen/Sm90Gemm.h); a different smem layout in the spec is an error,
+  // not silently replaced. The check uses the language's tile shape
+  // ((BM, BK) for a, (BN, BK) for b) and the operand's role without swap.
+  for (auto [name, layout, rows, type, major, mmaMN] :
+       {std::tuple{"a", &spec.smemA, spec.bm, spec.aType, spec.aMajor, 64u},
+        {"b", &spec.smemB, spec.bn, spec.bType, spec.bMajor, spec.bn}}) {
     if (!*layout)
       continue;
-    std::string expr = "tile_to_shape(K_SW128<bf16>, (" + std::to_string(rows) +
-                       ", " + std::to_string(spec.bk) + "))";
-    auto expected = evaluateLayoutExpr(expr);
+    auto staged = sm90OperandTile(rows, spec.bk, type, major, mmaMN);
+    if (!staged)
+      return staged.takeError();
+    auto expected = evaluateLayoutExpr(staged->layout);
     if (!expected)
       return expected.takeError();
     if (!expected->isComposed() || !(expected->getComposed() == **layout))
       return fail(std::string("smem ") + name + " = " + (*layout)->str() +
-                  " is not implemented by the sm_90a generator; it stages " +
-                  expr + " (write that or 'auto')");
+                  " is not what the sm_90a generator stages; it stages " +
+                  staged->layout + " = " + expected->str() +
+                  " (write that, or 'auto' where it picks the same)");
   }
   Sm90GemmConfig config;
   if (!spec.name.empty())
@@ -56,6 +54,11 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   config.bn = spec.bn;
   config.bk = spec.bk;
   config.stages = spec.stages;
+  config.aType = spec.aType;
+  config.bType = spec.bType;
+  config.cType = spec.cType;
+  config.aMajor = spec.aMajor;
+  config.bMajor = spec.bMajor;
   config.swapAB = spec.swapAB;
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
@@ -79,9 +82,10 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.swapAB = config.swapAB;
   binary.splitK = config.splitK ? std::max(2u, splits) : 1;
   binary.persistent = config.persistent;
-  // The epilogue stores bf16 pairs when ldc is even, else single elements.
+  // The epilogue stores pairs of C elements when ldc is even, else single
+  // elements.
   binary.ldcMultiple = 1;
-  binary.cAlignBytes = 4;
+  binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
   binary.ctasPerSm = config.ctasPerSm;
   // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1, 1};
@@ -91,13 +95,20 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
       {"rowsA", P::I32},         {"rowsB", P::I32},       {"k", P::I32},
       {"ldc", P::I32},           {"alpha", P::F32},       {"beta", P::F32},
       {"workspace", P::Pointer}, {"counters", P::Pointer}};
+  binary.aType = config.aType;
+  binary.bType = config.bType;
+  binary.cType = config.cType;
+  binary.aMajor = config.aMajor;
+  binary.bMajor = config.bMajor;
+  // Each map's box is the derived operand tile's (K-major: BK x rows;
+  // MN-major: one swizzle span of MN x BK, loaded `boxes` times per slot).
   auto plan = [&](const char *param, bool roleA) {
     const Sm90OperandTile &tile = roleA ? kernel.a : kernel.b;
     TensorMapPlan map;
     map.param = param;
     map.matrix = (roleA != config.swapAB) ? 'A' : 'B';
-    map.dtype = DTypeKind::BF16;
-    map.major = MajorKind::K;
+    map.dtype = tile.dtype;
+    map.major = tile.major;
     map.boxInner = tile.boxDims[0];
     map.boxOuter = tile.boxDims[1]; // B: rows / clusterM under multicast
     map.swizzleBytes = tile.swizzleBytes;

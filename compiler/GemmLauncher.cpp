@@ -33,9 +33,8 @@ std::optional<rt::TensorMapDTypeKind> tensorMapType(DTypeKind type) {
   case DTypeKind::BF16:
     return rt::TensorMapDTypeKind::BF16;
   case DTypeKind::F32:
+  case DTypeKind::TF32: // Copied bit for bit; the tensor core reads tf32.
     return rt::TensorMapDTypeKind::F32;
-  case DTypeKind::TF32:
-    return rt::TensorMapDTypeKind::TF32;
   case DTypeKind::E4M3:
   case DTypeKind::E5M2:
   case DTypeKind::I8:

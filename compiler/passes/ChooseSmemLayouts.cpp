@@ -65,15 +65,22 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
       continue;
     }
     SmemAtom atom{major, mode, dtype};
+    // sm_90a stages an MN-major tile K first: each TMA box (one swizzle
+    // span along MN x BK) lands as one contiguous run of atoms.
+    bool kFirst = !kMajor && view.arch == ArchKind::SM90a;
     std::string text = "tile_to_shape(" + atom.nameWithType() + ", (" +
                        std::to_string(view.mnExtent(operand)) + ", " +
-                       std::to_string(view.bk) + "))";
+                       std::to_string(view.bk) + ")" +
+                       (kFirst ? ", (1, 0))" : ")");
     smem.set("layout", tir::Attr::string(text, layout->loc));
     smem.set("atom", tir::Attr::string(atom.nameWithType()));
     smem.set("why", tir::Attr::string(
                         "largest swizzle atom that fits the contiguous "
                         "extent (seed 000): " +
-                        facts + (skipped.empty() ? "" : "; " + skipped)));
+                        facts + (skipped.empty() ? "" : "; " + skipped) +
+                        (kFirst ? "; tiled K first (order (1, 0)), as the "
+                                  "sm_90a TMA boxes fill it"
+                                : "")));
     return;
   }
   diags.error(extentLoc,

@@ -27,6 +27,9 @@ GemmKernelBinary sm90Binary(unsigned bm, unsigned bn, bool swap,
   kernel.config.splitK = splits > 1;
   kernel.a.rows = bm;
   kernel.b.rows = bn;
+  kernel.a.boxDims[0] = kernel.b.boxDims[0] = 64; // BK of bf16: 128 bytes
+  kernel.a.boxDims[1] = bm;
+  kernel.b.boxDims[1] = bn;
   return sm90GemmBinary(std::move(kernel), splits);
 }
 
