@@ -173,10 +173,11 @@ std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
   return text;
 }
 
-llvm::SmallVector<llvm::Value *>
-wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
-        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
-        llvm::Value *descB, llvm::StringRef annotation) {
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA, llvm::Value *descB,
+                                         llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
@@ -184,8 +185,9 @@ wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
   args.push_back(descB);
   args.push_back(builder.getInt32(1));
   std::string constraints = tiedFloatConstraints(regs) + ",l,l,r";
-  llvm::Value *call = emitAsm(builder, floatsType(builder, regs),
-                              wgmmaSsText(shape, annotation), constraints, args);
+  llvm::Value *call =
+      emitAsm(builder, floatsType(builder, regs),
+              wgmmaSsText(shape, annotation), constraints, args);
   return unpack(builder, call, regs);
 }
 

@@ -93,10 +93,11 @@ std::string wgmmaSsText(const WgmmaShape &shape,
 /// Issues one SS wgmma accumulating into \p acc (m*n/128 f32 values per
 /// thread); returns the new accumulator values. \p annotation as for
 /// wgmmaSsText.
-llvm::SmallVector<llvm::Value *>
-wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
-        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
-        llvm::Value *descB, llvm::StringRef annotation = {});
+llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::Value *descA, llvm::Value *descB,
+                                         llvm::StringRef annotation = {});
 
 // Thread-block clusters (sm_90).
 

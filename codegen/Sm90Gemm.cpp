@@ -385,9 +385,10 @@ struct Builder {
       unsigned offset = kk * tile.kStepBytes;
       return std::string(role) + " subtile (" + mn + "=" + mnIs +
              ", k=" + std::to_string(kk) + ") at +" + std::to_string(offset) +
-             " B" + (mnBytes ? " + " + std::string(mn) + " * " +
-                                   std::to_string(mnBytes) + " B"
-                             : std::string()) +
+             " B" +
+             (mnBytes ? " + " + std::string(mn) + " * " +
+                            std::to_string(mnBytes) + " B"
+                      : std::string()) +
              " from the stage base; " +
              describeSmemDescriptorLayout(tile.descriptorHigh,
                                           ArchKind::SM90a) +
@@ -400,8 +401,8 @@ struct Builder {
                        std::to_string(config.bk / k) +
                        (config.swapAB ? " (swapped: A role = tensor b)" : "") +
                        "\n";
-    text += operand("a-desc", tileA, "m", "consumer warpgroup",
-                    tileA.mAtomBytes);
+    text +=
+        operand("a-desc", tileA, "m", "consumer warpgroup", tileA.mAtomBytes);
     text += operand("b-desc", tileB, "n", "0", 0);
     if (!config.annotateSource.empty())
       text += "from " + config.annotateSource + "\n";

@@ -48,6 +48,8 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
                   " (write that, or 'auto' where it picks the same)");
   }
   Sm90GemmConfig config;
+  config.annotate = spec.annotate;
+  config.annotateSource = spec.annotateSource;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;

@@ -28,6 +28,14 @@ unsigned sm90MaxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
   return std::min(16u, (budget - FixedBytes) / stage);
 }
 
+unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
+                          unsigned sms) {
+  tiles = std::max(1u, tiles);
+  unsigned splits = sms * (bn >= 128 ? 3 : 2) / (4 * tiles);
+  splits = std::min({splits, kTiles / MinKTilesPerSplit, 4u});
+  return std::max(1u, splits);
+}
+
 Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
   Sm90Choice choice;
   Sm90GemmConfig &config = choice.config;
@@ -52,8 +60,7 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     // = 4096 (64 tiles) ran slower in 2 splits (21.9 against 19.5); at M =
     // 128 (twice the MMA work per weight byte) 3 splits beat 2 at N = 2112
     // in both runs (17.2 / 16.9 against 17.7 / 17.7 us).
-    unsigned splits = sms * (config.bn >= 128 ? 3 : 2) / (4 * tiles);
-    splits = std::min({splits, kTiles / MinKTilesPerSplit, 4u});
+    unsigned splits = sm90DecodeSplits(tiles, kTiles, config.bn, sms);
     if (splits > 1) {
       config.splitK = true;
       choice.splits = splits;

@@ -31,6 +31,13 @@ struct Sm90Choice {
 Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
                             unsigned sms = 132);
 
+/// The K splits for a decode-shaped (swapped) grid of \p tiles output tiles
+/// of BN \p bn with \p kTiles 64-wide K tiles on \p sms SMs: 1 unless the
+/// tiles leave most SMs idle; at most 4, and at least 4 K tiles a split.
+/// Example: sm90DecodeSplits(33, 112, 64, 132) == 2 (N = 2112 at M = 64).
+unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
+                          unsigned sms);
+
 /// The most ring stages (at most 16) of a BM x BN x 64 bf16 tile that fit
 /// the shared memory of \p ctasPerSm CTAs on one SM.
 /// Example: sm90MaxStages(64, 64, 1) == 14.

@@ -167,7 +167,8 @@ CompilationResult compileBuffer(unsigned bufferId,
   }
   bool ok = true;
   for (const GemmSpec *specPtr : selected) {
-    const GemmSpec &spec = *specPtr;
+    GemmSpec spec = *specPtr;
+    spec.annotate = options.annotate;
     const tir::Op *kernel = module->find("tile.kernel", spec.name);
     llvm::SMLoc loc = kernel ? kernel->loc : llvm::SMLoc();
     if (options.emit == EmitKind::LLVM) {

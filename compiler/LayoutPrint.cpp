@@ -75,8 +75,8 @@ std::optional<DTypeKind> atomTypeOf(llvm::StringRef text) {
 PrintResult printDescriptor(llvm::StringRef expr) {
   llvm::StringRef text = expr.trim();
   unsigned lead = unsigned(expr.size() - expr.ltrim().size());
-  if (!text.consume_front("descriptor") ||
-      !text.ltrim().starts_with("(") || !text.rtrim().ends_with(")"))
+  if (!text.consume_front("descriptor") || !text.ltrim().starts_with("(") ||
+      !text.rtrim().ends_with(")"))
     return error(lead, "expected descriptor(L, wgmma|tcgen05, mma(MN, K)"
                        "[, T][, K|MN])");
   unsigned open = unsigned(expr.find('('));
@@ -104,8 +104,8 @@ PrintResult printDescriptor(llvm::StringRef expr) {
   llvm::StringRef mma = args[2].first;
   if (!mma.consume_front("mma") || !mma.trim().starts_with("(") ||
       !mma.trim().ends_with(")"))
-    return error(args[2].second, "expected mma(MN, K), found '" +
-                                     args[2].first.str() + "'");
+    return error(args[2].second,
+                 "expected mma(MN, K), found '" + args[2].first.str() + "'");
   mma = mma.trim().drop_front().drop_back();
   auto [mnText, kText] = mma.split(',');
   if (mnText.trim().getAsInteger(10, req.mmaMN) ||
@@ -122,10 +122,10 @@ PrintResult printDescriptor(llvm::StringRef expr) {
     else if (std::optional<DTypeKind> t = parseDType(args[i].first))
       dtype = t;
     else
-      return error(args[i].second,
-                   "'" + args[i].first.str() +
-                       "' is neither an element type (" + listDTypeNames() +
-                       ") nor a majorness (K, MN)");
+      return error(args[i].second, "'" + args[i].first.str() +
+                                       "' is neither an element type (" +
+                                       listDTypeNames() +
+                                       ") nor a majorness (K, MN)");
   }
   if (!dtype)
     return error(layoutColumn,

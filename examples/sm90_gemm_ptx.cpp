@@ -4,7 +4,11 @@
 // tile given on the command line, prints what the launcher needs and the
 // derived operand descriptors, and writes the PTX to a file (or stdout).
 //
-//   sm90_gemm_ptx [BM BN STAGES [swap] [splitk] [persistent]] [-o FILE]
+//   sm90_gemm_ptx [BM BN STAGES [swap] [splitk] [persistent] [annotate]]
+//     [-o FILE]
+//
+// `annotate` puts tilec compile --annotate's `// tilec:` comments before
+// every wgmma.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Gemm.h"
@@ -32,12 +36,14 @@ int main(int argc, char **argv) {
       config.splitK = true;
     else if (arg == "persistent")
       config.persistent = true;
+    else if (arg == "annotate")
+      config.annotate = true;
     else if (!arg.empty() &&
              arg.find_first_not_of("0123456789") == std::string::npos)
       numbers.push_back(unsigned(std::strtoul(arg.c_str(), nullptr, 10)));
     else {
       std::fprintf(stderr, "usage: sm90_gemm_ptx [BM BN STAGES [swap] "
-                           "[splitk] [persistent]] [-o FILE]\n");
+                           "[splitk] [persistent] [annotate]] [-o FILE]\n");
       return 2;
     }
   }

@@ -28,8 +28,8 @@ std::string formatSmemDescriptorReport(const DerivationRequest &req,
   os << llvm::formatv("{0} shared-memory descriptor ({1}): {2} {3}-major, MMA "
                       "{4}x{5} of a {6}x{7} tile\n",
                       archInfo(arch).name, sm100 ? "tcgen05" : "wgmma",
-                      dtypeInfo(req.dtype).name, majorName(req.major), req.mmaMN, req.mmaK,
-                      tile.mnSize, tile.kSize);
+                      dtypeInfo(req.dtype).name, majorName(req.major),
+                      req.mmaMN, req.mmaK, tile.mnSize, tile.kSize);
   os << llvm::formatv("  layout_type    {0} (encoded {1})\n", sw.name, code);
   os << llvm::formatv("  start_address  {0} (encoded {1})\n",
                       d.fields.startAddress, d.fields.startAddress >> 4);

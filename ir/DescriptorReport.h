@@ -1,4 +1,4 @@
-//===- ir/DescriptorReport.h - The text of a derived descriptor --*- C++ -*-===//
+//===- ir/DescriptorReport.h - Text of a derived descriptor -----*- C++ -*-===//
 //
 // One formatter for what `tilec desc` prints and what a .tile
 // `print descriptor(L, wgmma|tcgen05, mma(M, K))` prints: every field of the

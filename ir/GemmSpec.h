@@ -74,6 +74,11 @@ struct GemmSpec {
   /// the largest swizzle atom of the operand's majorness that fits the tile
   /// (seed 000) and tiles it column-major.
   std::optional<ComposedLayout> smemA, smemB;
+  /// tilec compile --annotate: codegen comments each MMA with its decoded
+  /// descriptors and annotateSource, the .tile lines it came from
+  /// ("gemm.tile:14 (mma), gemm.tile:12 (smem a), gemm.tile:13 (smem b)").
+  bool annotate = false;
+  std::string annotateSource;
 
   unsigned warps() const { return warpsM * warpsN; }
   unsigned threads() const { return 32 * warps(); }

@@ -153,16 +153,15 @@ PtxLine splitLine(llvm::StringRef line) {
 bool isRegister(llvm::StringRef op) { return op.starts_with("%"); }
 
 bool startsFunction(llvm::StringRef line) {
-  line = line.trim();
+  line = line.take_front(line.find("//")).trim();
   return line.contains(".entry") || line.starts_with(".func") ||
          line.contains(" .func");
 }
 
 /// The value an instruction writes, from its operands' values.
-PtxPartialValue evaluate(const PtxLine &in,
-                         llvm::function_ref<PtxPartialValue(llvm::StringRef,
-                                                            unsigned)>
-                             valueOf) {
+PtxPartialValue evaluate(
+    const PtxLine &in,
+    llvm::function_ref<PtxPartialValue(llvm::StringRef, unsigned)> valueOf) {
   llvm::StringRef opcode = in.opcode;
   llvm::SmallVector<llvm::StringRef> parts;
   opcode.split(parts, '.');
@@ -185,7 +184,8 @@ PtxPartialValue evaluate(const PtxLine &in,
     uint64_t top = uint64_t(1) << (src - 1);
     if ((v.constant & v.unknownMask) == 0 &&
         !(signExtends && ((v.constant | v.unknownMask) & top)))
-      return {v.constant & sm & widthMask(dst), v.unknownMask & sm & widthMask(dst)};
+      return {v.constant & sm & widthMask(dst),
+              v.unknownMask & sm & widthMask(dst)};
     return unknownValue(dst);
   }
   if (in.ops.size() != 3)
@@ -236,6 +236,66 @@ PtxPartialValue evaluate(const PtxLine &in,
   return unknownValue(bits);
 }
 
+/// For a K-major SS wgmma operand: the bytes of K one instruction reads
+/// (K = 32 bytes for every type); std::nullopt for an MN-major operand or
+/// an unknown form.
+std::optional<unsigned>
+wgmmaKMajorStepBytes(llvm::StringRef opcode,
+                     llvm::ArrayRef<llvm::StringRef> ops, bool operandA) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  opcode.split(parts, '.');
+  for (size_t i = 0; i + 3 < parts.size(); ++i) {
+    llvm::StringRef shape = parts[i];
+    if (shape.size() < 2 || shape[0] != 'm' || !llvm::isDigit(shape[1]))
+      continue;
+    unsigned k;
+    if (shape.split('k').second.getAsInteger(10, k))
+      return std::nullopt;
+    llvm::StringRef type = parts[operandA ? i + 2 : i + 3];
+    unsigned bits =
+        type == "f16" || type == "bf16"                                    ? 16
+        : type == "tf32"                                                   ? 32
+        : type == "e4m3" || type == "e5m2" || type == "s8" || type == "u8" ? 8
+                                                                           : 0;
+    if (!bits)
+      return std::nullopt;
+    if (bits == 16) {
+      size_t at = operandA ? 6 : 7;
+      if (at >= ops.size() || ops[at] != "0")
+        return std::nullopt;
+    }
+    return k * bits / 8;
+  }
+  return std::nullopt;
+}
+
+/// " (K step 1 in the 128-byte swizzle row + 8 x SBO)" for the
+/// run-time-based start offset of a K-major swizzled operand whose
+/// instruction reads \p kStepBytes of K; "" when it does not decompose so.
+std::string describeKMajorOffset(const PtxPartialValue &value, ArchKind arch,
+                                 unsigned kStepBytes) {
+  uint64_t offset = (value.constant & 0x3FFF) << 4;
+  llvm::Expected<SmemDescriptorFields> f =
+      decodeSmemDescriptor(value.constant & ~uint64_t(0x3FFF), arch);
+  if (!f) {
+    llvm::consumeError(f.takeError());
+    return "";
+  }
+  uint64_t row = swizzleInfo(f->swizzle).bytes;
+  if (f->swizzle == SwizzleKind::None || f->swizzle128Atom32 || !kStepBytes ||
+      !f->sbo || offset == 0)
+    return "";
+  uint64_t inRow = offset % row, rest = offset - inRow;
+  if (inRow % kStepBytes || rest % f->sbo)
+    return "";
+  std::string out = llvm::formatv(" (K step {0} in the {1}-byte swizzle row",
+                                  inRow / kStepBytes, row)
+                        .str();
+  if (rest)
+    out += llvm::formatv(" + {0} x SBO", rest / f->sbo).str();
+  return out + ")";
+}
+
 /// "m64n256k16 f32 += bf16 x bf16" from the opcode's parts after
 /// "wgmma.mma_async.sync.aligned".
 std::string describeWgmma(llvm::StringRef opcode,
@@ -252,8 +312,8 @@ std::string describeWgmma(llvm::StringRef opcode,
       tb = parts[i + 3];
       break;
     }
-  std::string out = "wgmma " + shape.str() + " " + d.str() + " += " +
-                    ta.str() + " x " + tb.str();
+  std::string out = "wgmma " + shape.str() + " " + d.str() + " += " + ta.str() +
+                    " x " + tb.str();
   bool rs = ops.size() > 1 && ops[1].starts_with("{");
   // SS: d, a, b, scale-d, scale-a, scale-b[, trans-a, trans-b];
   // RS: d, a, b, scale-d, scale-a, scale-b[, trans-b].
@@ -421,8 +481,7 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
           valueOf(op, role == PtxDescriptorUse::RoleKind::Instr ? 32 : 64);
       if (v.isKnown())
         use.value = v.constant;
-      else if (v.unknownMask != widthMask(64) &&
-               v.unknownMask != widthMask(32))
+      else if (v.unknownMask != widthMask(64) && v.unknownMask != widthMask(32))
         use.partial = v;
       if (!use.value && !use.partial)
         use.description = "not known statically";
@@ -435,8 +494,17 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
         use.description = "no sm_90a/sm_100a .target";
       else if (use.value)
         use.description = describeSmemDescriptor(*use.value, *arch);
-      else
+      else {
         use.description = describePartialSmemDescriptor(*use.partial, *arch);
+        std::optional<unsigned> step =
+            wgmma
+                ? wgmmaKMajorStepBytes(
+                      opcode, in.ops, role == PtxDescriptorUse::RoleKind::SmemA)
+                : std::nullopt;
+        if (step && !llvm::StringRef(use.description).starts_with("not") &&
+            !llvm::StringRef(use.description).starts_with("undecodable"))
+          use.description += describeKMajorOffset(*use.partial, *arch, *step);
+      }
       out.push_back(std::move(use));
     };
     using R = PtxDescriptorUse::RoleKind;
@@ -474,8 +542,7 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
   for (unsigned n = 0; n != lines.size(); ++n) {
     llvm::StringRef line = lines[n];
     if (next < uses.size() && uses[next].line == n + 1) {
-      llvm::StringRef indent =
-          line.take_front(line.find_first_not_of(" \t"));
+      llvm::StringRef indent = line.take_front(line.find_first_not_of(" \t"));
       out += indent.str() + "// explain: " + uses[next].instruction + "\n";
       ++instructions;
       for (; next < uses.size() && uses[next].line == n + 1; ++next) {
@@ -485,12 +552,13 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
             : use.role == PtxDescriptorUse::RoleKind::SmemB ? "b-desc"
                                                             : "idesc";
         std::string value;
-        if (use.value)
+        if (use.value && use.role == PtxDescriptorUse::RoleKind::Instr)
+          value = llvm::formatv(" = {0:x8}", *use.value).str();
+        else if (use.value)
           value = llvm::formatv(" = {0:x16}", *use.value).str();
         else if (use.partial)
           value = llvm::formatv(" = {0:x16} + run-time bits {1:x}",
-                                use.partial->constant,
-                                use.partial->unknownMask)
+                                use.partial->constant, use.partial->unknownMask)
                       .str();
         std::string where;
         // The subtile the annotation of codegen names for this operand.
@@ -506,8 +574,8 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
           if (llvm::StringRef(tag).starts_with("from ") &&
               use.role == PtxDescriptorUse::RoleKind::SmemA)
             where += ", " + tag;
-        out += indent.str() + "// explain: " + role.str() + " " +
-               use.operand + value + ": " + use.description + where + "\n";
+        out += indent.str() + "// explain: " + role.str() + " " + use.operand +
+               value + ": " + use.description + where + "\n";
       }
     }
     out += line.str();

@@ -58,7 +58,7 @@ struct PtxDescriptorUse {
   std::optional<uint64_t> value; ///< Known statically.
   /// What is known when the value is not: constant bits plus a run-time part.
   std::optional<PtxPartialValue> partial;
-  std::string description;       ///< Decoded fields, or why not.
+  std::string description; ///< Decoded fields, or why not.
   /// The instruction, decoded: "wgmma m64n256k16 f32 += bf16 x bf16, A
   /// K-major, B K-major".
   std::string instruction;
@@ -82,8 +82,9 @@ std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch);
 /// Describes a descriptor known up to a run-time start address: the fields
 /// outside the start-address field, and the start as "run-time base + N B",
 /// or why it cannot be decoded.
-/// Example: {0x4000004000010002, 0x3FC0} on sm_90a is "SW128 LBO=16 SBO=1024
-/// base_offset=0 start=<1024-byte aligned run-time smem address>+32".
+/// Example: {0x4000004000010002, 0x3FC0} on sm_90a is "SW128 LBO=16
+/// SBO=1024 base_offset=0 start=<1024-byte aligned run-time smem
+/// address>+32".
 std::string describePartialSmemDescriptor(const PtxPartialValue &value,
                                           ArchKind arch);
 

@@ -10,6 +10,8 @@
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
 
+#include "llvm/Support/Path.h"
+
 namespace tilec {
 
 namespace {
@@ -85,6 +87,24 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
     }
     (operand == 'a' ? spec.smemA : spec.smemB) = std::move(layout);
   }
+  // Where the MMA and its operands' smem layouts were written, for the
+  // --annotate comments of codegen.
+  llvm::SourceMgr &sources = diags.getSourceMgr();
+  auto where = [&](const tir::Op *op, llvm::StringRef what) -> std::string {
+    if (!op || !op->loc.isValid())
+      return "";
+    unsigned buffer = sources.FindBufferContainingLoc(op->loc);
+    if (!buffer)
+      return "";
+    llvm::StringRef name = llvm::sys::path::filename(
+        sources.getMemoryBuffer(buffer)->getBufferIdentifier());
+    return (spec.annotateSource.empty() ? "" : ", ") + name.str() + ":" +
+           std::to_string(sources.FindLineNumber(op->loc, buffer)) + " (" +
+           what.str() + ")";
+  };
+  spec.annotateSource += where(mma, "mma");
+  spec.annotateSource += where(kernel.find("tile.smem", "a"), "smem a");
+  spec.annotateSource += where(kernel.find("tile.smem", "b"), "smem b");
   if (const tir::Op *schedule = kernel.find("tile.schedule")) {
     const tir::Attr *swap = schedule->get("swap_ab");
     const tir::Attr *split = schedule->get("split_k");

@@ -69,7 +69,9 @@ cl::opt<bool> annotate(
     "annotate",
     cl::desc("IR: end each op's line with its source location; llvm and "
              "ptx: start with the lowered IR (decisions and why) as "
-             "comments"),
+             "comments; sm_90a ptx: a `// tilec:` comment before every "
+             "wgmma (its descriptors decoded, the subtile, the .tile "
+             "lines)"),
     cl::sub(compileCommand), cl::cat(tilecCategory()));
 
 int runCompile() {

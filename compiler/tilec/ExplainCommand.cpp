@@ -24,9 +24,10 @@ namespace cl = llvm::cl;
 
 namespace {
 
-cl::SubCommand explainCommand(
-    "explain", "print PTX with every descriptor and instruction descriptor "
-               "decoded in comments");
+cl::SubCommand
+    explainCommand("explain",
+                   "print PTX with every descriptor and instruction descriptor "
+                   "decoded in comments");
 
 cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                cl::desc("<FILE.ptx | ->"),

@@ -31,5 +31,8 @@ else:
 config.substitutions.append(("%ptxas-verify", verify))
 config.substitutions.append(("%inputs", os.path.join(
     config.test_source_root, "Inputs")))
+# The example programs (examples/*.cpp), e.g. %examples/sm90_gemm_ptx.
+config.substitutions.append(("%examples", os.path.join(
+    os.path.dirname(os.path.dirname(config.tilec_tools_dir)), "examples")))
 config.substitutions.append(("%expect-exit", os.path.join(
     config.test_source_root, "expect-exit.sh")))

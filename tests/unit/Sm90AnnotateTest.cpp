@@ -68,10 +68,12 @@ TEST(Sm90Annotate, TagsDecodeTheDescriptors) {
   std::string explained = explainPtx(ptx, std::nullopt, &count);
   EXPECT_EQ(count, 4u);
   EXPECT_NE(explained.find("// explain: a-desc %rd"), std::string::npos);
-  EXPECT_NE(explained.find("start=<1024-byte aligned run-time smem "
-                           "address>+64, subtile (m=consumer warpgroup, "
-                           "k=2), from gemm.tile:14 (mma)"),
-            std::string::npos)
+  EXPECT_NE(
+      explained.find("start=<1024-byte aligned run-time smem "
+                     "address>+64 (K step 2 in the 128-byte swizzle row), "
+                     "subtile (m=consumer warpgroup, "
+                     "k=2), from gemm.tile:14 (mma)"),
+      std::string::npos)
       << explained.substr(0, 4000);
 
   if (!findPtxas())
@@ -80,6 +82,41 @@ TEST(Sm90Annotate, TagsDecodeTheDescriptors) {
   EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
   llvm::Error err2 = assembleWithPtxas(explained, ArchKind::SM90a);
   EXPECT_FALSE(bool(err2)) << llvm::toString(std::move(err2));
+}
+
+// Every operand form the generator emits is explained without "not known
+// statically": f16 with an MN-major A (imm-trans-a = 1), tf32 and e4m3
+// (K-major only, no imm-trans operands).
+TEST(Sm90Annotate, ExplainEveryDType) {
+  struct Case {
+    DTypeKind type;
+    MajorKind aMajor;
+    unsigned bk;
+    const char *instruction;
+  } cases[] = {
+      {DTypeKind::F16, MajorKind::MN, 64,
+       "wgmma m64n256k16 f32 += f16 x f16, A MN-major, B K-major"},
+      {DTypeKind::TF32, MajorKind::K, 32,
+       "wgmma m64n256k8 f32 += tf32 x tf32, A K-major, B K-major"},
+      {DTypeKind::E4M3, MajorKind::K, 128,
+       "wgmma m64n256k32 f32 += e4m3 x e4m3, A K-major, B K-major"},
+  };
+  for (const Case &c : cases) {
+    Sm90GemmConfig config;
+    config.aType = config.bType = c.type;
+    config.aMajor = c.aMajor;
+    config.bk = c.bk;
+    config.annotate = true;
+    llvm::Expected<Sm90GemmKernel> kernel = emitSm90Gemm(config);
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    unsigned count = 0;
+    std::string explained = explainPtx(kernel->ptx, std::nullopt, &count);
+    EXPECT_EQ(count, 4u) << c.instruction;
+    EXPECT_EQ(countOf(explained, c.instruction), 4u) << c.instruction;
+    EXPECT_EQ(countOf(explained, "not known statically"), 0u) << c.instruction;
+    EXPECT_EQ(countOf(explained, "run-time smem address>+"), 8u)
+        << c.instruction;
+  }
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 //===- tests/unit/Sm90GemmTest.cpp - sm_90a GEMM codegen and ptxas --------===//
 #include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90GemmSpec.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Ptxas.h"
 
@@ -335,6 +336,43 @@ TEST(Sm90LaunchGrid, RoundsClustersAndCapsPersistentGrids) {
   config.splitK = true;
   grid = sm90LaunchGrid(config, 128, 256, 4, 132);
   EXPECT_EQ(grid.z, 4u);
+}
+
+} // namespace
+} // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(Sm90Cluster, LaunchMetadataCarriesTheCluster) {
+  // What compiler/GemmLauncher launches with: cluster dims, the half-height
+  // B box, a grid of whole clusters and split-K tiles counted on that grid.
+  Sm90GemmConfig config;
+  config.clusterM = 2;
+  auto kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  GemmKernelBinary binary = sm90GemmBinary(std::move(*kernel));
+  EXPECT_EQ(binary.cluster.x, 2u);
+  ASSERT_EQ(binary.tensorMaps.size(), 2u);
+  EXPECT_EQ(binary.tensorMaps[0].boxOuter, 128u);
+  EXPECT_EQ(binary.tensorMaps[1].boxOuter, 128u); // 256 / 2
+  Dim3 grid = binary.grid(300, 520, 136, 132);
+  EXPECT_EQ(grid.x, 4u); // 3 row tiles in 2 clusters
+  EXPECT_EQ(grid.y, 3u);
+  config.persistent = true;
+  kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel));
+  binary = sm90GemmBinary(std::move(*kernel));
+  grid = binary.grid(4096, 4096, 4096, 131);
+  EXPECT_EQ(grid.x, 130u); // 65 clusters of 2
+  config.persistent = false;
+  config.splitK = true;
+  kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel));
+  binary = sm90GemmBinary(std::move(*kernel), 3);
+  // Tile ids run over the rounded grid: 4 x 3 tiles, not 3 x 3.
+  EXPECT_EQ(binary.counterBytes(300, 520), 4u * 3u * 4u);
+  EXPECT_EQ(binary.workspaceBytes(300, 520), 4ull * 3 * 3 * 128 * 256 * 4);
 }
 
 } // namespace

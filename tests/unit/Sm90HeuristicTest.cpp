@@ -13,6 +13,15 @@ TEST(Sm90Heuristic, MaxStagesExample) {
   EXPECT_EQ(sm90MaxStages(64, 64, 2), 6u);
 }
 
+TEST(Sm90Heuristic, DecodeSplitsExample) {
+  EXPECT_EQ(sm90DecodeSplits(33, 112, 64, 132), 2u);  // M 64, N 2112
+  EXPECT_EQ(sm90DecodeSplits(33, 112, 128, 132), 3u); // M 128, N 2112
+  EXPECT_EQ(sm90DecodeSplits(64, 112, 64, 132), 1u);  // N 4096
+  EXPECT_EQ(sm90DecodeSplits(2, 8, 64, 132), 2u);     // 4 K tiles a split
+  EXPECT_EQ(sm90DecodeSplits(1, 1000, 64, 132), 4u);  // at most 4
+  EXPECT_EQ(sm90DecodeSplits(0, 0, 64, 132), 1u);
+}
+
 TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {
   for (unsigned m : {1u, 37u, 64u, 100u, 128u, 129u, 1000u, 4096u, 8192u})
     for (unsigned n : {8u, 300u, 2112u, 4096u, 7168u, 24576u})
