@@ -5,7 +5,7 @@
 // type, global extents and box from the kernel's derived operand tiles), the
 // kernel parameters in order, grid and shared memory. Shared by the dtype
 // GPU test and the fp8 benchmark; single-CTA-per-tile kernels only (no
-// split-K, no persistent grid).
+// split-K, no persistent grid, no clusters: compiler/GemmLauncher has those).
 //
 // Global layouts: A K-major is M x K (K contiguous), MN-major K x M (M
 // contiguous); B likewise with N; C is M x N row-major of config.cType.
@@ -76,9 +76,9 @@ prepareLaunch(const Sm90GemmKernel &kernel, rt::DevicePtr a, rt::DevicePtr b,
               rt::DevicePtr c, unsigned m, unsigned n, unsigned k, float alpha,
               float beta) {
   const Sm90GemmConfig &config = kernel.config;
-  if (config.splitK || config.persistent)
-    return rt::Error("sm90host launches neither split-K nor persistent "
-                     "kernels");
+  if (config.splitK || config.persistent || config.clusterM != 1)
+    return rt::Error("sm90host launches neither split-K, persistent nor "
+                     "clustered kernels");
   rt::DevicePtr roleA = config.swapAB ? b : a, roleB = config.swapAB ? a : b;
   unsigned rowsA = config.swapAB ? n : m, rowsB = config.swapAB ? m : n;
   auto mapA = encodeOperand(kernel.a, roleA, rowsA, k);

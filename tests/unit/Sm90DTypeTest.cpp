@@ -354,6 +354,13 @@ INSTANTIATE_TEST_SUITE_P(
         DTypeCase{"e4m3_e5m2_KK_f16_n136",
                   dtypeConfig(D::E4M3, D::E5M2, J::K, J::K, D::F16, 128, 136,
                               128, 4)},
+        DTypeCase{"e4m3_cluster2_KK_bf16_n256",
+                  [] {
+                    auto c = dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16,
+                                         128, 256, 128, 4);
+                    c.clusterM = 2; // B multicast: half a B box per CTA
+                    return c;
+                  }()},
         DTypeCase{"e4m3_swap_KK_bf16_n64",
                   dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 64,
                               128, 6, true)}),
