@@ -15,11 +15,12 @@ which=${1:-all}
 status=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 if [ "$which" = all ] || [ "$which" = sm90 ]; then
-  bash "$TILEC_ROOT/bench/run_sm90_bench.sh" "$bin/Sm90GemmBench" 50 || status=1
+  TILEC_TIMEOUT=${TILEC_TIMEOUT:-150} CUBLAS_TIMEOUT=${CUBLAS_TIMEOUT:-60} \
+    bash "$TILEC_ROOT/bench/run_sm90_bench.sh" "$bin/Sm90GemmBench" 30 || status=1
 fi
 if [ "$which" = all ] || [ "$which" = fp8 ]; then
   [ -x "$bin/Sm90FP8Bench" ] &&
-    { bash "$TILEC_ROOT/bench/run_sm90_fp8_bench.sh" "$bin/Sm90FP8Bench" 50 || status=1; }
+    { bash "$TILEC_ROOT/bench/run_sm90_fp8_bench.sh" "$bin/Sm90FP8Bench" 30 || status=1; }
 fi
 if [ "$which" = all ] || [ "$which" = sm80 ]; then
   timeout 200 bash "$TILEC_ROOT/bench/run_gemm_bench.sh" "$bin" 4096 4096 4096 || status=1

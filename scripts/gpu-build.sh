@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
 # GPU workflow, step 1 (here, on the build machine): build tilec, the GPU
 # tests, the examples and the benchmarks with LLVM linked statically, and stage
-# them, stripped, in .carry/ (git-ignored) for the device machine, which has
-# no LLVM. Then, with the device tool:
-#   run  command="bash scripts/gpu-run.sh"  carry=[".carry"]
+# one set of them, stripped, in .carry/ (git-ignored) for the device machine,
+# which has no LLVM. Then, with the device tool:
+#   gpu-build.sh tests  then  run command="bash scripts/gpu-run.sh"    carry=[".carry"]
+#   gpu-build.sh bench  then  run command="bash scripts/gpu-bench.sh"  carry=[".carry"]
 set -euo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
 BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
   bash "$TILEC_ROOT/scripts/setup.sh"
 
+# Each static binary is ~44 MB stripped (~9 MB xz-compressed) and one device
+# call carries at most 64 MiB, so a call takes one set:
+#   tests: the gpu tests and the example runners (scripts/gpu-run.sh)
+#   bench: the benchmarks (scripts/gpu-bench.sh)
+set_name=${1:-tests}
+case $set_name in
+  tests) wanted="tests/tilec-gputests examples/run_tile examples/saxpy" ;;
+  bench) wanted="bench/Sm90GemmBench bench/Sm90FP8Bench bench/GemmBench" ;;
+  *) echo "usage: gpu-build.sh [tests|bench]" >&2; exit 2 ;;
+esac
 stage=$TILEC_ROOT/.carry
 rm -rf "$stage"
 mkdir -p "$stage/bin"
-# Static binaries are 30-45 MB each; the transfer limit is 64 MiB in all, so
-# they travel xz-compressed and gpu-run.sh unpacks them.
-for exe in "$BUILD_DIR/compiler/tilec/tilec" "$BUILD_DIR/tests/tilec-gputests" \
-           "$BUILD_DIR"/examples/* "$BUILD_DIR"/bench/*; do
-  if [ -f "$exe" ] && [ -x "$exe" ]; then
-    strip -o "$stage/bin/$(basename "$exe")" "$exe"
-  fi
+for exe in $wanted; do
+  strip -o "$stage/bin/$(basename "$exe")" "$BUILD_DIR/$exe"
 done
-tar -C "$stage" -cJf "$stage/bin.tar.xz" bin
+tar -C "$stage" -cf - bin | xz -T0 -6 >"$stage/bin.tar.xz"
 rm -rf "$stage/bin"
 du -sh "$stage"
