@@ -24,7 +24,7 @@ namespace {
 
 llvm::cl::SubCommand
     descCommand("desc",
-                "Derive and decode shared-memory and instruction descriptors");
+                "derive and decode shared-memory and instruction descriptors");
 
 llvm::cl::opt<std::string> archOpt("arch", llvm::cl::desc("sm_90a or sm_100a"),
                                    llvm::cl::value_desc("ARCH"),
