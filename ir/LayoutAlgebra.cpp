@@ -580,8 +580,11 @@ static std::pair<int64_t, int64_t> ratio(int64_t fromBits, int64_t toBits) {
   return {toBits / g, fromBits / g};
 }
 
-Expected<Layout> tilec::recast(const Layout &layout, int64_t fromBits,
-                               int64_t toBits) {
+/// recast for any layout kind with upcast and downcast: a width ratio
+/// num/den upcasts by num, then downcasts by den.
+template <typename LayoutT>
+static Expected<LayoutT> recastThroughRatio(const LayoutT &layout,
+                                            int64_t fromBits, int64_t toBits) {
   if (fromBits <= 0 || toBits <= 0)
     return fail(llvm::formatv("recast from {0} to {1} bits: widths must be "
                               "positive",
@@ -593,10 +596,15 @@ Expected<Layout> tilec::recast(const Layout &layout, int64_t fromBits,
     return downcast(layout, den);
   if (den == 1)
     return upcast(layout, num);
-  Expected<Layout> up = upcast(layout, num);
+  Expected<LayoutT> up = upcast(layout, num);
   if (!up)
     return up.takeError();
   return downcast(*up, den);
+}
+
+Expected<Layout> tilec::recast(const Layout &layout, int64_t fromBits,
+                               int64_t toBits) {
+  return recastThroughRatio(layout, fromBits, toBits);
 }
 
 Expected<Swizzle> tilec::upcast(const Swizzle &swizzle, int64_t n) {
@@ -646,21 +654,7 @@ Expected<ComposedLayout> tilec::downcast(const ComposedLayout &layout,
 
 Expected<ComposedLayout> tilec::recast(const ComposedLayout &layout,
                                        int64_t fromBits, int64_t toBits) {
-  if (fromBits <= 0 || toBits <= 0)
-    return fail(llvm::formatv("recast from {0} to {1} bits: widths must be "
-                              "positive",
-                              fromBits, toBits));
-  auto [num, den] = ratio(fromBits, toBits);
-  if (num == 1 && den == 1)
-    return layout;
-  if (num == 1)
-    return downcast(layout, den);
-  if (den == 1)
-    return upcast(layout, num);
-  Expected<ComposedLayout> up = upcast(layout, num);
-  if (!up)
-    return up.takeError();
-  return downcast(*up, den);
+  return recastThroughRatio(layout, fromBits, toBits);
 }
 
 Expected<int64_t> tilec::maxCommonVector(const Layout &a, const Layout &b) {
