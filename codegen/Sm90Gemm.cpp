@@ -12,6 +12,7 @@
 
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
+#include "codegen/Sm90Limits.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/PtxDescriptorScan.h"
@@ -28,37 +29,9 @@
 
 namespace tilec {
 
+using namespace sm90;
+
 namespace {
-
-constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
-constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
-constexpr unsigned ProducerRegs = 40;
-constexpr unsigned MaxConsumerRegs = 232;
-constexpr unsigned RegistersPerSm = 65536;
-constexpr unsigned SharedBytesPerSm = 233472; // 228 KB, 1 KB per CTA reserved
-
-unsigned elementBytes(DTypeKind dtype) { return dtypeBits(dtype) / 8; }
-
-/// The wgmma family of an A/B element type: 16-bit, tf32 or fp8; A and B
-/// must be of one family (fp8 may mix e4m3 and e5m2).
-enum class WgmmaFamily { Half, TF32, FP8, None };
-
-WgmmaFamily wgmmaFamily(DTypeKind dtype) {
-  switch (dtype) {
-  case DTypeKind::F16:
-  case DTypeKind::BF16:
-    return WgmmaFamily::Half;
-  case DTypeKind::TF32:
-    return WgmmaFamily::TF32;
-  case DTypeKind::E4M3:
-  case DTypeKind::E5M2:
-    return WgmmaFamily::FP8;
-  default:
-    return WgmmaFamily::None;
-  }
-}
-
-std::string dtypeName(DTypeKind dtype) { return dtypeInfo(dtype).name.str(); }
 
 struct Builder {
   const Sm90GemmConfig &config;
@@ -174,9 +147,8 @@ struct Builder {
     llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
     llvm::Value *firstM =
         b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
-    llvm::Value *rows = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                                b.CreateSub(tilesM, firstM),
-                                                i32(config.groupM));
+    llvm::Value *rows = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateSub(tilesM, firstM), i32(config.groupM));
     llvm::Value *inGroup = b.CreateURem(t, groupTiles);
     llvm::Value *tileM = b.CreateAdd(
         b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
@@ -396,11 +368,10 @@ struct Builder {
              tile.layout + "\n";
     };
     unsigned k = sm90WgmmaK(tileA.dtype);
-    std::string text = "wgmma k" + std::to_string(k) + " step " +
-                       std::to_string(kk) + " of " +
-                       std::to_string(config.bk / k) +
-                       (config.swapAB ? " (swapped: A role = tensor b)" : "") +
-                       "\n";
+    std::string text =
+        "wgmma k" + std::to_string(k) + " step " + std::to_string(kk) + " of " +
+        std::to_string(config.bk / k) +
+        (config.swapAB ? " (swapped: A role = tensor b)" : "") + "\n";
     text +=
         operand("a-desc", tileA, "m", "consumer warpgroup", tileA.mAtomBytes);
     text += operand("b-desc", tileB, "n", "0", 0);
@@ -717,8 +688,7 @@ struct Builder {
         auto *pairType = llvm::FixedVectorType::get(cType(), 2);
         llvm::Align pairAlign(2 * elementBytes(config.cType));
         if (readC) {
-          llvm::Value *old =
-              b.CreateAlignedLoad(pairType, address, pairAlign);
+          llvm::Value *old = b.CreateAlignedLoad(pairType, address, pairAlign);
           llvm::Value *o0 = b.CreateFPExt(
               b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
           llvm::Value *o1 = b.CreateFPExt(
@@ -766,265 +736,6 @@ struct Builder {
 
 } // namespace
 
-std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
-  // The CTA's register pool is fixed at launch; what the producer gives
-  // back the consumers take, in multiples of 8.
-  unsigned consumers = config.bm / 64;
-  unsigned pool = RegistersPerSm / std::max(1u, config.ctasPerSm);
-  unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
-  return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
-}
-
-unsigned sm90WgmmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
-
-llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
-                                                DTypeKind dtype,
-                                                MajorKind major,
-                                                unsigned mmaMN) {
-  // K-major: tile_to_shape(K_SWx<T>, (rows, bk)) with x = bk * element
-  // bytes, 8-row x x-byte atoms stacked along the rows: what one TMA box of
-  // bk x rows with x-byte swizzle writes. MN-major: the largest MN_SWx<T>
-  // atom whose MN extent (x / element bytes) divides rows, tiled K first
-  // (order (1,0)), so that each rows-slice of one atom width is one TMA box
-  // of (x / element bytes) x bk. The layout algebra builds the tile and the
-  // descriptor derivation matches it against the PTX ISA's canonical forms;
-  // the derived subtile offsets give the descriptor advance per wgmma K step
-  // and per 64 rows, and must be affine so an add to the low bits reaches
-  // each.
-  unsigned bytes = elementBytes(dtype);
-  std::string typeName = dtypeName(dtype);
-  std::string expr;
-  unsigned span = 0;
-  if (major == MajorKind::K) {
-    span = bk * bytes;
-    const char *atom = span == 128  ? "K_SW128"
-                       : span == 64 ? "K_SW64"
-                       : span == 32 ? "K_SW32"
-                                    : nullptr;
-    if (!atom)
-      return llvm::createStringError(
-          "a K-major tile row of BK = " + std::to_string(bk) + " " + typeName +
-          " is " + std::to_string(span) +
-          " bytes, not one swizzle atom row (32, 64 or 128 bytes)");
-    expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
-           std::to_string(rows) + "," + std::to_string(bk) + "))";
-  } else {
-    static const std::pair<unsigned, const char *> atoms[] = {
-        {128, "MN_SW128"}, {64, "MN_SW64"}, {32, "MN_SW32"}, {16, "MN_INTER"}};
-    for (auto [atomBytes, atom] : atoms) {
-      if (rows % (atomBytes / bytes) != 0)
-        continue;
-      span = atomBytes;
-      expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
-             std::to_string(rows) + "," + std::to_string(bk) + "), (1,0))";
-      break;
-    }
-    if (expr.empty())
-      return llvm::createStringError(
-          "an MN-major tile of " + std::to_string(rows) + " rows of " +
-          typeName + " fits no swizzle atom (rows must be a multiple of " +
-          std::to_string(16 / bytes) + ")");
-  }
-  auto value = evaluateLayoutExpr(expr);
-  if (!value)
-    return value.takeError();
-  auto smemTile = smemTileFromLayout(*value);
-  if (!smemTile)
-    return smemTile.takeError();
-  DerivationRequest request;
-  request.arch = ArchKind::SM90a;
-  request.dtype = dtype;
-  request.major = major;
-  request.mmaMN = mmaMN;
-  request.mmaK = sm90WgmmaK(dtype);
-  request.base = 0;
-  auto derived = deriveSmemDescriptor(*smemTile, request);
-  if (!derived)
-    return derived.takeError();
-  const auto &offsets = derived->subtileOffsets;
-  Sm90OperandTile tile;
-  tile.rows = rows;
-  tile.layout = expr;
-  tile.dtype = dtype;
-  tile.major = major;
-  tile.bytes = rows * bk * bytes;
-  tile.swizzleBytes = swizzleInfo(derived->fields.swizzle).bytes;
-  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
-  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
-  // The per-64-row advance (the second consumer's A) is the offset of MMA
-  // subtile m = 1 when the request's subtile is 64 rows; B (mmaMN = N) has
-  // only one subtile along its rows.
-  tile.mAtomBytes = offsets.size() > 1 ? offsets[1][0] : 0;
-  if (major == MajorKind::K) {
-    tile.boxDims[0] = bk;
-    tile.boxDims[1] = rows;
-    tile.boxes = 1;
-  } else {
-    tile.boxDims[0] = span / bytes;
-    tile.boxDims[1] = bk;
-    tile.boxes = rows / tile.boxDims[0];
-  }
-  tile.boxBytes = tile.boxDims[0] * tile.boxDims[1] * bytes;
-  for (size_t m = 0; m < offsets.size(); ++m)
-    for (size_t k = 0; k < offsets[m].size(); ++k)
-      if (offsets[m][k] != m * tile.mAtomBytes + k * tile.kStepBytes)
-        return llvm::createStringError(
-            "subtile (" + std::to_string(m) + ", " + std::to_string(k) +
-            ") of " + expr + " starts at byte " +
-            std::to_string(offsets[m][k]) +
-            ", not on the affine grid the descriptor advance needs");
-  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
-    return llvm::createStringError(
-        "the descriptor of " + expr +
-        " at base 0 has a start address or base offset");
-  return tile;
-}
-
-/// The wgmma type rules: A and B of one family (16-bit: equal types; fp8:
-/// e4m3 / e5m2 in any mix; tf32), MN-major only for 16-bit types, C bf16,
-/// f16 or f32.
-static llvm::Error verifySm90Types(const Sm90GemmConfig &config) {
-  auto fail = [](const std::string &message) {
-    return llvm::createStringError(message);
-  };
-  std::string a = dtypeName(config.aType), bt = dtypeName(config.bType);
-  WgmmaFamily family = wgmmaFamily(config.aType);
-  if (family == WgmmaFamily::None || wgmmaFamily(config.bType) ==
-                                         WgmmaFamily::None)
-    return fail("A " + a + " x B " + bt +
-                " is not a wgmma input type pair; A and B are f16, bf16, "
-                "tf32, e4m3 or e5m2");
-  if (wgmmaFamily(config.bType) != family ||
-      (family != WgmmaFamily::FP8 && config.aType != config.bType))
-    return fail("A " + a + " x B " + bt +
-                " is not a wgmma type pair; A and B must be the same f16, "
-                "bf16 or tf32 type, or e4m3 / e5m2 in any mix");
-  if (family != WgmmaFamily::Half) {
-    const char *which = config.aMajor == MajorKind::MN   ? "A"
-                        : config.bMajor == MajorKind::MN ? "B"
-                                                         : nullptr;
-    if (which)
-      return fail(std::string(which) + " is MN-major " +
-                  (which[0] == 'A' ? a : bt) +
-                  ", but wgmma's transpose (imm-trans-a / imm-trans-b) is "
-                  "only for 16-bit types (f16, bf16); store " +
-                  which + " K-major");
-  }
-  if (config.cType != DTypeKind::BF16 && config.cType != DTypeKind::F16 &&
-      config.cType != DTypeKind::F32)
-    return fail("C " + dtypeName(config.cType) +
-                " is not implemented; C is bf16, f16 or f32 (from f32 "
-                "accumulators)");
-  return llvm::Error::success();
-}
-
-llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
-  auto fail = [](const std::string &message) {
-    return llvm::createStringError(message);
-  };
-  if (config.bm != 64 && config.bm != 128)
-    return fail("BM = " + std::to_string(config.bm) +
-                " is not 64 or 128 (one or two consumer warpgroups of the "
-                "wgmma atom M = 64)");
-  if (config.bn % 8 != 0 || config.bn < 8 || config.bn > 256) {
-    unsigned lo = std::clamp(config.bn / 8 * 8, 8u, 256u);
-    unsigned hi = std::clamp((config.bn + 7) / 8 * 8, 8u, 256u);
-    return fail("BN = " + std::to_string(config.bn) +
-                " is not a wgmma N (a multiple of 8 from 8 to 256; nearest " +
-                (lo == hi ? std::to_string(lo)
-                          : std::to_string(lo) + " or " + std::to_string(hi)) +
-                ")");
-  }
-  if (llvm::Error err = verifySm90Types(config))
-    return err;
-  unsigned elemBytes = elementBytes(config.aType);
-  unsigned rowBytes = config.bk * elemBytes;
-  if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
-    return fail("BK = " + std::to_string(config.bk) + " " +
-                dtypeName(config.aType) + " is " + std::to_string(rowBytes) +
-                " bytes of K; a ring slot holds one swizzle atom row of 32, "
-                "64 or 128 bytes (BK = " +
-                std::to_string(32 / elemBytes) + ", " +
-                std::to_string(64 / elemBytes) + " or " +
-                std::to_string(128 / elemBytes) + " for " +
-                dtypeName(config.aType) + ")");
-  if (config.stages < 2 || config.stages > 16)
-    return fail("stages = " + std::to_string(config.stages) +
-                " is outside 2..16");
-  unsigned bytes =
-      config.stages * (config.bm + config.bn) * config.bk * elemBytes +
-      16 * config.stages + 16 + AlignSlack;
-  if (bytes > MaxSharedBytes)
-    return fail("the ring needs " + std::to_string(bytes) +
-                " bytes of shared memory, more than the 232448 a CTA may "
-                "have; use fewer stages or a smaller tile");
-  if (config.persistent && config.splitK)
-    return fail("a persistent kernel with split-K is not implemented; "
-                "choose one of the two");
-  if (config.clusterM != 1 && config.clusterM != 2)
-    return fail("clusterM = " + std::to_string(config.clusterM) +
-                " is not 1 or 2 (2x1 clusters multicast the B tile)");
-  if (config.clusterM == 2 && config.bn % 16 != 0)
-    return fail("BN = " + std::to_string(config.bn) +
-                " does not split into two halves of whole 8-row swizzle "
-                "atoms for the 2x1 cluster multicast; use a multiple of 16");
-  if (config.clusterM == 2 &&
-      (config.swapAB ? config.aMajor : config.bMajor) != MajorKind::K)
-    return fail("2x1 clusters multicast a K-major B-role tile; the B role ("
-                "the user's " + std::string(config.swapAB ? "A" : "B") +
-                ") is MN-major here; use K-major or clusterM 1");
-  if (config.persistent && config.groupM == 0)
-    return fail("groupM = 0: the persistent tile order needs a group of at "
-                "least 1 tile row");
-  if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
-    return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
-                " is not 1 or 2");
-  if (config.ctasPerSm * (bytes + 1024) > SharedBytesPerSm)
-    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
-                std::to_string(bytes) +
-                " bytes of shared memory do not fit "
-                "the 233472 of an SM; use fewer stages");
-  auto [producer, consumer] = sm90RegisterSplit(config);
-  unsigned accumulators = 64 * config.bn / 128;
-  // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not
-  // (seen on the H200: "Insufficient registers (80)" for m64n128 at 768
-  // threads per SM).
-  unsigned threads = 128 * (1 + config.bm / 64);
-  unsigned cap = RegistersPerSm / (threads * config.ctasPerSm) / 8 * 8;
-  if (cap < accumulators + 24)
-    return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
-                std::to_string(threads) + " threads cap a thread at " +
-                std::to_string(cap) + " registers, too few for the " +
-                std::to_string(accumulators) + " accumulators of m64n" +
-                std::to_string(config.bn) +
-                "; use 1 CTA per SM or a smaller BN");
-  if (consumer < accumulators + 24)
-    return fail("a consumer thread gets " + std::to_string(consumer) +
-                " registers at " + std::to_string(config.ctasPerSm) +
-                " CTAs per SM, too few for its " +
-                std::to_string(accumulators) +
-                " accumulators; use a smaller BN or 1 CTA per SM");
-  return llvm::Error::success();
-}
-
-Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
-                        unsigned rowsB, unsigned splits, unsigned sms) {
-  unsigned cm = std::max(1u, config.clusterM);
-  unsigned tilesM = (rowsA + config.bm - 1) / config.bm;
-  unsigned tilesN = (rowsB + config.bn - 1) / config.bn;
-  Sm90Grid grid;
-  grid.x = (tilesM + cm - 1) / cm * cm;
-  grid.y = tilesN;
-  grid.z = config.splitK ? std::max(1u, splits) : 1;
-  if (config.persistent) {
-    unsigned clusterTiles = grid.x / cm * tilesN;
-    unsigned slots = std::max(1u, sms * config.ctasPerSm / cm);
-    grid.x = std::min(clusterTiles, slots) * cm;
-    grid.y = 1;
-  }
-  return grid;
-}
-
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   if (llvm::Error err = verifySm90GemmConfig(config))
     return err;
@@ -1038,12 +749,11 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
   MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
   MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
-  auto tileA =
-      sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
+  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
-  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
-                               config.bn);
+  auto tileB =
+      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
   if (!tileB)
     return tileB.takeError();
   if (config.clusterM > 1) {
@@ -1085,8 +795,8 @@ llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config) {
   auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
-  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
-                               config.bn);
+  auto tileB =
+      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
   if (!tileB)
     return tileB.takeError();
   Builder builder(config, *tileA, *tileB, module);

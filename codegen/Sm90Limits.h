@@ -1,0 +1,56 @@
+//===- codegen/Sm90Limits.h - Hopper limits and wgmma type families -*- C++
+//-*-===//
+//
+// The numbers and type rules that both the sm_90a kernel builder
+// (Sm90Gemm.cpp) and its configuration checks (Sm90GemmConfig.cpp) read:
+// shared-memory and register budgets of an H100/H200 SM, the setmaxnreg
+// split, and which A/B element types one wgmma can take together.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90LIMITS_H
+#define TILEC_CODEGEN_SM90LIMITS_H
+
+#include "ir/DType.h"
+
+#include <string>
+
+namespace tilec {
+namespace sm90 {
+
+inline constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
+inline constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
+inline constexpr unsigned ProducerRegs = 40;
+inline constexpr unsigned MaxConsumerRegs = 232;
+inline constexpr unsigned RegistersPerSm = 65536;
+inline constexpr unsigned SharedBytesPerSm =
+    233472; // 228 KB, 1 KB per CTA reserved
+
+inline unsigned elementBytes(DTypeKind dtype) { return dtypeBits(dtype) / 8; }
+
+/// The wgmma family of an A/B element type: 16-bit, tf32 or fp8; A and B
+/// must be of one family (fp8 may mix e4m3 and e5m2).
+enum class WgmmaFamily { Half, TF32, FP8, None };
+
+inline WgmmaFamily wgmmaFamily(DTypeKind dtype) {
+  switch (dtype) {
+  case DTypeKind::F16:
+  case DTypeKind::BF16:
+    return WgmmaFamily::Half;
+  case DTypeKind::TF32:
+    return WgmmaFamily::TF32;
+  case DTypeKind::E4M3:
+  case DTypeKind::E5M2:
+    return WgmmaFamily::FP8;
+  default:
+    return WgmmaFamily::None;
+  }
+}
+
+inline std::string dtypeName(DTypeKind dtype) {
+  return dtypeInfo(dtype).name.str();
+}
+
+} // namespace sm90
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90LIMITS_H
