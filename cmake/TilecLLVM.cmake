@@ -33,7 +33,9 @@ if(TILEC_LLVM_STATIC)
   set_target_properties(LLVMSupport PROPERTIES
     INTERFACE_LINK_LIBRARIES "rt;dl;m;${TILEC_Z_STATIC};${TILEC_ZSTD_STATIC};LLVMDemangle")
   target_link_libraries(tilec_llvm INTERFACE ${_tilec_llvm_libs})
-  target_link_options(tilec_llvm INTERFACE -static-libstdc++ -static-libgcc)
+  # LLVM archives are built with -ffunction-sections: drop what is unused.
+  target_link_options(tilec_llvm INTERFACE -static-libstdc++ -static-libgcc
+    -Wl,--gc-sections)
 else()
   target_link_libraries(tilec_llvm INTERFACE LLVM)
 endif()
