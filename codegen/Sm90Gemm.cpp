@@ -736,15 +736,17 @@ struct Builder {
 
 } // namespace
 
-llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
-  if (llvm::Error err = verifySm90GemmConfig(config))
-    return err;
-  llvm::LLVMContext context;
-  llvm::Module module(config.name, context);
-  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
-    return err;
-  // With swapAB the tensor B plays the wgmma A role and A the B role; each
-  // keeps its type and majorness.
+namespace {
+
+/// The operand tiles of \p config in their wgmma roles. With swapAB the
+/// tensor B plays the wgmma A role and A the B role; each keeps its type and
+/// majorness. Under a cluster each CTA loads 1/clusterM of the K-major B
+/// tile.
+struct Sm90RoleTiles {
+  Sm90OperandTile a, b;
+};
+
+llvm::Expected<Sm90RoleTiles> roleTiles(const Sm90GemmConfig &config) {
   DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
   DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
   MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
@@ -757,12 +759,36 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   if (!tileB)
     return tileB.takeError();
   if (config.clusterM > 1) {
-    // Each CTA of the cluster loads 1/clusterM of the K-major B tile.
     tileB->boxDims[1] = config.bn / config.clusterM;
     tileB->boxBytes /= config.clusterM;
   }
-  Builder builder(config, *tileA, *tileB, module);
+  return Sm90RoleTiles{*tileA, *tileB};
+}
+
+/// Verifies \p config and builds its kernel into \p module; returns the
+/// operand tiles the kernel stages.
+llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
+                                              llvm::Module &module) {
+  if (llvm::Error err = verifySm90GemmConfig(config))
+    return err;
+  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
+    return err;
+  auto tiles = roleTiles(config);
+  if (!tiles)
+    return tiles.takeError();
+  Builder builder(config, tiles->a, tiles->b, module);
   builder.build();
+  return Sm90RoleTiles{builder.tileA, builder.tileB};
+}
+
+} // namespace
+
+llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  auto tiles = buildSm90Module(config, module);
+  if (!tiles)
+    return tiles.takeError();
   auto ptxText = emitPtx(module, ArchKind::SM90a);
   if (!ptxText)
     return ptxText.takeError();
@@ -770,37 +796,21 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.ptx = std::move(*ptxText);
   kernel.entry = config.name;
   kernel.blockThreads = 128 * (1 + config.bm / 64);
-  kernel.sharedBytes =
-      config.stages * (builder.tileA.bytes + builder.tileB.bytes) +
-      16 * config.stages + 16 + AlignSlack;
+  kernel.sharedBytes = config.stages * (tiles->a.bytes + tiles->b.bytes) +
+                       16 * config.stages + 16 + AlignSlack;
   kernel.clusterX = config.clusterM;
   kernel.config = config;
-  kernel.a = builder.tileA;
-  kernel.b = builder.tileB;
+  kernel.a = tiles->a;
+  kernel.b = tiles->b;
   return kernel;
 }
 
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config) {
-  if (llvm::Error err = verifySm90GemmConfig(config))
-    return err;
   llvm::LLVMContext context;
   llvm::Module module(config.name, context);
-  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
-    return err;
-  // The operand roles as emitSm90Gemm takes them.
-  DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
-  DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
-  MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
-  MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
-  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
-  if (!tileA)
-    return tileA.takeError();
-  auto tileB =
-      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
-  if (!tileB)
-    return tileB.takeError();
-  Builder builder(config, *tileA, *tileB, module);
-  builder.build();
+  auto tiles = buildSm90Module(config, module);
+  if (!tiles)
+    return tiles.takeError();
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os, nullptr);
