@@ -38,15 +38,16 @@ std::optional<std::string> findPtxas() {
   return std::nullopt;
 }
 
-llvm::Error assembleWithPtxas(llvm::StringRef ptx, ArchKind arch) {
+llvm::Expected<PtxasRun> runPtxas(llvm::StringRef ptx, ArchKind arch,
+                                  llvm::ArrayRef<llvm::StringRef> extraArgs) {
   std::optional<std::string> ptxas = findPtxas();
   if (!ptxas)
     return llvm::createStringError("ptxas not found (set PTXAS or PATH)");
   TempFile input, output, log;
   if (auto ec = llvm::sys::fs::createTemporaryFile("tilec", "ptx", input.path))
     return llvm::errorCodeToError(ec);
-  if (auto ec = llvm::sys::fs::createTemporaryFile("tilec", "cubin",
-                                                   output.path))
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("tilec", "cubin", output.path))
     return llvm::errorCodeToError(ec);
   if (auto ec = llvm::sys::fs::createTemporaryFile("tilec", "log", log.path))
     return llvm::errorCodeToError(ec);
@@ -58,21 +59,31 @@ llvm::Error assembleWithPtxas(llvm::StringRef ptx, ArchKind arch) {
     stream << ptx;
   }
   std::string archFlag = "-arch=" + archInfo(arch).name.str();
-  llvm::SmallVector<llvm::StringRef, 6> args = {
-      *ptxas, archFlag, input.path.str(), "-o", output.path.str()};
+  llvm::SmallVector<llvm::StringRef, 8> args = {*ptxas, archFlag};
+  args.append(extraArgs.begin(), extraArgs.end());
+  args.append({input.path.str(), "-o", output.path.str()});
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path.str(),
                                                 log.path.str()};
   std::string execError;
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects, 0,
-                                     0, &execError);
-  if (rc == 0)
-    return llvm::Error::success();
-  std::string said;
+  PtxasRun run;
+  run.exitCode = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt,
+                                           redirects, 0, 0, &execError);
+  if (run.exitCode < 0)
+    return llvm::createStringError("cannot run " + *ptxas + ": " + execError);
   if (auto buffer = llvm::MemoryBuffer::getFile(log.path))
-    said = (*buffer)->getBuffer().str();
+    run.output = (*buffer)->getBuffer().str();
+  return run;
+}
+
+llvm::Error assembleWithPtxas(llvm::StringRef ptx, ArchKind arch) {
+  llvm::Expected<PtxasRun> run = runPtxas(ptx, arch);
+  if (!run)
+    return run.takeError();
+  if (run->exitCode == 0)
+    return llvm::Error::success();
   return llvm::createStringError(
-      "ptxas " + archFlag + " failed (exit " + std::to_string(rc) + ")" +
-      (execError.empty() ? "" : ": " + execError) + "\n" + said);
+      "ptxas -arch=" + archInfo(arch).name.str() + " failed (exit " +
+      std::to_string(run->exitCode) + ")\n" + run->output);
 }
 
 } // namespace tilec

@@ -195,28 +195,10 @@ TEST(Sm90DTypeConfig, RejectsBadTypePairsAndTilesWithNumbers) {
 
 /// ptxas -arch=sm_90a -v: exit code and output.
 std::pair<int, std::string> assemble(const std::string &ptx) {
-  std::optional<std::string> ptxas = findPtxas();
-  llvm::SmallString<128> in, out, log;
-  llvm::sys::fs::createTemporaryFile("sm90dt", "ptx", in);
-  llvm::sys::fs::createTemporaryFile("sm90dt", "cubin", out);
-  llvm::sys::fs::createTemporaryFile("sm90dt", "log", log);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream stream(in, ec);
-    stream << ptx;
-  }
-  llvm::SmallVector<llvm::StringRef, 8> args = {
-      *ptxas, "-arch=sm_90a", "-v", in.str(), "-o", out.str()};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
-                                                log.str()};
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
-  std::string said;
-  if (auto buffer = llvm::MemoryBuffer::getFile(log))
-    said = (*buffer)->getBuffer().str();
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(log);
-  return {rc, said};
+  llvm::Expected<PtxasRun> run = runPtxas(ptx, ArchKind::SM90a, {"-v"});
+  if (!run)
+    return {-1, llvm::toString(run.takeError())};
+  return {run->exitCode, run->output};
 }
 
 struct DTypeCase {
@@ -268,11 +250,11 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // unrolled across slots).
   EXPECT_EQ(occurrences(ptx, mma), config.bk / k) << mma;
   bool sixteen = dtypeBits(roleA) == 16;
-  std::string tail =
-      sixteen ? std::string(", p, 1, 1, ") +
-                    (majorA == MajorKind::MN ? "1" : "0") + ", " +
-                    (majorB == MajorKind::MN ? "1" : "0") + ";"
-              : std::string(", p, 1, 1;");
+  std::string tail = sixteen
+                         ? std::string(", p, 1, 1, ") +
+                               (majorA == MajorKind::MN ? "1" : "0") + ", " +
+                               (majorB == MajorKind::MN ? "1" : "0") + ";"
+                         : std::string(", p, 1, 1;");
   EXPECT_EQ(occurrences(ptx, tail), config.bk / k) << tail;
   // TMA loads per slot: one box for a K-major operand, one per swizzle atom
   // along MN for an MN-major one (LLVM may unroll the producer loop).
@@ -280,12 +262,10 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   size_t loads = occurrences(ptx, "cp.async.bulk.tensor.2d");
   EXPECT_GE(loads, perSlot);
   EXPECT_EQ(loads % perSlot, 0u);
-  EXPECT_EQ(kernel->a.boxes, majorA == MajorKind::K
-                                 ? 1u
-                                 : config.bm / kernel->a.boxDims[0]);
-  EXPECT_EQ(kernel->b.boxes, majorB == MajorKind::K
-                                 ? 1u
-                                 : config.bn / kernel->b.boxDims[0]);
+  EXPECT_EQ(kernel->a.boxes,
+            majorA == MajorKind::K ? 1u : config.bm / kernel->a.boxDims[0]);
+  EXPECT_EQ(kernel->b.boxes,
+            majorB == MajorKind::K ? 1u : config.bn / kernel->b.boxDims[0]);
   // C stores in the C type: pairs of f32 as v2.b32 and single f32 as b32;
   // pairs of 16-bit values as b32 and single ones as b16.
   bool wide = config.cType == DTypeKind::F32;
@@ -303,68 +283,71 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
 using D = DTypeKind;
 using J = MajorKind;
 
-INSTANTIATE_TEST_SUITE_P(
-    Matrix, Sm90DTypePtx,
-    ::testing::Values(
-        DTypeCase{"bf16_KK_bf16_n256",
-                  dtypeConfig(D::BF16, D::BF16, J::K, J::K, D::BF16, 128, 256,
-                              64, 4)},
-        DTypeCase{"bf16_MNK_f32_n128",
-                  dtypeConfig(D::BF16, D::BF16, J::MN, J::K, D::F32, 128, 128,
-                              64, 4)},
-        DTypeCase{"bf16_KMN_bf16_n256",
-                  dtypeConfig(D::BF16, D::BF16, J::K, J::MN, D::BF16, 128, 256,
-                              64, 4)},
-        DTypeCase{"bf16_MNMN_f16_n64",
-                  dtypeConfig(D::BF16, D::BF16, J::MN, J::MN, D::F16, 64, 64,
-                              64, 6)},
-        DTypeCase{"f16_KK_f16_n200",
-                  dtypeConfig(D::F16, D::F16, J::K, J::K, D::F16, 128, 200, 64,
-                              4)},
-        DTypeCase{"f16_MNK_f32_n8",
-                  dtypeConfig(D::F16, D::F16, J::MN, J::K, D::F32, 64, 8, 64,
-                              4)},
-        DTypeCase{"f16_KMN_bf16_n24",
-                  dtypeConfig(D::F16, D::F16, J::K, J::MN, D::BF16, 128, 24, 64,
-                              4)},
-        DTypeCase{"f16_MNMN_f16_n120",
-                  dtypeConfig(D::F16, D::F16, J::MN, J::MN, D::F16, 128, 120,
-                              64, 4)},
-        DTypeCase{"f16_MNMN_f32_n32_bk32",
-                  dtypeConfig(D::F16, D::F16, J::MN, J::MN, D::F32, 64, 32, 32,
-                              4)},
-        DTypeCase{"bf16_swap_MNK_bf16_n64",
-                  dtypeConfig(D::BF16, D::BF16, J::MN, J::K, D::BF16, 128, 64,
-                              64, 8, true)},
-        DTypeCase{"tf32_KK_f32_n128",
-                  dtypeConfig(D::TF32, D::TF32, J::K, J::K, D::F32, 128, 128,
-                              32, 4)},
-        DTypeCase{"tf32_KK_bf16_n256",
-                  dtypeConfig(D::TF32, D::TF32, J::K, J::K, D::BF16, 128, 256,
-                              32, 4)},
-        DTypeCase{"e4m3_KK_bf16_n256",
-                  dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 256,
-                              128, 4)},
-        DTypeCase{"e4m3_KK_bf16_n128_bk64",
-                  dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 128,
-                              64, 6)},
-        DTypeCase{"e5m2_KK_f32_n64",
-                  dtypeConfig(D::E5M2, D::E5M2, J::K, J::K, D::F32, 64, 64, 128,
-                              4)},
-        DTypeCase{"e4m3_e5m2_KK_f16_n136",
-                  dtypeConfig(D::E4M3, D::E5M2, J::K, J::K, D::F16, 128, 136,
-                              128, 4)},
-        DTypeCase{"e4m3_cluster2_KK_bf16_n256",
-                  [] {
-                    auto c = dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16,
-                                         128, 256, 128, 4);
-                    c.clusterM = 2; // B multicast: half a B box per CTA
-                    return c;
-                  }()},
-        DTypeCase{"e4m3_swap_KK_bf16_n64",
-                  dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 64,
-                              128, 6, true)}),
-    [](const auto &info) { return std::string(info.param.label); });
+INSTANTIATE_TEST_SUITE_P(Matrix, Sm90DTypePtx,
+                         ::testing::Values(DTypeCase{"bf16_KK_bf16_n256",
+                                                     dtypeConfig(D::BF16,
+                                                                 D::BF16, J::K,
+                                                                 J::K, D::BF16,
+                                                                 128, 256, 64,
+                                                                 4)},
+                                           DTypeCase{
+                                               "bf16_MNK_f32_n128",
+                                               dtypeConfig(D::BF16, D::BF16,
+                                                           J::MN, J::K, D::F32,
+                                                           128, 128, 64, 4)},
+                                           DTypeCase{
+                                               "bf16_KMN_bf16_n256",
+                                               dtypeConfig(D::BF16, D::BF16,
+                                                           J::K, J::MN, D::BF16,
+                                                           128, 256, 64, 4)},
+                                           DTypeCase{
+                                               "bf16_MNMN_f16_n64",
+                                               dtypeConfig(D::BF16, D::BF16,
+                                                           J::MN, J::MN, D::F16,
+                                                           64, 64, 64, 6)},
+                                           DTypeCase{"f16_KK_f16_n200",
+                                                     dtypeConfig(D::F16, D::F16, J::K, J::K, D::F16, 128, 200, 64, 4)},
+                                           DTypeCase{
+                                               "f16_MNK_f32_n8",
+                                               dtypeConfig(D::F16, D::F16, J::MN, J::K, D::F32, 64, 8, 64, 4)},
+                                           DTypeCase{
+                                               "f16_KMN_bf16_n24",
+                                               dtypeConfig(D::F16, D::F16, J::K, J::MN, D::BF16, 128, 24, 64, 4)},
+                                           DTypeCase{"f16_MNMN_f16_n120", dtypeConfig(
+                                                                              D::F16,
+                                                                              D::F16, J::MN,
+                                                                              J::MN, D::F16, 128, 120, 64, 4)},
+                                           DTypeCase{
+                                               "f16_MNMN_f32_n32_bk32",
+                                               dtypeConfig(D::F16, D::F16, J::MN, J::MN, D::F32, 64, 32, 32, 4)},
+                                           DTypeCase{
+                                               "bf16_swap_MNK_bf16_n64",
+                                               dtypeConfig(D::BF16, D::BF16, J::MN, J::K, D::BF16, 128, 64, 64, 8, true)},
+                                           DTypeCase{"tf32_KK_f32_n128", dtypeConfig(D::TF32, D::TF32, J::K, J::K, D::F32, 128, 128, 32, 4)}, DTypeCase{"tf32_KK_bf16_n256", dtypeConfig(D::TF32, D::TF32, J::K, J::K, D::BF16, 128, 256, 32, 4)}, DTypeCase{"e4m3_KK_bf16_n256", dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 256, 128, 4)}, DTypeCase{"e4m3_KK_bf16_n128_bk64", dtypeConfig(D::E4M3, D::E4M3, J::K, J::K, D::BF16, 128, 128, 64, 6)}, DTypeCase{"e5m2_KK_f32_n64", dtypeConfig(D::E5M2, D::E5M2, J::K, J::K, D::F32, 64, 64, 128, 4)},
+                                           DTypeCase{
+                                               "e4m3_e5m2_KK_f16_n136",
+                                               dtypeConfig(D::E4M3, D::E5M2, J::K, J::K, D::F16, 128, 136, 128, 4)},
+                                           DTypeCase{
+                                               "e4m3_cluster2_KK_bf16_n256",
+                                               [] {
+                                                 auto c = dtypeConfig(
+                                                     D::E4M3, D::E4M3, J::K,
+                                                     J::K, D::BF16, 128, 256,
+                                                     128, 4);
+                                                 c.clusterM =
+                                                     2; // B multicast: half a B
+                                                        // box per CTA
+                                                 return c;
+                                               }()},
+                                           DTypeCase{"e4m3_swap_KK_bf16_n64",
+                                                     dtypeConfig(D::E4M3,
+                                                                 D::E4M3, J::K,
+                                                                 J::K, D::BF16,
+                                                                 128, 64, 128,
+                                                                 6, true)}),
+                         [](const auto &info) {
+                           return std::string(info.param.label);
+                         });
 
 } // namespace
 } // namespace tilec

@@ -1,8 +1,8 @@
 //===- tests/unit/Sm90GemmTest.cpp - sm_90a GEMM codegen and ptxas --------===//
 #include "codegen/Sm90Gemm.h"
-#include "codegen/Sm90GemmSpec.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Ptxas.h"
+#include "codegen/Sm90GemmSpec.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,30 +25,12 @@ size_t countOf(const std::string &text, const std::string &needle) {
   return n;
 }
 
-/// Runs `ptxas -arch=sm_90a -v` on \p ptx; returns its exit code and output.
+/// ptxas -arch=sm_90a -v: exit code and output.
 std::pair<int, std::string> ptxasVerbose(const std::string &ptx) {
-  std::optional<std::string> ptxas = findPtxas();
-  llvm::SmallString<128> in, out, log;
-  llvm::sys::fs::createTemporaryFile("sm90", "ptx", in);
-  llvm::sys::fs::createTemporaryFile("sm90", "cubin", out);
-  llvm::sys::fs::createTemporaryFile("sm90", "log", log);
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream stream(in, ec);
-    stream << ptx;
-  }
-  llvm::SmallVector<llvm::StringRef, 8> args = {
-      *ptxas, "-arch=sm_90a", "-v", in.str(), "-o", out.str()};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.str(),
-                                                log.str()};
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
-  std::string said;
-  if (auto buffer = llvm::MemoryBuffer::getFile(log))
-    said = (*buffer)->getBuffer().str();
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  llvm::sys::fs::remove(log);
-  return {rc, said};
+  llvm::Expected<PtxasRun> run = runPtxas(ptx, ArchKind::SM90a, {"-v"});
+  if (!run)
+    return {-1, llvm::toString(run.takeError())};
+  return {run->exitCode, run->output};
 }
 
 TEST(Sm90InlineAsm, WgmmaTextExample) {
@@ -173,9 +155,8 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
   if (config.clusterM > 1) {
     EXPECT_NE(ptx.find(".multicast::cluster"), std::string::npos);
     EXPECT_NE(ptx.find("mapa.shared::cluster.u32"), std::string::npos);
-    EXPECT_NE(
-        ptx.find("mbarrier.arrive.shared::cluster.b64"),
-        std::string::npos);
+    EXPECT_NE(ptx.find("mbarrier.arrive.shared::cluster.b64"),
+              std::string::npos);
     EXPECT_NE(ptx.find("%cluster_ctarank"), std::string::npos);
     EXPECT_GE(countOf(ptx, "barrier.cluster.wait.acquire"), 2u);
     EXPECT_EQ(kernel->clusterX, 2u);
