@@ -66,11 +66,14 @@ Candidate candidateOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
   return c;
 }
 
-/// The most ring stages that fit 227 KB (at most 16) for \p ctasPerSm.
+/// The most ring stages of a swapped bf16 BM x BN tile for \p ctasPerSm.
 unsigned maxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
-  unsigned stage = (bm + bn) * 64 * 2 + 16;
-  unsigned budget = (ctasPerSm == 1 ? 232448u : 233472u / 2 - 1024) - 1040;
-  return std::min(16u, budget / stage);
+  Sm90GemmConfig config;
+  config.bm = bm;
+  config.bn = bn;
+  config.swapAB = true;
+  config.ctasPerSm = ctasPerSm;
+  return sm90MaxStages(config);
 }
 
 /// The sweep: for decode shapes (M <= 128, swapped so that N fills the

@@ -76,17 +76,22 @@ struct KernelParam {
 /// the box is {boxInner, boxOuter} elements.
 struct TensorMapPlan {
   std::string param; ///< The kernel parameter it is passed as ("tmapA").
-  char matrix = 'A'; ///< The user's matrix it covers: 'A' (M x K) or 'B'.
+  /// The user's matrix it covers: 'A' (M x K), 'B' (N x K) or 'C' (M x N).
+  char matrix = 'A';
   DTypeKind dtype = DTypeKind::BF16;
   MajorKind major = MajorKind::K;  ///< Which extent is contiguous.
   unsigned boxInner = 0;           ///< Box extent along the contiguous dim.
   unsigned boxOuter = 0;           ///< Box extent along the other dim.
   unsigned swizzleBytes = 128;     ///< 0 (none), 32, 64 or 128.
   unsigned l2PromotionBytes = 256; ///< 0, 64, 128 or 256.
-  bool oobZero = true;             ///< Out-of-bounds elements read as zero.
+  /// Non-empty: the kernel parameter (u32) that tells the kernel whether
+  /// this map is valid. A problem the map cannot describe (e.g. C or ldc
+  /// not 16-byte aligned) then gets a zeroed map and flag 0, and the kernel
+  /// takes its fallback path, instead of an error.
+  std::string fallbackFlag;
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
-  /// M x K for A, N x K for B).
+  /// M x K for A, N x K for B, M x N for C).
   std::pair<uint64_t, uint64_t> dims(uint64_t rows, uint64_t k) const {
     return major == MajorKind::K ? std::pair{k, rows} : std::pair{rows, k};
   }
@@ -110,7 +115,8 @@ struct GemmKernelBinary {
   /// C aligned to this many bytes (sm_80: 16-byte vectors; sm_90a: any ldc,
   /// 4-byte pair stores).
   unsigned ldcMultiple = 8, cAlignBytes = 16;
-  /// Tensor maps to encode, in parameter order (sm_90a: tmapA, tmapB).
+  /// Tensor maps to encode, in parameter order (sm_90a: tmapA, tmapB and,
+  /// with a TMA-store epilogue, tmapC).
   std::vector<TensorMapPlan> tensorMaps;
   /// sm_90a decode strategy: the kernel computes C^T = B A^T, so the small M
   /// becomes the wgmma N.

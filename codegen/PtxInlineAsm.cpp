@@ -73,6 +73,52 @@ void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
           "r,l,r,r,r,~{memory}", {dst, tensorMap, c0, c1, bar});
 }
 
+void tmaStore2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
+                llvm::Value *c0, llvm::Value *c1, llvm::Value *src) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+          "[$0, {$1, $2}], [$3];",
+          "l,r,r,r,~{memory}", {tensorMap, c0, c1, src});
+}
+
+void bulkCommitGroup(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "cp.async.bulk.commit_group;",
+          "~{memory}", {});
+}
+
+void bulkWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
+                   bool readOnly) {
+  std::string text = std::string("cp.async.bulk.wait_group") +
+                     (readOnly ? ".read " : " ") + std::to_string(pending) +
+                     ";";
+  emitAsm(builder, builder.getVoidTy(), text, "~{memory}", {});
+}
+
+void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
+              llvm::ArrayRef<llvm::Value *> regs, bool trans) {
+  assert((regs.size() == 1 || regs.size() == 2 || regs.size() == 4) &&
+         "stmatrix stores 1, 2 or 4 matrices");
+  std::string text = "stmatrix.sync.aligned.m8n8.x" +
+                     std::to_string(regs.size()) + (trans ? ".trans" : "") +
+                     ".shared.b16 [$0], {";
+  std::string constraints = "r";
+  for (size_t i = 0; i < regs.size(); ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i + 1);
+    constraints += ",r";
+  }
+  text += "};";
+  llvm::SmallVector<llvm::Value *> args{addr};
+  args.append(regs.begin(), regs.end());
+  emitAsm(builder, builder.getVoidTy(), text, constraints + ",~{memory}",
+          args);
+}
+
+void barSync(llvm::IRBuilderBase &builder, llvm::Value *id, unsigned threads) {
+  emitAsm(builder, builder.getVoidTy(),
+          "bar.sync $0, " + std::to_string(threads) + ";", "r,~{memory}",
+          {id});
+}
+
 void setMaxNReg(llvm::IRBuilderBase &builder, bool increase, unsigned regs) {
   std::string text = std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
                      ".sync.aligned.u32 " + std::to_string(regs) + ";";

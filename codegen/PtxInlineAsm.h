@@ -54,6 +54,30 @@ llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
                llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                llvm::Value *bar);
+/// `cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [tensorMap, {c0,
+/// c1}], [src];`: stores the box at shared offset \p src to global memory;
+/// elements past the tensor's extents are not written.
+void tmaStore2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
+                llvm::Value *c0, llvm::Value *c1, llvm::Value *src);
+/// `cp.async.bulk.commit_group;`: closes the thread's pending bulk stores
+/// into one group.
+void bulkCommitGroup(llvm::IRBuilderBase &builder);
+/// `cp.async.bulk.wait_group.read N;` (\p readOnly: until at most \p pending
+/// groups may still read their shared memory) or `cp.async.bulk.wait_group
+/// N;` (until they have completed).
+void bulkWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
+                   bool readOnly);
+/// `stmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 [addr], {r...};` with
+/// N = \p regs.size() (1, 2 or 4) packed pairs of 16-bit elements: thread t
+/// holds row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1 of each 8x8 matrix,
+/// and lane 8 q + r gives the address of row r of matrix q (of its
+/// transpose with \p trans).
+void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
+              llvm::ArrayRef<llvm::Value *> regs, bool trans);
+/// `bar.sync id, threads;` on named barrier \p id (i32, 0..15) with
+/// \p threads (a multiple of 32); id 0 with every thread of the CTA is
+/// __syncthreads.
+void barSync(llvm::IRBuilderBase &builder, llvm::Value *id, unsigned threads);
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 regs;` (whole warpgroup).
 void setMaxNReg(llvm::IRBuilderBase &builder, bool increase, unsigned regs);
 /// `elect.sync`: i32 1 in exactly one active lane of the warp, else 0.

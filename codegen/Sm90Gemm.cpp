@@ -12,6 +12,7 @@
 
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
+#include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace tilec {
 
@@ -36,6 +38,7 @@ namespace {
 struct Builder {
   const Sm90GemmConfig &config;
   Sm90OperandTile tileA, tileB;
+  std::optional<Sm90EpilogueTile> staging;
   llvm::LLVMContext &ctx;
   llvm::Module &module;
   llvm::IRBuilder<> b;
@@ -44,6 +47,7 @@ struct Builder {
 
   // Kernel-wide values.
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
+  llvm::Value *tmapC = nullptr, *storeTma = nullptr, *stagingBase = nullptr;
   llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
               *alpha = nullptr, *beta = nullptr;
   llvm::Value *workspace = nullptr, *counters = nullptr;
@@ -57,9 +61,11 @@ struct Builder {
   llvm::Value *rank = nullptr;   ///< CTA rank in its cluster (0 without)
 
   Builder(const Sm90GemmConfig &config, Sm90OperandTile tileA,
-          Sm90OperandTile tileB, llvm::Module &module)
+          Sm90OperandTile tileB, std::optional<Sm90EpilogueTile> staging,
+          llvm::Module &module)
       : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
-        ctx(module.getContext()), module(module), b(ctx) {
+        staging(std::move(staging)), ctx(module.getContext()), module(module),
+        b(ctx) {
     consumers = config.bm / 64;
   }
 
@@ -169,38 +175,59 @@ struct Builder {
     llvm::Type *globalPtr = b.getPtrTy(1);
     llvm::Type *u32 = b.getInt32Ty();
     llvm::Type *f32 = b.getFloatTy();
-    auto *type = llvm::FunctionType::get(b.getVoidTy(),
-                                         {ptr, ptr, globalPtr, u32, u32, u32,
-                                          u32, f32, f32, globalPtr, globalPtr},
-                                         false);
+    // Sm90Gemm.h lists the parameters; tmapC and storeTma only with a
+    // staging tile.
+    llvm::SmallVector<std::pair<const char *, llvm::Type *>> params = {
+        {"tmapA", ptr}, {"tmapB", ptr}};
+    if (staging)
+      params.push_back({"tmapC", ptr});
+    params.append({{"c", globalPtr},
+                   {"rowsA", u32},
+                   {"rowsB", u32},
+                   {"k", u32},
+                   {"ldc", u32},
+                   {"alpha", f32},
+                   {"beta", f32},
+                   {"workspace", globalPtr},
+                   {"counters", globalPtr}});
+    if (staging)
+      params.push_back({"storeTma", u32});
+    llvm::SmallVector<llvm::Type *> types;
+    for (auto &param : params)
+      types.push_back(param.second);
+    auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
     fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                 config.name, module);
     fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    for (unsigned i = 0; i < 2; ++i) {
-      fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
-      fn->addParamAttr(i,
-                       llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
-      fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
-    }
     unsigned threads = 128 * (1 + consumers);
     fn->addFnAttr("nvvm.maxntid", std::to_string(threads));
     fn->addFnAttr("nvvm.minctasm", std::to_string(config.ctasPerSm));
-    const char *names[] = {"tmapA", "tmapB",     "c",       "rowsA",
-                           "rowsB", "k",         "ldc",     "alpha",
-                           "beta",  "workspace", "counters"};
-    for (unsigned i = 0; i < 11; ++i)
-      fn->getArg(i)->setName(names[i]);
-    tmapA = fn->getArg(0);
-    tmapB = fn->getArg(1);
-    c = fn->getArg(2);
-    rowsA = fn->getArg(3);
-    rowsB = fn->getArg(4);
-    k = fn->getArg(5);
-    ldc = fn->getArg(6);
-    alpha = fn->getArg(7);
-    beta = fn->getArg(8);
-    workspace = fn->getArg(9);
-    counters = fn->getArg(10);
+    std::map<llvm::StringRef, llvm::Value *> byName;
+    for (unsigned i = 0; i < params.size(); ++i) {
+      llvm::Argument *arg = fn->getArg(i);
+      arg->setName(params[i].first);
+      byName[params[i].first] = arg;
+      if (llvm::StringRef(params[i].first).starts_with("tmap")) {
+        // A CUtensorMap: 128 bytes by value, 64-byte aligned, read in place.
+        fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
+        fn->addParamAttr(
+            i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
+        fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
+      }
+    }
+    tmapA = byName["tmapA"];
+    tmapB = byName["tmapB"];
+    tmapC = staging ? byName["tmapC"] : nullptr;
+    c = byName["c"];
+    rowsA = byName["rowsA"];
+    rowsB = byName["rowsB"];
+    k = byName["k"];
+    ldc = byName["ldc"];
+    alpha = byName["alpha"];
+    beta = byName["beta"];
+    workspace = byName["workspace"];
+    counters = byName["counters"];
+    storeTma = staging ? byName["storeTma"] : nullptr;
   }
 
   void emitPrologue() {
@@ -245,8 +272,14 @@ struct Builder {
         llvm::GlobalValue::NotThreadLocal, 3);
     smem->setAlignment(llvm::Align(1024));
     llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
-    aBase = b.CreateAnd(b.CreateAdd(raw, i32(AlignSlack - 1)),
-                        i32(~(AlignSlack - 1)), "aBase");
+    // [staging buffers][A ring][B ring][barriers]: every staging buffer is
+    // a multiple of 1024 bytes, so the ring stays aligned for SW128 atoms.
+    llvm::Value *aligned = b.CreateAnd(b.CreateAdd(raw, i32(AlignSlack - 1)),
+                                       i32(~(AlignSlack - 1)), "smem.base");
+    unsigned stagingBytes =
+        staging ? consumers * staging->buffers * staging->bytes : 0;
+    stagingBase = aligned;
+    aBase = b.CreateAdd(aligned, i32(stagingBytes), "aBase");
     bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
     barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
     flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
@@ -386,9 +419,13 @@ struct Builder {
     llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
     llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
     llvm::Value *aRowOffset = b.CreateMul(ci, i32(tileA.mAtomBytes));
-    forTiles("ctile", exit, [&](llvm::BasicBlock *next) {
+    llvm::BasicBlock *drain = block("consumer.drain");
+    forTiles("ctile", drain, [&](llvm::BasicBlock *next) {
       emitConsumerTile(ci, lane, aRowOffset, next);
     });
+    b.SetInsertPoint(drain);
+    emitSm90EpilogueDrain(b, config, staging, epilogueValues(ci));
+    b.CreateBr(exit);
   }
 
   /// One output tile: the K loop over the ring, then the epilogue; ends by
@@ -481,28 +518,27 @@ struct Builder {
     if (config.splitK)
       fin = emitSplitReduce(fin, exit);
 
-    // Accumulator ownership (seed 004, the wgmma D fragment): thread t of
-    // the warpgroup holds rows 16 * (t / 32) + (t % 32) / 4 + 8 * i and
-    // columns 8 * j + 2 * (t % 4) + {0, 1} in registers 4 j + 2 i + {0, 1}.
-    llvm::Value *warp = b.CreateAnd(b.CreateLShr(tid, i32(5)), i32(3));
-    llvm::Value *row0 = b.CreateAdd(
-        b.CreateAdd(m0, b.CreateMul(ci, i32(64))),
-        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
-        "row0");
-    llvm::Value *col0 =
-        b.CreateAdd(n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    emitSm90Epilogue(b, config, staging, epilogueValues(ci), fin, exit);
+  }
 
-    llvm::BasicBlock *withBeta = block("epilogue.beta");
-    llvm::BasicBlock *noBeta = block("epilogue.nobeta");
-    llvm::Value *betaZero =
-        b.CreateFCmpOEQ(beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
-    b.CreateCondBr(betaZero, noBeta, withBeta);
-    b.SetInsertPoint(noBeta);
-    emitEpilogue(fin, row0, col0, /*readC=*/false);
-    b.CreateBr(exit);
-    b.SetInsertPoint(withBeta);
-    emitEpilogue(fin, row0, col0, /*readC=*/true);
-    b.CreateBr(exit);
+  /// What the epilogue reads, for consumer warpgroup \p ci of the tile.
+  Sm90EpilogueValues epilogueValues(llvm::Value *ci) {
+    Sm90EpilogueValues values;
+    values.fn = fn;
+    values.tid = tid;
+    values.consumer = ci;
+    values.m0 = m0;
+    values.n0 = n0;
+    values.c = c;
+    values.ldc = ldc;
+    values.rowsA = rowsA;
+    values.rowsB = rowsB;
+    values.alpha = alpha;
+    values.beta = beta;
+    values.tmapC = tmapC;
+    values.storeTma = storeTma;
+    values.staging = stagingBase;
+    return values;
   }
 
   /// Split-K: publish this CTA's partial tile, and in the CTA that arrives
@@ -608,112 +644,6 @@ struct Builder {
     return llvm::SmallVector<llvm::Value *>(sums.begin(), sums.end());
   }
 
-  /// The LLVM type of a C element (bf16, f16 or f32).
-  llvm::Type *cType() {
-    switch (config.cType) {
-    case DTypeKind::F16:
-      return b.getHalfTy();
-    case DTypeKind::F32:
-      return b.getFloatTy();
-    default:
-      return b.getBFloatTy();
-    }
-  }
-
-  /// Address of C(row, col) in the user's orientation.
-  llvm::Value *cAddress(llvm::Value *row, llvm::Value *col) {
-    llvm::Value *r = row, *cc = col;
-    if (config.swapAB)
-      std::swap(r, cc);
-    llvm::Value *index =
-        b.CreateAdd(b.CreateMul(b.CreateZExt(r, b.getInt64Ty()),
-                                b.CreateZExt(ldc, b.getInt64Ty())),
-                    b.CreateZExt(cc, b.getInt64Ty()));
-    return b.CreateInBoundsGEP(cType(), c, index);
-  }
-
-  llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC) {
-    llvm::Value *v = b.CreateFMul(alpha, accValue);
-    if (!readC)
-      return v;
-    llvm::Value *old =
-        b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy());
-    return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                             {beta, old, v});
-  }
-
-  void storeOne(llvm::Value *row, llvm::Value *col, llvm::Value *value,
-                bool readC) {
-    llvm::BasicBlock *st = block("st1");
-    llvm::BasicBlock *after = block("st1.after");
-    b.CreateCondBr(
-        b.CreateAnd(b.CreateICmpULT(row, rowsA), b.CreateICmpULT(col, rowsB)),
-        st, after);
-    b.SetInsertPoint(st);
-    llvm::Value *address = cAddress(row, col);
-    llvm::Value *v = scale(value, address, readC);
-    b.CreateStore(b.CreateFPTrunc(v, cType()), address);
-    b.CreateBr(after);
-    b.SetInsertPoint(after);
-  }
-
-  void emitEpilogue(llvm::ArrayRef<llvm::Value *> acc, llvm::Value *row0,
-                    llvm::Value *col0, bool readC) {
-    // Row-major pairs (col, col + 1) are adjacent: one 32-bit store when
-    // both are in range and ldc is even; otherwise element by element.
-    llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(ldc, i32(1)), i32(0));
-    for (unsigned j = 0; j < config.bn / 8; ++j) {
-      for (unsigned i = 0; i < 2; ++i) {
-        llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
-        llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
-        llvm::Value *v0 = acc[4 * j + 2 * i];
-        llvm::Value *v1 = acc[4 * j + 2 * i + 1];
-        if (config.swapAB) {
-          storeOne(row, col, v0, readC);
-          storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
-          continue;
-        }
-        llvm::BasicBlock *wide = block("st2");
-        llvm::BasicBlock *narrow = block("st2.narrow");
-        llvm::BasicBlock *after = block("st2.after");
-        llvm::Value *fits = b.CreateAnd(
-            b.CreateAnd(b.CreateICmpULT(row, rowsA),
-                        b.CreateICmpULT(b.CreateAdd(col, i32(1)), rowsB)),
-            ldcEven);
-        b.CreateCondBr(fits, wide, narrow);
-        b.SetInsertPoint(wide);
-        llvm::Value *address = cAddress(row, col);
-        llvm::Value *r0 = b.CreateFMul(alpha, v0);
-        llvm::Value *r1 = b.CreateFMul(alpha, v1);
-        auto *pairType = llvm::FixedVectorType::get(cType(), 2);
-        llvm::Align pairAlign(2 * elementBytes(config.cType));
-        if (readC) {
-          llvm::Value *old = b.CreateAlignedLoad(pairType, address, pairAlign);
-          llvm::Value *o0 = b.CreateFPExt(
-              b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
-          llvm::Value *o1 = b.CreateFPExt(
-              b.CreateExtractElement(old, uint64_t(1)), b.getFloatTy());
-          r0 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                 {beta, o0, r0});
-          r1 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                 {beta, o1, r1});
-        }
-        llvm::Value *pair = llvm::PoisonValue::get(pairType);
-        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, cType()),
-                                     uint64_t(0));
-        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, cType()),
-                                     uint64_t(1));
-        b.CreateAlignedStore(pair, address, pairAlign);
-        b.CreateBr(after);
-        b.SetInsertPoint(narrow);
-        storeOne(row, col, v0, readC);
-        storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
-        b.CreateBr(after);
-        b.SetInsertPoint(after);
-      }
-    }
-  }
-
   void build() {
     createFunction();
     emitPrologue();
@@ -744,6 +674,7 @@ namespace {
 /// tile.
 struct Sm90RoleTiles {
   Sm90OperandTile a, b;
+  std::optional<Sm90EpilogueTile> staging; ///< Set by buildSm90Module.
 };
 
 llvm::Expected<Sm90RoleTiles> roleTiles(const Sm90GemmConfig &config) {
@@ -762,7 +693,7 @@ llvm::Expected<Sm90RoleTiles> roleTiles(const Sm90GemmConfig &config) {
     tileB->boxDims[1] = config.bn / config.clusterM;
     tileB->boxBytes /= config.clusterM;
   }
-  return Sm90RoleTiles{*tileA, *tileB};
+  return Sm90RoleTiles{*tileA, *tileB, std::nullopt};
 }
 
 /// Verifies \p config and builds its kernel into \p module; returns the
@@ -776,9 +707,12 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
   auto tiles = roleTiles(config);
   if (!tiles)
     return tiles.takeError();
-  Builder builder(config, tiles->a, tiles->b, module);
+  auto staging = sm90EpilogueTile(config);
+  if (!staging)
+    return staging.takeError();
+  Builder builder(config, tiles->a, tiles->b, *staging, module);
   builder.build();
-  return Sm90RoleTiles{builder.tileA, builder.tileB};
+  return Sm90RoleTiles{builder.tileA, builder.tileB, builder.staging};
 }
 
 } // namespace
@@ -796,12 +730,12 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.ptx = std::move(*ptxText);
   kernel.entry = config.name;
   kernel.blockThreads = 128 * (1 + config.bm / 64);
-  kernel.sharedBytes = config.stages * (tiles->a.bytes + tiles->b.bytes) +
-                       16 * config.stages + 16 + AlignSlack;
+  kernel.sharedBytes = sm90SharedBytes(config);
   kernel.clusterX = config.clusterM;
   kernel.config = config;
   kernel.a = tiles->a;
   kernel.b = tiles->b;
+  kernel.staging = tiles->staging;
   return kernel;
 }
 

@@ -30,15 +30,32 @@
 // transposed. That is how a small M (decode, M = 64 or 128) becomes the wgmma
 // N while the big N fills the 64-row M atoms.
 //
-// Kernel parameters, in order (the runtime builds the two tensor maps):
+// Kernel parameters, in order (the runtime builds the tensor maps):
 //   .param .align 64 .b8 tmapA[128]  grid constant: rows x K of the A role
 //   .param .align 64 .b8 tmapB[128]  grid constant: rows x K of the B role
+//   .param .align 64 .b8 tmapC[128]  grid constant, with a staging tile only:
+//                                    C (M x N, ldc), box (cols, rows) of the
+//                                    Sm90EpilogueTile
 //   .param .u64 C                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, K, ldc
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
 //   .param .u64 workspace            f32, split-K partial tiles (else unused)
 //   .param .u64 counters             u32 per output tile, zero before the
 //                                    first launch; the kernel leaves them 0
+//   .param .u32 storeTma             with a staging tile only: 1 when tmapC
+//                                    is valid (C 16-byte aligned, ldc a
+//                                    multiple of 16 bytes), else 0
+//
+// Epilogue (one output tile, each consumer warpgroup its 64 rows): with a
+// staging tile, storeTma != 0 and beta == 0, per chunk: the warpgroup's
+// leader waits until the store that last read the chunk's buffer is done
+// (cp.async.bulk.wait_group.read), a named barrier, alpha * acc rounded to
+// C's type and stmatrix'ed (x4: four 8x8 matrices) at addresses the layout
+// algebra derives from the staging layout, fence.proxy.async (generic
+// writes -> async proxy), a second barrier, and the leader's TMA store and
+// commit. TMA clips the box at C's extents, so ragged edges need no
+// predicates. Otherwise each thread stores its accumulator pairs directly,
+// predicated on the edges, reading C when beta != 0.
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
 // rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
 // sm90LaunchGrid computes it (and the persistent and cluster variants).
@@ -79,6 +96,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -102,6 +120,15 @@ struct Sm90GemmConfig {
   DTypeKind cType = DTypeKind::BF16; ///< bf16, f16, f32
   MajorKind aMajor = MajorKind::K;   ///< MN: A is stored K x M (M contiguous)
   MajorKind bMajor = MajorKind::K;   ///< MN: B is stored K x N (N contiguous)
+  /// 16-bit C: the epilogue stages each warpgroup's tile in swizzled shared
+  /// memory with stmatrix and writes it with TMA stores (Sm90EpilogueTile);
+  /// the kernel keeps the direct stores for beta != 0 and for a C whose
+  /// tensor map the launcher cannot encode. false (and f32 C): direct
+  /// predicated stores only.
+  bool storeTma = true;
+  /// Bytes of one staging row and its swizzle atom: 16 (K_INTER), 32, 64
+  /// or 128; 0 takes the largest whose columns divide the tile.
+  unsigned storeSwizzleBytes = 0;
   /// tilec compile --annotate: a `// tilec:` comment before every wgmma
   /// with its descriptors decoded, the subtile each addresses and
   /// \p annotateSource (the .tile lines it came from); off, no comments.
@@ -130,6 +157,36 @@ struct Sm90OperandTile {
   unsigned boxBytes = 0;
 };
 
+/// The shared-memory tile one consumer warpgroup stages C through before a
+/// TMA store, in C's orientation (row-major, columns contiguous). Without
+/// swapAB a warpgroup's 64 x BN accumulator goes out in chunks of 64 rows x
+/// `cols` columns; with swapAB (stmatrix.trans) its BN x 64 transpose goes
+/// out in chunks of `rows` x 64. A chunk row is one swizzle atom row, the
+/// TMA box is (cols, rows), and two buffers alternate when a tile has more
+/// than one chunk, so stmatrix into one overlaps the store of the other.
+/// Example: 128x256 bf16 is tile_to_shape(K_SW128<bf16>, (64,64)), 4
+/// chunks, 8192 bytes per buffer, 2 buffers.
+struct Sm90EpilogueTile {
+  std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (64,64))"
+  unsigned rows = 0, cols = 0; ///< One chunk = the TMA box (cols inner).
+  unsigned swizzleBytes = 0;   ///< 0 (K_INTER), 32, 64 or 128.
+  unsigned bytes = 0;          ///< One buffer.
+  unsigned chunks = 0;         ///< Per output tile and warpgroup.
+  unsigned buffers = 0;        ///< Per consumer warpgroup.
+  bool transposed = false;     ///< swapAB: stmatrix.trans.
+};
+
+/// The staging tile of \p config, or std::nullopt when the epilogue stores
+/// directly (storeTma off, or C f32: stmatrix moves 16-bit elements). An
+/// error when storeSwizzleBytes is not a legal atom or its columns do not
+/// divide the tile.
+llvm::Expected<std::optional<Sm90EpilogueTile>>
+sm90EpilogueTile(const Sm90GemmConfig &config);
+
+/// Dynamic shared memory of \p config: the alignment slack, the epilogue's
+/// staging buffers, the ring of A and B tiles, and its full/empty barriers.
+unsigned sm90SharedBytes(const Sm90GemmConfig &config);
+
 /// An emitted kernel and how to launch it.
 struct Sm90GemmKernel {
   std::string ptx;
@@ -139,6 +196,7 @@ struct Sm90GemmKernel {
   unsigned clusterX = 1;    ///< cluster extent along grid x (1: no cluster)
   Sm90GemmConfig config;
   Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
+  std::optional<Sm90EpilogueTile> staging; ///< The C tile of a TMA store.
 };
 
 /// Checks \p config against the wgmma types (A/B f16, bf16, tf32, fp8; C

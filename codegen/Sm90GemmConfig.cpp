@@ -12,6 +12,7 @@
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/SmemTileFromLayout.h"
+#include "ir/SwizzleAtom.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -53,17 +54,15 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
   unsigned span = 0;
   if (major == MajorKind::K) {
     span = bk * bytes;
-    const char *atom = span == 128  ? "K_SW128"
-                       : span == 64 ? "K_SW64"
-                       : span == 32 ? "K_SW32"
-                                    : nullptr;
-    if (!atom)
+    auto mode = swizzleModeOfBytes(span);
+    if (!mode || *mode == SwizzleModeKind::Interleave)
       return llvm::createStringError(
           "a K-major tile row of BK = " + std::to_string(bk) + " " + typeName +
           " is " + std::to_string(span) +
           " bytes, not one swizzle atom row (32, 64 or 128 bytes)");
-    expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
-           std::to_string(rows) + "," + std::to_string(bk) + "))";
+    expr = "tile_to_shape(" + swizzleAtomName(MajorKind::K, *mode) + "<" +
+           typeName + ">, (" + std::to_string(rows) + "," +
+           std::to_string(bk) + "))";
   } else {
     static const std::pair<unsigned, const char *> atoms[] = {
         {128, "MN_SW128"}, {64, "MN_SW64"}, {32, "MN_SW32"}, {16, "MN_INTER"}};
@@ -207,13 +206,21 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.stages < 2 || config.stages > 16)
     return fail("stages = " + std::to_string(config.stages) +
                 " is outside 2..16");
-  unsigned bytes =
-      config.stages * (config.bm + config.bn) * config.bk * elemBytes +
-      16 * config.stages + 16 + AlignSlack;
+  auto staging = sm90EpilogueTile(config);
+  if (!staging)
+    return staging.takeError();
+  unsigned bytes = sm90SharedBytes(config);
   if (bytes > MaxSharedBytes)
-    return fail("the ring needs " + std::to_string(bytes) +
-                " bytes of shared memory, more than the 232448 a CTA may "
-                "have; use fewer stages or a smaller tile");
+    return fail(
+        "the ring needs " + std::to_string(bytes) +
+        " bytes of shared memory" +
+        (*staging ? " (with " +
+                        std::to_string((config.bm / 64) * (*staging)->buffers *
+                                       (*staging)->bytes) +
+                        " for the epilogue's staging tiles)"
+                  : std::string()) +
+        ", more than the 232448 a CTA may have; use fewer stages or a "
+        "smaller tile");
   if (config.persistent && config.splitK)
     return fail("a persistent kernel with split-K is not implemented; "
                 "choose one of the two");

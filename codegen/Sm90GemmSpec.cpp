@@ -92,11 +92,20 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1, 1};
   using P = KernelParam;
-  binary.params = {
-      {"tmapA", P::TensorMap},   {"tmapB", P::TensorMap}, {"c", P::Pointer},
-      {"rowsA", P::I32},         {"rowsB", P::I32},       {"k", P::I32},
-      {"ldc", P::I32},           {"alpha", P::F32},       {"beta", P::F32},
-      {"workspace", P::Pointer}, {"counters", P::Pointer}};
+  binary.params = {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}};
+  if (kernel.staging)
+    binary.params.push_back({"tmapC", P::TensorMap});
+  binary.params.insert(binary.params.end(), {{"c", P::Pointer},
+                                             {"rowsA", P::I32},
+                                             {"rowsB", P::I32},
+                                             {"k", P::I32},
+                                             {"ldc", P::I32},
+                                             {"alpha", P::F32},
+                                             {"beta", P::F32},
+                                             {"workspace", P::Pointer},
+                                             {"counters", P::Pointer}});
+  if (kernel.staging)
+    binary.params.push_back({"storeTma", P::I32});
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
@@ -117,6 +126,22 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
     return map;
   };
   binary.tensorMaps = {plan("tmapA", true), plan("tmapB", false)};
+  if (kernel.staging) {
+    // C (M x N, N contiguous) in boxes of one staging chunk. Without a
+    // legal map (C or ldc not 16-byte aligned) the launcher passes
+    // storeTma = 0 and the kernel stores directly.
+    TensorMapPlan map;
+    map.param = "tmapC";
+    map.matrix = 'C';
+    map.dtype = config.cType;
+    map.major = MajorKind::K; // dims(M, N) = {N, M}: N is contiguous.
+    map.boxInner = kernel.staging->cols;
+    map.boxOuter = kernel.staging->rows;
+    map.swizzleBytes = kernel.staging->swizzleBytes;
+    map.l2PromotionBytes = 0;
+    map.fallbackFlag = "storeTma";
+    binary.tensorMaps.push_back(map);
+  }
   return binary;
 }
 

@@ -6,26 +6,27 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Heuristic.h"
 
+#include "codegen/Sm90Limits.h"
+
 #include <algorithm>
 
 namespace tilec {
 
 namespace {
 
-constexpr unsigned MaxSharedBytes = 232448;   // per CTA, opt-in
-constexpr unsigned SharedBytesPerSm = 233472; // 1 KB per CTA reserved
-constexpr unsigned FixedBytes = 16 + 1024;    // flag word, alignment slack
 /// K tiles a split keeps at least, so the ring fills before it drains.
 constexpr unsigned MinKTilesPerSplit = 4;
 
 } // namespace
 
-unsigned sm90MaxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
-  unsigned stage = (bm + bn) * 64 * 2 + 16;
-  unsigned budget = ctasPerSm <= 1
-                        ? MaxSharedBytes
-                        : SharedBytesPerSm / ctasPerSm - 1024;
-  return std::min(16u, (budget - FixedBytes) / stage);
+unsigned sm90MaxStages(Sm90GemmConfig config) {
+  unsigned budget = config.ctasPerSm <= 1
+                        ? sm90::MaxSharedBytes
+                        : sm90::SharedBytesPerSm / config.ctasPerSm - 1024;
+  for (config.stages = 16; config.stages > 2; --config.stages)
+    if (sm90SharedBytes(config) <= budget)
+      break;
+  return config.stages;
 }
 
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
@@ -48,7 +49,7 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     config.swapAB = true;
     config.bm = 64;
     config.bn = std::max(16u, (m + 15) / 16 * 16);
-    config.stages = sm90MaxStages(config.bm, config.bn, 1);
+    config.stages = sm90MaxStages(config);
     unsigned tiles = (n + config.bm - 1) / config.bm;
     if (tiles > 2 * sms) {
       // N = 24576 (384 tiles): persistent 23.7 us, one CTA a tile 26.3.

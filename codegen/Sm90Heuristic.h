@@ -38,10 +38,12 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
                           unsigned sms);
 
-/// The most ring stages (at most 16) of a BM x BN x 64 bf16 tile that fit
-/// the shared memory of \p ctasPerSm CTAs on one SM.
-/// Example: sm90MaxStages(64, 64, 1) == 14.
-unsigned sm90MaxStages(unsigned bm, unsigned bn, unsigned ctasPerSm);
+/// The most ring stages (2 to 16) of \p config's tile, types and epilogue
+/// (its own stages ignored) whose shared memory (sm90SharedBytes) fits
+/// config.ctasPerSm CTAs on one SM.
+/// Example: BM 64, BN 64, bf16, swap-AB, 1 CTA: 13 (232448 bytes allow
+/// 1040 of slack and flags, 8192 of staging and 13 stages of 16400).
+unsigned sm90MaxStages(Sm90GemmConfig config);
 
 } // namespace tilec
 

@@ -2,9 +2,9 @@
 //
 // Parameters are filled by name from the kernel's parameter list, so one
 // launcher serves every generator: sm_80's (A, B, C, M, N, K, lda, ldb, ldc,
-// alpha, beta) and sm_90a's (tmapA, tmapB, c, rowsA, rowsB, k, ldc, alpha,
-// beta, workspace, counters). A name it does not know is an error, not a
-// guess.
+// alpha, beta) and sm_90a's (tmapA, tmapB, [tmapC], c, rowsA, rowsB, k, ldc,
+// alpha, beta, workspace, counters, [storeTma]). A name it does not know is
+// an error, not a guess.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/GemmLauncher.h"
@@ -42,19 +42,6 @@ std::optional<rt::TensorMapDTypeKind> tensorMapType(DTypeKind type) {
     return rt::TensorMapDTypeKind::U8;
   default:
     return std::nullopt;
-  }
-}
-
-rt::TensorMapSwizzleKind tensorMapSwizzle(unsigned bytes) {
-  switch (bytes) {
-  case 32:
-    return rt::TensorMapSwizzleKind::B32;
-  case 64:
-    return rt::TensorMapSwizzleKind::B64;
-  case 128:
-    return rt::TensorMapSwizzleKind::B128;
-  default:
-    return rt::TensorMapSwizzleKind::None;
   }
 }
 
@@ -161,27 +148,46 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
   return rt::success();
 }
 
-rt::Result<std::vector<rt::TensorMapDesc>>
+rt::Result<std::vector<std::optional<rt::TensorMapDesc>>>
 gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
-  std::vector<rt::TensorMapDesc> maps;
+  std::vector<std::optional<rt::TensorMapDesc>> maps;
   for (const TensorMapPlan &plan : kernel.tensorMaps) {
-    bool isA = plan.matrix == 'A';
     auto type = tensorMapType(plan.dtype);
     if (!type)
       return fail("tensor map " + plan.param + ": element type " +
                   dtypeInfo(plan.dtype).name.str() + " has no TMA data type");
-    auto [inner, outer] =
-        plan.dims(static_cast<uint64_t>(isA ? p.m : p.n), p.k);
-    uint64_t ld = static_cast<uint64_t>(isA ? p.lda : p.ldb);
+    uint64_t rows, cols, ld;
+    rt::DevicePtr base;
+    switch (plan.matrix) {
+    case 'A':
+      rows = uint64_t(p.m), cols = uint64_t(p.k), ld = uint64_t(p.lda);
+      base = p.a;
+      break;
+    case 'B':
+      rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
+      base = p.b;
+      break;
+    default:
+      rows = uint64_t(p.m), cols = uint64_t(p.n), ld = uint64_t(p.ldc);
+      base = p.c;
+      break;
+    }
+    auto [inner, outer] = plan.dims(rows, cols);
     rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
-        *type, isA ? p.a : p.b, outer, inner, ld, plan.boxOuter, plan.boxInner,
-        tensorMapSwizzle(plan.swizzleBytes));
+        *type, base, outer, inner, ld, plan.boxOuter, plan.boxInner,
+        rt::tensorMapSwizzleOfBytes(plan.swizzleBytes));
     desc.l2Promotion = l2Promotion(plan.l2PromotionBytes);
+    // Stores never fill; loads read zeros past the extents.
     desc.oobFill = rt::TensorMapOobFillKind::Zero;
-    if (rt::Status s = rt::validateTensorMap(desc); !s)
+    if (rt::Status s = rt::validateTensorMap(desc); !s) {
+      if (!plan.fallbackFlag.empty()) {
+        maps.push_back(std::nullopt);
+        continue;
+      }
       return s.error().withContext("tensor map " + plan.param + " of " +
                                    std::string(1, plan.matrix) + " (" +
                                    rt::describeTensorMap(desc) + ")");
+    }
     maps.push_back(desc);
   }
   return maps;
@@ -222,11 +228,20 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
   if (!descs)
     return descs.error();
   std::vector<rt::TensorMap> maps;
-  for (const rt::TensorMapDesc &desc : *descs) {
-    auto map = rt::encodeTensorMap(desc);
+  std::map<std::string, int32_t> flags; // fallbackFlag -> map usable
+  for (size_t i = 0; i < descs->size(); ++i) {
+    const std::optional<rt::TensorMapDesc> &desc = (*descs)[i];
+    const TensorMapPlan &plan = kernel.tensorMaps[i];
+    if (!plan.fallbackFlag.empty())
+      flags[plan.fallbackFlag] = desc ? 1 : 0;
+    if (!desc) {
+      maps.push_back(rt::TensorMap{}); // zeroed; the kernel does not read it
+      continue;
+    }
+    auto map = rt::encodeTensorMap(*desc);
     if (!map)
       return map.error().withContext("tensor map " +
-                                     rt::describeTensorMap(desc));
+                                     rt::describeTensorMap(*desc));
     maps.push_back(*map);
   }
   uint64_t workspaceBytes = kernel.workspaceBytes(p.m, p.n);
@@ -293,6 +308,8 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(workspace.ptr());
     else if (name == "counters")
       args.add(counters.ptr());
+    else if (flags.count(name))
+      i32(flags[name]);
     else
       return fail("kernel parameter '" + name + "' of '" + kernel.entryName +
                   "' has no value the launcher knows");

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 struct CUstream_st;
@@ -59,9 +60,12 @@ struct GemmProblem {
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                             const GemmProblem &problem);
 
-/// The tensor maps \p kernel needs for \p problem (sm_90a: A's and B's, in
-/// parameter order; empty for sm_80), validated by runtime/TensorMap.
-rt::Result<std::vector<rt::TensorMapDesc>>
+/// The tensor maps \p kernel needs for \p problem (sm_90a: A's, B's and
+/// with a TMA-store epilogue C's, in parameter order; empty for sm_80),
+/// validated by runtime/TensorMap. A map with a fallback flag that the
+/// problem cannot have (C's, when C or ldc is not 16-byte aligned) is
+/// std::nullopt; any other invalid map is an error.
+rt::Result<std::vector<std::optional<rt::TensorMapDesc>>>
 gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &problem);
 
 /// One launch, checked and prepared (tensor maps encoded, workspace sized):

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -187,6 +188,16 @@ PtxPartialValue evaluate(
       return {v.constant & sm & widthMask(dst),
               v.unknownMask & sm & widthMask(dst)};
     return unknownValue(dst);
+  }
+  if (op == "bfe" && parts[1].starts_with("u") && in.ops.size() == 4) {
+    // Unsigned bit-field extract: (a >> pos) & (2^len - 1).
+    PtxPartialValue x = a(1, bits), pos = a(2, 32), len = a(3, 32);
+    if (!pos.isKnown() || !len.isKnown() || pos.constant >= bits ||
+        (x.constant & x.unknownMask))
+      return unknownValue(bits);
+    uint64_t field = widthMask(unsigned(std::min<uint64_t>(len.constant, 64)));
+    unsigned n = unsigned(pos.constant);
+    return {(x.constant >> n) & field, (x.unknownMask >> n) & field};
   }
   if (in.ops.size() != 3)
     return unknownValue(bits);

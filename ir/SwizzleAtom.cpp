@@ -44,6 +44,14 @@ ComposedLayout tilec::swizzleAtom(MajorKind major, SwizzleModeKind mode,
   return ComposedLayout(sw, 0, Layout({rowElems, 8}, {1, rowElems}));
 }
 
+std::optional<tilec::SwizzleModeKind>
+tilec::swizzleModeOfBytes(unsigned bytes) {
+  for (const SwizzleModeInfo &info : allSwizzleModes())
+    if (info.bytes == bytes)
+      return info.kind;
+  return std::nullopt;
+}
+
 std::string tilec::swizzleAtomName(MajorKind major, SwizzleModeKind mode) {
   return std::string(major == MajorKind::K ? "K_" : "MN_") +
          swizzleModeInfo(mode).name.str();

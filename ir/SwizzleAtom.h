@@ -48,6 +48,9 @@ const SwizzleModeInfo &swizzleModeInfo(SwizzleModeKind kind);
 ComposedLayout swizzleAtom(MajorKind major, SwizzleModeKind mode,
                            DTypeKind dtype);
 
+/// The mode whose atom row is \p bytes wide (16 is Interleave), if any.
+std::optional<SwizzleModeKind> swizzleModeOfBytes(unsigned bytes);
+
 /// "K_SW128", "MN_INTER", ...
 std::string swizzleAtomName(MajorKind major, SwizzleModeKind mode);
 

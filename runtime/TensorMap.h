@@ -46,6 +46,21 @@ enum class TensorMapDTypeKind : int {
 /// Shared-memory swizzle (values of CUtensorMapSwizzle).
 enum class TensorMapSwizzleKind : int { None = 0, B32, B64, B128 };
 
+/// The swizzle of a \p bytes-wide atom row: 32, 64 or 128; anything else
+/// (0, 16: no swizzle) is None.
+inline TensorMapSwizzleKind tensorMapSwizzleOfBytes(unsigned bytes) {
+  switch (bytes) {
+  case 32:
+    return TensorMapSwizzleKind::B32;
+  case 64:
+    return TensorMapSwizzleKind::B64;
+  case 128:
+    return TensorMapSwizzleKind::B128;
+  default:
+    return TensorMapSwizzleKind::None;
+  }
+}
+
 /// Interleaved layouts (values of CUtensorMapInterleave).
 enum class TensorMapInterleaveKind : int { None = 0, B16, B32 };
 

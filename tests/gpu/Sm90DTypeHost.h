@@ -43,10 +43,7 @@ inline rt::TensorMapDTypeKind tmaType(DTypeKind dtype) {
 inline rt::Result<rt::TensorMap> encodeOperand(const Sm90OperandTile &tile,
                                                rt::DevicePtr base,
                                                unsigned rows, unsigned k) {
-  auto swizzle = tile.swizzleBytes == 128  ? rt::TensorMapSwizzleKind::B128
-                 : tile.swizzleBytes == 64 ? rt::TensorMapSwizzleKind::B64
-                 : tile.swizzleBytes == 32 ? rt::TensorMapSwizzleKind::B32
-                                           : rt::TensorMapSwizzleKind::None;
+  auto swizzle = rt::tensorMapSwizzleOfBytes(tile.swizzleBytes);
   rt::TensorMapDesc desc =
       tile.major == MajorKind::K
           ? rt::TensorMapDesc::matrix2d(tmaType(tile.dtype), base, rows, k, k,
@@ -88,9 +85,28 @@ prepareLaunch(const Sm90GemmKernel &kernel, rt::DevicePtr a, rt::DevicePtr b,
   if (!mapB)
     return mapB.error().withContext("B role");
   Sm90Launch launch;
-  launch.args.add(*mapA)
-      .add(*mapB)
-      .add(c)
+  launch.args.add(*mapA).add(*mapB);
+  bool storeTma = false;
+  if (kernel.staging) {
+    // C is M x N row-major (ldc = N); box and swizzle of the staging tile.
+    // A C the TMA cannot address (N * element bytes not a multiple of 16)
+    // gets a zeroed map and storeTma = 0: the kernel stores directly.
+    const Sm90EpilogueTile &tile = *kernel.staging;
+    rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
+        tmaType(config.cType), c, m, n, n, tile.rows, tile.cols,
+        rt::tensorMapSwizzleOfBytes(tile.swizzleBytes));
+    rt::TensorMap mapC;
+    if (rt::validateTensorMap(desc)) {
+      auto encoded = rt::encodeTensorMap(desc);
+      if (!encoded)
+        return encoded.error().withContext("C (" +
+                                           rt::describeTensorMap(desc) + ")");
+      mapC = *encoded;
+      storeTma = true;
+    }
+    launch.args.add(mapC);
+  }
+  launch.args.add(c)
       .add(rowsA)
       .add(rowsB)
       .add(k)
@@ -99,6 +115,8 @@ prepareLaunch(const Sm90GemmKernel &kernel, rt::DevicePtr a, rt::DevicePtr b,
       .add(beta)
       .add(rt::DevicePtr(0))
       .add(rt::DevicePtr(0));
+  if (kernel.staging)
+    launch.args.add(uint32_t(storeTma));
   launch.config.grid = {(rowsA + config.bm - 1) / config.bm,
                         (rowsB + config.bn - 1) / config.bn, 1};
   launch.config.block = {kernel.blockThreads};

@@ -152,30 +152,66 @@ TEST(GemmLauncher, Sm90TensorMapsFollowTheTiles) {
   auto maps = gemmTensorMaps(sm90Binary(128, 256, false), p);
   ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
   ASSERT_EQ(maps->size(), 2u);
-  EXPECT_EQ((*maps)[0].globalAddress, 0x10000u);
-  EXPECT_EQ((*maps)[0].globalDims[0], 1024u);
-  EXPECT_EQ((*maps)[0].globalDims[1], 1000u);
-  EXPECT_EQ((*maps)[0].globalStrides[0], 2064u);
-  EXPECT_EQ((*maps)[0].boxDims[0], 64u);
-  EXPECT_EQ((*maps)[0].boxDims[1], 128u);
-  EXPECT_EQ((*maps)[0].swizzle, rt::TensorMapSwizzleKind::B128);
-  EXPECT_EQ((*maps)[0].dtype, rt::TensorMapDTypeKind::BF16);
-  EXPECT_EQ((*maps)[1].globalAddress, 0x20000u);
-  EXPECT_EQ((*maps)[1].globalDims[1], 1304u);
-  EXPECT_EQ((*maps)[1].globalStrides[0], 2048u);
-  EXPECT_EQ((*maps)[1].boxDims[1], 256u);
-  EXPECT_EQ((*maps)[1].oobFill, rt::TensorMapOobFillKind::Zero);
+  EXPECT_EQ((*maps)[0]->globalAddress, 0x10000u);
+  EXPECT_EQ((*maps)[0]->globalDims[0], 1024u);
+  EXPECT_EQ((*maps)[0]->globalDims[1], 1000u);
+  EXPECT_EQ((*maps)[0]->globalStrides[0], 2064u);
+  EXPECT_EQ((*maps)[0]->boxDims[0], 64u);
+  EXPECT_EQ((*maps)[0]->boxDims[1], 128u);
+  EXPECT_EQ((*maps)[0]->swizzle, rt::TensorMapSwizzleKind::B128);
+  EXPECT_EQ((*maps)[0]->dtype, rt::TensorMapDTypeKind::BF16);
+  EXPECT_EQ((*maps)[1]->globalAddress, 0x20000u);
+  EXPECT_EQ((*maps)[1]->globalDims[1], 1304u);
+  EXPECT_EQ((*maps)[1]->globalStrides[0], 2048u);
+  EXPECT_EQ((*maps)[1]->boxDims[1], 256u);
+  EXPECT_EQ((*maps)[1]->oobFill, rt::TensorMapOobFillKind::Zero);
 }
 
 TEST(GemmLauncher, SwapAbFeedsBThroughTheFirstMap) {
   GemmProblem p = problem(64, 2112, 7168);
   auto maps = gemmTensorMaps(sm90Binary(64, 64, true, 4), p);
   ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
-  EXPECT_EQ((*maps)[0].globalAddress, 0x20000u); // B, 2112 rows.
-  EXPECT_EQ((*maps)[0].globalDims[1], 2112u);
-  EXPECT_EQ((*maps)[1].globalAddress, 0x10000u); // A, 64 rows.
-  EXPECT_EQ((*maps)[1].globalDims[1], 64u);
-  EXPECT_EQ((*maps)[1].boxDims[1], 64u);
+  EXPECT_EQ((*maps)[0]->globalAddress, 0x20000u); // B, 2112 rows.
+  EXPECT_EQ((*maps)[0]->globalDims[1], 2112u);
+  EXPECT_EQ((*maps)[1]->globalAddress, 0x10000u); // A, 64 rows.
+  EXPECT_EQ((*maps)[1]->globalDims[1], 64u);
+  EXPECT_EQ((*maps)[1]->boxDims[1], 64u);
+}
+
+// With a staging tile the kernel takes tmapC: C (M x N, stride ldc) in
+// boxes of one chunk, 64 rows of 64 bf16 with the 128-byte swizzle. A C the
+// TMA cannot address gets no map (the launcher passes storeTma = 0), not an
+// error.
+TEST(GemmLauncher, CMapOrFallback) {
+  Sm90GemmKernel k;
+  k.entry = "k";
+  k.a.boxDims[0] = k.b.boxDims[0] = 64;
+  k.a.boxDims[1] = 128;
+  k.b.boxDims[1] = 256;
+  auto staging = sm90EpilogueTile(k.config); // 128 x 256 bf16
+  ASSERT_TRUE(staging && *staging);
+  k.staging = **staging;
+  GemmKernelBinary kernel = sm90GemmBinary(std::move(k));
+  ASSERT_EQ(kernel.tensorMaps.size(), 3u);
+  EXPECT_EQ(kernel.params[2].name, "tmapC");
+  EXPECT_EQ(kernel.params.back().name, "storeTma");
+  GemmProblem p = problem(1000, 1304, 1024);
+  p.ldc = 1312;
+  auto maps = gemmTensorMaps(kernel, p);
+  ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  ASSERT_TRUE((*maps)[2].has_value());
+  EXPECT_EQ((*maps)[2]->globalAddress, p.c);
+  EXPECT_EQ((*maps)[2]->globalDims[0], 1304u); // N, contiguous
+  EXPECT_EQ((*maps)[2]->globalDims[1], 1000u); // M
+  EXPECT_EQ((*maps)[2]->globalStrides[0], 2624u); // 1312 x 2 bytes
+  EXPECT_EQ((*maps)[2]->boxDims[0], 64u);
+  EXPECT_EQ((*maps)[2]->boxDims[1], 64u);
+  EXPECT_EQ((*maps)[2]->swizzle, rt::TensorMapSwizzleKind::B128);
+  p.ldc = 1305; // 2610 bytes: not a multiple of 16
+  maps = gemmTensorMaps(kernel, p);
+  ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  EXPECT_TRUE((*maps)[0].has_value());
+  EXPECT_FALSE((*maps)[2].has_value());
 }
 
 TEST(GemmLauncher, BadTensorMapIsNamed) {

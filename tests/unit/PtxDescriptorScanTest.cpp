@@ -131,6 +131,27 @@ TEST(PtxDescriptorScanTest, RunTimeBaseAddress) {
       << explained;
 }
 
+// LLVM may extract the 14-bit start address with bfe.u32 instead of shr +
+// and: (x >> 4) & 0x3FFF. x = a run-time base in bits 12..13 + 2048, so
+// the field holds 0x80 + run-time bits 0x300.
+TEST(PtxDescriptorScanTest, BitFieldExtract) {
+  const char *ptx = R"(.target sm_90a
+	shr.u32 	%r60, %r57, 12;
+	and.b32 	%r61, %r60, 3;
+	shl.b32 	%r62, %r61, 12;
+	add.s32 	%r64, %r62, 2048;
+	bfe.u32 	%r65, %r64, 4, 14;
+	cvt.u64.u32 	%rd19, %r65;
+	or.b64 	%rd11, %rd19, 4611686293305294848;
+	wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%f1}, %rd11, %rd11, p, 1, 1, 1, 0;
+)";
+  std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx);
+  ASSERT_EQ(uses.size(), 2u);
+  ASSERT_TRUE(uses[0].partial.has_value());
+  EXPECT_EQ(uses[0].partial->constant, 0x4000004000000080ull);
+  EXPECT_EQ(uses[0].partial->unknownMask, 0x300ull);
+}
+
 // A K-major operand's run-time offset decomposes into the K step inside the
 // swizzle row (K = 32 bytes) and whole SBO strides (8-row groups): 0x202
 // units = 8224 B = 32 B + 8 x 1024 B. B is MN-major here (imm-trans-b = 1):

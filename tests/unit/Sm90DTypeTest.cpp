@@ -259,7 +259,8 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // TMA loads per slot: one box for a K-major operand, one per swizzle atom
   // along MN for an MN-major one (LLVM may unroll the producer loop).
   size_t perSlot = kernel->a.boxes + kernel->b.boxes;
-  size_t loads = occurrences(ptx, "cp.async.bulk.tensor.2d");
+  size_t loads =
+      occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global");
   EXPECT_GE(loads, perSlot);
   EXPECT_EQ(loads % perSlot, 0u);
   EXPECT_EQ(kernel->a.boxes,
@@ -270,6 +271,23 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // pairs of 16-bit values as b32 and single ones as b16.
   bool wide = config.cType == DTypeKind::F32;
   EXPECT_EQ(occurrences(ptx, "st.global.b16") > 0, !wide);
+  // 16-bit C also goes out through the staging tile: one stmatrix per
+  // thread and pair of 8-column blocks, one TMA store per chunk.
+  ASSERT_EQ(kernel->staging.has_value(), !wide);
+  if (kernel->staging) {
+    const Sm90EpilogueTile &tile = *kernel->staging;
+    EXPECT_EQ(tile.chunks * (tile.transposed ? tile.rows : tile.cols),
+              config.bn);
+    EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"),
+              tile.chunks);
+    // x4 (two blocks at a time) when a chunk has at least two 8-column
+    // blocks, else x2.
+    bool x4 = (tile.transposed ? tile.rows : tile.cols) >= 16;
+    std::string st = std::string("stmatrix.sync.aligned.m8n8.") +
+                     (x4 ? "x4" : "x2") +
+                     (tile.transposed ? ".trans" : "") + ".shared.b16";
+    EXPECT_EQ(occurrences(ptx, st), config.bn / (x4 ? 16 : 8)) << st;
+  }
   if (!config.swapAB)
     EXPECT_EQ(occurrences(ptx, "st.global.v2.b32") > 0, wide);
   if (!findPtxas())

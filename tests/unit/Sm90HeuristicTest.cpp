@@ -6,11 +6,28 @@
 namespace tilec {
 namespace {
 
+Sm90GemmConfig tileOf(unsigned bm, unsigned bn, bool swap, unsigned ctas,
+                      bool storeTma = true) {
+  Sm90GemmConfig config;
+  config.bm = bm;
+  config.bn = bn;
+  config.swapAB = swap;
+  config.ctasPerSm = ctas;
+  config.storeTma = storeTma;
+  return config;
+}
+
 TEST(Sm90Heuristic, MaxStagesExample) {
-  // (64 + 64) x 64 x 2 + 16 bytes per stage into 232448 - 1040.
-  EXPECT_EQ(sm90MaxStages(64, 64, 1), 14u);
-  EXPECT_EQ(sm90MaxStages(128, 256, 1), 4u);
-  EXPECT_EQ(sm90MaxStages(64, 64, 2), 6u);
+  // Per stage (BM + BN) x 64 x 2 + 16 bytes; fixed 1024 + 16; staging 64 x
+  // 64 x 2 bytes per buffer and consumer.
+  // (232448 - 1040 - 8192) / 16400 = 13.6
+  EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 1)), 13u);
+  // Direct stores: (232448 - 1040) / 16400 = 14.1
+  EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 1, false)), 14u);
+  // Two consumers x two buffers: (232448 - 1040 - 32768) / 49168 = 4.04
+  EXPECT_EQ(sm90MaxStages(tileOf(128, 256, false, 1)), 4u);
+  // (233472 / 2 - 1024 - 1040 - 8192) / 16400 = 6.5
+  EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 2)), 6u);
 }
 
 TEST(Sm90Heuristic, DecodeSplitsExample) {
@@ -44,7 +61,7 @@ TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
   Sm90Choice decode = sm90ChooseConfig(64, 2112, 7168, 132);
   EXPECT_TRUE(decode.config.swapAB);
   EXPECT_EQ(decode.config.bn, 64u);
-  EXPECT_EQ(decode.config.stages, 14u);
+  EXPECT_EQ(decode.config.stages, 13u); // sm90MaxStages: 8 KB of staging
   EXPECT_TRUE(decode.config.splitK);
   EXPECT_EQ(decode.splits, 2u); // the example of Sm90Heuristic.h
   // 64 tiles of N = 4096 fill half the SMs; splitting measured slower.

@@ -1,0 +1,426 @@
+//===- codegen/Sm90Epilogue.cpp - The sm_90a GEMM's epilogue --------------===//
+//
+// The staging tile (sm90EpilogueTile), the kernel's shared-memory budget
+// (sm90SharedBytes) and the two epilogues of Sm90Epilogue.h.
+//
+// Accumulator ownership (seed 004, the wgmma D fragment): thread t of a
+// warpgroup holds rows 16 (t / 32) + (t % 32) / 4 + 8 i and columns
+// 8 j + 2 (t % 4) + {0, 1} in registers 4 j + 2 i + {0, 1}. That is exactly
+// the fragment of four 8x8 stmatrix matrices (i, j), (i + 1, j), (i, j + 1),
+// (i + 1, j + 1) held in registers 4 j .. 4 j + 7, so one stmatrix.x4 per
+// pair of 8-column blocks moves them, and stmatrix.trans stores the same
+// fragment transposed (swap-AB, where the wgmma N is C's rows).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90Epilogue.h"
+
+#include "codegen/PtxInlineAsm.h"
+#include "codegen/Sm90Limits.h"
+#include "codegen/SmemAddress.h"
+#include "ir/LayoutExpr.h"
+#include "ir/SwizzleAtom.h"
+
+#include "llvm/IR/Intrinsics.h"
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace tilec {
+
+using namespace sm90;
+
+namespace {
+
+llvm::Error fail(const std::string &message) {
+  return llvm::createStringError(message);
+}
+
+/// The address arithmetic of \p tile's layout: (row, col) -> element offset.
+llvm::Expected<SmemAddress> stagingAddress(const Sm90EpilogueTile &tile) {
+  auto layout = evaluateLayoutExpr(tile.layout);
+  if (!layout)
+    return layout.takeError();
+  if (!layout->isComposed())
+    return fail("staging layout " + tile.layout + " is not swizzled");
+  return SmemAddress::get(layout->getComposed(), tile.rows, tile.cols,
+                          "C staging");
+}
+
+} // namespace
+
+llvm::Expected<std::optional<Sm90EpilogueTile>>
+sm90EpilogueTile(const Sm90GemmConfig &config) {
+  if (!config.storeTma || (config.cType != DTypeKind::BF16 &&
+                           config.cType != DTypeKind::F16))
+    return std::nullopt;
+  const unsigned elem = 2;
+  std::string type = dtypeName(config.cType);
+  unsigned rowBytes = config.storeSwizzleBytes;
+  Sm90EpilogueTile tile;
+  tile.transposed = config.swapAB;
+  if (config.swapAB) {
+    // A staging row is the warpgroup's 64 A-role rows (C's columns): 128
+    // bytes; a chunk is the largest power-of-two run of wgmma N columns
+    // (C's rows) up to 64 that divides BN.
+    if (rowBytes != 0 && rowBytes != 128)
+      return fail("with swap-AB a staging row is the warpgroup's 64 rows of "
+                  "the A role (128 bytes of " + type +
+                  "): the epilogue takes swizzle(128B), not " +
+                  std::to_string(rowBytes) + "B");
+    rowBytes = 128;
+    tile.cols = 64;
+    tile.rows = 64;
+    while (config.bn % tile.rows != 0)
+      tile.rows /= 2;
+    tile.chunks = config.bn / tile.rows;
+  } else {
+    // The widest row whose columns divide BN (BN is a multiple of 8).
+    unsigned widest = 128;
+    while (widest > 16 && config.bn % (widest / elem) != 0)
+      widest /= 2;
+    if (rowBytes == 0)
+      rowBytes = widest;
+    if (!swizzleModeOfBytes(rowBytes))
+      return fail("a staging row of " + std::to_string(rowBytes) +
+                  " bytes is no swizzle atom row; legal: 16 (none), 32, 64, "
+                  "128");
+    tile.rows = 64;
+    tile.cols = rowBytes / elem;
+    if (config.bn % tile.cols != 0)
+      return fail("BN = " + std::to_string(config.bn) +
+                  " is not a multiple of the " + std::to_string(tile.cols) +
+                  " " + type + " columns of a " + std::to_string(rowBytes) +
+                  "-byte staging row; use a row of at most " +
+                  std::to_string(widest) + " bytes or a BN that it divides");
+    tile.chunks = config.bn / tile.cols;
+  }
+  tile.swizzleBytes = rowBytes == 16 ? 0 : rowBytes;
+  tile.layout = "tile_to_shape(" +
+                swizzleAtomName(MajorKind::K, *swizzleModeOfBytes(rowBytes)) +
+                "<" +
+                type + ">, (" + std::to_string(tile.rows) + "," +
+                std::to_string(tile.cols) + "))";
+  tile.bytes = tile.rows * tile.cols * elem;
+  tile.buffers = tile.chunks > 1 ? 2 : 1;
+  // The epilogue's addresses come from this layout: it must evaluate to a
+  // swizzled (rows, cols) layout.
+  if (auto smem = stagingAddress(tile); !smem)
+    return smem.takeError();
+  return tile;
+}
+
+unsigned sm90SharedBytes(const Sm90GemmConfig &config) {
+  unsigned elem = elementBytes(config.aType);
+  unsigned staging = 0;
+  auto tile = sm90EpilogueTile(config);
+  if (!tile)
+    llvm::consumeError(tile.takeError());
+  else if (*tile)
+    staging = (config.bm / 64) * (*tile)->buffers * (*tile)->bytes;
+  return AlignSlack + staging +
+         config.stages * (config.bm + config.bn) * config.bk * elem +
+         16 * config.stages + 16;
+}
+
+namespace {
+
+struct EpilogueEmitter {
+  llvm::IRBuilder<> &b;
+  const Sm90GemmConfig &config;
+  const Sm90EpilogueValues &v;
+
+  llvm::BasicBlock *block(const llvm::Twine &name) {
+    return llvm::BasicBlock::Create(b.getContext(), name, v.fn);
+  }
+  llvm::Value *i32(uint32_t value) { return b.getInt32(value); }
+
+  /// The LLVM type of a C element (bf16, f16 or f32).
+  llvm::Type *cType() {
+    switch (config.cType) {
+    case DTypeKind::F16:
+      return b.getHalfTy();
+    case DTypeKind::F32:
+      return b.getFloatTy();
+    default:
+      return b.getBFloatTy();
+    }
+  }
+
+  /// Runs \p body in the warpgroup's thread 0 only.
+  void ifLeader(llvm::Value *leader, const llvm::Twine &name,
+                const std::function<void()> &body) {
+    llvm::BasicBlock *then = block(name);
+    llvm::BasicBlock *after = block(name + ".after");
+    b.CreateCondBr(leader, then, after);
+    b.SetInsertPoint(then);
+    body();
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  }
+
+  // --- direct stores ---------------------------------------------------
+
+  /// Address of C(row, col) in the user's orientation.
+  llvm::Value *cAddress(llvm::Value *row, llvm::Value *col) {
+    llvm::Value *r = row, *cc = col;
+    if (config.swapAB)
+      std::swap(r, cc);
+    llvm::Value *index =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(r, b.getInt64Ty()),
+                                b.CreateZExt(v.ldc, b.getInt64Ty())),
+                    b.CreateZExt(cc, b.getInt64Ty()));
+    return b.CreateInBoundsGEP(cType(), v.c, index);
+  }
+
+  llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC) {
+    llvm::Value *r = b.CreateFMul(v.alpha, accValue);
+    if (!readC)
+      return r;
+    llvm::Value *old =
+        b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy());
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                             {v.beta, old, r});
+  }
+
+  void storeOne(llvm::Value *row, llvm::Value *col, llvm::Value *value,
+                bool readC) {
+    llvm::BasicBlock *st = block("st1");
+    llvm::BasicBlock *after = block("st1.after");
+    b.CreateCondBr(b.CreateAnd(b.CreateICmpULT(row, v.rowsA),
+                               b.CreateICmpULT(col, v.rowsB)),
+                   st, after);
+    b.SetInsertPoint(st);
+    llvm::Value *address = cAddress(row, col);
+    llvm::Value *r = scale(value, address, readC);
+    b.CreateStore(b.CreateFPTrunc(r, cType()), address);
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  }
+
+  void emitDirect(llvm::ArrayRef<llvm::Value *> acc, llvm::Value *row0,
+                  llvm::Value *col0, bool readC) {
+    // Row-major pairs (col, col + 1) are adjacent: one 32-bit store when
+    // both are in range and ldc is even; otherwise element by element.
+    llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
+    for (unsigned j = 0; j < config.bn / 8; ++j) {
+      for (unsigned i = 0; i < 2; ++i) {
+        llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
+        llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
+        llvm::Value *v0 = acc[4 * j + 2 * i];
+        llvm::Value *v1 = acc[4 * j + 2 * i + 1];
+        if (config.swapAB) {
+          storeOne(row, col, v0, readC);
+          storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+          continue;
+        }
+        llvm::BasicBlock *wide = block("st2");
+        llvm::BasicBlock *narrow = block("st2.narrow");
+        llvm::BasicBlock *after = block("st2.after");
+        llvm::Value *fits = b.CreateAnd(
+            b.CreateAnd(b.CreateICmpULT(row, v.rowsA),
+                        b.CreateICmpULT(b.CreateAdd(col, i32(1)), v.rowsB)),
+            ldcEven);
+        b.CreateCondBr(fits, wide, narrow);
+        b.SetInsertPoint(wide);
+        llvm::Value *address = cAddress(row, col);
+        llvm::Value *r0 = b.CreateFMul(v.alpha, v0);
+        llvm::Value *r1 = b.CreateFMul(v.alpha, v1);
+        auto *pairType = llvm::FixedVectorType::get(cType(), 2);
+        llvm::Align pairAlign(2 * elementBytes(config.cType));
+        if (readC) {
+          llvm::Value *old = b.CreateAlignedLoad(pairType, address, pairAlign);
+          llvm::Value *o0 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
+          llvm::Value *o1 = b.CreateFPExt(
+              b.CreateExtractElement(old, uint64_t(1)), b.getFloatTy());
+          r0 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                 {v.beta, o0, r0});
+          r1 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                 {v.beta, o1, r1});
+        }
+        llvm::Value *pair = llvm::PoisonValue::get(pairType);
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, cType()),
+                                     uint64_t(0));
+        pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r1, cType()),
+                                     uint64_t(1));
+        b.CreateAlignedStore(pair, address, pairAlign);
+        b.CreateBr(after);
+        b.SetInsertPoint(narrow);
+        storeOne(row, col, v0, readC);
+        storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+        b.CreateBr(after);
+        b.SetInsertPoint(after);
+      }
+    }
+  }
+
+  /// The direct epilogue: the beta == 0 variant never reads C.
+  void emitDirectTile(llvm::ArrayRef<llvm::Value *> acc,
+                      llvm::BasicBlock *exit) {
+    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
+    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
+    llvm::Value *row0 = b.CreateAdd(
+        b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64))),
+        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
+        "row0");
+    llvm::Value *col0 = b.CreateAdd(
+        v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    llvm::BasicBlock *withBeta = block("epilogue.beta");
+    llvm::BasicBlock *noBeta = block("epilogue.nobeta");
+    b.CreateCondBr(
+        b.CreateFCmpOEQ(v.beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
+        noBeta, withBeta);
+    b.SetInsertPoint(noBeta);
+    emitDirect(acc, row0, col0, /*readC=*/false);
+    b.CreateBr(exit);
+    b.SetInsertPoint(withBeta);
+    emitDirect(acc, row0, col0, /*readC=*/true);
+    b.CreateBr(exit);
+  }
+
+  // --- stmatrix + TMA store ----------------------------------------------
+
+  /// alpha * {lo, hi} rounded to C's type, packed into one b32 (lo in the
+  /// low half: the lower column, as stmatrix expects).
+  llvm::Value *pack(llvm::Value *lo, llvm::Value *hi) {
+    auto *f2 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
+    llvm::Value *pair = llvm::PoisonValue::get(f2);
+    pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, lo), uint64_t(0));
+    pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, hi), uint64_t(1));
+    llvm::Value *narrow =
+        b.CreateFPTrunc(pair, llvm::FixedVectorType::get(cType(), 2));
+    return b.CreateBitCast(narrow, b.getInt32Ty());
+  }
+
+  void emitTmaStoreTile(const Sm90EpilogueTile &tile, const SmemAddress &smem,
+                        llvm::ArrayRef<llvm::Value *> acc,
+                        llvm::BasicBlock *exit) {
+    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
+    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
+    llvm::Value *leader =
+        b.CreateICmpEQ(b.CreateAnd(v.tid, i32(127)), i32(0), "wg.leader");
+    // Named barriers 2 and 3: one per consumer warpgroup (0 is the CTA's,
+    // 1 split-K's).
+    llvm::Value *barrier = b.CreateAdd(v.consumer, i32(2));
+    // The 8-column blocks of wgmma N per chunk; pairs of them go out with
+    // one stmatrix.x4, a lone one with .x2.
+    unsigned blocks = (tile.transposed ? tile.rows : tile.cols) / 8;
+    bool x4 = blocks >= 2;
+    // Lane 8 q + r addresses row r of matrix q; matrix q is (i = q % 2,
+    // j = q / 2) of the fragment. Without trans its row r is staging row
+    // 16 warp + 8 i + r, column 8 j; with trans (the transpose stored) row
+    // 8 j + r, column 16 warp + 8 i.
+    llvm::Value *q = b.CreateLShr(lane, i32(3));
+    llvm::Value *r = b.CreateAnd(lane, i32(7));
+    llvm::Value *qi = b.CreateAnd(q, i32(1));
+    llvm::Value *qj = x4 ? b.CreateLShr(q, i32(1)) : i32(0);
+    llvm::Value *row, *col;
+    if (!tile.transposed) {
+      row = b.CreateAdd(b.CreateAdd(b.CreateMul(warp, i32(16)),
+                                    b.CreateMul(qi, i32(8))),
+                        r);
+      col = b.CreateMul(qj, i32(8));
+    } else {
+      row = b.CreateAdd(b.CreateMul(qj, i32(8)), r);
+      col = b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateMul(qi, i32(8)));
+    }
+    std::vector<TileCoord> runtime;
+    for (int64_t w = 0; w < 4; ++w)
+      for (int64_t l = 0; l < 32; ++l) {
+        int64_t lq = l / 8, li = lq % 2, lj = x4 ? lq / 2 : 0;
+        runtime.push_back(tile.transposed
+                              ? TileCoord{8 * lj + l % 8, 16 * w + 8 * li}
+                              : TileCoord{16 * w + 8 * li + l % 8, 8 * lj});
+      }
+    llvm::Value *base = smem.emitOffset(b, row, col);
+    llvm::Value *buffers = b.CreateAdd(
+        v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
+        "staging");
+    unsigned elem = elementBytes(config.cType);
+    for (unsigned chunk = 0; chunk < tile.chunks; ++chunk) {
+      llvm::Value *buffer =
+          b.CreateAdd(buffers, i32((chunk % tile.buffers) * tile.bytes));
+      // The store that last read this buffer (two chunks ago, or any of
+      // the previous tile's) must be done before stmatrix overwrites it.
+      unsigned pending = chunk == 0 ? 0 : tile.buffers - 1;
+      ifLeader(leader, "store.reuse", [&] {
+        ptx::bulkWaitGroup(b, pending, /*readOnly=*/true);
+      });
+      ptx::barSync(b, barrier, 128);
+      for (unsigned p = 0; p < (x4 ? blocks / 2 : 1); ++p) {
+        unsigned j = chunk * blocks + 2 * p;
+        TileCoord step = tile.transposed ? TileCoord{16 * p, 0}
+                                         : TileCoord{0, 16 * p};
+        llvm::Value *offset =
+            smem.emitOffsetAt(b, base, row, col, runtime, step);
+        llvm::Value *address =
+            b.CreateAdd(buffer, b.CreateMul(offset, i32(elem)));
+        llvm::SmallVector<llvm::Value *, 4> regs;
+        for (unsigned m = 0; m < (x4 ? 4u : 2u); ++m)
+          regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1]));
+        ptx::stmatrix(b, address, regs, tile.transposed);
+      }
+      // The generic-proxy writes must be visible to the TMA engine.
+      ptx::fenceProxyAsyncShared(b);
+      ptx::barSync(b, barrier, 128);
+      llvm::Value *wgRow = b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64)));
+      llvm::Value *x, *y;
+      if (!tile.transposed) {
+        x = b.CreateAdd(v.n0, i32(chunk * tile.cols));
+        y = wgRow;
+      } else {
+        x = wgRow;
+        y = b.CreateAdd(v.n0, i32(chunk * tile.rows));
+      }
+      ifLeader(leader, "store.issue", [&] {
+        ptx::tmaStore2d(b, v.tmapC, x, y, buffer);
+        ptx::bulkCommitGroup(b);
+      });
+    }
+    b.CreateBr(exit);
+  }
+};
+
+} // namespace
+
+void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                      const std::optional<Sm90EpilogueTile> &staging,
+                      const Sm90EpilogueValues &values,
+                      llvm::ArrayRef<llvm::Value *> acc,
+                      llvm::BasicBlock *exit) {
+  EpilogueEmitter emitter{b, config, values};
+  if (!staging) {
+    emitter.emitDirectTile(acc, exit);
+    return;
+  }
+  // sm90EpilogueTile checked that the layout evaluates.
+  SmemAddress smem = llvm::cantFail(stagingAddress(*staging));
+  llvm::BasicBlock *tma = emitter.block("epilogue.tma");
+  llvm::BasicBlock *direct = emitter.block("epilogue.direct");
+  b.CreateCondBr(
+      b.CreateAnd(
+          b.CreateICmpNE(values.storeTma, b.getInt32(0)),
+          b.CreateFCmpOEQ(values.beta,
+                          llvm::ConstantFP::get(b.getFloatTy(), 0.0))),
+      tma, direct);
+  b.SetInsertPoint(tma);
+  emitter.emitTmaStoreTile(*staging, smem, acc, exit);
+  b.SetInsertPoint(direct);
+  emitter.emitDirectTile(acc, exit);
+}
+
+void emitSm90EpilogueDrain(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                           const std::optional<Sm90EpilogueTile> &staging,
+                           const Sm90EpilogueValues &values) {
+  if (!staging)
+    return;
+  EpilogueEmitter emitter{b, config, values};
+  llvm::Value *leader =
+      b.CreateICmpEQ(b.CreateAnd(values.tid, b.getInt32(127)), b.getInt32(0));
+  emitter.ifLeader(leader, "store.drain", [&] {
+    ptx::bulkWaitGroup(b, 0, /*readOnly=*/false);
+  });
+}
+
+} // namespace tilec

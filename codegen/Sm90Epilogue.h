@@ -1,0 +1,59 @@
+//===- codegen/Sm90Epilogue.h - The sm_90a GEMM's epilogue --------*- C++ -*-===//
+//
+// The part of the sm_90a kernel (Sm90Gemm.h) after the K loop: one
+// consumer warpgroup's f32 accumulators, in the wgmma D fragment layout, to
+// C = alpha * acc + beta * C. Two ways out, both emitted when the kernel has
+// a staging tile and chosen at run time:
+//   TMA store  stmatrix into the swizzled staging tile, then
+//              cp.async.bulk.tensor stores (storeTma != 0 and beta == 0);
+//   direct     each thread's element pairs straight to global memory,
+//              predicated on the ragged edges, reading C when beta != 0.
+// Private to codegen/Sm90Gemm.cpp; the staging facts are public in
+// Sm90Gemm.h (Sm90EpilogueTile).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90EPILOGUE_H
+#define TILEC_CODEGEN_SM90EPILOGUE_H
+
+#include "codegen/Sm90Gemm.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <optional>
+
+namespace tilec {
+
+/// The kernel values the epilogue reads.
+struct Sm90EpilogueValues {
+  llvm::Function *fn = nullptr;
+  llvm::Value *tid = nullptr;      ///< threadIdx.x
+  llvm::Value *consumer = nullptr; ///< consumer warpgroup index (0 or 1)
+  llvm::Value *m0 = nullptr;       ///< first A-role row of the tile
+  llvm::Value *n0 = nullptr;       ///< first B-role row of the tile
+  llvm::Value *c = nullptr, *ldc = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr;
+  llvm::Value *alpha = nullptr, *beta = nullptr;
+  /// With a staging tile: C's tensor map, the storeTma flag and the shared
+  /// offset of the first staging buffer.
+  llvm::Value *tmapC = nullptr, *storeTma = nullptr, *staging = nullptr;
+};
+
+/// Emits the epilogue of one output tile for the accumulators \p acc of
+/// consumer warpgroup values.consumer at the builder's insertion point;
+/// every path ends by branching to \p exit.
+void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                      const std::optional<Sm90EpilogueTile> &staging,
+                      const Sm90EpilogueValues &values,
+                      llvm::ArrayRef<llvm::Value *> acc,
+                      llvm::BasicBlock *exit);
+
+/// After a consumer's last tile: its warpgroup leader waits until every TMA
+/// store it issued has completed (nothing without a staging tile).
+void emitSm90EpilogueDrain(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                           const std::optional<Sm90EpilogueTile> &staging,
+                           const Sm90EpilogueValues &values);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90EPILOGUE_H
