@@ -170,6 +170,11 @@ int main(int argc, char **argv) {
     std::vector<Candidate> list;
     Sm90Choice choice = sm90ChooseConfig(s.m, s.n, s.k, sms);
     list.push_back({choice.config, choice.splits, true});
+    // The same kernel with the direct-store epilogue (no stmatrix / TMA
+    // store), to measure what the staged epilogue buys.
+    Candidate direct{choice.config, choice.splits, true};
+    direct.config.storeTma = false;
+    list.push_back(direct);
     if (!onlyAuto)
       for (const Candidate &c : candidates(s))
         list.push_back(c);
@@ -232,8 +237,9 @@ int main(int argc, char **argv) {
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
       char name[96];
-      std::snprintf(name, sizeof name, "%s%s%s%sbm%u_bn%u_s%u_c%u_k%u",
-                    candidate.chosen ? "auto_" : "", config.persistent
+      std::snprintf(name, sizeof name, "%s%s%s%s%sbm%u_bn%u_s%u_c%u_k%u",
+                    candidate.chosen ? "auto_" : "",
+                    config.storeTma ? "" : "direct_", config.persistent
                         ? ("pers_g" + std::to_string(config.groupM) + "_")
                               .c_str()
                         : "",

@@ -26,7 +26,7 @@ for line in open(sys.argv[1]):
     if f[0] == "cublas":
         cublas[key] = us
     else:
-        if f[4].startswith("auto_"):
+        if f[4].startswith("auto_") and "direct_" not in f[4]:
             auto[key] = us
         if key not in best or us < best[key][0]:
             best[key] = (us, f[4])

@@ -89,6 +89,11 @@ struct TensorMapPlan {
   /// not 16-byte aligned) then gets a zeroed map and flag 0, and the kernel
   /// takes its fallback path, instead of an error.
   std::string fallbackFlag;
+  /// The kernel stores through this map. Its innermost extent must then be
+  /// whole 16-byte units: at a ragged edge the H200 writes the rest of the
+  /// 16-byte unit (measured: N = 253 bf16 with ldc = 256 wrote columns 253
+  /// to 255).
+  bool store = false;
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
   /// M x K for A, N x K for B, M x N for C).

@@ -62,6 +62,8 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   config.aMajor = spec.aMajor;
   config.bMajor = spec.bMajor;
   config.swapAB = spec.swapAB;
+  config.storeTma = spec.storeTma;
+  config.storeSwizzleBytes = spec.storeSwizzleBytes;
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
   config.splitK = spec.splitK > 1;
@@ -128,7 +130,7 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.tensorMaps = {plan("tmapA", true), plan("tmapB", false)};
   if (kernel.staging) {
     // C (M x N, N contiguous) in boxes of one staging chunk. Without a
-    // legal map (C or ldc not 16-byte aligned) the launcher passes
+    // legal map (C, ldc or N not whole 16-byte units) the launcher passes
     // storeTma = 0 and the kernel stores directly.
     TensorMapPlan map;
     map.param = "tmapC";
@@ -140,6 +142,7 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
     map.swizzleBytes = kernel.staging->swizzleBytes;
     map.l2PromotionBytes = 0;
     map.fallbackFlag = "storeTma";
+    map.store = true;
     binary.tensorMaps.push_back(map);
   }
   return binary;

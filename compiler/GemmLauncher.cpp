@@ -179,7 +179,15 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
     desc.l2Promotion = l2Promotion(plan.l2PromotionBytes);
     // Stores never fill; loads read zeros past the extents.
     desc.oobFill = rt::TensorMapOobFillKind::Zero;
-    if (rt::Status s = rt::validateTensorMap(desc); !s) {
+    rt::Status s = rt::validateTensorMap(desc);
+    uint64_t innerBytes = inner * dtypeBits(plan.dtype) / 8;
+    if (s && plan.store && innerBytes % 16 != 0)
+      s = fail("a stored extent of " + std::to_string(inner) + " " +
+               dtypeInfo(plan.dtype).name.str() + " (" +
+               std::to_string(innerBytes) +
+               " bytes) is not whole 16-byte units; the store would write "
+               "past it");
+    if (!s) {
       if (!plan.fallbackFlag.empty()) {
         maps.push_back(std::nullopt);
         continue;

@@ -389,7 +389,7 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
     tir::Op epilogue;
     epilogue.name = "tile.epilogue";
     epilogue.set("steps", tir::Attr::makeList({tir::Attr::makeList(
-                              {tir::Attr::ident("store")})}));
+                              {tir::Attr::ident("auto")})}));
     op.body.push_back(std::move(epilogue));
   }
   // Canonical order: the op table's, then by operand; duplicates keep

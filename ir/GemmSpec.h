@@ -64,6 +64,13 @@ struct GemmSpec {
   /// Split K over this many CTAs per output tile, reduced in a workspace
   /// (1: no split).
   unsigned splitK = 1;
+  /// sm_90a epilogue (`epilogue stmatrix [swizzle(..)] -> tma_store`): stage
+  /// C in swizzled shared memory and write it with TMA stores; false
+  /// (`epilogue store`): registers straight to global memory.
+  bool storeTma = false;
+  /// Staging row bytes from the swizzle option: 16 (none), 32, 64, 128; 0
+  /// lets codegen take the widest atom whose row divides the tile.
+  unsigned storeSwizzleBytes = 0;
   /// alpha/beta handling.
   EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element

@@ -156,7 +156,7 @@ const std::vector<OpSchema> &schemaTable() {
        "epilogue",
        1,
        1,
-       {{"steps", ListAttr, true}}},
+       {{"steps", ListAttr, true}, {"why", StringAttr, false}}},
       {"tile.pipeline",
        false,
        false,

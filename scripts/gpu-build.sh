@@ -8,8 +8,6 @@
 set -euo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
-BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
-  bash "$TILEC_ROOT/scripts/setup.sh"
 
 # Each static binary is ~44 MB stripped (~9 MB xz-compressed) and one device
 # call carries at most 64 MiB, so a call takes one set:
@@ -21,6 +19,9 @@ case $set_name in
   bench) wanted="bench/Sm90GemmBench bench/Sm90FP8Bench bench/GemmBench" ;;
   *) echo "usage: gpu-build.sh [tests|bench]" >&2; exit 2 ;;
 esac
+BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
+  TILEC_TARGETS="$(for exe in $wanted; do basename "$exe"; done | xargs)" \
+  bash "$TILEC_ROOT/scripts/setup.sh"
 stage=$TILEC_ROOT/.carry
 rm -rf "$stage"
 mkdir -p "$stage/bin"

@@ -2,7 +2,8 @@
 # Installs what tilec needs on a fresh Debian 12 machine, idempotently, then
 # configures and builds it. Sourced by scripts/main.sh and scripts/test.sh.
 #
-# Environment: BUILD_DIR (default build), TILEC_CMAKE_ARGS (extra cmake args).
+# Environment: BUILD_DIR (default build), TILEC_CMAKE_ARGS (extra cmake args),
+# TILEC_TARGETS (build only these targets).
 set -euo pipefail
 
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,4 +31,5 @@ if [ ! -x /usr/local/cuda/bin/ptxas ] && ! command -v ptxas >/dev/null; then
 fi
 
 cmake -S "$TILEC_ROOT" -B "$BUILD_DIR" -G Ninja ${TILEC_CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)"
+# TILEC_TARGETS: build only these targets (default: all).
+cmake --build "$BUILD_DIR" -j "$(nproc)" ${TILEC_TARGETS:+--target $TILEC_TARGETS}

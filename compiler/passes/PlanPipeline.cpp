@@ -245,6 +245,49 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
   *op = std::move(decided);
 }
 
+/// tile.epilogue: `auto` becomes the steps codegen will run, and the op
+/// says why (a written sequence is kept).
+void planEpilogue(tir::Op &kernel, const KernelView &view) {
+  tir::Op *op = kernel.find("tile.epilogue");
+  if (!op)
+    return;
+  const tir::Attr *steps = op->get("steps");
+  bool automatic = steps && steps->isList() && steps->list.size() == 1 &&
+                   steps->list[0].isList() && !steps->list[0].list.empty() &&
+                   steps->list[0].list[0].str == "auto";
+  std::string why;
+  if (!automatic) {
+    why = "written in the program";
+  } else {
+    bool sixteen =
+        view.cType == DTypeKind::BF16 || view.cType == DTypeKind::F16;
+    std::string c = dtypeInfo(view.cType).name.str();
+    if (view.arch == ArchKind::SM90a && sixteen) {
+      op->set("steps",
+              tir::Attr::makeList({tir::Attr::makeList(
+                                       {tir::Attr::ident("stmatrix")}),
+                                   tir::Attr::makeList(
+                                       {tir::Attr::ident("tma_store")})}));
+      why = "c is " + c +
+            " on sm_90a: each warpgroup's tile is staged in swizzled shared "
+            "memory (the widest atom whose row divides the tile) and "
+            "written by TMA stores; direct stores when beta != 0 or C's "
+            "tensor map is not possible (C, ldc or N not whole 16-byte "
+            "units)";
+    } else {
+      op->set("steps", tir::Attr::makeList({tir::Attr::makeList(
+                           {tir::Attr::ident("store")})}));
+      why = view.arch != ArchKind::SM90a
+                ? archInfo(view.arch).name.str() +
+                      " stores registers to global memory (no TMA store)"
+                : "c is " + c +
+                      ": stmatrix moves 16-bit elements, so registers go "
+                      "to global memory directly";
+    }
+  }
+  op->set("why", tir::Attr::string(why));
+}
+
 } // namespace
 
 bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
@@ -257,6 +300,7 @@ bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
     if (view) {
       planKernel(kernel, *view, context.diags);
       planSchedule(kernel, *view);
+      planEpilogue(kernel, *view);
     }
   }
   return context.diags.errorCount() == before;

@@ -27,6 +27,7 @@ struct EpilogueStepInfo {
   bool takesSwizzle;
 };
 const EpilogueStepInfo EpilogueSteps[] = {
+    {"auto", ArchKind::SM80, false},
     {"store", ArchKind::SM80, false},
     {"stmatrix", ArchKind::SM90a, true},
     {"tma_store", ArchKind::SM90a, false},
@@ -72,7 +73,8 @@ private:
   void verifyKernel(tir::Op &kernel);
   void verifyOperand(const tir::Op &op);
   void verifyMma(const tir::Op &op, const KernelView *view);
-  void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch);
+  void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
+                      const KernelView *view);
   void verifySchedule(const tir::Op &op, std::optional<ArchKind> arch);
 
   PassContext &context;
@@ -244,11 +246,13 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
                                           "major(N); make b major(K)");
 }
 
-void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
+void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
+                              const KernelView *view) {
   const tir::Attr *steps = op.get("steps");
+  unsigned errorsBefore = diags.errorCount();
   if (steps->list.empty())
     diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
-                                      "steps: store, stmatrix, tma_store");
+                                      "steps: auto, store, stmatrix, tma_store");
   for (const tir::Attr &step : steps->list) {
     llvm::SMLoc loc = step.loc.isValid() ? step.loc : op.loc;
     if (!step.isList() || step.list.empty() || !step.list[0].isIdent()) {
@@ -262,7 +266,7 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
         info = &candidate;
     if (!info) {
       diags.error(loc, "unknown epilogue step '" + name.str +
-                           "'; legal: store, stmatrix, tma_store");
+                           "'; legal: auto, store, stmatrix, tma_store");
       continue;
     }
     if (arch && archInfo(*arch).computeCapability <
@@ -288,6 +292,28 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch) {
                                     : "; it takes no options"));
     }
   }
+  // The sequences codegen implements.
+  std::string sequence;
+  for (const tir::Attr &step : steps->list)
+    if (step.isList() && !step.list.empty() && step.list[0].isIdent())
+      sequence += (sequence.empty() ? "" : " -> ") + step.list[0].str;
+  bool staged = sequence == "stmatrix -> tma_store";
+  if (diags.errorCount() != errorsBefore)
+    return; // the steps themselves are wrong; the sequence adds nothing
+  if (!sequence.empty() && sequence != "auto" && sequence != "store" &&
+      !staged)
+    diags.error(attrLoc(op, "steps"),
+                "epilogue '" + sequence +
+                    "' is not generated; legal: 'auto', 'store' (registers "
+                    "to global memory) or 'stmatrix [swizzle(..)] -> "
+                    "tma_store' (sm_90a: staged in shared memory, TMA "
+                    "stores)");
+  if (staged && view && view->cType != DTypeKind::BF16 &&
+      view->cType != DTypeKind::F16)
+    diags.error(attrLoc(op, "steps"),
+                "stmatrix moves 16-bit elements, but c is " +
+                    dtypeInfo(view->cType).name.str() +
+                    "; use 'epilogue store' or make c bf16 or f16");
 }
 
 void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
@@ -419,7 +445,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
     if (op.name == "tile.mma")
       verifyMma(op, view ? &*view : nullptr);
     if (op.name == "tile.epilogue")
-      verifyEpilogue(op, arch);
+      verifyEpilogue(op, arch, view ? &*view : nullptr);
     if (op.name == "tile.schedule")
       verifySchedule(op, arch);
   }

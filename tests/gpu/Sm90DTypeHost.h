@@ -89,14 +89,15 @@ prepareLaunch(const Sm90GemmKernel &kernel, rt::DevicePtr a, rt::DevicePtr b,
   bool storeTma = false;
   if (kernel.staging) {
     // C is M x N row-major (ldc = N); box and swizzle of the staging tile.
-    // A C the TMA cannot address (N * element bytes not a multiple of 16)
-    // gets a zeroed map and storeTma = 0: the kernel stores directly.
+    // A C the TMA cannot address or store exactly (N * element bytes not a
+    // multiple of 16: the TMA writes whole 16-byte units) gets a zeroed map
+    // and storeTma = 0: the kernel stores directly.
     const Sm90EpilogueTile &tile = *kernel.staging;
     rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
         tmaType(config.cType), c, m, n, n, tile.rows, tile.cols,
         rt::tensorMapSwizzleOfBytes(tile.swizzleBytes));
     rt::TensorMap mapC;
-    if (rt::validateTensorMap(desc)) {
+    if (rt::validateTensorMap(desc) && n * 2 % 16 == 0) {
       auto encoded = rt::encodeTensorMap(desc);
       if (!encoded)
         return encoded.error().withContext("C (" +

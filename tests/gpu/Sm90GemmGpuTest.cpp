@@ -84,14 +84,18 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const unsigned ldc = p.n + p.ldcPad;
+  // C has 8 guard rows past M, poisoned like the pad columns: no store may
+  // reach them.
+  const unsigned guardRows = 8;
   std::vector<uint16_t> a(size_t(p.m) * p.k), b(size_t(p.n) * p.k),
-      c(size_t(p.m) * ldc);
+      c(size_t(p.m + guardRows) * ldc);
   for (auto &x : a)
     x = floatToBf16(dist(rng));
   for (auto &x : b)
     x = floatToBf16(dist(rng));
-  for (auto &x : c)
-    x = p.beta == 0 ? 0x7fc1 /*NaN poison*/ : floatToBf16(dist(rng));
+  for (size_t i = 0; i < c.size(); ++i)
+    c[i] = p.beta == 0 || i >= size_t(p.m) * ldc ? 0x7fc1 /*NaN poison*/
+                                                 : floatToBf16(dist(rng));
   auto da = rt::DeviceBuffer::allocate(a.size() * 2);
   auto db = rt::DeviceBuffer::allocate(b.size() * 2);
   auto dc = rt::DeviceBuffer::allocate(c.size() * 2);
@@ -159,11 +163,11 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
       ++mismatches;
     }
   }
-  // Nothing may be written past column N (the TMA store clips its boxes
-  // there; the direct stores are predicated).
+  // Nothing may be written past column N or row M (the TMA store clips
+  // its boxes there; the direct stores are predicated).
   size_t padWrites = 0;
-  for (unsigned i = 0; i < p.m; ++i)
-    for (unsigned j = p.n; j < ldc; ++j)
+  for (unsigned i = 0; i < p.m + guardRows; ++i)
+    for (unsigned j = i < p.m ? p.n : 0; j < ldc; ++j)
       if (out[size_t(i) * ldc + j] != c[size_t(i) * ldc + j]) {
         if (mismatches < 8)
           bad << "  pad C(" << i << ", " << j << ") was written\n";
@@ -213,9 +217,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         GpuCase{
             "ragged_127x253x64", configOf(128, 256, 4, false), {127, 253, 64}},
-        // TMA-store epilogue (ldc a multiple of 8): ragged M and N clip at
-        // C's extents, the pad columns stay poisoned.
-        GpuCase{"tma_store_ragged_127x253x64_ldc256",
+        // TMA-store epilogue (ldc and N multiples of 8): ragged M and N
+        // clip at C's extents, the pad columns and guard rows stay
+        // poisoned. N = 253 ends inside a 16-byte unit: direct stores.
+        GpuCase{"tma_store_ragged_127x264x64_ldc272",
+                configOf(128, 256, 4, false),
+                {127, 264, 64, 1, 0, 0, 1, 8}},
+        GpuCase{"direct_ragged_n_127x253x64_ldc256",
                 configOf(128, 256, 4, false),
                 {127, 253, 64, 1, 0, 0, 1, 3}},
         GpuCase{"tma_store_alpha_300x520x136",

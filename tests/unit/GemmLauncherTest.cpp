@@ -212,6 +212,12 @@ TEST(GemmLauncher, CMapOrFallback) {
   ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
   EXPECT_TRUE((*maps)[0].has_value());
   EXPECT_FALSE((*maps)[2].has_value());
+  // ldc is fine but N = 1301 ends inside a 16-byte unit.
+  p.n = 1301;
+  p.ldc = 1312;
+  maps = gemmTensorMaps(kernel, p);
+  ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  EXPECT_FALSE((*maps)[2].has_value());
 }
 
 TEST(GemmLauncher, BadTensorMapIsNamed) {
