@@ -102,13 +102,24 @@ std::vector<Candidate> candidates(const Shape &s) {
         out.push_back(candidateOf(64, bn, st2, true, 2, splits));
     return out;
   }
-  return {candidateOf(128, 256, 4, false),
+  // BK = 32 (64-byte SW64 rows): twice the ring slots in the same shared
+  // memory, so more of it is in flight while the consumers hold two slots.
+  auto bk32 = [](Candidate c) {
+    c.config.bk = 32;
+    c.config.stages = 8;
+    return c;
+  };
+  return {bk32(candidateOf(128, 256, 8, false, 1, 1, true, 8, 2)),
+          bk32(candidateOf(128, 256, 8, false, 1, 1, true, 8)),
+          candidateOf(128, 256, 4, false),
           candidateOf(128, 256, 4, false, 1, 1, false, 8, 2),
           candidateOf(128, 256, 4, false, 1, 1, true, 8),
           candidateOf(128, 256, 4, false, 1, 1, true, 16),
           candidateOf(128, 256, 4, false, 1, 1, true, 8, 2),
           candidateOf(128, 256, 4, false, 1, 1, true, 16, 2),
-          candidateOf(128, 256, 4, false, 1, 1, true, 4, 2)};
+          candidateOf(128, 256, 4, false, 1, 1, true, 4, 2),
+          candidateOf(128, 256, 4, false, 1, 1, true, 4),
+          candidateOf(128, 256, 4, false, 1, 1, true, 32)};
 }
 
 } // namespace
@@ -130,8 +141,16 @@ int main(int argc, char **argv) {
                                {128, 2112, 7168},  {128, 24576, 1536},
                                {128, 7168, 2048},  {128, 4096, 7168}};
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
-  // "auto": time only the config sm90ChooseConfig picks; else the sweep too.
-  bool onlyAuto = argc > 2 && std::string(argv[2]) == "auto";
+  // "auto": time only the config sm90ChooseConfig picks; "large": the two
+  // large squares only, the sweep three times over (run-to-run spread);
+  // else every shape and the sweep.
+  std::string mode = argc > 2 ? argv[2] : "sweep";
+  bool onlyAuto = mode == "auto";
+  int rounds = 1;
+  if (mode == "large") {
+    shapes.resize(2);
+    rounds = 3;
+  }
   unsigned sms = unsigned(ctx->device().smCount);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -178,6 +197,9 @@ int main(int argc, char **argv) {
     if (!onlyAuto)
       for (const Candidate &c : candidates(s))
         list.push_back(c);
+    std::vector<Candidate> once = list;
+    for (int r = 1; r < rounds; ++r)
+      list.insert(list.end(), once.begin(), once.end());
     for (const Candidate &candidate : list) {
       const Sm90GemmConfig &config = candidate.config;
       auto kernel = emitSm90Gemm(config);
@@ -236,8 +258,8 @@ int main(int argc, char **argv) {
       }
       std::sort(times.begin(), times.end());
       double us = times[times.size() / 2] * 1e3;
-      char name[96];
-      std::snprintf(name, sizeof name, "%s%s%s%s%sbm%u_bn%u_s%u_c%u_k%u",
+      char name[128];
+      std::snprintf(name, sizeof name, "%s%s%s%s%sbm%u_bn%u_bk%u_s%u_c%u_k%u",
                     candidate.chosen ? "auto_" : "",
                     config.storeTma ? "" : "direct_", config.persistent
                         ? ("pers_g" + std::to_string(config.groupM) + "_")
@@ -245,7 +267,7 @@ int main(int argc, char **argv) {
                         : "",
                     config.clusterM > 1 ? "cl2_" : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
-                    config.stages, config.ctasPerSm, candidate.splits);
+                    config.bk, config.stages, config.ctasPerSm, candidate.splits);
       std::printf(
           "tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
           s.m, s.n, s.k, name, us, flops / us * 1e-6, 100.0 * floorUs / us);
