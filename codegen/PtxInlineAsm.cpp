@@ -24,6 +24,22 @@ llvm::Value *emitAsm(llvm::IRBuilderBase &builder, llvm::Type *result,
   return builder.CreateCall(type, asmValue, args);
 }
 
+/// Each line of \p annotation as a `// tilec: LINE` comment inside an asm
+/// string: '$' would name an operand, so it is doubled; a line break would
+/// end the comment, so lines are split.
+static std::string annotationComments(llvm::StringRef annotation) {
+  std::string text;
+  llvm::SmallVector<llvm::StringRef> lines;
+  annotation.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    text += "// tilec: ";
+    for (char c : line)
+      text += c == '$' ? std::string("$$") : std::string(1, c);
+    text += "\n\t";
+  }
+  return text;
+}
+
 void mbarrierInit(llvm::IRBuilderBase &builder, llvm::Value *bar,
                   unsigned count) {
   emitAsm(builder, builder.getVoidTy(),
@@ -95,10 +111,12 @@ void bulkWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
 }
 
 void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
-              llvm::ArrayRef<llvm::Value *> regs, bool trans) {
+              llvm::ArrayRef<llvm::Value *> regs, bool trans,
+              llvm::StringRef annotation) {
   assert((regs.size() == 1 || regs.size() == 2 || regs.size() == 4) &&
          "stmatrix stores 1, 2 or 4 matrices");
-  std::string text = "stmatrix.sync.aligned.m8n8.x" +
+  std::string text = annotationComments(annotation) +
+                     "stmatrix.sync.aligned.m8n8.x" +
                      std::to_string(regs.size()) + (trans ? ".trans" : "") +
                      ".shared.b16 [$0], {";
   std::string constraints = "r";
@@ -193,16 +211,7 @@ std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
   std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $" +
                      std::to_string(2 * regs + 2) + ", 0;\n\t";
   llvm::StringRef bType = shape.bType.empty() ? shape.abType : shape.bType;
-  // A comment in the asm string: '$' would name an operand, so it is
-  // doubled; a line break would end the comment, so lines are split.
-  llvm::SmallVector<llvm::StringRef> lines;
-  annotation.split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef line : lines) {
-    text += "// tilec: ";
-    for (char c : line)
-      text += c == '$' ? std::string("$$") : std::string(1, c);
-    text += "\n\t";
-  }
+  text += annotationComments(annotation);
   text += "wgmma.mma_async.sync.aligned.m" + std::to_string(shape.m) + "n" +
           std::to_string(shape.n) + "k" + std::to_string(shape.k) + "." +
           shape.dType.str() + "." + shape.abType.str() + "." + bType.str() +

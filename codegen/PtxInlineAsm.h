@@ -71,9 +71,10 @@ void bulkWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
 /// N = \p regs.size() (1, 2 or 4) packed pairs of 16-bit elements: thread t
 /// holds row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1 of each 8x8 matrix,
 /// and lane 8 q + r gives the address of row r of matrix q (of its
-/// transpose with \p trans).
+/// transpose with \p trans). \p annotation as for wgmmaSsText.
 void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
-              llvm::ArrayRef<llvm::Value *> regs, bool trans);
+              llvm::ArrayRef<llvm::Value *> regs, bool trans,
+              llvm::StringRef annotation = {});
 /// `bar.sync id, threads;` on named barrier \p id (i32, 0..15) with
 /// \p threads (a multiple of 32); id 0 with every thread of the CTA is
 /// __syncthreads.

@@ -281,6 +281,47 @@ struct EpilogueEmitter {
 
   // --- stmatrix + TMA store ----------------------------------------------
 
+  /// --annotate: what one stmatrix writes, for a `// tilec:` comment: the
+  /// accumulator registers, the staging layout, the rows and columns lane
+  /// 0's four matrices start at, and the chunk's TMA box.
+  std::string stmatrixAnnotation(const Sm90EpilogueTile &tile,
+                                 const SmemAddress &smem, unsigned chunk,
+                                 unsigned pair, bool x4) const {
+    unsigned blocks = (tile.transposed ? tile.rows : tile.cols) / 8;
+    unsigned j = chunk * blocks + 2 * pair;
+    unsigned regs = x4 ? 8 : 4;
+    std::string text =
+        std::string("stmatrix.x") + (x4 ? "4" : "2") +
+        (tile.transposed ? ".trans" : "") + " chunk " +
+        std::to_string(chunk) + " of " + std::to_string(tile.chunks) +
+        ": accumulators " + std::to_string(4 * j) + ".." +
+        std::to_string(4 * j + regs - 1) + " (wgmma N columns " +
+        std::to_string(8 * j) + ".." + std::to_string(8 * j + 2 * regs - 1) +
+        ") -> staging " + tile.layout + ", buffer " +
+        std::to_string(chunk % tile.buffers) + " of " +
+        std::to_string(tile.buffers) + "\n";
+    // Element offsets of the first row of each matrix for warp 0: matrix q
+    // starts at the row lane 8 q gives.
+    text += "matrix rows (warp 0): ";
+    for (unsigned q = 0; q < (x4 ? 4u : 2u); ++q) {
+      TileCoord at = tile.transposed
+                         ? TileCoord{8 * (x4 ? q / 2 : 0) + 16 * pair,
+                                     8 * (q % 2)}
+                         : TileCoord{8 * (q % 2),
+                                     8 * (x4 ? q / 2 : 0) + 16 * pair};
+      text += (q ? ", (" : "(") + std::to_string(at.first) + "," +
+              std::to_string(at.second) + ")@" +
+              std::to_string(smem.offset(at));
+    }
+    text += " elements\n";
+    text += "TMA store box (" + std::to_string(tile.cols) + " cols, " +
+            std::to_string(tile.rows) + " rows) of C, swizzle " +
+            (tile.swizzleBytes ? std::to_string(tile.swizzleBytes) + "B"
+                               : std::string("none")) +
+            "\n";
+    return text;
+  }
+
   /// alpha * {lo, hi} rounded to C's type, packed into one b32 (lo in the
   /// low half: the lower column, as stmatrix expects).
   llvm::Value *pack(llvm::Value *lo, llvm::Value *hi) {
@@ -359,7 +400,10 @@ struct EpilogueEmitter {
         llvm::SmallVector<llvm::Value *, 4> regs;
         for (unsigned m = 0; m < (x4 ? 4u : 2u); ++m)
           regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1]));
-        ptx::stmatrix(b, address, regs, tile.transposed);
+        ptx::stmatrix(b, address, regs, tile.transposed,
+                      config.annotate
+                          ? stmatrixAnnotation(tile, smem, chunk, p, x4)
+                          : std::string());
       }
       // The generic-proxy writes must be visible to the TMA engine.
       ptx::fenceProxyAsyncShared(b);
