@@ -251,11 +251,25 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   for (unsigned i = 0; i < accCount; ++i)
     b.CreateStore(llvm::ConstantFP::get(f32, 0.0), slot(i));
 
-  // Prologue: tiles 0 .. stages - 2.
-  for (unsigned s = 0; s + 1 < stages; ++s) {
-    issueCopies(kernel, copyA, b.getInt32(s), b.getInt32(s));
-    issueCopies(kernel, copyB, b.getInt32(s), b.getInt32(s));
+  // Prologue: tiles 0 .. stages - 2, a runtime loop (one copy of the copy
+  // code instead of stages - 1: less IR to compile, the same copies).
+  {
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    auto *prologue = llvm::BasicBlock::Create(context, "prologue", kernel.fn);
+    auto *filled =
+        llvm::BasicBlock::Create(context, "prologue.done", kernel.fn);
+    b.CreateBr(prologue);
+    b.SetInsertPoint(prologue);
+    llvm::PHINode *s = b.CreatePHI(b.getInt32Ty(), 2, "prologue.tile");
+    s->addIncoming(b.getInt32(0), entry);
+    issueCopies(kernel, copyA, s, s);
+    issueCopies(kernel, copyB, s, s);
     nv.cpAsyncCommit();
+    llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
+    s->addIncoming(sNext, prologue);
+    b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
+                   filled);
+    b.SetInsertPoint(filled);
   }
   llvm::Value *kTiles =
       b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),

@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/SmemAddress.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <set>
 
 namespace tilec {
 
@@ -86,18 +86,25 @@ llvm::Expected<SmemAddress> SmemAddress::get(const ComposedLayout &layout,
   result.base = layout.offset;
   result.name = what.str();
 
-  // Span and injectivity, over every coordinate of the tile.
-  std::set<int64_t> seen;
+  // Span and injectivity, over every coordinate of the tile: sort the
+  // (offset, coordinate index) pairs and look for equal neighbours (a set
+  // of offsets costs a tenth of a cold compile for a 128 x 128 tile).
+  std::vector<std::pair<int64_t, int64_t>> offsets;
+  offsets.reserve(size_t(extentMn * extentK));
   for (int64_t j = 0; j < extentK; ++j)
-    for (int64_t i = 0; i < extentMn; ++i) {
-      int64_t off = result.offset(i, j);
-      if (!seen.insert(off).second)
-        return llvm::createStringError(llvm::formatv(
-            "smem layout of {0} maps two coordinates to offset {1} (at "
-            "({2}, {3})); a staging layout must be injective",
-            what, off, i, j));
-      result.spanElems = std::max(result.spanElems, off + 1);
+    for (int64_t i = 0; i < extentMn; ++i)
+      offsets.push_back({result.offset(i, j), j * extentMn + i});
+  llvm::sort(offsets);
+  for (size_t n = 1; n < offsets.size(); ++n)
+    if (offsets[n].first == offsets[n - 1].first) {
+      int64_t index = offsets[n].second;
+      return llvm::createStringError(llvm::formatv(
+          "smem layout of {0} maps two coordinates to offset {1} (at "
+          "({2}, {3})); a staging layout must be injective",
+          what, offsets[n].first, index % extentMn, index / extentMn));
     }
+  if (!offsets.empty())
+    result.spanElems = offsets.back().first + 1;
   return result;
 }
 
