@@ -68,7 +68,16 @@ void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
       b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent)),
       b.CreateShl(b.CreateAnd(kernel.lane, 3), 1));
   llvm::Value *base = staging.smem.emitOffset(b, row, col);
+  llvm::Value *basePtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                                     b.CreateMul(base, b.getInt32(4)));
+  // A constant byte offset from the thread's first element where the
+  // layout allows it (always for the padded staging layouts: one add that
+  // instruction selection folds into the store), else the full offset.
   auto pointer = [&](TileCoord c) {
+    OffsetDelta delta = staging.smem.deltaOf(runtime, c);
+    if (delta.kind == OffsetDelta::Add)
+      return b.CreateConstGEP1_32(b.getInt8Ty(), basePtr,
+                                  unsigned(delta.value * 4));
     llvm::Value *off =
         staging.smem.emitOffsetAt(b, base, row, col, runtime, c);
     return b.CreateGEP(b.getInt8Ty(), kernel.smem,
@@ -238,32 +247,35 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   b.CreateAlignedStore(b.CreateFPTrunc(value, vecType), ptr, vecAlign);
   b.CreateBr(latch);
 
-  // Element by element, each under its own bounds check. The staged vector
-  // is 4 consecutive offsets (checked by planStaging).
+  // Element by element (a runtime loop of VectorElems trips), each under
+  // its own bounds check. The staged vector is VectorElems consecutive
+  // offsets (checked by planStaging).
   b.SetInsertPoint(elements);
-  for (unsigned e = 0; e < VectorElems; ++e) {
-    llvm::Value *in = b.CreateAnd(
-        lineIn,
-        b.CreateICmpULT(b.CreateAdd(gFirst, b.getInt32(e)), firstLimit));
-    auto *store = llvm::BasicBlock::Create(context, "copy.element", kernel.fn);
-    auto *next = llvm::BasicBlock::Create(context, "copy.next", kernel.fn);
-    b.CreateCondBr(in, store, next);
-    b.SetInsertPoint(store);
-    llvm::Value *elemPtr = address(b.CreateAdd(gFirst, b.getInt32(e)));
-    llvm::Value *accElem = b.CreateAlignedLoad(
-        f32, b.CreateConstGEP1_32(f32, smemPtr, e), llvm::Align(4));
-    llvm::Value *out = scaler.withOldC(
-        [&] {
-          return b.CreateFPExt(
-              b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
-        },
-        [&](llvm::Value *old) { return scaler.scale(accElem, old); });
-    b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
-                         llvm::Align(elemBytes));
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
-  }
-  b.CreateBr(latch);
+  llvm::PHINode *e = b.CreatePHI(b.getInt32Ty(), 2, "copy.e");
+  e->addIncoming(b.getInt32(0), loop);
+  llvm::Value *gIndex = b.CreateAdd(gFirst, e);
+  auto *store = llvm::BasicBlock::Create(context, "copy.element", kernel.fn);
+  auto *next = llvm::BasicBlock::Create(context, "copy.next", kernel.fn);
+  b.CreateCondBr(b.CreateAnd(lineIn, b.CreateICmpULT(gIndex, firstLimit)),
+                 store, next);
+  b.SetInsertPoint(store);
+  llvm::Value *elemPtr = address(gIndex);
+  llvm::Value *accElem = b.CreateAlignedLoad(
+      f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
+  llvm::Value *out = scaler.withOldC(
+      [&] {
+        return b.CreateFPExt(
+            b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
+      },
+      [&](llvm::Value *old) { return scaler.scale(accElem, old); });
+  b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
+                       llvm::Align(elemBytes));
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  llvm::Value *eNext = b.CreateAdd(e, b.getInt32(1));
+  e->addIncoming(eNext, next);
+  b.CreateCondBr(b.CreateICmpULT(eNext, b.getInt32(VectorElems)), elements,
+                 latch);
 
   b.SetInsertPoint(latch);
   llvm::Value *tripNext = b.CreateAdd(trip, b.getInt32(1), "copy.trip.next");
