@@ -20,9 +20,12 @@
 // times ptxas on the PTX this writes with --ptx-dir).
 //
 //   CompileLatency [--runs=N] [--ptx-dir=DIR] [--sm80-only]
-//                  [--tilec-middle-end=PIPELINE] [TILE_FILE]
+//                  [--tilec-middle-end=PIPELINE] [--tilec-codegen-opt=N]
+//                  [TILE_FILE]
 //
 // --sm80-only skips the sm_90a kernel (for profiling the .tile path alone).
+// --tilec-codegen-opt=N sets the NVPTX code generator's level (0..3; the
+// sm_80 GEMM's Light profile uses 0, sm_90a 3).
 // --tilec-middle-end picks the middle end (O3 reproduces the old default) to
 // compare compile time and code.
 // TILE_FILE defaults to examples/gemm_sm80.tile (relative to the current
