@@ -24,6 +24,7 @@
 
 #include "codegen/GemmCodegen.h"
 #include "codegen/NvvmBuilder.h"
+#include "codegen/PtxEmitter.h"
 #include "codegen/SmemAddress.h"
 
 #include "llvm/IR/Module.h"
@@ -82,6 +83,11 @@ struct Sm80GemmPlan {
   /// live across the barrier), so it is on for kSteps >= 4.
   bool prefetchAcrossTiles = false;
   Sm80StagingPlan staging;
+  /// How hard LLVM works on the kernel: Light while each thread holds at
+  /// most 64 accumulators; with 128 the registers are tight and ptxas
+  /// spilled in the k loop from the Light profile's O0 PTX (128x256x64:
+  /// 188 bytes) but not from the Full profile's.
+  PtxOptProfileKind profile = PtxOptProfileKind::Light;
   /// max(pipeline buffers, staging tile): the staging reuses the buffers.
   unsigned sharedBytes;
 };

@@ -1,6 +1,6 @@
 //===- codegen/Sm80Mainloop.cpp - cp.async pipeline and mma.sync loop -----===//
 //
-// Per k-tile kt (runtime count max(1, ceil(K / bk))), with the fragments of step 0
+// Per k-tile kt (runtime count ceil(K / bk)), with the fragments of step 0
 // already in registers:
 //   for each k16 step ks:
 //     ks + 1 < steps: ldmatrix the fragments of step ks + 1
@@ -242,9 +242,16 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   unsigned accCount = plan.mmaTilesM * plan.mmaTilesN * 4;
   llvm::Type *f32 = b.getFloatTy();
 
-  // Prologue: tiles 0 .. stages - 2, a runtime loop (one copy of the copy
-  // code instead of stages - 1: less IR to compile, the same copies).
-  {
+  // Prologue: tiles 0 .. stages - 2. Under the Light profile a runtime loop
+  // (one copy of the copy code instead of stages - 1: less IR to compile);
+  // unrolled for the register-bound kernels, where the loop cost ptxas a
+  // 4-byte spill (bench/CompileLatencyResults.md).
+  auto issueTile = [&](llvm::Value *tile) {
+    issueCopies(kernel, copyA, tile, tile);
+    issueCopies(kernel, copyB, tile, tile);
+    nv.cpAsyncCommit();
+  };
+  if (plan.profile == PtxOptProfileKind::Light) {
     llvm::BasicBlock *entry = b.GetInsertBlock();
     auto *prologue = llvm::BasicBlock::Create(context, "prologue", kernel.fn);
     auto *filled =
@@ -253,14 +260,15 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     b.SetInsertPoint(prologue);
     llvm::PHINode *s = b.CreatePHI(b.getInt32Ty(), 2, "prologue.tile");
     s->addIncoming(b.getInt32(0), entry);
-    issueCopies(kernel, copyA, s, s);
-    issueCopies(kernel, copyB, s, s);
-    nv.cpAsyncCommit();
+    issueTile(s);
     llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
     s->addIncoming(sNext, prologue);
     b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
                    filled);
     b.SetInsertPoint(filled);
+  } else {
+    for (unsigned s = 0; s + 1 < stages; ++s)
+      issueTile(b.getInt32(s));
   }
   llvm::Value *kTiles =
       b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
@@ -276,10 +284,10 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "k.loop", kernel.fn);
   auto *after = llvm::BasicBlock::Create(context, "k.done", kernel.fn);
-  // At least one trip, also for K = 0: that trip's copies are all zero
-  // fills, so the accumulators stay +0.0, and the loop needs no guard (whose
-  // phis for every accumulator were a tenth of the kernel's IR).
-  b.CreateBr(loop);
+  // Skip the loop when K = 0. (Running one trip of zero fills instead would
+  // save a phi per accumulator, but then ptxas spilled the 128-accumulator
+  // 128x256x64 kernel: bench/CompileLatencyResults.md.)
+  b.CreateCondBr(b.CreateICmpUGT(kTiles, b.getInt32(0)), loop, after);
 
   b.SetInsertPoint(loop);
   // Highest accumulator first: the order SROA gave these phis when they
@@ -367,15 +375,21 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     for (auto &quad : *regs)
       for (llvm::Value *reg : quad)
         fragPhis[phiIndex++]->addIncoming(reg, b.GetInsertBlock());
+  llvm::BasicBlock *loopEnd = b.GetInsertBlock();
   b.CreateCondBr(b.CreateICmpULT(ktNext, kTiles), loop, after);
 
   b.SetInsertPoint(after);
+  // +0.0 when the loop did not run, else the last trip's values.
+  kernel.acc.clear();
+  for (unsigned i = 0; i < accCount; ++i) {
+    llvm::PHINode *phi = b.CreatePHI(f32, 2);
+    phi->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+    phi->addIncoming(acc[i], loopEnd);
+    kernel.acc.push_back(phi);
+  }
   // The copies issued past the last tile are zero fills; let them land
   // before the CTA may exit.
   nv.cpAsyncWait(0);
-  kernel.acc.clear();
-  // The loop runs at least once, so the last trip's values reach here.
-  kernel.acc = acc;
 }
 
 } // namespace tilec
