@@ -228,8 +228,9 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   plan.kSteps = spec.bk / 16;
   plan.prefetchAcrossTiles = plan.kSteps >= 4;
   unsigned accPerThread = plan.mmaTilesM * plan.mmaTilesN * 4;
-  plan.profile = accPerThread <= 64 ? PtxOptProfileKind::Light
-                                    : PtxOptProfileKind::Full;
+  plan.profile = accPerThread > 32 && accPerThread <= 64
+                     ? PtxOptProfileKind::Light
+                     : PtxOptProfileKind::Full;
   if (accPerThread > 128)
     return specError(llvm::formatv(
         "each thread would hold {0} f32 accumulators ({1} x {2} warp tile); "

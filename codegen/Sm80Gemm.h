@@ -83,11 +83,14 @@ struct Sm80GemmPlan {
   /// live across the barrier), so it is on for kSteps >= 4.
   bool prefetchAcrossTiles = false;
   Sm80StagingPlan staging;
-  /// How hard LLVM works on the kernel: Light while each thread holds at
-  /// most 64 accumulators; with 128 the registers are tight and ptxas
-  /// spilled in the k loop from the Light profile's O0 PTX (128x256x64:
-  /// 188 bytes) but not from the Full profile's.
-  PtxOptProfileKind profile = PtxOptProfileKind::Light;
+  /// How hard LLVM works on the kernel: Light for 33 to 64 accumulators per
+  /// thread (the default 128x128 tiles), where ptxas needs more than 128
+  /// registers under either profile, so the Light profile's few extra ones
+  /// cost no occupancy. With 128 accumulators ptxas spilled in the k loop
+  /// from the Light profile's O0 PTX (128x256x64: 188 bytes); with 32 or
+  /// fewer its extra registers cost CTAs per SM (64x64x64: 80 -> 94
+  /// registers, 3 -> 2 CTAs). Both keep the Full profile.
+  PtxOptProfileKind profile = PtxOptProfileKind::Full;
   /// max(pipeline buffers, staging tile): the staging reuses the buffers.
   unsigned sharedBytes;
 };
