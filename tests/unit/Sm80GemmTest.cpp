@@ -371,6 +371,32 @@ TEST(Sm80Staging, OtherEpiloguesAssemble) {
   }
 }
 
+// The Light compile profile only where ptxas's register use cannot cost
+// occupancy or spill (Sm80GemmPlan::profile): 33 to 64 accumulators/thread.
+TEST(Sm80Gemm, CompileProfileByAccumulators) {
+  struct Expect {
+    unsigned bm, bn, bk, stages, wm, wn, accumulators;
+    PtxOptProfileKind profile;
+  };
+  for (Expect e : {Expect{128, 128, 32, 4, 2, 4, 64, PtxOptProfileKind::Light},
+                   Expect{128, 128, 64, 3, 2, 4, 64, PtxOptProfileKind::Light},
+                   Expect{64, 128, 32, 3, 2, 2, 64, PtxOptProfileKind::Light},
+                   Expect{64, 64, 64, 3, 2, 4, 16, PtxOptProfileKind::Full},
+                   Expect{64, 64, 32, 3, 2, 2, 32, PtxOptProfileKind::Full},
+                   Expect{128, 256, 64, 3, 2, 4, 128, PtxOptProfileKind::Full},
+                   Expect{256, 128, 32, 3, 2, 4, 128,
+                          PtxOptProfileKind::Full}}) {
+    GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::K, MajorKind::K, e.bm,
+                           e.bn, e.bk, e.stages, e.wm, e.wn);
+    auto plan = planSm80Gemm(spec);
+    ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+    // m16 x n8 mma tiles per warp, 4 f32 each.
+    EXPECT_EQ((e.bm / e.wm / 16) * (e.bn / e.wn / 8) * 4, e.accumulators);
+    EXPECT_EQ(plan->profile, e.profile)
+        << e.bm << "x" << e.bn << "x" << e.bk << " w" << e.wm << "x" << e.wn;
+  }
+}
+
 TEST(Sm80Gemm, LaunchArgumentChecks) {
   GemmSpec spec;
   EXPECT_FALSE(bool(checkGemmArguments(spec, 127, 253, 61, 64, 64, 256)));
