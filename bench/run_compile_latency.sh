@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/run_compile_latency.sh [BUILD_DIR] [RUNS]: cold-compile latency of
 # examples/gemm_sm80.tile (.tile -> PTX through tilec::Compiler) and of the
-# sm_90a GEMM (emitSm90Gemm), tailored middle end and O3 for comparison, then
-# ptxas on each PTX (timed separately; not part of tilec's compile).
+# sm_90a GEMM (emitSm90Gemm) with the default compile profiles (sm_80: Light,
+# sm_90a: Full), and with O3 middle end + O3 codegen (the original default)
+# for comparison, then ptxas on each PTX (timed separately; not part of
+# tilec's compile).
 # Run from anywhere; writes the PTX to $OUT_DIR (default /tmp/tilec-latency).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,11 +14,11 @@ out=${OUT_DIR:-/tmp/tilec-latency}
 mkdir -p "$out/tailored" "$out/O3"
 cd "$root"
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "## tailored middle end (default)"
+echo "## default profiles (sm_80 Light, sm_90a Full)"
 "$build/bench/CompileLatency" --runs="$runs" --ptx-dir="$out/tailored"
-echo "## -tilec-middle-end=O3 (the old default)"
+echo "## -tilec-middle-end=O3 -tilec-codegen-opt=3 (the original default)"
 "$build/bench/CompileLatency" --runs="$runs" --ptx-dir="$out/O3" \
-  --tilec-middle-end=O3
+  --tilec-middle-end=O3 --tilec-codegen-opt=3
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ -x "$ptxas" ]; then
   echo "## ptxas -O3 (median of 5, wall seconds)"

@@ -154,7 +154,8 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
   auto module = buildSm80GemmModule(*plan, context);
   if (!module)
     return module.takeError();
-  auto ptx = emitPtx(**module, spec.arch);
+  auto ptx =
+      emitPtx(**module, spec.arch, {.optimize = true, .profile = plan->profile});
   if (!ptx)
     return ptx.takeError();
   GemmKernelBinary binary;

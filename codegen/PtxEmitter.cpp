@@ -2,8 +2,9 @@
 //
 // One short path through LLVM: triple and data layout from the NVPTX target
 // machine, verifyModule, a small new-pass-manager pipeline tailored to the
-// IRBuilder kernels (not O3: see DefaultMiddleEnd), then the legacy code
-// generation pipeline printing PTX into a string. Every stage is timed for
+// IRBuilder kernels (not O3: see DefaultMiddleEnd; the Light profile runs
+// LightMiddleEnd), then the legacy code generation pipeline (O3, or O0 for
+// the Light profile) printing PTX into a string. Every stage is timed for
 // bench/CompileLatency.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -46,11 +48,33 @@ constexpr const char *DefaultMiddleEnd =
     "function(sroa,early-cse,instcombine,simplifycfg,loop-rotate,"
     "loop-mssa(licm),indvars,instsimplify,simplifycfg)";
 
+/// The Light profile's middle end: LICM alone (the loop-invariant address
+/// parts out of the k loop; the sm_80 builder emits its accumulators as
+/// phis, so there is no alloca for SROA). Measured on the four sm_80
+/// examples (bench/CompileLatencyResults.md): without LICM the k loop's
+/// SASS grows by ~8 instructions; adding EarlyCSE grows it by 3 and
+/// InstCombine by 3-15 (and costs half the Full middle end's time).
+constexpr const char *LightMiddleEnd = "function(loop-mssa(licm))";
+
 llvm::cl::opt<std::string> middleEndPipeline(
     "tilec-middle-end", llvm::cl::Hidden,
     llvm::cl::desc("new-pass-manager pipeline run before NVPTX code "
                    "generation (O0..O3 for LLVM's default pipelines)"),
     llvm::cl::init(DefaultMiddleEnd));
+
+llvm::cl::opt<unsigned> codegenOptLevel(
+    "tilec-codegen-opt", llvm::cl::Hidden,
+    llvm::cl::desc("NVPTX code generator optimization level, 0 to 3 (default: "
+                   "3, or 0 for the sm_80 GEMM's light profile)"),
+    llvm::cl::init(3));
+
+/// The code generator's optimization level for \p profile.
+llvm::CodeGenOptLevel codegenLevel(PtxOptProfileKind profile) {
+  unsigned level = profile == PtxOptProfileKind::Light ? 0 : 3;
+  if (codegenOptLevel.getNumOccurrences() > 0)
+    level = std::min(codegenOptLevel.getValue(), 3u);
+  return *llvm::CodeGenOpt::getLevel(int(level));
+}
 
 /// Milliseconds since \p start; restarts \p start.
 double lap(std::chrono::steady_clock::time_point &start) {
@@ -73,7 +97,7 @@ void initializeNvptxOnce() {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(ArchKind arch) {
+createTargetMachine(ArchKind arch, llvm::CodeGenOptLevel level) {
   initializeNvptxOnce();
   llvm::Triple triple(NvptxTriple);
   std::string error;
@@ -86,7 +110,7 @@ createTargetMachine(ArchKind arch) {
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, info.name, features, options, std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      level));
   if (!machine)
     return llvm::createStringError("cannot create an NVPTX target machine "
                                    "for " +
@@ -94,7 +118,27 @@ createTargetMachine(ArchKind arch) {
   return machine;
 }
 
-llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+/// The calling thread's target machine for (\p arch, \p level), created on
+/// first use: a target machine holds no per-module state, and creating one
+/// (and its subtarget's lowering tables) twice per compile cost ~4% of an
+/// sm_80 GEMM compile. Per thread, so concurrent compiles share nothing.
+llvm::Expected<llvm::TargetMachine *> targetMachine(ArchKind arch,
+                                                    llvm::CodeGenOptLevel level) {
+  thread_local std::map<std::pair<ArchKind, llvm::CodeGenOptLevel>,
+                        std::unique_ptr<llvm::TargetMachine>>
+      machines;
+  auto &slot = machines[{arch, level}];
+  if (!slot) {
+    auto machine = createTargetMachine(arch, level);
+    if (!machine)
+      return machine.takeError();
+    slot = std::move(*machine);
+  }
+  return slot.get();
+}
+
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine,
+                     PtxOptProfileKind profile) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -106,6 +150,9 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::StringRef text = middleEndPipeline;
+  if (profile == PtxOptProfileKind::Light &&
+      middleEndPipeline.getNumOccurrences() == 0)
+    text = LightMiddleEnd;
   llvm::ModulePassManager passes;
   const std::pair<const char *, llvm::OptimizationLevel> Levels[] = {
       {"O1", llvm::OptimizationLevel::O1},
@@ -133,7 +180,7 @@ llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &machine) {
 const PtxEmitTimings &lastPtxEmitTimings() { return lastTimings; }
 
 llvm::Error configureModuleForArch(llvm::Module &module, ArchKind arch) {
-  auto machine = createTargetMachine(arch);
+  auto machine = targetMachine(arch, llvm::CodeGenOptLevel::Aggressive);
   if (!machine)
     return machine.takeError();
   module.setTargetTriple(llvm::Triple(NvptxTriple));
@@ -145,7 +192,7 @@ llvm::Expected<std::string> emitPtx(llvm::Module &module, ArchKind arch,
                                     const PtxEmitOptions &options) {
   PtxEmitTimings timings;
   auto clock = std::chrono::steady_clock::now();
-  auto machine = createTargetMachine(arch);
+  auto machine = targetMachine(arch, codegenLevel(options.profile));
   timings.targetMs = lap(clock);
   if (!machine)
     return machine.takeError();
@@ -159,7 +206,7 @@ llvm::Expected<std::string> emitPtx(llvm::Module &module, ArchKind arch,
   timings.verifyMs = lap(clock);
 
   if (options.optimize)
-    if (llvm::Error err = optimize(module, **machine))
+    if (llvm::Error err = optimize(module, **machine, options.profile))
       return err;
   timings.optimizeMs = lap(clock);
 

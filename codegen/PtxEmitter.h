@@ -22,10 +22,27 @@ class Module;
 
 namespace tilec {
 
+/// How hard LLVM works on a kernel. No profile changes the IR's meaning (no
+/// fast-math flags, so no FMA contraction in either); they trade compile
+/// time against the shape of the PTX that ptxas starts from.
+enum class PtxOptProfileKind {
+  /// The tailored middle end (see PtxEmitter.cpp) and NVPTX code generation
+  /// at O3: the sm_90a kernels and the register-bound sm_80 ones.
+  Full,
+  /// LICM, then NVPTX code generation at O0: the sm_80 GEMM with at most 64
+  /// accumulators per thread, whose IR builder already emits its address
+  /// arithmetic in final form, gets a k loop of the same SASS size from
+  /// ptxas in a fifth of the compile time (bench/CompileLatencyResults.md).
+  Light,
+};
+
 /// Options for emitPtx.
 struct PtxEmitOptions {
   /// Run the middle-end pipeline before instruction selection.
   bool optimize = true;
+  /// The hidden options -tilec-middle-end and -tilec-codegen-opt, when
+  /// given, override the profile's choices.
+  PtxOptProfileKind profile = PtxOptProfileKind::Full;
 };
 
 /// Wall-clock milliseconds of the stages of one emitPtx call.

@@ -1,14 +1,28 @@
-//===- codegen/Sm80Epilogue.cpp - alpha/beta and predicated C stores ------===//
+//===- codegen/Sm80Epilogue.cpp - Accumulators through smem to C ----------===//
 //
 // The m16n8 accumulator fragment of lane l holds rows l/4 and l/4 + 8,
-// columns 2 (l % 4) and 2 (l % 4) + 1 of its mma tile. For an N-contiguous C
-// each pair of columns is one 2-element store; for an M-contiguous C each
-// element is stored alone. Interior CTA tiles skip the bounds checks and
-// branch once on beta == 0 into one of two variants (one never reads C, so C
-// may hold anything, NaN included, as BLAS requires). Edge tiles are rare, so
-// they share one variant that decides per store whether to read C: that
-// halves the edge code, which was half of the kernel's IR and so of its
-// compile time (bench/CompileLatencyResults.md).
+// columns 2 (l % 4) and 2 (l % 4) + 1 of its mma tile. Storing those straight
+// to C takes one fully unrolled, predicated store per accumulator pair, in
+// variants for interior and edge tiles and for beta: that was three quarters
+// of the kernel's IR and so of its compile time
+// (bench/CompileLatencyResults.md), and each store instruction of a warp
+// touched 8 rows of C.
+//
+// Instead, per pass of Sm80StagingPlan (one unless the tile is too big):
+//   bar.sync (the pipeline's buffers, or the previous pass, are free); each
+//   thread writes its raw f32 accumulators into the padded staging tile at
+//   offsets from the layout algebra (SmemAddress); bar.sync; then a runtime
+//   loop (trip count rows * bn / (4 * threads)) in which thread t takes the
+//   4-element vectors t, t + threads, ... of C's lines (rows of N-contiguous
+//   C, columns of M-contiguous C): consecutive threads, consecutive vectors,
+//   so each warp stores 32 contiguous vectors.
+// A vector wholly inside M x N whose C address is aligned to the vector
+// (ldc and C's base allow it) takes one vector load (only when beta != 0)
+// and one vector store; any other vector (ragged edge, odd or unaligned ldc)
+// goes element by element, each under its own bounds check. Every element is
+// alpha * acc, plus beta * C only when beta != 0: C is never read when
+// beta == 0 (it may hold NaN), and the f32 arithmetic is the same as when
+// the accumulators were stored directly.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80Gemm.h"
@@ -16,6 +30,9 @@
 namespace tilec {
 
 namespace {
+
+/// Elements per vector of the copy loop: 16 bytes of staged f32.
+constexpr unsigned VectorElems = 4;
 
 llvm::Type *elementType(llvm::IRBuilderBase &b, DTypeKind type) {
   switch (type) {
@@ -28,57 +45,94 @@ llvm::Type *elementType(llvm::IRBuilderBase &b, DTypeKind type) {
   }
 }
 
-/// Emits one variant of the stores at the builder's insertion point. \p readC
-/// is an i1: a constant selects a variant that always or never reads C, a
-/// runtime value a variant that branches on it at every store.
-void emitStores(Sm80Kernel &kernel, bool checked, llvm::Value *readC) {
+/// Writes this thread's accumulators of pass \p pass into the staging tile.
+void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
   const Sm80GemmPlan &plan = kernel.plan;
-  const GemmSpec &spec = plan.spec;
+  const Sm80StagingPlan &staging = plan.staging;
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  llvm::LLVMContext &context = b.getContext();
-  llvm::Type *elem = elementType(b, spec.cType);
-  unsigned elemBytes = dtypeBits(spec.cType) / 8;
-  bool nContiguous = spec.cMajor == MajorKind::MN;
+  bool nContiguous = plan.spec.cMajor == MajorKind::MN;
+  unsigned rowsPerWarp = 16 * staging.tilesPerPass;
 
-  llvm::Value *quadRow = b.CreateLShr(kernel.lane, 2);
-  llvm::Value *quadCol = b.CreateShl(b.CreateAnd(kernel.lane, 3), 1);
-  llvm::Value *rowBase = b.CreateAdd(
-      kernel.m0,
-      b.CreateAdd(b.CreateMul(kernel.warpM, b.getInt32(plan.a.warpExtent)),
-                  quadRow));
-  llvm::Value *colBase = b.CreateAdd(
-      kernel.n0,
-      b.CreateAdd(b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent)),
-                  quadCol));
-  llvm::Value *ldc = b.CreateZExt(kernel.ldc, b.getInt64Ty());
-
-  auto address = [&](llvm::Value *row, llvm::Value *col) {
-    llvm::Value *r = b.CreateZExt(row, b.getInt64Ty());
-    llvm::Value *c = b.CreateZExt(col, b.getInt64Ty());
-    llvm::Value *index = nContiguous ? b.CreateAdd(b.CreateMul(r, ldc), c)
-                                     : b.CreateAdd(b.CreateMul(c, ldc), r);
-    return b.CreateGEP(b.getInt8Ty(), kernel.c,
-                       b.CreateMul(index, b.getInt64(elemBytes)));
+  // Every thread's (staged row, column) of its first element, for deltaOf.
+  std::vector<TileCoord> runtime;
+  for (unsigned warp = 0; warp < plan.spec.warps(); ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned warpM = warp % plan.spec.warpsM, warpN = warp / plan.spec.warpsM;
+      runtime.push_back({warpM * rowsPerWarp + lane / 4,
+                         warpN * plan.b.warpExtent + 2 * (lane % 4)});
+    }
+  llvm::Value *row =
+      b.CreateAdd(b.CreateMul(kernel.warpM, b.getInt32(rowsPerWarp)),
+                  b.CreateLShr(kernel.lane, 2));
+  llvm::Value *col = b.CreateAdd(
+      b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent)),
+      b.CreateShl(b.CreateAnd(kernel.lane, 3), 1));
+  llvm::Value *base = staging.smem.emitOffset(b, row, col);
+  llvm::Value *basePtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                                     b.CreateMul(base, b.getInt32(4)));
+  // A constant byte offset from the thread's first element where the
+  // layout allows it (always for the padded staging layouts: one add that
+  // instruction selection folds into the store), else the full offset.
+  auto pointer = [&](TileCoord c) {
+    OffsetDelta delta = staging.smem.deltaOf(runtime, c);
+    if (delta.kind == OffsetDelta::Add)
+      return b.CreateConstGEP1_32(b.getInt8Ty(), basePtr,
+                                  unsigned(delta.value * 4));
+    llvm::Value *off =
+        staging.smem.emitOffsetAt(b, base, row, col, runtime, c);
+    return b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                       b.CreateMul(off, b.getInt32(4)));
   };
-  auto scale = [&](llvm::Value *accValue, llvm::Value *old) {
+
+  llvm::Type *pairType = llvm::FixedVectorType::get(b.getFloatTy(), 2);
+  for (unsigned t = 0; t < staging.tilesPerPass; ++t)
+    for (unsigned j = 0; j < plan.mmaTilesN; ++j)
+      for (unsigned half = 0; half < 2; ++half) {
+        unsigned i = pass * staging.tilesPerPass + t;
+        unsigned at = (i * plan.mmaTilesN + j) * 4 + 2 * half;
+        TileCoord c{16 * t + 8 * half, 8 * j};
+        if (nContiguous) {
+          // The pair is adjacent (checked by planStaging): one 8-byte store.
+          llvm::Value *pair = llvm::PoisonValue::get(pairType);
+          pair = b.CreateInsertElement(pair, kernel.acc[at], uint64_t(0));
+          pair = b.CreateInsertElement(pair, kernel.acc[at + 1], uint64_t(1));
+          b.CreateAlignedStore(pair, pointer(c), llvm::Align(8));
+          continue;
+        }
+        b.CreateAlignedStore(kernel.acc[at], pointer(c), llvm::Align(4));
+        b.CreateAlignedStore(kernel.acc[at + 1],
+                             pointer({c.first, c.second + 1}), llvm::Align(4));
+      }
+}
+
+/// alpha * acc (+ beta * old) in f32, and the choice of reading C.
+struct Scaler {
+  Sm80Kernel &kernel;
+  llvm::Value *readC; ///< i1: beta != 0 (constant false without scalars).
+
+  llvm::Value *scale(llvm::Value *acc, llvm::Value *old) const {
+    llvm::IRBuilder<> &b = kernel.nv.ir();
     if (!kernel.alpha)
-      return accValue;
-    llvm::Value *out = b.CreateFMul(kernel.alpha, accValue);
+      return acc;
+    llvm::Value *out = b.CreateFMul(kernel.alpha, acc);
     if (old)
       out = b.CreateFAdd(out, b.CreateFMul(kernel.beta, old));
     return out;
-  };
-  auto *readCConst = llvm::dyn_cast<llvm::ConstantInt>(readC);
-  // The scaled value of \p load()ed old C elements: without a runtime readC
-  // straight-line, else alpha * acc and, under the branch, the beta term,
-  // joined by a phi. compute(old) scales; old is null when C is not read.
-  auto withOldC = [&](auto load, auto compute) -> llvm::Value * {
-    if (readCConst)
-      return compute(readCConst->isOne() ? load() : nullptr);
+  }
+
+  /// compute(nullptr), or under a branch on readC compute(load()), joined
+  /// by a phi: C is loaded only when beta != 0.
+  template <typename Load, typename Compute>
+  llvm::Value *withOldC(Load load, Compute compute) const {
+    llvm::IRBuilder<> &b = kernel.nv.ir();
     llvm::Value *plain = compute(nullptr);
+    if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(readC);
+        known && known->isZero())
+      return plain;
+    llvm::LLVMContext &context = b.getContext();
     llvm::BasicBlock *from = b.GetInsertBlock();
-    auto *withC = llvm::BasicBlock::Create(context, "store.c", kernel.fn);
-    auto *join = llvm::BasicBlock::Create(context, "store.scaled", kernel.fn);
+    auto *withC = llvm::BasicBlock::Create(context, "copy.c", kernel.fn);
+    auto *join = llvm::BasicBlock::Create(context, "copy.scaled", kernel.fn);
     b.CreateCondBr(readC, withC, join);
     b.SetInsertPoint(withC);
     llvm::Value *full = compute(load());
@@ -89,133 +143,163 @@ void emitStores(Sm80Kernel &kernel, bool checked, llvm::Value *readC) {
     phi->addIncoming(plain, from);
     phi->addIncoming(full, fullEnd);
     return phi;
-  };
-  // Runs body() under `cond` (nothing to branch on when unchecked).
-  auto guarded = [&](llvm::Value *cond, auto body) {
-    if (!cond) {
-      body();
-      return;
-    }
-    auto *then = llvm::BasicBlock::Create(context, "store", kernel.fn);
-    auto *next = llvm::BasicBlock::Create(context, "store.next", kernel.fn);
-    b.CreateCondBr(cond, then, next);
-    b.SetInsertPoint(then);
-    body();
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
-  };
+  }
+};
 
-  for (unsigned i = 0; i < plan.mmaTilesM; ++i)
-    for (unsigned j = 0; j < plan.mmaTilesN; ++j)
-      for (unsigned half = 0; half < 2; ++half) {
-        unsigned at = (i * plan.mmaTilesN + j) * 4 + 2 * half;
-        llvm::Value *row = b.CreateAdd(rowBase, b.getInt32(16 * i + 8 * half));
-        llvm::Value *col = b.CreateAdd(colBase, b.getInt32(8 * j));
-        llvm::Value *col1 = b.CreateAdd(col, b.getInt32(1));
-        llvm::Value *rowIn = checked ? b.CreateICmpULT(row, kernel.m) : nullptr;
-        llvm::Value *colIn = checked ? b.CreateICmpULT(col, kernel.n) : nullptr;
-        llvm::Value *col1In =
-            checked ? b.CreateICmpULT(col1, kernel.n) : nullptr;
-        auto both = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
-          return x ? b.CreateAnd(x, y) : nullptr;
-        };
-        auto storeOne = [&](llvm::Value *r, llvm::Value *c, unsigned idx) {
-          llvm::Value *ptr = address(r, c);
-          llvm::Value *out = withOldC(
-              [&] {
-                return b.CreateFPExt(b.CreateLoad(elem, ptr), b.getFloatTy());
-              },
-              [&](llvm::Value *old) { return scale(kernel.acc[idx], old); });
-          b.CreateStore(b.CreateFPTrunc(out, elem), ptr);
-        };
-        if (!nContiguous) {
-          guarded(both(rowIn, colIn), [&] { storeOne(row, col, at); });
-          guarded(both(rowIn, col1In), [&] { storeOne(row, col1, at + 1); });
-          continue;
+/// The copy loop of pass \p pass: staging tile -> C.
+void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
+  const Sm80GemmPlan &plan = kernel.plan;
+  const GemmSpec &spec = plan.spec;
+  const Sm80StagingPlan &staging = plan.staging;
+  llvm::IRBuilder<> &b = kernel.nv.ir();
+  llvm::LLVMContext &context = b.getContext();
+  bool nContiguous = spec.cMajor == MajorKind::MN;
+  llvm::Type *elem = elementType(b, spec.cType);
+  unsigned elemBytes = dtypeBits(spec.cType) / 8;
+  llvm::Type *f32 = b.getFloatTy();
+  llvm::Type *vecType = llvm::FixedVectorType::get(elem, VectorElems);
+  llvm::Type *vecF32 = llvm::FixedVectorType::get(f32, VectorElems);
+  llvm::Align vecAlign(VectorElems * elemBytes);
+
+  unsigned lineLength = nContiguous ? spec.bn : staging.rows;
+  unsigned lines = nContiguous ? staging.rows : spec.bn;
+  unsigned vectorsPerLine = lineLength / VectorElems;
+  unsigned threads = spec.threads();
+  // rows and bn are multiples of 16 and threads is 32 * warps, so every
+  // thread copies the same number of vectors.
+  assert(lines * vectorsPerLine % threads == 0 && "uneven copy loop");
+  unsigned trips = lines * vectorsPerLine / threads;
+
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  auto *loop = llvm::BasicBlock::Create(context, "copy.loop", kernel.fn);
+  auto *vector = llvm::BasicBlock::Create(context, "copy.vector", kernel.fn);
+  auto *elements =
+      llvm::BasicBlock::Create(context, "copy.elements", kernel.fn);
+  auto *latch = llvm::BasicBlock::Create(context, "copy.latch", kernel.fn);
+  auto *done = llvm::BasicBlock::Create(context, "copy.done", kernel.fn);
+  b.CreateBr(loop);
+
+  b.SetInsertPoint(loop);
+  llvm::PHINode *trip = b.CreatePHI(b.getInt32Ty(), 2, "copy.trip");
+  trip->addIncoming(b.getInt32(0), pre);
+  llvm::Value *index =
+      b.CreateAdd(kernel.tid, b.CreateMul(trip, b.getInt32(threads)));
+  llvm::Value *line = b.CreateUDiv(index, b.getInt32(vectorsPerLine));
+  llvm::Value *first = b.CreateMul(
+      b.CreateURem(index, b.getInt32(vectorsPerLine)), b.getInt32(VectorElems));
+  llvm::Value *stagedRow = nContiguous ? line : first;
+  llvm::Value *col = nContiguous ? first : line;
+  llvm::Value *smemOffset = staging.smem.emitOffset(b, stagedRow, col);
+  // The CTA tile row of a staged row (Sm80StagingPlan).
+  llvm::Value *tileRow = stagedRow;
+  if (staging.passes > 1) {
+    unsigned rowsPerWarp = 16 * staging.tilesPerPass;
+    llvm::Value *warpM = b.CreateUDiv(stagedRow, b.getInt32(rowsPerWarp));
+    llvm::Value *r = b.CreateURem(stagedRow, b.getInt32(rowsPerWarp));
+    tileRow = b.CreateAdd(
+        b.CreateMul(warpM, b.getInt32(plan.a.warpExtent)),
+        b.CreateAdd(b.getInt32(pass * rowsPerWarp), r));
+  }
+  llvm::Value *gRow = b.CreateAdd(kernel.m0, tileRow);
+  llvm::Value *gCol = b.CreateAdd(kernel.n0, col);
+  llvm::Value *gLine = nContiguous ? gRow : gCol;
+  llvm::Value *gFirst = nContiguous ? gCol : gRow;
+  llvm::Value *lineLimit = nContiguous ? kernel.m : kernel.n;
+  llvm::Value *firstLimit = nContiguous ? kernel.n : kernel.m;
+  llvm::Value *lineIn = b.CreateICmpULT(gLine, lineLimit);
+  llvm::Value *ldc = b.CreateZExt(kernel.ldc, b.getInt64Ty());
+  auto address = [&](llvm::Value *firstIndex) {
+    llvm::Value *index = b.CreateAdd(
+        b.CreateMul(b.CreateZExt(gLine, b.getInt64Ty()), ldc),
+        b.CreateZExt(firstIndex, b.getInt64Ty()));
+    return b.CreateGEP(b.getInt8Ty(), kernel.c,
+                       b.CreateMul(index, b.getInt64(elemBytes)));
+  };
+  llvm::Value *ptr = address(gFirst);
+  llvm::Value *whole = b.CreateAnd(
+      lineIn, b.CreateICmpULE(b.CreateAdd(gFirst, b.getInt32(VectorElems)),
+                              firstLimit));
+  llvm::Value *aligned = b.CreateICmpEQ(
+      b.CreateAnd(b.CreatePtrToInt(ptr, b.getInt64Ty()),
+                  b.getInt64(vecAlign.value() - 1)),
+      b.getInt64(0));
+  llvm::Value *smemPtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                                     b.CreateMul(smemOffset, b.getInt32(4)));
+  b.CreateCondBr(b.CreateAnd(whole, aligned), vector, elements);
+
+  // The whole vector: one load of C (beta != 0 only) and one store.
+  b.SetInsertPoint(vector);
+  llvm::Value *acc = b.CreateAlignedLoad(vecF32, smemPtr, llvm::Align(16));
+  llvm::Value *value = scaler.withOldC(
+      [&] {
+        return b.CreateFPExt(b.CreateAlignedLoad(vecType, ptr, vecAlign),
+                             vecF32);
+      },
+      [&](llvm::Value *old) {
+        llvm::Value *out = llvm::PoisonValue::get(vecF32);
+        for (unsigned e = 0; e < VectorElems; ++e) {
+          llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
+          out = b.CreateInsertElement(
+              out, scaler.scale(b.CreateExtractElement(acc, e), o), e);
         }
-        auto storePair = [&] {
-          llvm::Type *pairType = llvm::FixedVectorType::get(elem, 2);
-          llvm::Type *pairF32 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
-          llvm::Value *ptr = address(row, col);
-          auto load = [&] {
-            auto *pair =
-                b.CreateAlignedLoad(pairType, ptr, llvm::Align(2 * elemBytes));
-            return b.CreateFPExt(pair, pairF32);
-          };
-          auto compute = [&](llvm::Value *old) {
-            llvm::Value *value = llvm::PoisonValue::get(pairF32);
-            for (unsigned e = 0; e < 2; ++e) {
-              llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-              value =
-                  b.CreateInsertElement(value, scale(kernel.acc[at + e], o), e);
-            }
-            return value;
-          };
-          llvm::Value *value = withOldC(load, compute);
-          b.CreateAlignedStore(b.CreateFPTrunc(value, pairType), ptr,
-                               llvm::Align(2 * elemBytes));
-        };
-        if (!checked) {
-          storePair();
-          continue;
-        }
-        // Full pair, else the lone first column at the right edge.
-        auto *pair = llvm::BasicBlock::Create(context, "store.pair", kernel.fn);
-        auto *single =
-            llvm::BasicBlock::Create(context, "store.edge", kernel.fn);
-        auto *next = llvm::BasicBlock::Create(context, "store.next", kernel.fn);
-        b.CreateCondBr(b.CreateAnd(rowIn, col1In), pair, single);
-        b.SetInsertPoint(pair);
-        storePair();
-        b.CreateBr(next);
-        b.SetInsertPoint(single);
-        guarded(b.CreateAnd(rowIn, colIn), [&] { storeOne(row, col, at); });
-        b.CreateBr(next);
-        b.SetInsertPoint(next);
-      }
+        return out;
+      });
+  b.CreateAlignedStore(b.CreateFPTrunc(value, vecType), ptr, vecAlign);
+  b.CreateBr(latch);
+
+  // Element by element (a runtime loop of VectorElems trips), each under
+  // its own bounds check. The staged vector is VectorElems consecutive
+  // offsets (checked by planStaging).
+  b.SetInsertPoint(elements);
+  llvm::PHINode *e = b.CreatePHI(b.getInt32Ty(), 2, "copy.e");
+  e->addIncoming(b.getInt32(0), loop);
+  llvm::Value *gIndex = b.CreateAdd(gFirst, e);
+  auto *store = llvm::BasicBlock::Create(context, "copy.element", kernel.fn);
+  auto *next = llvm::BasicBlock::Create(context, "copy.next", kernel.fn);
+  b.CreateCondBr(b.CreateAnd(lineIn, b.CreateICmpULT(gIndex, firstLimit)),
+                 store, next);
+  b.SetInsertPoint(store);
+  llvm::Value *elemPtr = address(gIndex);
+  llvm::Value *accElem = b.CreateAlignedLoad(
+      f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
+  llvm::Value *out = scaler.withOldC(
+      [&] {
+        return b.CreateFPExt(
+            b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
+      },
+      [&](llvm::Value *old) { return scaler.scale(accElem, old); });
+  b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
+                       llvm::Align(elemBytes));
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  llvm::Value *eNext = b.CreateAdd(e, b.getInt32(1));
+  e->addIncoming(eNext, next);
+  b.CreateCondBr(b.CreateICmpULT(eNext, b.getInt32(VectorElems)), elements,
+                 latch);
+
+  b.SetInsertPoint(latch);
+  llvm::Value *tripNext = b.CreateAdd(trip, b.getInt32(1), "copy.trip.next");
+  trip->addIncoming(tripNext, latch);
+  b.CreateCondBr(b.CreateICmpULT(tripNext, b.getInt32(trips)), loop, done);
+  b.SetInsertPoint(done);
 }
 
 } // namespace
 
 void emitSm80Epilogue(Sm80Kernel &kernel) {
-  const GemmSpec &spec = kernel.plan.spec;
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  llvm::LLVMContext &context = b.getContext();
-  auto *done = llvm::BasicBlock::Create(context, "epilogue.done", kernel.fn);
-
-  // Interior tiles need no bounds checks.
-  llvm::Value *interior = b.CreateAnd(
-      b.CreateICmpULE(b.CreateAdd(kernel.m0, b.getInt32(spec.bm)), kernel.m),
-      b.CreateICmpULE(b.CreateAdd(kernel.n0, b.getInt32(spec.bn)), kernel.n));
-  llvm::Value *readC =
-      kernel.beta ? b.CreateFCmpUNE(kernel.beta,
-                                    llvm::ConstantFP::get(b.getFloatTy(), 0.0))
-                  : b.getFalse();
-  for (bool checked : {false, true}) {
-    auto *variant = llvm::BasicBlock::Create(
-        context, checked ? "epilogue.edge" : "epilogue.interior", kernel.fn);
-    auto *next = llvm::BasicBlock::Create(context, "epilogue.next", kernel.fn);
-    b.CreateCondBr(checked ? b.getTrue() : interior, variant, next);
-    b.SetInsertPoint(variant);
-    if (checked) {
-      emitStores(kernel, checked, readC);
-      b.CreateBr(done);
-      b.SetInsertPoint(next);
-      continue;
-    }
-    auto *withC = llvm::BasicBlock::Create(context, "epilogue.beta", kernel.fn);
-    auto *noC = llvm::BasicBlock::Create(context, "epilogue.nobeta", kernel.fn);
-    b.CreateCondBr(readC, withC, noC);
-    b.SetInsertPoint(withC);
-    emitStores(kernel, checked, b.getTrue());
-    b.CreateBr(done);
-    b.SetInsertPoint(noC);
-    emitStores(kernel, checked, b.getFalse());
-    b.CreateBr(done);
-    b.SetInsertPoint(next);
+  Scaler scaler{kernel,
+                kernel.beta
+                    ? b.CreateFCmpUNE(kernel.beta,
+                                      llvm::ConstantFP::get(b.getFloatTy(), 0.0))
+                    : b.getFalse()};
+  for (unsigned pass = 0; pass < kernel.plan.staging.passes; ++pass) {
+    // Every warp is done with the pipeline's buffers (or the last pass).
+    kernel.nv.barrier();
+    stageAccumulators(kernel, pass);
+    kernel.nv.barrier();
+    copyToGlobal(kernel, scaler, pass);
   }
-  b.CreateBr(done);
-  b.SetInsertPoint(done);
 }
 
 } // namespace tilec

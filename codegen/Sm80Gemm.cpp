@@ -102,7 +102,72 @@ planOperand(const GemmSpec &spec, llvm::StringRef what, MajorKind major,
   return op;
 }
 
+/// Stages all of each warp's m16 tiles at once if that fits in shared
+/// memory, else the fewest passes that fit (tiles per pass dividing the
+/// warp's m16 tiles).
+llvm::Expected<Sm80StagingPlan> planStaging(const Sm80GemmPlan &plan) {
+  const GemmSpec &spec = plan.spec;
+  bool nContiguous = spec.cMajor == MajorKind::MN;
+  for (unsigned passes = 1; passes <= plan.mmaTilesM; ++passes) {
+    if (plan.mmaTilesM % passes != 0)
+      continue;
+    Sm80StagingPlan staging;
+    staging.passes = passes;
+    staging.tilesPerPass = plan.mmaTilesM / passes;
+    staging.rows = spec.warpsM * 16 * staging.tilesPerPass;
+    staging.layout = sm80StagingLayout(staging.rows, spec.bn, nContiguous);
+    auto smem = SmemAddress::get(staging.layout, staging.rows, spec.bn,
+                                 "the epilogue staging");
+    if (!smem)
+      return smem.takeError();
+    staging.smem = std::move(*smem);
+    uint64_t bytes = uint64_t(staging.smem.span()) * 4;
+    if (bytes > Sm80MaxSharedBytes)
+      continue;
+    staging.bytes = unsigned(bytes);
+    // The copy loop reads 16-byte vectors (4 f32) along C's contiguous
+    // extent; the N-contiguous accumulator stores write pairs.
+    unsigned lineLength = nContiguous ? spec.bn : staging.rows;
+    unsigned lines = nContiguous ? staging.rows : spec.bn;
+    for (unsigned line = 0; line < lines; ++line)
+      for (unsigned first = 0; first < lineLength; first += 4) {
+        TileCoord start = nContiguous ? TileCoord{line, first}
+                                      : TileCoord{first, line};
+        if (llvm::Error err =
+                staging.smem.checkVector(start, nContiguous, 4))
+          return err;
+      }
+    return staging;
+  }
+  return specError(llvm::formatv(
+      "the epilogue cannot stage even {0} rows of the {1} x {2} f32 "
+      "accumulator tile in {3} bytes of shared memory",
+      spec.warpsM * 16, spec.bm, spec.bn, Sm80MaxSharedBytes));
+}
+
 } // namespace
+
+// Why the padding: a warp's accumulator store of one m16n8 half covers 8
+// rows (lane / 4) x 4 column pairs (2 * (lane % 4)). N-contiguous C stores
+// each pair as one 8-byte st.shared.v2, executed in two half-warp phases of
+// 4 rows x 32 bytes: a row pitch of (bn + 8) * 4 bytes, 32 or 96 mod 128 for
+// bn a multiple of 16, starts the 4 rows in 4 different 32-byte quarters of
+// the 128-byte bank line (unpadded, bn a multiple of 32 puts all 4 rows on
+// the same 8 banks: a 4-way conflict). M-contiguous C stores the pair as two
+// 4-byte st.shared of 4 columns (stride 2) x 8 rows: a column pitch of
+// (rows + 4) * 4 bytes makes the stride of 2 columns 32 mod 128 bytes (rows
+// is a multiple of 16), again 4 distinct quarters. The copy loop's readers
+// take consecutive 16-byte vectors of one line, 128 contiguous bytes per
+// quarter-warp phase (conflict free while a line holds at least 8 vectors).
+// A swizzle would need a power-of-two line; padding works for every bn.
+ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn,
+                                 bool nContiguous) {
+  IntTuple shape{IntTuple(int64_t(rows)), IntTuple(int64_t(bn))};
+  IntTuple stride =
+      nContiguous ? IntTuple{IntTuple(int64_t(bn + 8)), IntTuple(int64_t(1))}
+                  : IntTuple{IntTuple(int64_t(1)), IntTuple(int64_t(rows + 4))};
+  return ComposedLayout(Swizzle(), 0, Layout(shape, stride));
+}
 
 llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   auto typeName = [](DTypeKind t) { return dtypeInfo(t).name.str(); };
@@ -163,6 +228,9 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   plan.kSteps = spec.bk / 16;
   plan.prefetchAcrossTiles = plan.kSteps >= 4;
   unsigned accPerThread = plan.mmaTilesM * plan.mmaTilesN * 4;
+  plan.profile = accPerThread > 32 && accPerThread <= 64
+                     ? PtxOptProfileKind::Light
+                     : PtxOptProfileKind::Full;
   if (accPerThread > 128)
     return specError(llvm::formatv(
         "each thread would hold {0} f32 accumulators ({1} x {2} warp tile); "
@@ -176,7 +244,11 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
         "{0} stages of {1} x {2} and {3} x {2} tiles need {4} bytes of "
         "shared memory; sm_80 allows {5}",
         spec.stages, spec.bm, spec.bk, spec.bn, bytes, Sm80MaxSharedBytes));
-  plan.sharedBytes = unsigned(bytes);
+  llvm::Expected<Sm80StagingPlan> staging = planStaging(plan);
+  if (!staging)
+    return staging.takeError();
+  plan.staging = std::move(*staging);
+  plan.sharedBytes = std::max(unsigned(bytes), plan.staging.bytes);
   return plan;
 }
 

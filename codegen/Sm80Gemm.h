@@ -13,8 +13,10 @@
 //   - each warp ldmatrix-loads (.trans for MN-major operands) its
 //     (bm/warpsM) x (bn/warpsN) piece and issues mma.sync m16n8k16 with f32
 //     accumulators;
-//   - the epilogue scales by alpha/beta and stores f16/bf16/f32 with
-//     predication on the ragged edges.
+//   - the epilogue stages the f32 accumulators in shared memory (reusing the
+//     drained pipeline's buffers), then a runtime loop copies 4-element
+//     vectors of C lines to global memory, scaling by alpha/beta, with
+//     coalesced vector stores and a per-element path on the ragged edges.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM80GEMM_H
@@ -22,6 +24,7 @@
 
 #include "codegen/GemmCodegen.h"
 #include "codegen/NvvmBuilder.h"
+#include "codegen/PtxEmitter.h"
 #include "codegen/SmemAddress.h"
 
 #include "llvm/IR/Module.h"
@@ -44,6 +47,30 @@ struct Sm80OperandPlan {
   unsigned stageElems; ///< One stage, rounded up to 128 bytes.
 };
 
+/// The epilogue's f32 staging tile in shared memory. Pass p stages m16 tiles
+/// [p * tilesPerPass, (p + 1) * tilesPerPass) of every warp: staged row
+/// s = warpM * 16 * tilesPerPass + r holds CTA tile row
+/// warpM * warpExtentM + 16 * p * tilesPerPass + r (0 <= r < 16 *
+/// tilesPerPass); staged column = CTA tile column. One pass (staged row =
+/// tile row) unless the whole tile would not fit in shared memory.
+struct Sm80StagingPlan {
+  ComposedLayout layout; ///< (rows, bn) -> f32 offset, padded (see plan).
+  SmemAddress smem;
+  unsigned passes = 1;
+  unsigned tilesPerPass = 0; ///< m16 tiles of each warp per pass.
+  unsigned rows = 0;         ///< Staged rows per pass.
+  unsigned bytes = 0;        ///< Shared memory the staging tile spans.
+};
+
+/// The padded staging layout of a \p rows x \p bn f32 tile. N-contiguous C
+/// (\p nContiguous): (rows, bn):(bn + 8, 1); M-contiguous C: (rows, bn):(1,
+/// rows + 4). Both keep the copy loop's 16-byte vectors contiguous and make
+/// the accumulator stores bank-conflict free (see Sm80Gemm.cpp).
+///
+/// Example: rows = 128, bn = 128, N-contiguous: (128,128):(136,1), offset of
+/// (1, 2) = 138; M-contiguous: (128,128):(1,132), offset of (1, 2) = 265.
+ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn, bool nContiguous);
+
 /// Everything the sm_80 generator decides before building IR.
 struct Sm80GemmPlan {
   GemmSpec spec;
@@ -55,6 +82,16 @@ struct Sm80GemmPlan {
   /// steps per tile (bk = 64) and lost 5-14% with 2 (bk = 32, more registers
   /// live across the barrier), so it is on for kSteps >= 4.
   bool prefetchAcrossTiles = false;
+  Sm80StagingPlan staging;
+  /// How hard LLVM works on the kernel: Light for 33 to 64 accumulators per
+  /// thread (the default 128x128 tiles), where ptxas needs more than 128
+  /// registers under either profile, so the Light profile's few extra ones
+  /// cost no occupancy. With 128 accumulators ptxas spilled in the k loop
+  /// from the Light profile's O0 PTX (128x256x64: 188 bytes); with 32 or
+  /// fewer its extra registers cost CTAs per SM (64x64x64: 80 -> 94
+  /// registers, 3 -> 2 CTAs). Both keep the Full profile.
+  PtxOptProfileKind profile = PtxOptProfileKind::Full;
+  /// max(pipeline buffers, staging tile): the staging reuses the buffers.
   unsigned sharedBytes;
 };
 
@@ -92,8 +129,9 @@ struct Sm80Kernel {
 /// Emits the cp.async pipeline and the ldmatrix + mma loop; fills kernel.acc.
 void emitSm80Mainloop(Sm80Kernel &kernel);
 
-/// Emits alpha/beta scaling and the predicated stores of kernel.acc; leaves
-/// the builder in the block after the stores.
+/// Stages kernel.acc in shared memory and copies it to C with alpha/beta
+/// scaling and predicated stores; leaves the builder in the block after the
+/// stores. Expects every cp.async of the mainloop to have landed.
 void emitSm80Epilogue(Sm80Kernel &kernel);
 
 } // namespace tilec

@@ -237,25 +237,38 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   OperandFragments fragB =
       setUpFragments(kernel, plan.b, /*isA=*/false, kernel.warpN, regionB);
 
-  // Accumulators live in an alloca that SROA turns into loop phis.
+  // Accumulators are loop phis, +0.0 on entry (built directly: an alloca
+  // would need SROA, half the Light middle end's time).
   unsigned accCount = plan.mmaTilesM * plan.mmaTilesN * 4;
   llvm::Type *f32 = b.getFloatTy();
-  llvm::IRBuilder<> entryBuilder(&kernel.fn->getEntryBlock(),
-                                 kernel.fn->getEntryBlock().begin());
-  llvm::AllocaInst *accSlots = entryBuilder.CreateAlloca(
-      llvm::ArrayType::get(f32, accCount), nullptr, "acc");
-  auto slot = [&](unsigned i) {
-    return b.CreateConstInBoundsGEP2_32(accSlots->getAllocatedType(), accSlots,
-                                        0, i);
-  };
-  for (unsigned i = 0; i < accCount; ++i)
-    b.CreateStore(llvm::ConstantFP::get(f32, 0.0), slot(i));
 
-  // Prologue: tiles 0 .. stages - 2.
-  for (unsigned s = 0; s + 1 < stages; ++s) {
-    issueCopies(kernel, copyA, b.getInt32(s), b.getInt32(s));
-    issueCopies(kernel, copyB, b.getInt32(s), b.getInt32(s));
+  // Prologue: tiles 0 .. stages - 2. Under the Light profile a runtime loop
+  // (one copy of the copy code instead of stages - 1: less IR to compile);
+  // unrolled for the register-bound kernels, where the loop cost ptxas a
+  // 4-byte spill (bench/CompileLatencyResults.md).
+  auto issueTile = [&](llvm::Value *tile) {
+    issueCopies(kernel, copyA, tile, tile);
+    issueCopies(kernel, copyB, tile, tile);
     nv.cpAsyncCommit();
+  };
+  if (plan.profile == PtxOptProfileKind::Light) {
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    auto *prologue = llvm::BasicBlock::Create(context, "prologue", kernel.fn);
+    auto *filled =
+        llvm::BasicBlock::Create(context, "prologue.done", kernel.fn);
+    b.CreateBr(prologue);
+    b.SetInsertPoint(prologue);
+    llvm::PHINode *s = b.CreatePHI(b.getInt32Ty(), 2, "prologue.tile");
+    s->addIncoming(b.getInt32(0), entry);
+    issueTile(s);
+    llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
+    s->addIncoming(sNext, prologue);
+    b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
+                   filled);
+    b.SetInsertPoint(filled);
+  } else {
+    for (unsigned s = 0; s + 1 < stages; ++s)
+      issueTile(b.getInt32(s));
   }
   llvm::Value *kTiles =
       b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
@@ -271,9 +284,21 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "k.loop", kernel.fn);
   auto *after = llvm::BasicBlock::Create(context, "k.done", kernel.fn);
+  // Skip the loop when K = 0. (Running one trip of zero fills instead would
+  // save a phi per accumulator, but then ptxas spilled the 128-accumulator
+  // 128x256x64 kernel: bench/CompileLatencyResults.md.)
   b.CreateCondBr(b.CreateICmpUGT(kTiles, b.getInt32(0)), loop, after);
 
   b.SetInsertPoint(loop);
+  // Highest accumulator first: the order SROA gave these phis when they
+  // were an alloca; ptxas then used 4-6 fewer registers than with the
+  // ascending order.
+  std::vector<llvm::PHINode *> accPhis(accCount);
+  for (unsigned i = accCount; i-- > 0;) {
+    accPhis[i] = b.CreatePHI(f32, 2, "acc");
+    accPhis[i]->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+  }
+  std::vector<llvm::Value *> acc(accPhis.begin(), accPhis.end());
   llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
   llvm::PHINode *readStage = b.CreatePHI(b.getInt32Ty(), 2, "stage");
   kt->addIncoming(b.getInt32(0), pre);
@@ -312,9 +337,6 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     refill();
     cur = loadFragments(kernel, fragA, fragB, readStage, 0);
   }
-  std::vector<llvm::Value *> acc(accCount);
-  for (unsigned i = 0; i < accCount; ++i)
-    acc[i] = b.CreateLoad(f32, slot(i));
   for (unsigned ks = 0; ks < plan.kSteps; ++ks) {
     // Load the next step's fragments before this step's mmas. Across tiles,
     // before the last step wait for tile kt + 1 and load its step 0: the
@@ -343,7 +365,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     cur = next;
   }
   for (unsigned i = 0; i < accCount; ++i)
-    b.CreateStore(acc[i], slot(i));
+    accPhis[i]->addIncoming(acc[i], b.GetInsertBlock());
 
   llvm::Value *ktNext = b.CreateAdd(kt, b.getInt32(1), "kt.next");
   kt->addIncoming(ktNext, b.GetInsertBlock());
@@ -353,15 +375,21 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     for (auto &quad : *regs)
       for (llvm::Value *reg : quad)
         fragPhis[phiIndex++]->addIncoming(reg, b.GetInsertBlock());
+  llvm::BasicBlock *loopEnd = b.GetInsertBlock();
   b.CreateCondBr(b.CreateICmpULT(ktNext, kTiles), loop, after);
 
   b.SetInsertPoint(after);
+  // +0.0 when the loop did not run, else the last trip's values.
+  kernel.acc.clear();
+  for (unsigned i = 0; i < accCount; ++i) {
+    llvm::PHINode *phi = b.CreatePHI(f32, 2);
+    phi->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+    phi->addIncoming(acc[i], loopEnd);
+    kernel.acc.push_back(phi);
+  }
   // The copies issued past the last tile are zero fills; let them land
   // before the CTA may exit.
   nv.cpAsyncWait(0);
-  kernel.acc.clear();
-  for (unsigned i = 0; i < accCount; ++i)
-    kernel.acc.push_back(b.CreateLoad(f32, slot(i)));
 }
 
 } // namespace tilec

@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/SmemAddress.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <set>
 
 namespace tilec {
 
@@ -86,12 +86,25 @@ llvm::Expected<SmemAddress> SmemAddress::get(const ComposedLayout &layout,
   result.base = layout.offset;
   result.name = what.str();
 
-  // Span and injectivity, over every coordinate of the tile.
-  std::set<int64_t> seen;
+  // Span and injectivity, over every coordinate of the tile, with one byte
+  // per possible offset as the seen-set (a std::set cost ~2 ms per compile).
+  // Offsets normally lie below the next power of two above the largest
+  // linear offset (the swizzle XORs higher bits into lower ones).
+  int64_t maxLinear = result.base;
+  for (auto *modes : {&result.mnModes, &result.kModes})
+    for (const Mode &mode : *modes)
+      maxLinear += (mode.shape - 1) * mode.stride;
+  std::vector<uint8_t> seen(size_t(llvm::NextPowerOf2(uint64_t(maxLinear))));
   for (int64_t j = 0; j < extentK; ++j)
     for (int64_t i = 0; i < extentMn; ++i) {
       int64_t off = result.offset(i, j);
-      if (!seen.insert(off).second)
+      if (off < 0)
+        return llvm::createStringError(llvm::formatv(
+            "smem layout of {0} maps ({1}, {2}) to the negative offset {3}",
+            what, i, j, off));
+      if (size_t(off) >= seen.size())
+        seen.resize(size_t(off) + 1);
+      if (seen[size_t(off)]++)
         return llvm::createStringError(llvm::formatv(
             "smem layout of {0} maps two coordinates to offset {1} (at "
             "({2}, {3})); a staging layout must be injective",
@@ -103,6 +116,8 @@ llvm::Expected<SmemAddress> SmemAddress::get(const ComposedLayout &layout,
 
 int64_t SmemAddress::digitsOffset(const std::vector<Mode> &modes,
                                   int64_t coord) {
+  if (modes.size() == 1) // One mode: no digits to split off.
+    return coord * modes[0].stride;
   int64_t off = 0;
   for (size_t i = 0; i < modes.size(); ++i) {
     bool last = i + 1 == modes.size();
@@ -125,24 +140,32 @@ int64_t SmemAddress::offset(int64_t mn, int64_t k) const {
 llvm::Value *SmemAddress::emitDigits(llvm::IRBuilderBase &b,
                                      const std::vector<Mode> &modes,
                                      llvm::Value *coord) const {
-  llvm::Value *off = b.getInt32(0);
+  // No multiply by 1 and no add of 0: the Light profile runs no InstCombine
+  // to fold them, and each costs instruction selection time.
+  llvm::Value *off = nullptr;
   for (size_t i = 0; i < modes.size(); ++i) {
     bool last = i + 1 == modes.size();
     llvm::Value *digit =
         last ? coord : b.CreateURem(coord, b.getInt32(modes[i].shape));
-    if (modes[i].stride != 0 && modes[i].shape != 1)
-      off = b.CreateAdd(off, b.CreateMul(digit, b.getInt32(modes[i].stride)));
+    if (modes[i].stride != 0 && modes[i].shape != 1) {
+      llvm::Value *term =
+          modes[i].stride == 1
+              ? digit
+              : b.CreateMul(digit, b.getInt32(modes[i].stride));
+      off = off ? b.CreateAdd(off, term) : term;
+    }
     if (!last)
       coord = b.CreateUDiv(coord, b.getInt32(modes[i].shape));
   }
-  return off;
+  return off ? off : b.getInt32(0);
 }
 
 llvm::Value *SmemAddress::emitOffset(llvm::IRBuilderBase &b, llvm::Value *mn,
                                      llvm::Value *k) const {
-  llvm::Value *linear = b.CreateAdd(
-      b.CreateAdd(emitDigits(b, mnModes, mn), emitDigits(b, kModes, k)),
-      b.getInt32(base));
+  llvm::Value *linear =
+      b.CreateAdd(emitDigits(b, mnModes, mn), emitDigits(b, kModes, k));
+  if (base != 0)
+    linear = b.CreateAdd(linear, b.getInt32(base));
   if (swizzle.bits == 0)
     return linear;
   int64_t zMask = ((int64_t(1) << swizzle.bits) - 1) << swizzle.base;

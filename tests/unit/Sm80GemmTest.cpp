@@ -1,6 +1,7 @@
 //===- tests/unit/Sm80GemmTest.cpp - sm_80 GEMM codegen and smem addresses ===//
 #include "codegen/GemmCodegen.h"
 #include "codegen/Ptxas.h"
+#include "codegen/Sm80Gemm.h"
 #include "codegen/SmemAddress.h"
 #include "ir/LayoutAlgebra.h"
 #include "ir/SwizzleAtom.h"
@@ -8,6 +9,10 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
 
 namespace tilec {
 namespace {
@@ -138,7 +143,14 @@ TEST_P(Sm80GemmPtx, EmitsTensorCorePtxThatAssembles) {
                     std::string::npos,
             anyK);
   EXPECT_EQ(binary->blockThreads, 32 * s.wm * s.wn);
-  EXPECT_EQ(binary->sharedBytes, s.stages * (s.bm + s.bn) * s.bk * 2);
+  // The epilogue's f32 staging tile (rows padded to bn + 8 f32, C is
+  // N-contiguous here) reuses the pipeline's buffers.
+  unsigned pipeline = s.stages * (s.bm + s.bn) * s.bk * 2;
+  unsigned staging = ((s.bm - 1) * (s.bn + 8) + s.bn) * 4;
+  EXPECT_EQ(binary->sharedBytes, std::max(pipeline, staging));
+  // Accumulators to smem as f32 pairs, then 16-byte vectors back.
+  EXPECT_NE(ptx.find("st.shared.v2.b32"), std::string::npos);
+  EXPECT_NE(ptx.find("ld.shared.v4.b32"), std::string::npos);
   EXPECT_EQ(binary->params.size(), 11u);
   if (!findPtxas())
     GTEST_SKIP() << "no ptxas";
@@ -200,6 +212,189 @@ TEST(Sm80Gemm, DefaultLayoutsAreLdmatrixConflictFree) {
                 << layout.str() << " block (" << mn << ", " << k << ")";
           }
       }
+}
+
+// Example in Sm80Gemm.h (sm80StagingLayout).
+TEST(Sm80Staging, HeaderExample) {
+  ComposedLayout rows = sm80StagingLayout(128, 128, /*nContiguous=*/true);
+  EXPECT_EQ(rows.str(), "Sw<0,0,0> o (128,128):(136,1)");
+  EXPECT_EQ(rows(IntTuple{int64_t(1), int64_t(2)}), 138);
+  ComposedLayout cols = sm80StagingLayout(128, 128, /*nContiguous=*/false);
+  EXPECT_EQ(cols.str(), "Sw<0,0,0> o (128,128):(1,132)");
+  EXPECT_EQ(cols(IntTuple{int64_t(1), int64_t(2)}), 265);
+}
+
+/// The most distinct 4-byte words one bank serves in one phase of a warp's
+/// shared-memory access of \p bytes per lane at the lanes' byte addresses
+/// (4-byte accesses: one phase of 32 lanes; 8: two of 16; 16: four of 8).
+unsigned worstBankConflict(const std::vector<int64_t> &addresses,
+                           unsigned bytes) {
+  unsigned lanesPerPhase = 128 / bytes, worst = 0;
+  for (unsigned first = 0; first < addresses.size(); first += lanesPerPhase) {
+    std::map<int64_t, std::set<int64_t>> wordsOfBank;
+    for (unsigned lane = first; lane < first + lanesPerPhase; ++lane)
+      for (unsigned w = 0; w < bytes / 4; ++w) {
+        int64_t word = addresses[lane] / 4 + w;
+        wordsOfBank[word % 32].insert(word);
+      }
+    for (auto &[bank, words] : wordsOfBank)
+      worst = std::max(worst, unsigned(words.size()));
+  }
+  return worst;
+}
+
+struct StagingCase {
+  unsigned bm, bn, bk, stages, wm, wn;
+  MajorKind c;
+  unsigned passes; ///< Expected.
+};
+
+// The staging tile, against the mma.sync m16n8 accumulator fragment (lane l:
+// rows l / 4 and l / 4 + 8, columns 2 (l % 4) and + 1) and the copy loop's
+// order (thread t, trip i: vector t + i * threads of the line-major tile):
+// every store and every load instruction of a warp is bank-conflict free,
+// every accumulator lands on a distinct offset that the copy loop reads back
+// as the same C element, and the passes fit in shared memory.
+TEST(Sm80Staging, ConflictFreeAndRoundTrips) {
+  for (StagingCase sc :
+       {StagingCase{128, 128, 32, 4, 2, 4, MajorKind::MN, 1},
+        StagingCase{128, 128, 32, 4, 2, 4, MajorKind::K, 1},
+        StagingCase{128, 256, 32, 3, 2, 4, MajorKind::MN, 1},
+        StagingCase{128, 256, 32, 3, 2, 4, MajorKind::K, 1},
+        StagingCase{64, 64, 64, 3, 2, 2, MajorKind::MN, 1},
+        StagingCase{256, 256, 32, 2, 4, 4, MajorKind::MN, 2},
+        StagingCase{256, 256, 32, 2, 4, 4, MajorKind::K, 2}}) {
+    GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::K, MajorKind::K, sc.bm,
+                           sc.bn, sc.bk, sc.stages, sc.wm, sc.wn);
+    spec.cMajor = sc.c;
+    bool nContiguous = sc.c == MajorKind::MN;
+    std::string label = llvm::formatv("{0}x{1} w{2}x{3} {4}-contiguous C",
+                                      sc.bm, sc.bn, sc.wm, sc.wn,
+                                      nContiguous ? "N" : "M");
+    auto plan = planSm80Gemm(spec);
+    ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+    const Sm80StagingPlan &st = plan->staging;
+    EXPECT_EQ(st.passes, sc.passes) << label;
+    unsigned warpM = sc.bm / sc.wm, warpN = sc.bn / sc.wn;
+    unsigned tilesPerPass = warpM / 16 / sc.passes;
+    unsigned rows = sc.wm * 16 * tilesPerPass;
+    ASSERT_EQ(st.rows, rows) << label;
+    unsigned span = nContiguous ? (rows - 1) * (sc.bn + 8) + sc.bn
+                                : (sc.bn - 1) * (rows + 4) + rows;
+    EXPECT_EQ(st.bytes, span * 4) << label;
+    EXPECT_LE(st.bytes, 163u * 1024) << label;
+    EXPECT_EQ(plan->sharedBytes,
+              std::max(st.bytes, sc.stages * (sc.bm + sc.bn) * sc.bk * 2))
+        << label;
+
+    for (unsigned pass = 0; pass < sc.passes; ++pass) {
+      // Offset -> the C tile element (row, column) stored there.
+      std::map<int64_t, std::pair<unsigned, unsigned>> stored;
+      for (unsigned warp = 0; warp < sc.wm * sc.wn; ++warp)
+        for (unsigned t = 0; t < tilesPerPass; ++t)
+          for (unsigned j = 0; j < warpN / 8; ++j)
+            for (unsigned half = 0; half < 2; ++half)
+              for (unsigned e = 0; e < 2; ++e) {
+                unsigned wmIdx = warp % sc.wm, wnIdx = warp / sc.wm;
+                std::vector<int64_t> addresses;
+                for (unsigned lane = 0; lane < 32; ++lane) {
+                  unsigned stagedRow =
+                      wmIdx * 16 * tilesPerPass + 16 * t + 8 * half + lane / 4;
+                  unsigned col = wnIdx * warpN + 8 * j + 2 * (lane % 4) + e;
+                  unsigned tileRow = wmIdx * warpM +
+                                     16 * (pass * tilesPerPass + t) +
+                                     8 * half + lane / 4;
+                  int64_t off = st.smem.offset(stagedRow, col);
+                  EXPECT_TRUE(stored.insert({off, {tileRow, col}}).second)
+                      << label << ": offset " << off << " stored twice";
+                  addresses.push_back(off * 4);
+                }
+                // N-contiguous: one 8-byte store per pair (e = 0 checks it).
+                if (nContiguous && e == 1)
+                  continue;
+                EXPECT_EQ(worstBankConflict(addresses, nContiguous ? 8 : 4),
+                          1u)
+                    << label << ": accumulator store warp " << warp;
+              }
+      ASSERT_EQ(stored.size(), size_t(rows) * sc.bn) << label;
+
+      unsigned lines = nContiguous ? rows : sc.bn;
+      unsigned perLine = (nContiguous ? sc.bn : rows) / 4;
+      for (unsigned first = 0; first < lines * perLine; first += 32) {
+        std::vector<int64_t> addresses;
+        for (unsigned lane = 0; lane < 32; ++lane) {
+          unsigned index = first + lane;
+          unsigned line = index / perLine, start = 4 * (index % perLine);
+          for (unsigned e = 0; e < 4; ++e) {
+            unsigned stagedRow = nContiguous ? line : start + e;
+            unsigned col = nContiguous ? start + e : line;
+            unsigned tileRow = stagedRow / (16 * tilesPerPass) * warpM +
+                               16 * pass * tilesPerPass +
+                               stagedRow % (16 * tilesPerPass);
+            int64_t off = st.smem.offset(stagedRow, col);
+            auto it = stored.find(off);
+            ASSERT_NE(it, stored.end()) << label;
+            EXPECT_EQ(it->second, std::make_pair(tileRow, col)) << label;
+            if (e == 0)
+              addresses.push_back(off * 4);
+            else
+              EXPECT_EQ(off, st.smem.offset(nContiguous ? line : start,
+                                            nContiguous ? start : line) +
+                                 e)
+                  << label;
+          }
+        }
+        EXPECT_EQ(worstBankConflict(addresses, 16), 1u)
+            << label << ": copy loop load at vector " << first;
+      }
+    }
+  }
+}
+
+// M-contiguous C and a two-pass epilogue (a 256 x 256 tile does not fit in
+// shared memory as f32 at once) assemble.
+TEST(Sm80Staging, OtherEpiloguesAssemble) {
+  for (auto [bm, bn, wm, wn, c] :
+       {std::tuple{128u, 128u, 2u, 4u, MajorKind::K},
+        std::tuple{256u, 256u, 4u, 4u, MajorKind::MN},
+        std::tuple{256u, 256u, 4u, 4u, MajorKind::K}}) {
+    GemmSpec spec = specOf(DTypeKind::F16, MajorKind::K, MajorKind::MN, bm,
+                           bn, 32, 2, wm, wn);
+    spec.cMajor = c;
+    auto binary = emitGemm(spec);
+    ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+    EXPECT_EQ(binary->ptx.find(".local"), std::string::npos);
+    if (!findPtxas())
+      GTEST_SKIP() << "no ptxas";
+    llvm::Error err = assembleWithPtxas(binary->ptx, ArchKind::SM80);
+    EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  }
+}
+
+// The Light compile profile only where ptxas's register use cannot cost
+// occupancy or spill (Sm80GemmPlan::profile): 33 to 64 accumulators/thread.
+TEST(Sm80Gemm, CompileProfileByAccumulators) {
+  struct Expect {
+    unsigned bm, bn, bk, stages, wm, wn, accumulators;
+    PtxOptProfileKind profile;
+  };
+  for (Expect e : {Expect{128, 128, 32, 4, 2, 4, 64, PtxOptProfileKind::Light},
+                   Expect{128, 128, 64, 3, 2, 4, 64, PtxOptProfileKind::Light},
+                   Expect{64, 128, 32, 3, 2, 2, 64, PtxOptProfileKind::Light},
+                   Expect{64, 64, 64, 3, 2, 4, 16, PtxOptProfileKind::Full},
+                   Expect{64, 64, 32, 3, 2, 2, 32, PtxOptProfileKind::Full},
+                   Expect{128, 256, 64, 3, 2, 4, 128, PtxOptProfileKind::Full},
+                   Expect{256, 128, 32, 3, 2, 4, 128,
+                          PtxOptProfileKind::Full}}) {
+    GemmSpec spec = specOf(DTypeKind::BF16, MajorKind::K, MajorKind::K, e.bm,
+                           e.bn, e.bk, e.stages, e.wm, e.wn);
+    auto plan = planSm80Gemm(spec);
+    ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+    // m16 x n8 mma tiles per warp, 4 f32 each.
+    EXPECT_EQ((e.bm / e.wm / 16) * (e.bn / e.wn / 8) * 4, e.accumulators);
+    EXPECT_EQ(plan->profile, e.profile)
+        << e.bm << "x" << e.bn << "x" << e.bk << " w" << e.wm << "x" << e.wn;
+  }
 }
 
 TEST(Sm80Gemm, LaunchArgumentChecks) {
