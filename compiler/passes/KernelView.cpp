@@ -82,4 +82,26 @@ std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
   return view;
 }
 
+void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
+  // plan-pipeline has replaced `auto`; verify allows `store` and
+  // `stmatrix [swizzle(..)] -> tma_store`.
+  const tir::Attr *steps = epilogue.get("steps");
+  spec.storeTma = false;
+  spec.storeSwizzleBytes = 0;
+  if (!steps || !steps->isList())
+    return;
+  for (const tir::Attr &step : steps->list) {
+    if (!step.isList() || step.list.empty() || step.list[0].str != "stmatrix")
+      continue;
+    spec.storeTma = true;
+    for (size_t i = 1; i < step.list.size(); ++i) {
+      llvm::StringRef option = step.list[i].str;
+      spec.storeSwizzleBytes = option == "swizzle(none)"   ? 16
+                               : option == "swizzle(32B)" ? 32
+                               : option == "swizzle(64B)" ? 64
+                                                          : 128;
+    }
+  }
+}
+
 } // namespace tilec

@@ -46,6 +46,12 @@ struct KernelView {
   int64_t mnExtent(char operand) const { return operand == 'a' ? bm : bn; }
 };
 
+/// The steps of a decided tile.epilogue (plan-pipeline has replaced `auto`)
+/// as \p spec's storeTma and storeSwizzleBytes: `stmatrix [swizzle(X)] ->
+/// tma_store` sets storeTma and X's bytes (none: 16; no option: 0), `store`
+/// clears them.
+void epilogueInto(const tir::Op &epilogue, GemmSpec &spec);
+
 /// The location of attribute \p key of \p op, or the op's.
 llvm::SMLoc attrLoc(const tir::Op &op, llvm::StringRef key);
 

@@ -113,25 +113,8 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
                       ? static_cast<unsigned>(split->intValue)
                       : 1;
   }
-  if (const tir::Op *epilogue = kernel.find("tile.epilogue")) {
-    // plan-pipeline has replaced `auto`; verify allows `store` and
-    // `stmatrix [swizzle(..)] -> tma_store`.
-    const tir::Attr *steps = epilogue->get("steps");
-    spec.storeTma = false;
-    if (steps && steps->isList())
-      for (const tir::Attr &step : steps->list) {
-        if (!step.isList() || step.list.empty() || step.list[0].str != "stmatrix")
-          continue;
-        spec.storeTma = true;
-        for (size_t i = 1; i < step.list.size(); ++i) {
-          llvm::StringRef option = step.list[i].str;
-          spec.storeSwizzleBytes = option == "swizzle(none)" ? 16
-                                   : option == "swizzle(32B)" ? 32
-                                   : option == "swizzle(64B)" ? 64
-                                                              : 128;
-        }
-      }
-  }
+  if (const tir::Op *epilogue = kernel.find("tile.epilogue"))
+    epilogueInto(*epilogue, spec);
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");
     if (warps && warps->isList() && warps->list.size() == 2 &&

@@ -24,6 +24,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
+#include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90Limits.h"
 #include "compiler/passes/KernelView.h"
 
 #include <algorithm>
@@ -88,23 +90,77 @@ WarpPlan planWarps(const KernelView &view) {
   return {};
 }
 
+/// The sm_90a generator's configuration for \p view with the schedule and
+/// epilogue that planSchedule and planEpilogue decided.
+Sm90GemmConfig sm90ConfigOf(const tir::Op &kernel, const KernelView &view) {
+  Sm90GemmConfig config;
+  config.bm = static_cast<unsigned>(view.bm);
+  config.bn = static_cast<unsigned>(view.bn);
+  config.bk = static_cast<unsigned>(view.bk);
+  config.stages = static_cast<unsigned>(view.stages);
+  config.aType = view.aType;
+  config.bType = view.bType;
+  config.cType = view.cType;
+  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
+    const tir::Attr *swap = schedule->get("swap_ab");
+    config.swapAB = swap && swap->isInt() && swap->intValue != 0;
+  }
+  config.storeTma = false;
+  if (const tir::Op *epilogue = kernel.find("tile.epilogue")) {
+    GemmSpec spec;
+    epilogueInto(*epilogue, spec);
+    config.storeTma = spec.storeTma;
+    config.storeSwizzleBytes = spec.storeSwizzleBytes;
+  }
+  return config;
+}
+
 void planKernel(tir::Op &kernel, const KernelView &view,
                 DiagnosticEngine &diags) {
   int64_t aBytes = view.bm * view.bk * dtypeBits(view.aType) / 8;
   int64_t bBytes = view.bn * view.bk * dtypeBits(view.bType) / 8;
   int64_t stageBytes = aBytes + bBytes;
-  int64_t total = stageBytes * view.stages;
+  // sm_90a also keeps, beside the ring, the epilogue's staging tiles, one
+  // full and one empty mbarrier per stage, a flag word and the slack that
+  // aligns the ring for 128-byte swizzle atoms (codegen/Sm90Gemm.h).
+  int64_t staging = 0, perStageExtra = 0, fixed = 0;
+  if (view.arch == ArchKind::SM90a) {
+    Sm90GemmConfig config = sm90ConfigOf(kernel, view);
+    auto tile = sm90EpilogueTile(config);
+    if (!tile) {
+      const tir::Op *epilogue = kernel.find("tile.epilogue");
+      diags.error(epilogue ? epilogue->loc : kernel.loc,
+                  llvm::toString(tile.takeError()));
+      return;
+    }
+    if (*tile)
+      staging = std::max<int64_t>(1, view.bm / 64) * (*tile)->buffers *
+                (*tile)->bytes;
+    perStageExtra = 16;
+    fixed = 16 + sm90::AlignSlack;
+  }
+  int64_t total =
+      (stageBytes + perStageExtra) * view.stages + staging + fixed;
   int64_t limit = smemLimit(view.arch);
   const tir::Op *stagesOp = kernel.find("tile.stages");
   llvm::SMLoc loc = stagesOp ? attrLoc(*stagesOp, "count") : kernel.loc;
   std::string arch = archInfo(view.arch).name.str();
+  std::string extras =
+      staging || fixed
+          ? ", " + std::to_string(staging) +
+                " for the epilogue's staging tiles and " +
+                std::to_string(perStageExtra * view.stages + fixed) +
+                " for barriers and alignment"
+          : "";
   if (total > limit) {
-    int64_t fit = limit / stageBytes;
+    int64_t fit =
+        (limit - staging - fixed) / (stageBytes + perStageExtra);
     diags.error(
         loc, std::to_string(view.stages) + " stages need " +
                  std::to_string(total) + " bytes of shared memory (" +
-                 std::to_string(stageBytes) + " per stage), more than the " +
-                 std::to_string(limit) + " bytes a block gets on " + arch +
+                 std::to_string(stageBytes) + " per stage" + extras +
+                 "), more than the " + std::to_string(limit) +
+                 " bytes a block gets on " + arch +
                  (fit >= 1 ? "; at most " + std::to_string(fit) + " stages fit"
                            : "; not even one stage fits: make BM, BN "
                              "or BK smaller"));
@@ -149,7 +205,9 @@ void planKernel(tir::Op &kernel, const KernelView &view,
                "x" + std::to_string(view.bk) + " tile of b (" +
                std::to_string(bBytes) + " B); " + std::to_string(view.stages) +
                " stages use " + std::to_string(total) + " of " +
-               std::to_string(limit) + " bytes on " + arch + warpWhy));
+               std::to_string(limit) + " bytes on " + arch +
+               (extras.empty() ? "" : " (with" + extras.substr(1) + ")") +
+               warpWhy));
   if (tir::Op *existing = kernel.find("tile.pipeline"))
     *existing = std::move(plan);
   else
@@ -298,9 +356,11 @@ bool runPlanPipelinePass(tir::Op &module, PassContext &context) {
     std::optional<KernelView> view =
         KernelView::getOrReport(kernel, context.diags, "plan-pipeline");
     if (view) {
-      planKernel(kernel, *view, context.diags);
+      // The schedule and the epilogue first: the sm_90a shared-memory
+      // budget depends on both.
       planSchedule(kernel, *view);
       planEpilogue(kernel, *view);
+      planKernel(kernel, *view, context.diags);
     }
   }
   return context.diags.errorCount() == before;
