@@ -316,6 +316,18 @@ INSTANTIATE_TEST_SUITE_P(
         GpuCase{"cluster2_persistent_odd_tiles_1100x1300x520",
                 configOf(128, 256, 4, false, false, 1, true, 2),
                 {1100, 1300, 520}},
+        // Persistent tiles through the staged epilogue (N = 1304: whole
+        // 16-byte units), with and without clusters: buffers reused across
+        // tiles, odd row-tile counts.
+        GpuCase{"tma_store_persistent_ragged_1000x1304x520",
+                configOf(128, 256, 4, false, false, 1, true),
+                {1000, 1304, 520}},
+        GpuCase{"tma_store_cluster2_persistent_odd_tiles_1100x1304x520",
+                configOf(128, 256, 4, false, false, 1, true, 2),
+                {1100, 1304, 520}},
+        GpuCase{"tma_store_cluster2_persistent_swap_m128_n1000_k1536_alpha",
+                configOf(128, 128, 6, true, false, 1, true, 2),
+                {128, 1000, 1536, -0.5f, 0}},
         GpuCase{"cluster2_persistent_beta_4096x4096x4096_sampled",
                 configOf(128, 256, 4, false, false, 1, true, 2),
                 {4096, 4096, 4096, 1.0f, 0.25f, 4000}},
