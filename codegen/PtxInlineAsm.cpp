@@ -131,6 +131,32 @@ void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
           args);
 }
 
+llvm::SmallVector<llvm::Value *> ldmatrix(llvm::IRBuilderBase &builder,
+                                          llvm::Value *addr, unsigned count,
+                                          bool trans) {
+  assert((count == 1 || count == 2 || count == 4) &&
+         "ldmatrix loads 1, 2 or 4 matrices");
+  std::string text = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) +
+                     (trans ? ".trans" : "") + ".shared.b16 {";
+  std::string constraints;
+  llvm::SmallVector<llvm::Type *> types;
+  for (unsigned i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? ",=r" : "=r");
+    types.push_back(builder.getInt32Ty());
+  }
+  text += "}, [$" + std::to_string(count) + "];";
+  llvm::Type *result = count == 1 ? types[0]
+                                  : llvm::StructType::get(
+                                        builder.getContext(), types);
+  llvm::Value *call = emitAsm(builder, result, text,
+                              constraints + ",r,~{memory}", {addr});
+  llvm::SmallVector<llvm::Value *> out;
+  for (unsigned i = 0; i < count; ++i)
+    out.push_back(count == 1 ? call : builder.CreateExtractValue(call, {i}));
+  return out;
+}
+
 void barSync(llvm::IRBuilderBase &builder, llvm::Value *id, unsigned threads) {
   emitAsm(builder, builder.getVoidTy(),
           "bar.sync $0, " + std::to_string(threads) + ";", "r,~{memory}",

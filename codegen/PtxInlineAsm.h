@@ -75,6 +75,12 @@ void bulkWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
 void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
               llvm::ArrayRef<llvm::Value *> regs, bool trans,
               llvm::StringRef annotation = {});
+/// `ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 {r...}, [addr];` with
+/// N = \p count (1, 2 or 4): the inverse of stmatrix with the same lane
+/// addresses; returns the N packed pairs.
+llvm::SmallVector<llvm::Value *> ldmatrix(llvm::IRBuilderBase &builder,
+                                          llvm::Value *addr, unsigned count,
+                                          bool trans);
 /// `bar.sync id, threads;` on named barrier \p id (i32, 0..15) with
 /// \p threads (a multiple of 32); id 0 with every thread of the CTA is
 /// __syncthreads.

@@ -117,7 +117,9 @@ unsigned sm90SharedBytes(const Sm90GemmConfig &config) {
   if (!tile)
     llvm::consumeError(tile.takeError());
   else if (*tile)
-    staging = (config.bm / 64) * (*tile)->buffers * (*tile)->bytes;
+    // The buffers, and one mbarrier per consumer warpgroup (16 bytes) for
+    // the TMA loads of C when beta != 0.
+    staging = (config.bm / 64) * (*tile)->buffers * (*tile)->bytes + 16;
   return AlignSlack + staging +
          config.stages * (config.bm + config.bn) * config.bk * elem +
          16 * config.stages + 16;
@@ -322,21 +324,41 @@ struct EpilogueEmitter {
     return text;
   }
 
-  /// alpha * {lo, hi} rounded to C's type, packed into one b32 (lo in the
-  /// low half: the lower column, as stmatrix expects).
-  llvm::Value *pack(llvm::Value *lo, llvm::Value *hi) {
+  /// alpha * {lo, hi} (+ beta * \p old, two C elements packed in a b32,
+  /// when given) rounded to C's type, packed into one b32 (lo in the low
+  /// half: the lower column, as stmatrix and ldmatrix have it).
+  llvm::Value *pack(llvm::Value *lo, llvm::Value *hi,
+                    llvm::Value *old = nullptr) {
     auto *f2 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
+    auto *c2 = llvm::FixedVectorType::get(cType(), 2);
     llvm::Value *pair = llvm::PoisonValue::get(f2);
     pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, lo), uint64_t(0));
     pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, hi), uint64_t(1));
-    llvm::Value *narrow =
-        b.CreateFPTrunc(pair, llvm::FixedVectorType::get(cType(), 2));
-    return b.CreateBitCast(narrow, b.getInt32Ty());
+    if (old) {
+      llvm::Value *c = b.CreateFPExt(b.CreateBitCast(old, c2), f2);
+      llvm::Value *betas = b.CreateVectorSplat(2, v.beta);
+      pair = b.CreateIntrinsic(llvm::Intrinsic::fma, {f2}, {betas, c, pair});
+    }
+    return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
   }
 
+  /// Spins until the phase of parity \p parity of \p bar has completed.
+  void waitParity(llvm::Value *bar, llvm::Value *parity) {
+    llvm::BasicBlock *loop = block("c.wait");
+    llvm::BasicBlock *done = block("c.wait.done");
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::Value *ok = ptx::mbarrierTryWaitParity(b, bar, parity);
+    b.CreateCondBr(b.CreateICmpNE(ok, i32(0)), done, loop);
+    b.SetInsertPoint(done);
+  }
+
+  /// The staged epilogue; with \p readC (beta != 0) each chunk of C is
+  /// TMA-loaded into its buffer first and read back with ldmatrix from the
+  /// addresses stmatrix then writes.
   void emitTmaStoreTile(const Sm90EpilogueTile &tile, const SmemAddress &smem,
                         llvm::ArrayRef<llvm::Value *> acc,
-                        llvm::BasicBlock *exit) {
+                        llvm::BasicBlock *exit, bool readC) {
     llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
     llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
     llvm::Value *leader =
@@ -385,29 +407,6 @@ struct EpilogueEmitter {
       // The store that last read this buffer (two chunks ago, or any of
       // the previous tile's) must be done before stmatrix overwrites it.
       unsigned pending = chunk == 0 ? 0 : tile.buffers - 1;
-      ifLeader(leader, "store.reuse", [&] {
-        ptx::bulkWaitGroup(b, pending, /*readOnly=*/true);
-      });
-      ptx::barSync(b, barrier, 128);
-      for (unsigned p = 0; p < (x4 ? blocks / 2 : 1); ++p) {
-        unsigned j = chunk * blocks + 2 * p;
-        TileCoord step = tile.transposed ? TileCoord{16 * p, 0}
-                                         : TileCoord{0, 16 * p};
-        llvm::Value *offset =
-            smem.emitOffsetAt(b, base, row, col, runtime, step);
-        llvm::Value *address =
-            b.CreateAdd(buffer, b.CreateMul(offset, i32(elem)));
-        llvm::SmallVector<llvm::Value *, 4> regs;
-        for (unsigned m = 0; m < (x4 ? 4u : 2u); ++m)
-          regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1]));
-        ptx::stmatrix(b, address, regs, tile.transposed,
-                      config.annotate
-                          ? stmatrixAnnotation(tile, smem, chunk, p, x4)
-                          : std::string());
-      }
-      // The generic-proxy writes must be visible to the TMA engine.
-      ptx::fenceProxyAsyncShared(b);
-      ptx::barSync(b, barrier, 128);
       llvm::Value *wgRow = b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64)));
       llvm::Value *x, *y;
       if (!tile.transposed) {
@@ -417,6 +416,45 @@ struct EpilogueEmitter {
         x = wgRow;
         y = b.CreateAdd(v.n0, i32(chunk * tile.rows));
       }
+      ifLeader(leader, "store.reuse", [&] {
+        ptx::bulkWaitGroup(b, pending, /*readOnly=*/true);
+        if (readC) {
+          // C's box into the buffer (zeros past C's extents).
+          ptx::mbarrierArriveExpectTx(b, v.cLoadBar, i32(tile.bytes));
+          ptx::tmaLoad2d(b, buffer, v.tmapC, x, y, v.cLoadBar);
+        }
+      });
+      ptx::barSync(b, barrier, 128);
+      if (readC) {
+        // The barrier completes once per chunk of every tile.
+        llvm::Value *phase = b.CreateAdd(
+            b.CreateMul(v.tileCount, i32(tile.chunks)), i32(chunk));
+        waitParity(v.cLoadBar, b.CreateAnd(phase, i32(1)));
+      }
+      for (unsigned p = 0; p < (x4 ? blocks / 2 : 1); ++p) {
+        unsigned j = chunk * blocks + 2 * p;
+        TileCoord step = tile.transposed ? TileCoord{16 * p, 0}
+                                         : TileCoord{0, 16 * p};
+        llvm::Value *offset =
+            smem.emitOffsetAt(b, base, row, col, runtime, step);
+        llvm::Value *address =
+            b.CreateAdd(buffer, b.CreateMul(offset, i32(elem)));
+        unsigned count = x4 ? 4u : 2u;
+        llvm::SmallVector<llvm::Value *> old;
+        if (readC)
+          old = ptx::ldmatrix(b, address, count, tile.transposed);
+        llvm::SmallVector<llvm::Value *, 4> regs;
+        for (unsigned m = 0; m < count; ++m)
+          regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
+                              readC ? old[m] : nullptr));
+        ptx::stmatrix(b, address, regs, tile.transposed,
+                      config.annotate
+                          ? stmatrixAnnotation(tile, smem, chunk, p, x4)
+                          : std::string());
+      }
+      // The generic-proxy writes must be visible to the TMA engine.
+      ptx::fenceProxyAsyncShared(b);
+      ptx::barSync(b, barrier, 128);
       ifLeader(leader, "store.issue", [&] {
         ptx::tmaStore2d(b, v.tmapC, x, y, buffer);
         ptx::bulkCommitGroup(b);
@@ -441,15 +479,19 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
   // sm90EpilogueTile checked that the layout evaluates.
   SmemAddress smem = llvm::cantFail(stagingAddress(*staging));
   llvm::BasicBlock *tma = emitter.block("epilogue.tma");
+  llvm::BasicBlock *tmaBeta = emitter.block("epilogue.tma.beta");
+  llvm::BasicBlock *tmaNoBeta = emitter.block("epilogue.tma.nobeta");
   llvm::BasicBlock *direct = emitter.block("epilogue.direct");
-  b.CreateCondBr(
-      b.CreateAnd(
-          b.CreateICmpNE(values.storeTma, b.getInt32(0)),
-          b.CreateFCmpOEQ(values.beta,
-                          llvm::ConstantFP::get(b.getFloatTy(), 0.0))),
-      tma, direct);
+  b.CreateCondBr(b.CreateICmpNE(values.storeTma, b.getInt32(0)), tma, direct);
   b.SetInsertPoint(tma);
-  emitter.emitTmaStoreTile(*staging, smem, acc, exit);
+  // beta == 0 never reads C (it may hold NaN).
+  b.CreateCondBr(b.CreateFCmpOEQ(values.beta,
+                                 llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
+                 tmaNoBeta, tmaBeta);
+  b.SetInsertPoint(tmaNoBeta);
+  emitter.emitTmaStoreTile(*staging, smem, acc, exit, /*readC=*/false);
+  b.SetInsertPoint(tmaBeta);
+  emitter.emitTmaStoreTile(*staging, smem, acc, exit, /*readC=*/true);
   b.SetInsertPoint(direct);
   emitter.emitDirectTile(acc, exit);
 }

@@ -5,9 +5,13 @@
 // C = alpha * acc + beta * C. Two ways out, both emitted when the kernel has
 // a staging tile and chosen at run time:
 //   TMA store  stmatrix into the swizzled staging tile, then
-//              cp.async.bulk.tensor stores (storeTma != 0 and beta == 0);
+//              cp.async.bulk.tensor stores (storeTma != 0); when beta != 0
+//              each chunk of C is first TMA-loaded into the buffer and
+//              ldmatrix'ed back, so beta * C + alpha * acc is formed in
+//              registers;
 //   direct     each thread's element pairs straight to global memory,
-//              predicated on the ragged edges, reading C when beta != 0.
+//              predicated on the ragged edges, reading C when beta != 0
+//              (storeTma == 0).
 // Private to codegen/Sm90Gemm.cpp; the staging facts are public in
 // Sm90Gemm.h (Sm90EpilogueTile).
 //
@@ -37,6 +41,10 @@ struct Sm90EpilogueValues {
   /// With a staging tile: C's tensor map, the storeTma flag and the shared
   /// offset of the first staging buffer.
   llvm::Value *tmapC = nullptr, *storeTma = nullptr, *staging = nullptr;
+  /// This warpgroup's mbarrier for the TMA loads of C (beta != 0), and the
+  /// tiles the CTA finished before this one (each loaded every chunk once,
+  /// which gives the barrier's phase).
+  llvm::Value *cLoadBar = nullptr, *tileCount = nullptr;
 };
 
 /// Emits the epilogue of one output tile for the accumulators \p acc of

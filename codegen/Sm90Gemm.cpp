@@ -52,7 +52,9 @@ struct Builder {
               *alpha = nullptr, *beta = nullptr;
   llvm::Value *workspace = nullptr, *counters = nullptr;
   llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
-              *split = nullptr, *tileId = nullptr, *flagAddr = nullptr;
+              *split = nullptr, *tileId = nullptr, *flagAddr = nullptr,
+              *cLoadBars = nullptr;
+  llvm::Value *tileCount = nullptr; ///< tiles this CTA finished before this
   llvm::Value *tid = nullptr, *m0 = nullptr, *n0 = nullptr;
   llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
   llvm::Value *numK = nullptr;
@@ -122,6 +124,7 @@ struct Builder {
                 const std::function<void(llvm::BasicBlock *next)> &body) {
     if (!config.persistent) {
       itBase = i32(0);
+      tileCount = i32(0);
       body(exit);
       return;
     }
@@ -162,6 +165,7 @@ struct Builder {
     m0 = b.CreateMul(tileM, i32(config.bm), "m0");
     n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
     itBase = it;
+    tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
     body(latch);
     b.SetInsertPoint(latch);
     t->addIncoming(b.CreateAdd(t, stride), latch);
@@ -283,6 +287,9 @@ struct Builder {
     bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
     barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
     flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
+    // After the 16-byte flag: with a staging tile, one mbarrier per
+    // consumer warpgroup for the TMA loads of C (beta != 0).
+    cLoadBars = b.CreateAdd(flagAddr, i32(16), "cLoadBars");
     rank = config.clusterM > 1
                ? b.CreateIntrinsic(
                      llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
@@ -296,6 +303,9 @@ struct Builder {
       ptx::mbarrierInit(b, fullBar(i32(s)), 1);
       ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4 * config.clusterM);
     }
+    if (staging)
+      for (unsigned ci = 0; ci < consumers; ++ci)
+        ptx::mbarrierInit(b, b.CreateAdd(cLoadBars, i32(8 * ci)), 1);
     ptx::fenceBarrierInit(b);
     b.CreateBr(sync);
     b.SetInsertPoint(sync);
@@ -538,6 +548,9 @@ struct Builder {
     values.tmapC = tmapC;
     values.storeTma = storeTma;
     values.staging = stagingBase;
+    values.cLoadBar =
+        cLoadBars ? b.CreateAdd(cLoadBars, b.CreateMul(ci, i32(8))) : nullptr;
+    values.tileCount = tileCount;
     return values;
   }
 

@@ -124,6 +124,7 @@ void planKernel(tir::Op &kernel, const KernelView &view,
   // full and one empty mbarrier per stage, a flag word and the slack that
   // aligns the ring for 128-byte swizzle atoms (codegen/Sm90Gemm.h).
   int64_t staging = 0, perStageExtra = 0, fixed = 0;
+  int64_t total = stageBytes * view.stages;
   if (view.arch == ArchKind::SM90a) {
     Sm90GemmConfig config = sm90ConfigOf(kernel, view);
     auto tile = sm90EpilogueTile(config);
@@ -136,11 +137,12 @@ void planKernel(tir::Op &kernel, const KernelView &view,
     if (*tile)
       staging = std::max<int64_t>(1, view.bm / 64) * (*tile)->buffers *
                 (*tile)->bytes;
-    perStageExtra = 16;
-    fixed = 16 + sm90::AlignSlack;
+    // The generator's own count; what is neither ring nor staging is
+    // barriers, the flag and the alignment slack.
+    total = sm90SharedBytes(config);
+    perStageExtra = 16; // a full and an empty mbarrier
+    fixed = total - (stageBytes + perStageExtra) * view.stages - staging;
   }
-  int64_t total =
-      (stageBytes + perStageExtra) * view.stages + staging + fixed;
   int64_t limit = smemLimit(view.arch);
   const tir::Op *stagesOp = kernel.find("tile.stages");
   llvm::SMLoc loc = stagesOp ? attrLoc(*stagesOp, "count") : kernel.loc;

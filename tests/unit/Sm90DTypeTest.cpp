@@ -259,8 +259,10 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // TMA loads per slot: one box for a K-major operand, one per swizzle atom
   // along MN for an MN-major one (LLVM may unroll the producer loop).
   size_t perSlot = kernel->a.boxes + kernel->b.boxes;
+  // Less the staged epilogue's loads of C (one per chunk, beta != 0).
   size_t loads =
-      occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global");
+      occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global") -
+      (kernel->staging ? kernel->staging->chunks : 0);
   EXPECT_GE(loads, perSlot);
   EXPECT_EQ(loads % perSlot, 0u);
   EXPECT_EQ(kernel->a.boxes,
@@ -278,15 +280,21 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
     const Sm90EpilogueTile &tile = *kernel->staging;
     EXPECT_EQ(tile.chunks * (tile.transposed ? tile.rows : tile.cols),
               config.bn);
+    // Two staged variants: beta == 0, and beta != 0 (which loads C first
+    // and reads it back with ldmatrix).
     EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"),
-              tile.chunks);
+              2 * tile.chunks);
     // x4 (two blocks at a time) when a chunk has at least two 8-column
     // blocks, else x2.
     bool x4 = (tile.transposed ? tile.rows : tile.cols) >= 16;
     std::string st = std::string("stmatrix.sync.aligned.m8n8.") +
                      (x4 ? "x4" : "x2") +
                      (tile.transposed ? ".trans" : "") + ".shared.b16";
-    EXPECT_EQ(occurrences(ptx, st), config.bn / (x4 ? 16 : 8)) << st;
+    EXPECT_EQ(occurrences(ptx, st), 2 * config.bn / (x4 ? 16 : 8)) << st;
+    std::string ld = std::string("ldmatrix.sync.aligned.m8n8.") +
+                     (x4 ? "x4" : "x2") + (tile.transposed ? ".trans" : "") +
+                     ".shared.b16";
+    EXPECT_EQ(occurrences(ptx, ld), config.bn / (x4 ? 16 : 8)) << ld;
   }
   if (!config.swapAB)
     EXPECT_EQ(occurrences(ptx, "st.global.v2.b32") > 0, wide);
