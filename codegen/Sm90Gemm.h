@@ -47,15 +47,17 @@
 //                                    multiple of 16 bytes), else 0
 //
 // Epilogue (one output tile, each consumer warpgroup its 64 rows): with a
-// staging tile, storeTma != 0 and beta == 0, per chunk: the warpgroup's
-// leader waits until the store that last read the chunk's buffer is done
-// (cp.async.bulk.wait_group.read), a named barrier, alpha * acc rounded to
-// C's type and stmatrix'ed (x4: four 8x8 matrices) at addresses the layout
-// algebra derives from the staging layout, fence.proxy.async (generic
-// writes -> async proxy), a second barrier, and the leader's TMA store and
-// commit. TMA clips the box at C's extents, so ragged edges need no
-// predicates. Otherwise each thread stores its accumulator pairs directly,
-// predicated on the edges, reading C when beta != 0.
+// staging tile and storeTma != 0, per chunk: the warpgroup's leader waits
+// until the store that last read the chunk's buffer is done
+// (cp.async.bulk.wait_group.read) and, when beta != 0, TMA-loads C's chunk
+// into it (a per-warpgroup mbarrier); a named barrier; alpha * acc (+ beta
+// * C, ldmatrix'ed from the same addresses) rounded to C's type and
+// stmatrix'ed (x4: four 8x8 matrices) at addresses the layout algebra
+// derives from the staging layout; fence.proxy.async (generic writes ->
+// async proxy); a second barrier; the leader's TMA store and commit. TMA
+// clips the box at C's extents, so ragged edges need no predicates.
+// Otherwise (storeTma == 0) each thread stores its accumulator pairs
+// directly, predicated on the edges, reading C when beta != 0.
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
 // rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
 // sm90LaunchGrid computes it (and the persistent and cluster variants).

@@ -331,7 +331,8 @@ void planEpilogue(tir::Op &kernel, const KernelView &view) {
       why = "c is " + c +
             " on sm_90a: each warpgroup's tile is staged in swizzled shared "
             "memory (the widest atom whose row divides the tile) and "
-            "written by TMA stores; direct stores when beta != 0 or C's "
+            "written by TMA stores (beta != 0: C's chunk is TMA-loaded into "
+            "the buffer first); direct stores when C's "
             "tensor map is not possible (C, ldc or N not whole 16-byte "
             "units)";
     } else {

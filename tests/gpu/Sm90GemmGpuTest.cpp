@@ -46,7 +46,7 @@ struct Problem {
   size_t samples = 0; ///< 0: check every element
   unsigned splits = 1;
   /// ldc = N + ldcPad. The TMA-store epilogue runs when ldc * 2 bytes is a
-  /// multiple of 16 (and beta == 0); the pad columns must stay untouched.
+  /// multiple of 16 (and so is N); the pad columns must stay untouched.
   unsigned ldcPad = 0;
 };
 
