@@ -11,12 +11,11 @@
 // (torch._scaled_mm, per-tensor and row-wise scales).
 //
 //===----------------------------------------------------------------------===//
-#include "tests/gpu/Sm90DTypeHost.h"
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
 
 #include "runtime/Device.h"
 #include "runtime/Event.h"
-#include "runtime/Module.h"
-#include "runtime/Stream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -100,32 +99,25 @@ int main(int argc, char **argv) {
                     llvm::toString(kernel.takeError()).c_str());
         continue;
       }
-      auto module = rt::Module::loadPtx(kernel->ptx);
-      if (!module) {
+      // The embedding API's launcher; each copy's launch is prepared once.
+      auto launcher = GemmLauncher::create(sm90GemmBinary(std::move(*kernel)));
+      if (!launcher) {
         std::printf("skip %s: %s\n", name,
-                    module.error().getMessage().c_str());
+                    launcher.error().getMessage().c_str());
         continue;
       }
-      auto fn = module->function(kernel->entry);
-      if (!fn) {
-        std::printf("skip %s: %s\n", name, fn.error().getMessage().c_str());
-        continue;
-      }
-      std::vector<sm90host::Sm90Launch> launches;
+      std::vector<PreparedGemm> launches;
       for (int i = 0; i < copies; ++i) {
-        auto launch =
-            sm90host::prepareLaunch(*kernel, as[i].ptr(), bs[i].ptr(),
-                                    cs[i].ptr(), s.m, s.n, s.k, 1, 0);
+        GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
+                            s.k,         s.k,         s.k,         s.n};
+        auto launch = launcher->prepare(problem);
         if (!launch) {
           std::printf("error: %s\n", launch.error().getMessage().c_str());
           return 1;
         }
         launches.push_back(launch.take());
       }
-      auto run = [&](int i) {
-        return rt::launch(*fn, launches[i % copies].config,
-                          launches[i % copies].args);
-      };
+      auto run = [&](int i) { return launcher->launch(launches[i % copies]); };
       auto begin = std::chrono::steady_clock::now();
       for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
                                     std::chrono::milliseconds(50);

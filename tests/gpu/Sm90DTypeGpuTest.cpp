@@ -11,9 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
-#include "Sm90DTypeHost.h"
 
-#include "runtime/Module.h"
+#include "codegen/Sm90GemmSpec.h"
+#include "compiler/GemmLauncher.h"
+
 #include "runtime/Stream.h"
 
 #include <cmath>
@@ -151,12 +152,11 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
   auto kernel = emitSm90Gemm(config);
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
-  auto module = rt::Module::loadPtx(kernel->ptx);
-  if (!module)
-    return module.error().getMessage();
-  auto fn = module->function(kernel->entry);
-  if (!fn)
-    return fn.error().getMessage();
+  // The embedding API's launcher: tensor maps (C's too, or the direct-store
+  // fallback), parameters, grid.
+  auto launcher = GemmLauncher::create(sm90GemmBinary(std::move(*kernel)));
+  if (!launcher)
+    return launcher.error().getMessage();
 
   Codec codecA(config.aType), codecB(config.bType), codecC(config.cType);
   std::mt19937_64 rng(seed);
@@ -210,12 +210,19 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
     return s.error().getMessage();
   if (auto s = dc->upload(cBits.data(), cBits.size()); !s)
     return s.error().getMessage();
-  auto launch = sm90host::prepareLaunch(*kernel, da->ptr(), db->ptr(),
-                                        dc->ptr(), p.m, p.n, p.k, p.alpha,
-                                        p.beta);
-  if (!launch)
-    return launch.error().getMessage();
-  if (auto s = rt::launch(*fn, launch->config, launch->args); !s)
+  // A is M x K (K-major) or K x M (M-major), B likewise with N; C is M x N.
+  GemmProblem problem{da->ptr(),
+                      db->ptr(),
+                      dc->ptr(),
+                      p.m,
+                      p.n,
+                      p.k,
+                      config.aMajor == MajorKind::K ? p.k : p.m,
+                      config.bMajor == MajorKind::K ? p.k : p.n,
+                      p.n,
+                      p.alpha,
+                      p.beta};
+  if (auto s = launcher->launch(problem); !s)
     return s.error().getMessage();
   if (auto s = rt::synchronizeDefaultStream(); !s)
     return "kernel: " + s.error().getMessage();
