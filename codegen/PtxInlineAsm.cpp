@@ -80,6 +80,20 @@ llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
                  "=r,r,r,~{memory}", {bar, parity});
 }
 
+void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                        llvm::Value *parity, const llvm::Twine &name) {
+  llvm::Function *fn = builder.GetInsertBlock()->getParent();
+  llvm::LLVMContext &ctx = builder.getContext();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(ctx, name, fn);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx, name + ".done", fn);
+  builder.CreateBr(loop);
+  builder.SetInsertPoint(loop);
+  llvm::Value *ok = mbarrierTryWaitParity(builder, bar, parity);
+  builder.CreateCondBr(builder.CreateICmpNE(ok, builder.getInt32(0)), done,
+                       loop);
+  builder.SetInsertPoint(done);
+}
+
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
                llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                llvm::Value *bar) {

@@ -49,6 +49,10 @@ void mbarrierArrive(llvm::IRBuilderBase &builder, llvm::Value *bar);
 /// \p parity has completed, else 0. Callers loop on it.
 llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
                                    llvm::Value *bar, llvm::Value *parity);
+/// The loop around mbarrierTryWaitParity: blocks \p name and \p name.done
+/// in the current function; the builder continues in the latter.
+void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                        llvm::Value *parity, const llvm::Twine &name);
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 /// [dst], [tensorMap, {c0, c1}], [bar];` (c0 is the innermost coordinate).
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,

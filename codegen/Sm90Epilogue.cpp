@@ -342,17 +342,6 @@ struct EpilogueEmitter {
     return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
   }
 
-  /// Spins until the phase of parity \p parity of \p bar has completed.
-  void waitParity(llvm::Value *bar, llvm::Value *parity) {
-    llvm::BasicBlock *loop = block("c.wait");
-    llvm::BasicBlock *done = block("c.wait.done");
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::Value *ok = ptx::mbarrierTryWaitParity(b, bar, parity);
-    b.CreateCondBr(b.CreateICmpNE(ok, i32(0)), done, loop);
-    b.SetInsertPoint(done);
-  }
-
   /// The staged epilogue; with \p readC (beta != 0) each chunk of C is
   /// TMA-loaded into its buffer first and read back with ldmatrix from the
   /// addresses stmatrix then writes.
@@ -429,7 +418,8 @@ struct EpilogueEmitter {
         // The barrier completes once per chunk of every tile.
         llvm::Value *phase = b.CreateAdd(
             b.CreateMul(v.tileCount, i32(tile.chunks)), i32(chunk));
-        waitParity(v.cLoadBar, b.CreateAnd(phase, i32(1)));
+        ptx::mbarrierWaitParity(b, v.cLoadBar, b.CreateAnd(phase, i32(1)),
+                                "c.wait");
       }
       for (unsigned p = 0; p < (x4 ? blocks / 2 : 1); ++p) {
         unsigned j = chunk * blocks + 2 * p;

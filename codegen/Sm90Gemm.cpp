@@ -84,18 +84,6 @@ struct Builder {
         barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
   }
 
-  /// Spins on try_wait until the phase of \p parity of \p bar completes.
-  void waitParity(llvm::Value *bar, llvm::Value *parity,
-                  const llvm::Twine &name) {
-    llvm::BasicBlock *loop = block(name);
-    llvm::BasicBlock *done = block(name + ".done");
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::Value *ok = ptx::mbarrierTryWaitParity(b, bar, parity);
-    b.CreateCondBr(b.CreateICmpNE(ok, i32(0)), done, loop);
-    b.SetInsertPoint(done);
-  }
-
   /// A counted loop kt = 0 .. kCount-1 (the CTA's K tiles, from kBegin)
   /// around \p body; returns after it.
   void forK(const llvm::Twine &name,
@@ -333,7 +321,8 @@ struct Builder {
             b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
         // A fresh barrier counts as having completed the phase before phase
         // 0, so the first pass over the ring waits on parity 1 and passes.
-        waitParity(emptyBar(slot), b.CreateXor(parity, i32(1)), "wait.empty");
+        ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
+                                "wait.empty");
         llvm::Value *full = fullBar(slot);
         ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
         llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
@@ -473,7 +462,7 @@ struct Builder {
     llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
     llvm::Value *parity =
         b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
-    waitParity(fullBar(slot), parity, "wait.full");
+    ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
     llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
     llvm::Value *aSlot = b.CreateAdd(
         b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
