@@ -106,7 +106,6 @@ std::vector<Candidate> candidates(const Shape &s) {
   // memory, so more of it is in flight while the consumers hold two slots.
   auto bk32 = [](Candidate c) {
     c.config.bk = 32;
-    c.config.stages = 8;
     return c;
   };
   return {bk32(candidateOf(128, 256, 8, false, 1, 1, true, 8, 2)),

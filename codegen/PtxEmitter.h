@@ -29,7 +29,7 @@ enum class PtxOptProfileKind {
   /// The tailored middle end (see PtxEmitter.cpp) and NVPTX code generation
   /// at O3: the sm_90a kernels and the register-bound sm_80 ones.
   Full,
-  /// LICM, then NVPTX code generation at O0: the sm_80 GEMM with at most 64
+  /// LICM, then NVPTX code generation at O0: the sm_80 GEMM with 33 to 64
   /// accumulators per thread, whose IR builder already emits its address
   /// arithmetic in final form, gets a k loop of the same SASS size from
   /// ptxas in a fifth of the compile time (bench/CompileLatencyResults.md).

@@ -115,15 +115,18 @@ llvm::Expected<Sm80StagingPlan> planStaging(const Sm80GemmPlan &plan) {
     staging.passes = passes;
     staging.tilesPerPass = plan.mmaTilesM / passes;
     staging.rows = spec.warpsM * 16 * staging.tilesPerPass;
-    staging.layout = sm80StagingLayout(staging.rows, spec.bn, nContiguous);
-    auto smem = SmemAddress::get(staging.layout, staging.rows, spec.bn,
+    ComposedLayout layout =
+        sm80StagingLayout(staging.rows, spec.bn, nContiguous);
+    // The size check needs only the layout's span; the address arithmetic
+    // (and its injectivity check) is built for the pass count taken.
+    uint64_t bytes = uint64_t(layout.cosize()) * 4;
+    if (bytes > Sm80MaxSharedBytes)
+      continue;
+    auto smem = SmemAddress::get(layout, staging.rows, spec.bn,
                                  "the epilogue staging");
     if (!smem)
       return smem.takeError();
     staging.smem = std::move(*smem);
-    uint64_t bytes = uint64_t(staging.smem.span()) * 4;
-    if (bytes > Sm80MaxSharedBytes)
-      continue;
     staging.bytes = unsigned(bytes);
     // The copy loop reads 16-byte vectors (4 f32) along C's contiguous
     // extent; the N-contiguous accumulator stores write pairs.

@@ -54,8 +54,7 @@ struct Sm80OperandPlan {
 /// tilesPerPass); staged column = CTA tile column. One pass (staged row =
 /// tile row) unless the whole tile would not fit in shared memory.
 struct Sm80StagingPlan {
-  ComposedLayout layout; ///< (rows, bn) -> f32 offset, padded (see plan).
-  SmemAddress smem;
+  SmemAddress smem; ///< sm80StagingLayout: (rows, bn) -> f32 offset.
   unsigned passes = 1;
   unsigned tilesPerPass = 0; ///< m16 tiles of each warp per pass.
   unsigned rows = 0;         ///< Staged rows per pass.

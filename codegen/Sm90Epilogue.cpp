@@ -352,9 +352,7 @@ struct EpilogueEmitter {
     llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
     llvm::Value *leader =
         b.CreateICmpEQ(b.CreateAnd(v.tid, i32(127)), i32(0), "wg.leader");
-    // Named barriers 2 and 3: one per consumer warpgroup (0 is the CTA's,
-    // 1 split-K's).
-    llvm::Value *barrier = b.CreateAdd(v.consumer, i32(2));
+    llvm::Value *barrier = b.CreateAdd(v.consumer, i32(FirstEpilogueBarrier));
     // The 8-column blocks of wgmma N per chunk; pairs of them go out with
     // one stmatrix.x4, a lone one with .x2.
     unsigned blocks = (tile.transposed ? tile.rows : tile.cols) / 8;

@@ -574,8 +574,7 @@ struct Builder {
                            llvm::Align(16));
     }
     ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
-    std::string sync = "bar.sync 1, " + std::to_string(threads) + ";";
-    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    ptx::barSync(b, i32(SplitKBarrier), threads);
     llvm::BasicBlock *count = block("splitk.count");
     llvm::BasicBlock *counted = block("splitk.counted");
     b.CreateCondBr(b.CreateICmpEQ(tid, i32(128)), count, counted);
@@ -598,7 +597,7 @@ struct Builder {
                  "l,~{memory}", {counter});
     b.CreateBr(counted);
     b.SetInsertPoint(counted);
-    ptx::emitAsm(b, b.getVoidTy(), sync, "~{memory}", {});
+    ptx::barSync(b, i32(SplitKBarrier), threads);
     llvm::Value *flag =
         ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
                      "=r,r,~{memory}", {flagAddr});

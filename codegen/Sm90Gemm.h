@@ -43,8 +43,8 @@
 //   .param .u64 counters             u32 per output tile, zero before the
 //                                    first launch; the kernel leaves them 0
 //   .param .u32 storeTma             with a staging tile only: 1 when tmapC
-//                                    is valid (C 16-byte aligned, ldc a
-//                                    multiple of 16 bytes), else 0
+//                                    is valid (C 16-byte aligned, ldc and
+//                                    N whole 16-byte units), else 0
 //
 // Epilogue (one output tile, each consumer warpgroup its 64 rows): with a
 // staging tile and storeTma != 0, per chunk: the warpgroup's leader waits

@@ -42,7 +42,8 @@ unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
 /// (its own stages ignored) whose shared memory (sm90SharedBytes) fits
 /// config.ctasPerSm CTAs on one SM.
 /// Example: BM 64, BN 64, bf16, swap-AB, 1 CTA: 13 (232448 bytes allow
-/// 1040 of slack and flags, 8192 of staging and 13 stages of 16400).
+/// 1040 of slack and flags, 8192 of staging and 16 of its C-load mbarriers,
+/// and 13 stages of 16400).
 unsigned sm90MaxStages(Sm90GemmConfig config);
 
 } // namespace tilec

@@ -25,6 +25,12 @@ inline constexpr unsigned RegistersPerSm = 65536;
 inline constexpr unsigned SharedBytesPerSm =
     233472; // 228 KB, 1 KB per CTA reserved
 
+/// Named barriers: 0 is the CTA's (bar.sync 0), SplitKBarrier the split-K
+/// consumers', and FirstEpilogueBarrier + i consumer warpgroup i's staged
+/// epilogue.
+inline constexpr unsigned SplitKBarrier = 1;
+inline constexpr unsigned FirstEpilogueBarrier = 2;
+
 inline unsigned elementBytes(DTypeKind dtype) { return dtypeBits(dtype) / 8; }
 
 /// The wgmma family of an A/B element type: 16-bit, tf32 or fp8; A and B

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <numeric>
 
 namespace tilec {
 namespace {
@@ -259,10 +260,13 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // TMA loads per slot: one box for a K-major operand, one per swizzle atom
   // along MN for an MN-major one (LLVM may unroll the producer loop).
   size_t perSlot = kernel->a.boxes + kernel->b.boxes;
-  // Less the staged epilogue's loads of C (one per chunk, beta != 0).
+  // Less the staged epilogue's loads of C for beta != 0 (16-bit C only):
+  // one per chunk, which spans gcd(BN, 64) columns of the wgmma N.
+  bool wide = config.cType == DTypeKind::F32;
+  unsigned chunks = wide ? 0 : config.bn / std::gcd(config.bn, 64u);
   size_t loads =
       occurrences(ptx, "cp.async.bulk.tensor.2d.shared::cluster.global") -
-      (kernel->staging ? kernel->staging->chunks : 0);
+      chunks;
   EXPECT_GE(loads, perSlot);
   EXPECT_EQ(loads % perSlot, 0u);
   EXPECT_EQ(kernel->a.boxes,
@@ -271,7 +275,6 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
             majorB == MajorKind::K ? 1u : config.bn / kernel->b.boxDims[0]);
   // C stores in the C type: pairs of f32 as v2.b32 and single f32 as b32;
   // pairs of 16-bit values as b32 and single ones as b16.
-  bool wide = config.cType == DTypeKind::F32;
   EXPECT_EQ(occurrences(ptx, "st.global.b16") > 0, !wide);
   // 16-bit C also goes out through the staging tile: one stmatrix per
   // thread and pair of 8-column blocks, one TMA store per chunk.
@@ -280,13 +283,14 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
     const Sm90EpilogueTile &tile = *kernel->staging;
     EXPECT_EQ(tile.chunks * (tile.transposed ? tile.rows : tile.cols),
               config.bn);
+    EXPECT_EQ(tile.chunks, chunks);
     // Two staged variants: beta == 0, and beta != 0 (which loads C first
     // and reads it back with ldmatrix).
     EXPECT_EQ(occurrences(ptx, "cp.async.bulk.tensor.2d.global.shared::cta"),
-              2 * tile.chunks);
+              2 * chunks);
     // x4 (two blocks at a time) when a chunk has at least two 8-column
     // blocks, else x2.
-    bool x4 = (tile.transposed ? tile.rows : tile.cols) >= 16;
+    bool x4 = config.bn / chunks >= 16;
     std::string st = std::string("stmatrix.sync.aligned.m8n8.") +
                      (x4 ? "x4" : "x2") +
                      (tile.transposed ? ".trans" : "") + ".shared.b16";

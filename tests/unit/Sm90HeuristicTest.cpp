@@ -19,14 +19,14 @@ Sm90GemmConfig tileOf(unsigned bm, unsigned bn, bool swap, unsigned ctas,
 
 TEST(Sm90Heuristic, MaxStagesExample) {
   // Per stage (BM + BN) x 64 x 2 + 16 bytes; fixed 1024 + 16; staging 64 x
-  // 64 x 2 bytes per buffer and consumer.
-  // (232448 - 1040 - 8192) / 16400 = 13.6
+  // 64 x 2 bytes per buffer and consumer, and 16 bytes of C-load mbarriers.
+  // (232448 - 1040 - 8192 - 16) / 16400 = 13.6
   EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 1)), 13u);
   // Direct stores: (232448 - 1040) / 16400 = 14.1
   EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 1, false)), 14u);
-  // Two consumers x two buffers: (232448 - 1040 - 32768) / 49168 = 4.04
+  // Two consumers x two buffers: (232448 - 1040 - 32768 - 16) / 49168 = 4.04
   EXPECT_EQ(sm90MaxStages(tileOf(128, 256, false, 1)), 4u);
-  // (233472 / 2 - 1024 - 1040 - 8192) / 16400 = 6.5
+  // (233472 / 2 - 1024 - 1040 - 8192 - 16) / 16400 = 6.5
   EXPECT_EQ(sm90MaxStages(tileOf(64, 64, true, 2)), 6u);
 }
 
