@@ -10,8 +10,12 @@
 //   tilec M N K config median_us TFLOP/s floor_fraction
 // where floor_fraction = (bytes moved at least / 4.8 TB/s) / median.
 // bench/run_sm90_bench.sh runs this next to cublas_rotating_bench.py.
+// Mode "vs" times the chosen config and cublasGemmEx (bench/CublasGemm.h) in
+// alternating samples in this process and adds a line per shape:
+//   cublas M N K cublasGemmEx median_us ... tilec speedup X outputs differ by D
 //
 //===----------------------------------------------------------------------===//
+#include "bench/CublasGemm.h"
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/Sm90Heuristic.h"
 #include "compiler/GemmLauncher.h"
@@ -22,8 +26,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -121,6 +127,67 @@ std::vector<Candidate> candidates(const Shape &s) {
           candidateOf(128, 256, 4, false, 1, 1, true, 32)};
 }
 
+using IssueFn = std::function<void(int)>;
+
+/// Launches issue(0), issue(1), ... for at least 20 launches and 50 ms, so
+/// the clocks have ramped up before anything is timed.
+rt::Status warmUp(rt::Context &ctx, const IssueFn &issue) {
+  auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
+                                std::chrono::milliseconds(50);
+       ++i) {
+    issue(i);
+    if (i % 16 == 15)
+      if (rt::Status st = ctx.synchronize(); !st)
+        return st;
+  }
+  return ctx.synchronize();
+}
+
+/// One sample, in microseconds per launch: one untimed launch (so the GPU is
+/// busy while the host enqueues), then Batch launches between two events.
+float sampleUs(const rt::Event &start, const rt::Event &stop,
+               const IssueFn &issue, int i) {
+  constexpr int Batch = 10;
+  issue(0);
+  (void)start.record();
+  for (int j = 0; j < Batch; ++j)
+    issue(i + j);
+  (void)stop.record();
+  (void)stop.synchronize();
+  auto ms = rt::Event::elapsedMs(start, stop);
+  return ms ? *ms * 1e3f / Batch : 0.0f;
+}
+
+/// max |x - y| / max |y| over two bf16 device arrays of equal size (a
+/// cross-check of the timed kernels' outputs; the GPU tests are the
+/// reference check).
+double relativeDifference(const rt::DeviceBuffer &x, const rt::DeviceBuffer &y) {
+  auto hx = x.download<uint16_t>();
+  auto hy = y.download<uint16_t>();
+  if (!hx || !hy)
+    return -1;
+  auto value = [](uint16_t h) {
+    uint32_t bits = uint32_t(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return double(f);
+  };
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < hx->size(); ++i) {
+    if (std::isnan(value((*hx)[i])) || std::isnan(value((*hy)[i])))
+      return NAN; // unwritten (poisoned) or broken output
+    diff = std::max(diff, std::abs(value((*hx)[i]) - value((*hy)[i])));
+    scale = std::max(scale, std::abs(value((*hy)[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -140,14 +207,34 @@ int main(int argc, char **argv) {
                                {128, 2112, 7168},  {128, 24576, 1536},
                                {128, 7168, 2048},  {128, 4096, 7168}};
   int iters = argc > 1 ? std::atoi(argv[1]) : 50;
-  // "auto": time only the config sm90ChooseConfig picks; "large": the two
-  // large squares only, the sweep three times over (run-to-run spread);
-  // else every shape and the sweep.
+  // "auto": time only the config sm90ChooseConfig picks; "vs": that config
+  // and cuBLAS in alternating samples; "large": the two large squares only,
+  // the sweep three times over (run-to-run spread); else every shape and the
+  // sweep.
   std::string mode = argc > 2 ? argv[2] : "sweep";
-  bool onlyAuto = mode == "auto";
+  // An optional third argument MxNxK keeps that shape only (for profiling).
+  if (argc > 3) {
+    Shape only{};
+    if (std::sscanf(argv[3], "%ux%ux%u", &only.m, &only.n, &only.k) != 3) {
+      std::printf("error: shape '%s' is not MxNxK\n", argv[3]);
+      return 1;
+    }
+    shapes = {only};
+  }
+  bool versus = mode == "vs";
+  bool onlyAuto = mode == "auto" || versus;
+  std::unique_ptr<bench::CublasGemm> cublas;
+  if (versus) {
+    auto loaded = bench::CublasGemm::load();
+    if (!loaded) {
+      std::printf("error: %s\n", loaded.error().getMessage().c_str());
+      return 1;
+    }
+    cublas = loaded.take();
+  }
   int rounds = 1;
   if (mode == "large") {
-    shapes.resize(2);
+    shapes.resize(std::min<size_t>(shapes.size(), 2));
     rounds = 3;
   }
   unsigned sms = unsigned(ctx->device().smCount);
@@ -168,20 +255,26 @@ int main(int argc, char **argv) {
     std::vector<uint16_t> host(std::max(bytesA, bytesB) / 2);
     for (auto &x : host)
       x = floatToBf16(dist(rng));
-    std::vector<rt::DeviceBuffer> as, bs, cs;
+    std::vector<rt::DeviceBuffer> as, bs, cs, cublasCs;
     for (int i = 0; i < copies; ++i) {
       auto a = rt::DeviceBuffer::allocate(bytesA);
       auto b = rt::DeviceBuffer::allocate(bytesB);
       auto c = rt::DeviceBuffer::allocate(bytesC);
-      if (!a || !b || !c) {
+      auto cublasC = rt::DeviceBuffer::allocate(versus ? bytesC : 2);
+      if (!a || !b || !c || !cublasC) {
         std::printf("error: out of device memory\n");
         return 1;
       }
+      // NaN poison: an output either side leaves unwritten shows in the
+      // cross-check.
+      (void)c->fillWords(0xffffffffu);
+      (void)cublasC->fillWords(0xffffffffu);
       (void)a->upload(host.data(), bytesA);
       (void)b->upload(host.data(), bytesB);
       as.push_back(a.take());
       bs.push_back(b.take());
       cs.push_back(c.take());
+      cublasCs.push_back(cublasC.take());
     }
     double flops = 2.0 * s.m * s.n * s.k;
     double floorUs = double(bytesA + bytesB + bytesC) / 4.8e12 * 1e6;
@@ -192,7 +285,8 @@ int main(int argc, char **argv) {
     // store), to measure what the staged epilogue buys.
     Candidate direct{choice.config, choice.splits, true};
     direct.config.storeTma = false;
-    list.push_back(direct);
+    if (!versus)
+      list.push_back(direct);
     if (!onlyAuto)
       for (const Candidate &c : candidates(s))
         list.push_back(c);
@@ -227,36 +321,31 @@ int main(int argc, char **argv) {
         launches.push_back(launch.take());
       }
       // Split-K copies share the launcher's counters: one stream, in order.
-      // Warm-up: at least 20 launches and 50 ms busy, so the clocks have
-      // ramped up before anything is timed.
-      auto begin = std::chrono::steady_clock::now();
-      for (int i = 0; i < 20 || std::chrono::steady_clock::now() - begin <
-                                    std::chrono::milliseconds(50);
-           ++i) {
-        (void)launcher->launch(launches[i % copies]);
-        if (i % 16 == 15)
-          (void)ctx->synchronize();
-      }
-      if (rt::Status st = ctx->synchronize(); !st) {
+      auto issue = [&](int i) { (void)launcher->launch(launches[i % copies]); };
+      if (rt::Status st = warmUp(*ctx, issue); !st) {
         std::printf("error: warm-up: %s\n", st.error().getMessage().c_str());
         return 1;
       }
-      // Each sample: one untimed launch (so the GPU is busy while the host
-      // enqueues), then Batch launches between two events; time / Batch.
-      constexpr int Batch = 10;
-      std::vector<float> times;
-      for (int i = 0; i < iters; ++i) {
-        (void)launcher->launch(launches[0]);
-        (void)start->record();
-        for (int j = 0; j < Batch; ++j)
-          (void)launcher->launch(launches[(i + j) % copies]);
-        (void)stop->record();
-        (void)stop->synchronize();
-        auto ms = rt::Event::elapsedMs(*start, *stop);
-        times.push_back(ms ? *ms / Batch : 0.0f);
+      auto issueCublas = [&](int i) {
+        (void)cublas->gemm(as[i % copies].ptr(), bs[i % copies].ptr(),
+                           cublasCs[i % copies].ptr(), s.m, s.n, s.k);
+      };
+      if (versus) {
+        if (rt::Status st = warmUp(*ctx, issueCublas); !st) {
+          std::printf("error: cuBLAS warm-up: %s\n",
+                      st.error().getMessage().c_str());
+          return 1;
+        }
       }
-      std::sort(times.begin(), times.end());
-      double us = times[times.size() / 2] * 1e3;
+      // In "vs" mode tilec's and cuBLAS's samples alternate, so both see the
+      // same clocks and temperature.
+      std::vector<float> times, cublasTimes;
+      for (int i = 0; i < iters; ++i) {
+        times.push_back(sampleUs(*start, *stop, issue, i));
+        if (versus)
+          cublasTimes.push_back(sampleUs(*start, *stop, issueCublas, i));
+      }
+      double us = median(times);
       char name[128];
       std::snprintf(name, sizeof name, "%s%s%s%s%sbm%u_bn%u_bk%u_s%u_c%u_k%u",
                     candidate.chosen ? "auto_" : "",
@@ -270,6 +359,14 @@ int main(int argc, char **argv) {
       std::printf(
           "tilec %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor %4.0f%%\n",
           s.m, s.n, s.k, name, us, flops / us * 1e-6, 100.0 * floorUs / us);
+      if (versus) {
+        double cublasUs = median(cublasTimes);
+        std::printf("cublas %5u %5u %5u %-26s %9.2f us %7.1f TFLOP/s  floor "
+                    "%4.0f%%  tilec speedup %.3f  outputs differ by %.2e\n",
+                    s.m, s.n, s.k, "cublasGemmEx", cublasUs,
+                    flops / cublasUs * 1e-6, 100.0 * floorUs / cublasUs,
+                    cublasUs / us, relativeDifference(cs[0], cublasCs[0]));
+      }
       std::fflush(stdout);
     }
   }

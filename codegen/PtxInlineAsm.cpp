@@ -94,6 +94,11 @@ void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
   builder.SetInsertPoint(done);
 }
 
+void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap) {
+  emitAsm(builder, builder.getVoidTy(), "prefetch.tensormap [$0];",
+          "l,~{memory}", {tensorMap});
+}
+
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
                llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                llvm::Value *bar) {

@@ -53,6 +53,9 @@ llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
 /// in the current function; the builder continues in the latter.
 void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
                         llvm::Value *parity, const llvm::Twine &name);
+/// `prefetch.tensormap [tensorMap];`: brings a kernel parameter's tensor map
+/// into the TMA unit's descriptor cache ahead of its first copy.
+void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap);
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 /// [dst], [tensorMap, {c0, c1}], [bar];` (c0 is the innermost coordinate).
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,

@@ -312,6 +312,8 @@ struct Builder {
     llvm::Value *leader = ptx::electSync(b);
     b.CreateCondBr(b.CreateICmpNE(leader, i32(0)), elected, exit);
     b.SetInsertPoint(elected);
+    ptx::prefetchTensorMap(b, tmapA);
+    ptx::prefetchTensorMap(b, tmapB);
     unsigned stageBytes = tileA.bytes + tileB.bytes;
     forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
       forK("produce", [&](llvm::Value *kt) {
@@ -606,7 +608,13 @@ struct Builder {
     b.SetInsertPoint(reduce);
     ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
 
-    // sum = partial[0] + partial[1] + ... in z order.
+    // sum = partial[0] + partial[1] + ... in z order, ReduceBatch partials
+    // a trip: their loads are issued together (predicated off past the last
+    // split), so a trip costs one L2 round trip, not one per partial. The
+    // loaded values of a trip take at most 128 registers a thread (4 partials
+    // of m64n64's 32 accumulators, 1 of m64n256's 128) so that ptxas need
+    // not spill.
+    const unsigned ReduceBatch = std::clamp(128u / regs, 1u, 4u);
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("splitk.head");
     llvm::BasicBlock *body = block("splitk.body");
@@ -622,22 +630,37 @@ struct Builder {
     }
     b.CreateCondBr(b.CreateICmpULT(z, splits), body, done);
     b.SetInsertPoint(body);
-    llvm::Value *base = partialBase(z);
-    llvm::SmallVector<llvm::Value *> next(regs);
     llvm::Type *quad = llvm::StructType::get(ctx, {f32, f32, f32, f32});
-    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
-      llvm::Value *at =
-          b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
-      llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
-      // .cg: read at L2, where the other CTAs' stores are.
-      llvm::Value *q =
-          ptx::emitAsm(b, quad, "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
-                       "=f,=f,=f,=f,l,~{memory}", {address});
-      for (unsigned e = 0; e < 4; ++e)
-        next[4 * r4 + e] =
-            b.CreateFAdd(sums[4 * r4 + e], b.CreateExtractValue(q, {e}));
+    llvm::SmallVector<llvm::Value *> valid;
+    llvm::SmallVector<llvm::SmallVector<llvm::Value *>> loaded;
+    for (unsigned u = 0; u < ReduceBatch; ++u) {
+      llvm::Value *zu = b.CreateAdd(z, i32(u));
+      valid.push_back(b.CreateICmpULT(zu, splits));
+      llvm::Value *base = partialBase(zu);
+      llvm::Value *on = b.CreateZExt(valid.back(), b.getInt32Ty());
+      loaded.emplace_back();
+      for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+        llvm::Value *at =
+            b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
+        llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
+        // .cg: read at L2, where the other CTAs' stores are.
+        loaded.back().push_back(ptx::emitAsm(
+            b, quad,
+            "{ .reg .pred p; setp.ne.u32 p, $5, 0; @p ld.global.cg.v4.f32 "
+            "{$0, $1, $2, $3}, [$4]; }",
+            "=f,=f,=f,=f,l,r,~{memory}", {address, on}));
+      }
     }
-    z->addIncoming(b.CreateAdd(z, i32(1)), body);
+    llvm::SmallVector<llvm::Value *> next(sums.begin(), sums.end());
+    for (unsigned u = 0; u < ReduceBatch; ++u)
+      for (unsigned r4 = 0; r4 < regs / 4; ++r4)
+        for (unsigned e = 0; e < 4; ++e) {
+          llvm::Value *&sum = next[4 * r4 + e];
+          llvm::Value *add = b.CreateFAdd(
+              sum, b.CreateExtractValue(loaded[u][r4], {e}));
+          sum = b.CreateSelect(valid[u], add, sum);
+        }
+    z->addIncoming(b.CreateAdd(z, i32(ReduceBatch)), body);
     for (unsigned i = 0; i < regs; ++i)
       sums[i]->addIncoming(next[i], body);
     b.CreateBr(head);
