@@ -309,7 +309,7 @@ int main(int argc, char **argv) {
         std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
       }
-      std::vector<PreparedGemm> launches;
+      std::vector<PreparedGemm> launches, serial;
       for (int i = 0; i < copies; ++i) {
         GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
                             s.k,         s.k,         s.k,         s.n};
@@ -319,6 +319,15 @@ int main(int argc, char **argv) {
           return 1;
         }
         launches.push_back(launch.take());
+        // The same launch without programmatic dependent launch, to measure
+        // what overlapping consecutive launches buys.
+        auto plain = launcher->prepare(problem);
+        if (!plain) {
+          std::printf("error: %s\n", plain.error().getMessage().c_str());
+          return 1;
+        }
+        serial.push_back(plain.take());
+        serial.back().config.programmaticSerialization = false;
       }
       // Split-K copies share the launcher's counters: one stream, in order.
       auto issue = [&](int i) { (void)launcher->launch(launches[i % copies]); };
@@ -330,6 +339,9 @@ int main(int argc, char **argv) {
         (void)cublas->gemm(as[i % copies].ptr(), bs[i % copies].ptr(),
                            cublasCs[i % copies].ptr(), s.m, s.n, s.k);
       };
+      auto issueSerial = [&](int i) {
+        (void)launcher->launch(serial[i % copies]);
+      };
       if (versus) {
         if (rt::Status st = warmUp(*ctx, issueCublas); !st) {
           std::printf("error: cuBLAS warm-up: %s\n",
@@ -339,11 +351,13 @@ int main(int argc, char **argv) {
       }
       // In "vs" mode tilec's and cuBLAS's samples alternate, so both see the
       // same clocks and temperature.
-      std::vector<float> times, cublasTimes;
+      std::vector<float> times, cublasTimes, serialTimes;
       for (int i = 0; i < iters; ++i) {
         times.push_back(sampleUs(*start, *stop, issue, i));
-        if (versus)
+        if (versus) {
           cublasTimes.push_back(sampleUs(*start, *stop, issueCublas, i));
+          serialTimes.push_back(sampleUs(*start, *stop, issueSerial, i));
+        }
       }
       double us = median(times);
       char name[128];
@@ -366,6 +380,10 @@ int main(int argc, char **argv) {
                     s.m, s.n, s.k, "cublasGemmEx", cublasUs,
                     flops / cublasUs * 1e-6, 100.0 * floorUs / cublasUs,
                     cublasUs / us, relativeDifference(cs[0], cublasCs[0]));
+        double serialUs = median(serialTimes);
+        std::printf("serial %5u %5u %5u %-26s %9.2f us  (tilec without "
+                    "programmatic dependent launch; cuBLAS / this %.3f)\n",
+                    s.m, s.n, s.k, name, serialUs, cublasUs / serialUs);
       }
       std::fflush(stdout);
     }

@@ -4,42 +4,19 @@
 Same method as the tilec benchmark: e4m3 A (M x K) and B (N x K), bf16
 C = A B^T, operand copies rotated so the set exceeds the L2, warm-up of at
 least 20 launches and 50 ms, median over samples of 10 back-to-back launches
-between two events (behind one untimed launch). Scales: per-tensor (scalar
+between two events, replayed from a CUDA graph (torch_timing.py). Scales: per-tensor (scalar
 1.0 for A and B; also with use_fast_accum, which accumulates in the tensor
 core's own precision as tilec's kernel does) and, where this PyTorch
 supports it, row-wise (M x 1 and 1 x N tensors of 1.0). One line per (shape, scaling):
   cublas M N K scaling median_us TFLOP/s floor_fraction
 """
 import sys
-import time
+
 import torch
 
+from torch_timing import time_graph
+
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)]
-
-
-def time_fn(fn, copies, iters):
-    begin = time.perf_counter()
-    i = 0
-    while i < 20 or time.perf_counter() - begin < 0.05:
-        fn(i % copies)
-        i += 1
-        if i % 16 == 0:
-            torch.cuda.synchronize()
-    torch.cuda.synchronize()
-    batch = 10
-    times = []
-    for i in range(iters):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        fn(0)  # untimed: keeps the GPU ahead
-        start.record()
-        for j in range(batch):
-            fn((i + j) % copies)
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / batch)
-    times.sort()
-    return times[len(times) // 2] * 1e3
 
 
 def main():
@@ -74,7 +51,7 @@ def main():
             except Exception as e:  # not supported by this build
                 print(f"# {name} {m}x{n}x{k} unsupported: {e}".splitlines()[0])
                 continue
-            us = time_fn(fn, copies, iters)
+            us = time_graph(fn, copies, iters)
             floor_us = size / 4.8e12 * 1e6
             print(f"cublas {m:5d} {n:5d} {k:5d} {name:26s} {us:9.2f} us "
                   f"{2.0 * m * n * k / us * 1e-6:7.1f} TFLOP/s  "

@@ -132,6 +132,11 @@ struct GemmKernelBinary {
   /// sm_90a persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop.
   bool persistent = false;
   unsigned ctasPerSm = 1;
+  /// The kernel executes `griddepcontrol.wait` before its first access to
+  /// global memory and `griddepcontrol.launch_dependents` at its start, so
+  /// the launcher launches it as a programmatic dependent launch: it may
+  /// start while the previous kernel in the stream finishes.
+  bool dependentLaunch = false;
 
   /// The grid for an M x N x K problem. \p smCount (the GPU's
   /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per

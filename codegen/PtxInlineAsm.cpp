@@ -94,6 +94,16 @@ void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
   builder.SetInsertPoint(done);
 }
 
+void gridDependentsLaunch(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "griddepcontrol.launch_dependents;",
+          "~{memory}", {});
+}
+
+void gridDependencyWait(llvm::IRBuilderBase &builder) {
+  emitAsm(builder, builder.getVoidTy(), "griddepcontrol.wait;", "~{memory}",
+          {});
+}
+
 void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap) {
   emitAsm(builder, builder.getVoidTy(), "prefetch.tensormap [$0];",
           "l,~{memory}", {tensorMap});

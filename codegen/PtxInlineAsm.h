@@ -53,6 +53,13 @@ llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
 /// in the current function; the builder continues in the latter.
 void mbarrierWaitParity(llvm::IRBuilderBase &builder, llvm::Value *bar,
                         llvm::Value *parity, const llvm::Twine &name);
+/// `griddepcontrol.launch_dependents;`: the next kernel in the stream, if
+/// launched as a programmatic dependent, may be scheduled once every CTA of
+/// this grid has executed this (or exited).
+void gridDependentsLaunch(llvm::IRBuilderBase &builder);
+/// `griddepcontrol.wait;`: blocks until the grids this one depends on have
+/// completed and their writes are visible (at once when there are none).
+void gridDependencyWait(llvm::IRBuilderBase &builder);
 /// `prefetch.tensormap [tensorMap];`: brings a kernel parameter's tensor map
 /// into the TMA unit's descriptor cache ahead of its first copy.
 void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap);

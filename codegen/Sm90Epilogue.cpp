@@ -493,7 +493,9 @@ void emitSm90EpilogueDrain(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
   llvm::Value *leader =
       b.CreateICmpEQ(b.CreateAnd(values.tid, b.getInt32(127)), b.getInt32(0));
   emitter.ifLeader(leader, "store.drain", [&] {
-    ptx::bulkWaitGroup(b, 0, /*readOnly=*/false);
+    // Only the staging buffers' reads must finish before the CTA's shared
+    // memory goes away; the stores complete with the grid.
+    ptx::bulkWaitGroup(b, 0, /*readOnly=*/true);
   });
 }
 

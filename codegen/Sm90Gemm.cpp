@@ -224,6 +224,9 @@ struct Builder {
 
   void emitPrologue() {
     b.SetInsertPoint(block("entry"));
+    // The next kernel in the stream may be scheduled now: it waits
+    // (griddepcontrol.wait) for this one to complete before touching memory.
+    ptx::gridDependentsLaunch(b);
     tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
     llvm::Value *ctaX =
         b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
@@ -314,6 +317,9 @@ struct Builder {
     b.SetInsertPoint(elected);
     ptx::prefetchTensorMap(b, tmapA);
     ptx::prefetchTensorMap(b, tmapB);
+    // Under a programmatic dependent launch the previous kernel may still be
+    // writing A or B.
+    ptx::gridDependencyWait(b);
     unsigned stageBytes = tileA.bytes + tileB.bytes;
     forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
       forK("produce", [&](llvm::Value *kt) {
@@ -416,6 +422,10 @@ struct Builder {
 
   void emitConsumer(llvm::BasicBlock *exit) {
     ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
+    // The consumers write C and the split-K workspace, which the previous
+    // kernel in the stream may still access (a split without K tiles writes
+    // before any load of this CTA has landed).
+    ptx::gridDependencyWait(b);
     llvm::Value *wg = b.CreateLShr(tid, i32(7));
     llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
     llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");

@@ -91,6 +91,7 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.ldcMultiple = 1;
   binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
   binary.ctasPerSm = config.ctasPerSm;
+  binary.dependentLaunch = true;
   // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1, 1};
   using P = KernelParam;

@@ -328,6 +328,7 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
   config.block = {kernel.blockThreads, 1, 1};
   config.cluster = {kernel.cluster.x, kernel.cluster.y, kernel.cluster.z};
   config.dynamicSharedBytes = kernel.sharedBytes;
+  config.programmaticSerialization = kernel.dependentLaunch;
   config.stream = stream;
   return prepared;
 }

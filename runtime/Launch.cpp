@@ -153,7 +153,8 @@ Status launch(const Function &fn, const LaunchConfig &config,
 
   const Dim3 &g = config.grid, &b = config.block, &c = config.cluster;
   unsigned smem = static_cast<unsigned>(config.dynamicSharedBytes);
-  if (c.x * c.y * c.z == 1)
+  bool clustered = c.x * c.y * c.z != 1;
+  if (!clustered && !config.programmaticSerialization)
     return checkCuda(api,
                      api.launchKernel(fn.handle(), g.x, g.y, g.z, b.x, b.y, b.z,
                                       smem, config.stream, args.data(),
@@ -161,14 +162,24 @@ Status launch(const Function &fn, const LaunchConfig &config,
                      what + " (cuLaunchKernel)");
 
   if (!api.launchKernelEx)
-    return Error(fmt::format("{}: cluster launches need cuLaunchKernelEx "
-                             "(CUDA 11.8+ driver); {} lacks it",
+    return Error(fmt::format("{}: cluster and programmatic dependent launches "
+                             "need cuLaunchKernelEx (CUDA 11.8+ driver); {} "
+                             "lacks it",
                              what, api.libraryPath));
-  CUlaunchAttribute attribute = {};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = c.x;
-  attribute.value.clusterDim.y = c.y;
-  attribute.value.clusterDim.z = c.z;
+  CUlaunchAttribute attributes[2] = {};
+  unsigned count = 0;
+  if (clustered) {
+    CUlaunchAttribute &cluster = attributes[count++];
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = c.x;
+    cluster.value.clusterDim.y = c.y;
+    cluster.value.clusterDim.z = c.z;
+  }
+  if (config.programmaticSerialization) {
+    CUlaunchAttribute &dependent = attributes[count++];
+    dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    dependent.value.programmaticStreamSerializationAllowed = 1;
+  }
   CUlaunchConfig launchConfig = {};
   launchConfig.gridDimX = g.x;
   launchConfig.gridDimY = g.y;
@@ -178,11 +189,13 @@ Status launch(const Function &fn, const LaunchConfig &config,
   launchConfig.blockDimZ = b.z;
   launchConfig.sharedMemBytes = smem;
   launchConfig.hStream = config.stream;
-  launchConfig.attrs = &attribute;
-  launchConfig.numAttrs = 1;
+  launchConfig.attrs = attributes;
+  launchConfig.numAttrs = count;
   return checkCuda(
       api, api.launchKernelEx(&launchConfig, fn.handle(), args.data(), nullptr),
-      fmt::format("{} cluster {} (cuLaunchKernelEx)", what, str(c)));
+      fmt::format("{} cluster {}{} (cuLaunchKernelEx)", what, str(c),
+                  config.programmaticSerialization ? ", dependent launch"
+                                                   : ""));
 }
 
 } // namespace tilec::rt

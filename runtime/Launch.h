@@ -45,6 +45,13 @@ struct LaunchConfig {
   /// Thread-block cluster extents (sm_90+); {1,1,1} launches without
   /// clusters. Each grid extent must be a multiple of the cluster extent.
   Dim3 cluster;
+  /// Programmatic dependent launch (sm_90+): the grid may be scheduled
+  /// while the previous kernel in the stream is still running, once every
+  /// CTA of that kernel has executed `griddepcontrol.launch_dependents`. The
+  /// kernel must execute `griddepcontrol.wait` before it touches memory the
+  /// previous kernel may access; that waits for the previous kernel's
+  /// completion and the visibility of its writes.
+  bool programmaticSerialization = false;
   /// Dynamic shared memory per block in bytes; above 48 KB the kernel's
   /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised first.
   std::size_t dynamicSharedBytes = 0;

@@ -7,6 +7,7 @@
 // first mismatches with their coordinates.
 //
 //===----------------------------------------------------------------------===//
+#include "Bf16.h"
 #include "GpuTest.h"
 
 #include "codegen/Sm90GemmSpec.h"
@@ -22,23 +23,6 @@
 
 namespace tilec {
 namespace {
-
-/// bf16 <-> float on the host (round to nearest even), for inputs and the
-/// reference; independent of the GPU's conversion.
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffff) > 0x7f800000)
-    return 0x7fc0;
-  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-  return uint16_t((bits + rounding) >> 16);
-}
-float bf16ToFloat(uint16_t h) {
-  uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 struct Problem {
   unsigned m, n, k;

@@ -1,0 +1,52 @@
+"""Timing of torch GPU work for the cuBLAS side of the benchmarks.
+
+time_graph(fn, copies, iters): fn(i) enqueues one launch on operand copy i.
+Warm-up of at least 20 launches and 50 ms (the clocks ramp up), then batches
+of 10 launches (copies rotated) are captured once as a CUDA graph; the result
+is the median over `iters` replays of the graph between two events, divided
+by 10, in microseconds, each replay behind one untimed replay. Issuing the
+launches one by one from Python takes longer than a decode-shaped GEMM runs,
+and would time the host instead (bench/Sm90GemmResults.md, session 3).
+"""
+import time
+
+import torch
+
+BATCH = 10
+
+
+def time_graph(fn, copies, iters):
+    begin = time.perf_counter()
+    i = 0
+    while i < 20 or time.perf_counter() - begin < 0.05:
+        fn(i % copies)
+        i += 1
+        if i % 16 == 0:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for j in range(BATCH):  # library handles and workspaces exist first
+            fn(j % copies)
+        with torch.cuda.graph(graph, stream=stream):
+            for j in range(BATCH):
+                fn(j % copies)
+    torch.cuda.current_stream().wait_stream(stream)
+    for _ in range(3):
+        graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        graph.replay()  # untimed: keeps the GPU ahead
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / BATCH)
+    times.sort()
+    del graph
+    return times[len(times) // 2] * 1e3
