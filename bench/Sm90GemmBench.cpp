@@ -302,9 +302,13 @@ int main(int argc, char **argv) {
       }
       // The embedding API's launcher; each copy's launch is prepared once
       // (tensor maps encoded, split-K workspace sized) and issued many times.
-      auto launcher = GemmLauncher::create(
-          sm90GemmBinary(std::move(*kernel), candidate.splits),
-          ctx->device().smCount);
+      auto binary = sm90GemmBinary(std::move(*kernel), candidate.splits);
+      if (!binary) {
+        std::printf("skip: %s\n", llvm::toString(binary.takeError()).c_str());
+        continue;
+      }
+      auto launcher =
+          GemmLauncher::create(std::move(*binary), ctx->device().smCount);
       if (!launcher) {
         std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
