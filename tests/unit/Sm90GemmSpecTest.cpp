@@ -57,7 +57,9 @@ ComposedLayout layoutOf(const std::string &expr) {
   return value->getComposed();
 }
 
-TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+/// The lowered kernel of examples/gemm_decode_sm90.tile: swap-AB, BM 64,
+/// BN 64, 8 stages, 4 K splits.
+GemmSpec decodeSpec() {
   GemmSpec spec;
   spec.arch = ArchKind::SM90a;
   spec.bm = 64;
@@ -66,6 +68,11 @@ TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
   spec.stages = 8;
   spec.swapAB = true;
   spec.splitK = 4;
+  return spec;
+}
+
+TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+  GemmSpec spec = decodeSpec();
   spec.smemA = layoutOf("tile_to_shape(K_SW128<bf16>, (64, 64))");
   auto config = sm90ConfigFromSpec(spec);
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
@@ -107,17 +114,9 @@ namespace tilec {
 namespace {
 
 TEST(Sm90ConfigFromSpec, SplitKLaunchesAsAClusterWhereItFits) {
-  // The lowered decode kernel of examples/gemm_decode_sm90.tile: 4 splits
-  // are one 1x1x4 cluster and need no workspace; 12 splits use the
-  // workspace and no cluster.
-  GemmSpec spec;
-  spec.arch = ArchKind::SM90a;
-  spec.bm = 64;
-  spec.bn = 64;
-  spec.bk = 64;
-  spec.stages = 8;
-  spec.swapAB = true;
-  spec.splitK = 4;
+  // 4 splits are one 1x1x4 cluster and need no workspace; 12 splits use
+  // the workspace and no cluster.
+  GemmSpec spec = decodeSpec();
   auto binary = emitGemm(spec);
   ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
   EXPECT_EQ(binary->cluster.z, 4u);
