@@ -644,13 +644,13 @@ struct Builder {
     // places in every peer.
     llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
     llvm::Value *mine = b.CreateAdd(aBase, b.CreateMul(ctid, i32(16)), "part");
-    // Both consumer warpgroups' wgmmas have retired (they read the ring)
-    // before any thread overwrites it.
-    ptx::barSync(b, i32(SplitKBarrier), threads);
     llvm::BasicBlock *publish = block("splitk.publish");
     llvm::BasicBlock *published = block("splitk.published");
     b.CreateCondBr(b.CreateICmpNE(rank, i32(0)), publish, published);
     b.SetInsertPoint(publish);
+    // Both consumer warpgroups' wgmmas have retired (they read the ring)
+    // before any thread overwrites it.
+    ptx::barSync(b, i32(SplitKBarrier), threads);
     for (unsigned r4 = 0; r4 < regs / 4; ++r4)
       ptx::stSharedV4F32(b, b.CreateAdd(mine, i32(r4 * threads * 16)),
                          acc.slice(4 * r4, 4));
