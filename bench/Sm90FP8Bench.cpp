@@ -100,7 +100,13 @@ int main(int argc, char **argv) {
         continue;
       }
       // The embedding API's launcher; each copy's launch is prepared once.
-      auto launcher = GemmLauncher::create(sm90GemmBinary(std::move(*kernel)));
+      auto binary = sm90GemmBinary(std::move(*kernel));
+      if (!binary) {
+        std::printf("skip %s: %s\n", name,
+                    llvm::toString(binary.takeError()).c_str());
+        continue;
+      }
+      auto launcher = GemmLauncher::create(std::move(*binary));
       if (!launcher) {
         std::printf("skip %s: %s\n", name,
                     launcher.error().getMessage().c_str());

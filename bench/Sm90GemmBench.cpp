@@ -83,7 +83,8 @@ unsigned maxStages(unsigned bm, unsigned bn, unsigned ctasPerSm) {
 }
 
 /// The sweep: for decode shapes (M <= 128, swapped so that N fills the
-/// wgmma M) BM 64 and 128, the deepest ring, K splits 1..4, 2 CTAs per SM,
+/// wgmma M) BM 64 and 128, the deepest ring, K splits 1..4 (reduced in the
+/// workspace or in a cluster), 2 CTAs per SM,
 /// persistence and 2x1 clusters; for the large squares 128 x 256 with and
 /// without persistence and clusters.
 std::vector<Candidate> candidates(const Shape &s) {
@@ -96,6 +97,11 @@ std::vector<Candidate> candidates(const Shape &s) {
       for (unsigned splits : {1u, 2u, 3u, 4u})
         if (kTiles / splits >= 4 && (splits <= 4 || bm == 64)) {
           out.push_back(candidateOf(bm, bn, st, true, 1, splits));
+          if (splits > 1) {
+            // The same splits reduced through distributed shared memory.
+            out.push_back(candidateOf(bm, bn, st, true, 1, splits));
+            out.back().config.splitKCluster = true;
+          }
           if (splits <= 2 || bm == 64)
             out.push_back(candidateOf(bm, bn, st, true, 1, splits, false, 8, 2));
         }
@@ -287,6 +293,13 @@ int main(int argc, char **argv) {
     direct.config.storeTma = false;
     if (!versus)
       list.push_back(direct);
+    // A split chosen in a cluster, and the same splits through the global
+    // workspace, to measure what the distributed shared memory buys.
+    if (!versus && choice.config.splitKCluster) {
+      Candidate workspace{choice.config, choice.splits, true};
+      workspace.config.splitKCluster = false;
+      list.push_back(workspace);
+    }
     if (!onlyAuto)
       for (const Candidate &c : candidates(s))
         list.push_back(c);
@@ -302,9 +315,13 @@ int main(int argc, char **argv) {
       }
       // The embedding API's launcher; each copy's launch is prepared once
       // (tensor maps encoded, split-K workspace sized) and issued many times.
-      auto launcher = GemmLauncher::create(
-          sm90GemmBinary(std::move(*kernel), candidate.splits),
-          ctx->device().smCount);
+      auto binary = sm90GemmBinary(std::move(*kernel), candidate.splits);
+      if (!binary) {
+        std::printf("skip: %s\n", llvm::toString(binary.takeError()).c_str());
+        continue;
+      }
+      auto launcher =
+          GemmLauncher::create(std::move(*binary), ctx->device().smCount);
       if (!launcher) {
         std::printf("skip: %s\n", launcher.error().getMessage().c_str());
         continue;
@@ -361,13 +378,15 @@ int main(int argc, char **argv) {
       }
       double us = median(times);
       char name[128];
-      std::snprintf(name, sizeof name, "%s%s%s%s%sbm%u_bn%u_bk%u_s%u_c%u_k%u",
+      std::snprintf(name, sizeof name,
+                    "%s%s%s%s%s%sbm%u_bn%u_bk%u_s%u_c%u_k%u",
                     candidate.chosen ? "auto_" : "",
                     config.storeTma ? "" : "direct_", config.persistent
                         ? ("pers_g" + std::to_string(config.groupM) + "_")
                               .c_str()
                         : "",
                     config.clusterM > 1 ? "cl2_" : "",
+                    config.splitKCluster ? "dsm_" : "",
                     config.swapAB ? "swap_" : "", config.bm, config.bn,
                     config.bk, config.stages, config.ctasPerSm, candidate.splits);
       std::printf(

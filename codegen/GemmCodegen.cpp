@@ -85,13 +85,13 @@ static uint64_t splitTiles(const GemmKernelBinary &kernel, uint64_t m,
 }
 
 uint64_t GemmKernelBinary::workspaceBytes(uint64_t m, uint64_t n) const {
-  if (splitK <= 1)
+  if (splitK <= 1 || splitKCluster)
     return 0;
   return splitTiles(*this, m, n) * splitK * tileM * tileN * 4;
 }
 
 uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
-  return splitK <= 1 ? 0 : splitTiles(*this, m, n) * 4;
+  return splitK <= 1 || splitKCluster ? 0 : splitTiles(*this, m, n) * 4;
 }
 
 llvm::Error checkGemmSpec(const GemmSpec &spec) {

@@ -129,6 +129,10 @@ struct GemmKernelBinary {
   /// sm_90a split-K: K is split over grid.z = splitK CTAs per output tile,
   /// reduced in a workspace; 1 = no split.
   unsigned splitK = 1;
+  /// sm_90a split-K in a cluster: the splitK CTAs of a tile are one 1x1xS
+  /// cluster (cluster.z = splitK) and reduce through distributed shared
+  /// memory, so the launch needs no workspace or counters.
+  bool splitKCluster = false;
   /// sm_90a persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop.
   bool persistent = false;
   unsigned ctasPerSm = 1;
@@ -147,10 +151,12 @@ struct GemmKernelBinary {
     Dim3 g = grid(m, n, 0);
     return g.x * g.y * g.z;
   }
-  /// Bytes of f32 split-K workspace for an M x N problem (0 without split-K).
+  /// Bytes of f32 split-K workspace for an M x N problem (0 without split-K
+  /// or with splitKCluster).
   uint64_t workspaceBytes(uint64_t m, uint64_t n) const;
   /// Bytes of split-K tile counters (u32 each, zero before the first
-  /// launch; the kernel leaves them zero) for an M x N problem.
+  /// launch; the kernel leaves them zero) for an M x N problem (0 without
+  /// split-K or with splitKCluster).
   uint64_t counterBytes(uint64_t m, uint64_t n) const;
 };
 

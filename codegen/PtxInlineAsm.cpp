@@ -328,5 +328,31 @@ void clusterSync(llvm::IRBuilderBase &builder) {
           "~{memory}", {});
 }
 
+llvm::Value *mapaShared(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                        llvm::Value *rank) {
+  return emitAsm(builder, builder.getInt32Ty(),
+                 "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r",
+                 {addr, rank});
+}
+
+llvm::Value *ldSharedClusterV4F32(llvm::IRBuilderBase &builder,
+                                  llvm::Value *addr, llvm::Value *on) {
+  llvm::Type *f32 = builder.getFloatTy();
+  llvm::Type *quad = llvm::StructType::get(builder.getContext(),
+                                           {f32, f32, f32, f32});
+  return emitAsm(builder, quad,
+                 "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $5, 0;\n\t"
+                 "@p ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4];\n\t}",
+                 "=f,=f,=f,=f,r,r,~{memory}", {addr, on});
+}
+
+void stSharedV4F32(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                   llvm::ArrayRef<llvm::Value *> values) {
+  assert(values.size() == 4 && "st.shared.v4 takes four floats");
+  emitAsm(builder, builder.getVoidTy(),
+          "st.shared.v4.f32 [$0], {$1, $2, $3, $4};", "r,f,f,f,f,~{memory}",
+          {addr, values[0], values[1], values[2], values[3]});
+}
+
 } // namespace ptx
 } // namespace tilec

@@ -163,6 +163,19 @@ void mbarrierArriveCluster(llvm::IRBuilderBase &builder, llvm::Value *bar,
 /// `barrier.cluster.arrive.release; barrier.cluster.wait.acquire;` (every
 /// thread of every CTA of the cluster).
 void clusterSync(llvm::IRBuilderBase &builder);
+/// `mapa.shared::cluster.u32 d, addr, rank;`: the shared::cluster address
+/// of this CTA's shared offset \p addr in the CTA of cluster rank \p rank.
+llvm::Value *mapaShared(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                        llvm::Value *rank);
+/// `@p ld.shared::cluster.v4.f32 {a, b, c, d}, [addr];` with p = (\p on !=
+/// 0): four floats from a shared::cluster address (mapaShared), as a struct
+/// of four f32 (undefined where \p on is 0).
+llvm::Value *ldSharedClusterV4F32(llvm::IRBuilderBase &builder,
+                                  llvm::Value *addr, llvm::Value *on);
+/// `st.shared.v4.f32 [addr], {v0, v1, v2, v3};` at this CTA's shared offset
+/// \p addr (16-byte aligned).
+void stSharedV4F32(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                   llvm::ArrayRef<llvm::Value *> values);
 
 } // namespace ptx
 } // namespace tilec

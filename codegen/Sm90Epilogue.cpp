@@ -111,7 +111,6 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
 }
 
 unsigned sm90SharedBytes(const Sm90GemmConfig &config) {
-  unsigned elem = elementBytes(config.aType);
   unsigned staging = 0;
   auto tile = sm90EpilogueTile(config);
   if (!tile)
@@ -120,9 +119,8 @@ unsigned sm90SharedBytes(const Sm90GemmConfig &config) {
     // The buffers, and one mbarrier per consumer warpgroup (16 bytes) for
     // the TMA loads of C when beta != 0.
     staging = (config.bm / 64) * (*tile)->buffers * (*tile)->bytes + 16;
-  return AlignSlack + staging +
-         config.stages * (config.bm + config.bn) * config.bk * elem +
-         16 * config.stages + 16;
+  return AlignSlack + staging + sm90RingBytes(config) + 16 * config.stages +
+         16;
 }
 
 namespace {

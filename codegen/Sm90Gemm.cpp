@@ -281,7 +281,7 @@ struct Builder {
     // After the 16-byte flag: with a staging tile, one mbarrier per
     // consumer warpgroup for the TMA loads of C (beta != 0).
     cLoadBars = b.CreateAdd(flagAddr, i32(16), "cLoadBars");
-    rank = config.clusterM > 1
+    rank = config.clusterM > 1 || config.splitKCluster
                ? b.CreateIntrinsic(
                      llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
                : i32(0);
@@ -527,7 +527,8 @@ struct Builder {
       b.SetInsertPoint(after);
     }
     if (config.splitK)
-      fin = emitSplitReduce(fin, exit);
+      fin = config.splitKCluster ? emitClusterSplitReduce(fin, exit)
+                                 : emitSplitReduce(fin, exit);
 
     emitSm90Epilogue(b, config, staging, epilogueValues(ci), fin, exit);
   }
@@ -617,13 +618,86 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
     b.SetInsertPoint(reduce);
     ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    return sumPartials(
+        llvm::SmallVector<llvm::Value *>(regs, llvm::ConstantFP::get(f32, 0.0)),
+        0, [&](llvm::Value *zu, llvm::Value *valid) {
+          llvm::Value *base = partialBase(zu);
+          llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
+          llvm::SmallVector<llvm::Value *> quads;
+          for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
+            llvm::Value *at =
+                b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
+            llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
+            // .cg: read at L2, where the other CTAs' stores are.
+            quads.push_back(ptx::emitAsm(
+                b, llvm::StructType::get(ctx, {f32, f32, f32, f32}),
+                "{ .reg .pred p; setp.ne.u32 p, $5, 0; @p ld.global.cg.v4.f32 "
+                "{$0, $1, $2, $3}, [$4]; }",
+                "=f,=f,=f,=f,l,r,~{memory}", {address, on}));
+          }
+          return quads;
+        });
+  }
 
-    // sum = partial[0] + partial[1] + ... in z order, ReduceBatch partials
-    // a trip: their loads are issued together (predicated off past the last
-    // split), so a trip costs one L2 round trip, not one per partial. The
-    // loaded values of a trip take at most 128 registers a thread (4 partials
-    // of m64n64's 32 accumulators, 1 of m64n256's 128) so that ptxas need
-    // not spill.
+  /// Split-K in a cluster (Sm90Gemm.h): the CTAs of rank 1.. publish their
+  /// partial \p acc in their ring, round 1 of the cluster barrier, and rank
+  /// 0 returns the sum of its \p acc and the peers' partials; the others
+  /// branch to \p exit, where round 2 waits for rank 0's reads.
+  llvm::SmallVector<llvm::Value *>
+  emitClusterSplitReduce(llvm::ArrayRef<llvm::Value *> acc,
+                         llvm::BasicBlock *exit) {
+    unsigned threads = 128 * consumers;
+    unsigned regs = acc.size();
+    // Fragment order: float4 r4 of thread t at (r4 * threads + t) * 16
+    // from the A ring's base, so a warp's 16-byte stores are contiguous
+    // (conflict-free) and thread t of rank 0 reads its own fragment's
+    // places in every peer.
+    llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
+    llvm::Value *mine = b.CreateAdd(aBase, b.CreateMul(ctid, i32(16)), "part");
+    llvm::BasicBlock *publish = block("splitk.publish");
+    llvm::BasicBlock *published = block("splitk.published");
+    b.CreateCondBr(b.CreateICmpNE(rank, i32(0)), publish, published);
+    b.SetInsertPoint(publish);
+    // Both consumer warpgroups' wgmmas have retired (they read the ring)
+    // before any thread overwrites it.
+    ptx::barSync(b, i32(SplitKBarrier), threads);
+    for (unsigned r4 = 0; r4 < regs / 4; ++r4)
+      ptx::stSharedV4F32(b, b.CreateAdd(mine, i32(r4 * threads * 16)),
+                         acc.slice(4 * r4, 4));
+    b.CreateBr(published);
+    b.SetInsertPoint(published);
+    ptx::clusterSync(b); // round 1: the peers' partials are visible
+    llvm::BasicBlock *reduce = block("splitk.reduce");
+    b.CreateCondBr(b.CreateICmpEQ(rank, i32(0)), reduce, exit);
+    b.SetInsertPoint(reduce);
+    return sumPartials(acc, 1, [&](llvm::Value *zu, llvm::Value *valid) {
+      // Past the last split the loads are off; rank 0 keeps mapa legal.
+      llvm::Value *peer =
+          ptx::mapaShared(b, mine, b.CreateSelect(valid, zu, i32(0)));
+      llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
+      llvm::SmallVector<llvm::Value *> quads;
+      for (unsigned r4 = 0; r4 < regs / 4; ++r4)
+        quads.push_back(ptx::ldSharedClusterV4F32(
+            b, b.CreateAdd(peer, i32(r4 * threads * 16)), on));
+      return quads;
+    });
+  }
+
+  /// init + partial[zFirst] + partial[zFirst + 1] + ... + partial[S - 1],
+  /// added in z order so the sum does not depend on which CTA finished
+  /// first. \p loadPartial(z, valid) issues the loads of partial z (off
+  /// where valid is false) and returns its float4 quads in fragment order.
+  /// ReduceBatch partials a trip: their loads are issued together, so a
+  /// trip costs one round trip (to L2 or to the peers), not one per
+  /// partial. The loaded values of a trip take at most 128 registers a
+  /// thread (4 partials of m64n64's 32 accumulators, 1 of m64n256's 128) so
+  /// that ptxas need not spill.
+  llvm::SmallVector<llvm::Value *> sumPartials(
+      llvm::ArrayRef<llvm::Value *> init, unsigned zFirst,
+      const std::function<llvm::SmallVector<llvm::Value *>(
+          llvm::Value *z, llvm::Value *valid)> &loadPartial) {
+    unsigned regs = init.size();
+    llvm::Type *f32 = b.getFloatTy();
     const unsigned ReduceBatch = std::clamp(128u / regs, 1u, 4u);
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("splitk.head");
@@ -632,34 +706,20 @@ struct Builder {
     b.CreateBr(head);
     b.SetInsertPoint(head);
     llvm::PHINode *z = b.CreatePHI(b.getInt32Ty(), 2, "z");
-    z->addIncoming(i32(0), pre);
+    z->addIncoming(i32(zFirst), pre);
     llvm::SmallVector<llvm::PHINode *> sums;
     for (unsigned i = 0; i < regs; ++i) {
       sums.push_back(b.CreatePHI(f32, 2));
-      sums.back()->addIncoming(llvm::ConstantFP::get(f32, 0.0), pre);
+      sums.back()->addIncoming(init[i], pre);
     }
     b.CreateCondBr(b.CreateICmpULT(z, splits), body, done);
     b.SetInsertPoint(body);
-    llvm::Type *quad = llvm::StructType::get(ctx, {f32, f32, f32, f32});
     llvm::SmallVector<llvm::Value *> valid;
     llvm::SmallVector<llvm::SmallVector<llvm::Value *>> loaded;
     for (unsigned u = 0; u < ReduceBatch; ++u) {
       llvm::Value *zu = b.CreateAdd(z, i32(u));
       valid.push_back(b.CreateICmpULT(zu, splits));
-      llvm::Value *base = partialBase(zu);
-      llvm::Value *on = b.CreateZExt(valid.back(), b.getInt32Ty());
-      loaded.emplace_back();
-      for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
-        llvm::Value *at =
-            b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
-        llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
-        // .cg: read at L2, where the other CTAs' stores are.
-        loaded.back().push_back(ptx::emitAsm(
-            b, quad,
-            "{ .reg .pred p; setp.ne.u32 p, $5, 0; @p ld.global.cg.v4.f32 "
-            "{$0, $1, $2, $3}, [$4]; }",
-            "=f,=f,=f,=f,l,r,~{memory}", {address, on}));
-      }
+      loaded.push_back(loadPartial(zu, valid.back()));
     }
     llvm::SmallVector<llvm::Value *> next(sums.begin(), sums.end());
     for (unsigned u = 0; u < ReduceBatch; ++u)
@@ -685,14 +745,23 @@ struct Builder {
     llvm::BasicBlock *consumer = block("consumer");
     llvm::BasicBlock *exit = block("exit");
     b.CreateCondBr(b.CreateICmpULT(tid, i32(128)), producer, consumer);
+    // Split-K in a cluster: barrier.cluster counts every thread of the
+    // cluster, so the producer's threads take the consumers' round 1 too.
+    llvm::BasicBlock *producerExit =
+        config.splitKCluster ? block("producer.round1") : exit;
     b.SetInsertPoint(producer);
-    emitProducer(exit);
+    emitProducer(producerExit);
+    if (config.splitKCluster) {
+      b.SetInsertPoint(producerExit);
+      ptx::clusterSync(b);
+      b.CreateBr(exit);
+    }
     b.SetInsertPoint(consumer);
     emitConsumer(exit);
     b.SetInsertPoint(exit);
     // No CTA leaves while its peer may still multicast into it or arrive on
-    // its barriers.
-    if (config.clusterM > 1)
+    // its barriers, or (split-K in a cluster) read its partial.
+    if (config.clusterM > 1 || config.splitKCluster)
       ptx::clusterSync(b);
     b.CreateRetVoid();
   }

@@ -88,6 +88,22 @@
 // arrival order), resets the counter and runs the epilogue. Workspace size:
 // tiles * S * BM * BN * 4 bytes.
 //
+// Split-K in a cluster (splitKCluster): the S CTAs of one output tile form
+// one 1x1xS thread-block cluster (S <= 8, the portable cluster size) and
+// reduce through distributed shared memory instead of the workspace. After
+// the K loop (every wgmma retired, so the ring's TMA loads have all landed
+// and been read) a named barrier over the consumers frees the ring, and each
+// consumer thread of the CTAs of rank 1.. stores its f32 fragment into its
+// own ring area from the A ring's base, in the workspace's fragment order.
+// Cluster barrier round 1 (arrive.release / wait.acquire, every thread of
+// every CTA, the producer's too) publishes the fragments; rank 0 then sums
+// its registers and the peers' fragments (mapa + ld.shared::cluster) in the
+// fixed order z = 0 .. S-1 and runs the epilogue. Round 2, at the exit of
+// every thread, keeps each CTA's shared memory alive until rank 0 has read
+// it. A split with no K tiles contributes zeros and still takes both
+// rounds. The ring must hold BM * BN * 4 bytes; workspace and counters are
+// not read.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90GEMM_H
 #define TILEC_CODEGEN_SM90GEMM_H
@@ -113,6 +129,10 @@ struct Sm90GemmConfig {
   unsigned stages = 4;     ///< ring slots
   bool swapAB = false;     ///< compute C^T = B A^T and store transposed
   bool splitK = false;     ///< split K over gridDim.z with an in-kernel reduce
+  /// With splitK: the K splits of a tile form one 1x1xS cluster and reduce
+  /// through distributed shared memory (S <= 8, clusterM 1, not
+  /// persistent); false: through the global workspace and counters.
+  bool splitKCluster = false;
   unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
@@ -185,6 +205,10 @@ struct Sm90EpilogueTile {
 llvm::Expected<std::optional<Sm90EpilogueTile>>
 sm90EpilogueTile(const Sm90GemmConfig &config);
 
+/// Bytes of the ring: stages x (BM + BN) x BK elements of A and B.
+/// Example: BM 64, BN 64, BK 64 bf16, 13 stages: 212992.
+unsigned sm90RingBytes(const Sm90GemmConfig &config);
+
 /// Dynamic shared memory of \p config: the alignment slack, the epilogue's
 /// staging buffers, the ring of A and B tiles, and its full/empty barriers.
 unsigned sm90SharedBytes(const Sm90GemmConfig &config);
@@ -231,6 +255,14 @@ inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
                                    unsigned splits) {
   return tiles * splits * config.bm * config.bn * 4;
 }
+
+/// Whether split-K over \p splits CTAs can reduce in a cluster
+/// (splitKCluster) for \p config's tile: 2 to 8 splits (the portable
+/// cluster size), clusterM 1, not persistent, and a ring of at least one
+/// f32 tile (BM * BN * 4 bytes) to hold a CTA's partial.
+/// Example: BM 64, BN 64, 13 stages (212992 ring bytes) with 4 splits: true;
+/// with 9 splits: false.
+bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits);
 
 /// Grid extents (x, y, z) to launch \p config on a rowsA x rowsB output
 /// (roles as in the kernel parameters) with \p splits K splits on a device

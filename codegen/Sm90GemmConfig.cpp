@@ -34,6 +34,17 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
 
 unsigned sm90WgmmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
 
+unsigned sm90RingBytes(const Sm90GemmConfig &config) {
+  return config.stages * (config.bm + config.bn) * config.bk *
+         elementBytes(config.aType);
+}
+
+bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits) {
+  return splits >= 2 && splits <= MaxClusterCtas && config.clusterM == 1 &&
+         !config.persistent &&
+         sm90RingBytes(config) >= config.bm * config.bn * 4;
+}
+
 llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
                                                 DTypeKind dtype,
                                                 MajorKind major,
@@ -221,6 +232,28 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                   : std::string()) +
         ", more than the 232448 a CTA may have; use fewer stages or a "
         "smaller tile");
+  if (config.splitKCluster) {
+    if (!config.splitK)
+      return fail("splitKCluster reduces the K splits of a tile in a "
+                  "cluster; it needs splitK");
+    if (config.persistent)
+      return fail("splitKCluster with a persistent kernel is not "
+                  "implemented: a cluster is the splits of one tile; use "
+                  "persistent or split-K");
+    if (config.clusterM != 1)
+      return fail("splitKCluster with clusterM = " +
+                  std::to_string(config.clusterM) +
+                  ": the cluster is the 1x1xS of the K splits, so clusterM "
+                  "must be 1");
+    unsigned ring = sm90RingBytes(config), tile = config.bm * config.bn * 4;
+    if (ring < tile)
+      return fail("splitKCluster keeps a CTA's f32 partial of " +
+                  std::to_string(config.bm) + " x " +
+                  std::to_string(config.bn) + " (" + std::to_string(tile) +
+                  " bytes) in the ring, which has " + std::to_string(ring) +
+                  " bytes (" + std::to_string(config.stages) +
+                  " stages); use more stages or the workspace reduction");
+  }
   if (config.persistent && config.splitK)
     return fail("a persistent kernel with split-K is not implemented; "
                 "choose one of the two");

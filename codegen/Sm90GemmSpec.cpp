@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90GemmSpec.h"
 
+#include "codegen/Sm90Limits.h"
 #include "ir/LayoutExpr.h"
 
 #include <algorithm>
@@ -67,13 +68,24 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
   config.splitK = spec.splitK > 1;
+  config.splitKCluster =
+      config.splitK && sm90SplitKClusterFits(config, spec.splitK);
   if (llvm::Error err = verifySm90GemmConfig(config))
     return err;
   return config;
 }
 
-GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
+llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
+                                                unsigned splits) {
   const Sm90GemmConfig &config = kernel.config;
+  if (config.splitKCluster && splits > sm90::MaxClusterCtas)
+    return llvm::createStringError(
+        "split-K over " + std::to_string(splits) +
+        " CTAs cannot reduce in one cluster: at most " +
+        std::to_string(sm90::MaxClusterCtas) +
+        " CTAs (the portable cluster size); use at most " +
+        std::to_string(sm90::MaxClusterCtas) +
+        " splits or the workspace reduction (splitKCluster off)");
   GemmKernelBinary binary;
   binary.arch = ArchKind::SM90a;
   binary.ptx = std::move(kernel.ptx);
@@ -85,6 +97,7 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.tileN = config.swapAB ? config.bm : config.bn;
   binary.swapAB = config.swapAB;
   binary.splitK = config.splitK ? std::max(2u, splits) : 1;
+  binary.splitKCluster = config.splitKCluster;
   binary.persistent = config.persistent;
   // The epilogue stores pairs of C elements when ldc is even, else single
   // elements.
@@ -92,8 +105,10 @@ GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits) {
   binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
   binary.ctasPerSm = config.ctasPerSm;
   binary.dependentLaunch = true;
-  // 2x1 clusters along grid x (the kernel's A role); see Sm90Gemm.h.
-  binary.cluster = {config.clusterM, 1, 1};
+  // 2x1 clusters along grid x (the kernel's A role), or the K splits of one
+  // tile along grid z; see Sm90Gemm.h.
+  binary.cluster = {config.clusterM, 1,
+                    config.splitKCluster ? binary.splitK : 1u};
   using P = KernelParam;
   binary.params = {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}};
   if (kernel.staging)

@@ -20,7 +20,9 @@ namespace tilec {
 
 /// The sm_90a config of a lowered GemmSpec: arch sm_90a, bf16 A, B, C with
 /// f32 accumulation, A and B K-major, C row-major; name, BM, BN, BK,
-/// stages, swap-AB and split-K carry over (BM = 64 * consumer warpgroups).
+/// stages, swap-AB and split-K carry over (BM = 64 * consumer warpgroups);
+/// split-K reduces in a cluster wherever sm90SplitKClusterFits, else in
+/// the workspace.
 /// The error names the field, its value and what is legal.
 llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec);
 
@@ -28,8 +30,11 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec);
 /// launchers read: parameters, the two tensor maps (derived from the operand
 /// tiles: box = tile rows x BK, the tile's swizzle), grid rule, split-K and
 /// persistence. \p splits is grid.z of a split-K kernel (at least 2 when
-/// config.splitK, else ignored).
-GemmKernelBinary sm90GemmBinary(Sm90GemmKernel kernel, unsigned splits = 1);
+/// config.splitK, else ignored); with config.splitKCluster it is also the
+/// cluster's z extent, and more than 8 (the portable cluster size) is an
+/// error.
+llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
+                                                unsigned splits = 1);
 
 } // namespace tilec
 

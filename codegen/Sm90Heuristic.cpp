@@ -63,7 +63,12 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     // in both runs (17.2 / 16.9 against 17.7 / 17.7 us).
     unsigned splits = sm90DecodeSplits(tiles, kTiles, config.bn, sms);
     if (splits > 1) {
+      // The splits of a tile reduce in a cluster through distributed shared
+      // memory (always legal here: at most 4 splits, a deep ring), not
+      // through global memory: the workspace's stores, fence, counter and
+      // loads cost about 3 us a launch on the H200.
       config.splitK = true;
+      config.splitKCluster = sm90SplitKClusterFits(config, splits);
       choice.splits = splits;
     }
     return choice;

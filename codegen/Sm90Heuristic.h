@@ -5,12 +5,14 @@
 // from rules fitted to H200 measurements (bench/Sm90GemmResults.md):
 //   - decode (M <= 128): swap A and B so that N fills the 64-row wgmma M and
 //     M becomes the wgmma N; the deepest ring that fits; K split only where
-//     the tiles leave most SMs idle; persistent when N gives several waves;
+//     the tiles leave most SMs idle, the splits of a tile reduced in a
+//     cluster through distributed shared memory; persistent when N gives
+//     several waves;
 //   - otherwise 128 x 256 tiles, 4 stages, persistent in grouped order with
 //     2x1 clusters multicasting the B tile.
 //
 // Example: sm90ChooseConfig(64, 2112, 7168, 132) is swapAB, BM 64, BN 64,
-// 14 stages, split-K 2.
+// 13 stages, split-K 2 reduced in a 1x1x2 cluster.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90HEURISTIC_H

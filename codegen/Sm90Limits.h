@@ -24,6 +24,9 @@ inline constexpr unsigned MaxConsumerRegs = 232;
 inline constexpr unsigned RegistersPerSm = 65536;
 inline constexpr unsigned SharedBytesPerSm =
     233472; // 228 KB, 1 KB per CTA reserved
+/// The largest thread-block cluster every sm_90 GPU launches (the portable
+/// cluster size): split-K in a cluster takes at most this many splits.
+inline constexpr unsigned MaxClusterCtas = 8;
 
 /// Named barriers: 0 is the CTA's (bar.sync 0), SplitKBarrier the split-K
 /// consumers', and FirstEpilogueBarrier + i consumer warpgroup i's staged

@@ -4,9 +4,11 @@
 // tile given on the command line, prints what the launcher needs and the
 // derived operand descriptors, and writes the PTX to a file (or stdout).
 //
-//   sm90_gemm_ptx [BM BN STAGES [swap] [splitk] [persistent] [annotate]]
-//     [-o FILE]
+//   sm90_gemm_ptx [BM BN STAGES [swap] [splitk | clustersplitk]
+//     [persistent] [annotate]] [-o FILE]
 //
+// `clustersplitk` reduces the K splits of a tile through distributed
+// shared memory in a 1x1xS cluster instead of the global workspace.
 // `annotate` puts tilec compile --annotate's `// tilec:` comments before
 // every wgmma.
 //
@@ -34,6 +36,8 @@ int main(int argc, char **argv) {
       config.swapAB = true;
     else if (arg == "splitk")
       config.splitK = true;
+    else if (arg == "clustersplitk")
+      config.splitK = config.splitKCluster = true;
     else if (arg == "persistent")
       config.persistent = true;
     else if (arg == "annotate")
@@ -42,8 +46,9 @@ int main(int argc, char **argv) {
              arg.find_first_not_of("0123456789") == std::string::npos)
       numbers.push_back(unsigned(std::strtoul(arg.c_str(), nullptr, 10)));
     else {
-      std::fprintf(stderr, "usage: sm90_gemm_ptx [BM BN STAGES [swap] "
-                           "[splitk] [persistent] [annotate]] [-o FILE]\n");
+      std::fprintf(stderr,
+                   "usage: sm90_gemm_ptx [BM BN STAGES [swap] [splitk | "
+                   "clustersplitk] [persistent] [annotate]] [-o FILE]\n");
       return 2;
     }
   }

@@ -19,7 +19,9 @@
 // N and N fills the 64-row M atoms), and splits K when M, N and K are all
 // fixed and the output tiles would fill less than half of an H100/H200's 132
 // SMs; a written `schedule swap_ab split_k(N)` is kept. Either way the op
-// says why.
+// says why, and for a split how the partials are summed: through
+// distributed shared memory in a cluster of the splits (at most 8, a ring
+// that holds one f32 tile), else in a global workspace.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
@@ -229,6 +231,27 @@ std::optional<int64_t> fixedExtent(const tir::Op &kernel, const char *name,
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// How the K splits of one output tile are summed, for the schedule's why:
+/// on sm_90a in a 1x1xS cluster through distributed shared memory where
+/// sm90SplitKClusterFits (codegen/Sm90GemmSpec.cpp makes the same choice),
+/// else in a global workspace.
+std::string splitReduction(const tir::Op &kernel, const KernelView &view,
+                           int64_t splits) {
+  if (view.arch != ArchKind::SM90a)
+    return "reduced in a workspace";
+  Sm90GemmConfig config = sm90ConfigOf(kernel, view);
+  if (sm90SplitKClusterFits(config, static_cast<unsigned>(splits)))
+    return "reduced through distributed shared memory in a 1x1x" +
+           std::to_string(splits) + " cluster";
+  if (splits > sm90::MaxClusterCtas)
+    return "reduced in a global workspace (a cluster holds at most " +
+           std::to_string(sm90::MaxClusterCtas) + " CTAs)";
+  return "reduced in a global workspace (the ring's " +
+         std::to_string(sm90RingBytes(config)) +
+         " bytes do not hold an f32 partial of " +
+         std::to_string(config.bm * config.bn * 4) + ")";
+}
+
 void planSchedule(tir::Op &kernel, const KernelView &view) {
   tir::Op *op = kernel.find("tile.schedule");
   if (!op && view.arch != ArchKind::SM90a)
@@ -254,7 +277,8 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
                   "the 64-row M atoms)"
                 : "A and B as written") +
           (splits > 1 ? "; K split over " + std::to_string(splits) +
-                            " CTAs per output tile, reduced in a workspace"
+                            " CTAs per output tile, " +
+                            splitReduction(kernel, view, splits)
                       : "");
   } else if (view.arch != ArchKind::SM90a) {
     why = "the plain schedule: " + arch + " has no other";
@@ -284,7 +308,8 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
         why += "; " + std::to_string(tiles) +
                " output tiles fill less than half of 132 SMs and K has " +
                std::to_string(kTiles) + " k-tiles: K split over " +
-               std::to_string(s) + " CTAs per tile (at least 8 k-tiles each)";
+               std::to_string(s) + " CTAs per tile (at least 8 k-tiles each), " +
+               splitReduction(kernel, view, s);
       } else {
         why += "; K not split (" + std::to_string(tiles) + " output tiles, " +
                std::to_string(kTiles) + " k-tiles)";

@@ -69,8 +69,10 @@ rt::Result<GemmLauncher> loader(const rt::Context &ctx, unsigned bm,
   auto kernel = emitSm90Gemm(config);
   if (!kernel)
     return rt::Error(llvm::toString(kernel.takeError()));
-  return GemmLauncher::create(sm90GemmBinary(std::move(*kernel), 1),
-                              ctx.device().smCount);
+  auto binary = sm90GemmBinary(std::move(*kernel), 1);
+  if (!binary)
+    return rt::Error(llvm::toString(binary.takeError()));
+  return GemmLauncher::create(std::move(*binary), ctx.device().smCount);
 }
 
 TEST(DependentLaunchGpu, SecondGemmWaitsForTheFirstsOutput) {

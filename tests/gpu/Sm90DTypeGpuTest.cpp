@@ -154,7 +154,10 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
     return "emit: " + llvm::toString(kernel.takeError());
   // The embedding API's launcher: tensor maps (C's too, or the direct-store
   // fallback), parameters, grid.
-  auto launcher = GemmLauncher::create(sm90GemmBinary(std::move(*kernel)));
+  auto binary = sm90GemmBinary(std::move(*kernel));
+  if (!binary)
+    return "binary: " + llvm::toString(binary.takeError());
+  auto launcher = GemmLauncher::create(std::move(*binary));
   if (!launcher)
     return launcher.error().getMessage();
 

@@ -34,6 +34,12 @@ struct Problem {
   unsigned ldcPad = 0;
 };
 
+/// \p config with split-K reduced in a cluster (Sm90Gemm.h).
+Sm90GemmConfig clusterSplitK(Sm90GemmConfig config) {
+  config.splitK = config.splitKCluster = true;
+  return config;
+}
+
 Sm90GemmConfig configOf(unsigned bm, unsigned bn, unsigned stages, bool swap,
                         bool splitK = false, unsigned ctasPerSm = 1,
                         bool persistent = false, unsigned clusterM = 1) {
@@ -61,8 +67,11 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   if (!kernel)
     return "emit: " + llvm::toString(kernel.takeError());
   // The embedding API's launcher: tensor maps, grid, split-K workspace.
-  auto launcher = GemmLauncher::create(
-      sm90GemmBinary(std::move(*kernel), p.splits), ctx.device().smCount);
+  auto binary = sm90GemmBinary(std::move(*kernel), p.splits);
+  if (!binary)
+    return "binary: " + llvm::toString(binary.takeError());
+  auto launcher =
+      GemmLauncher::create(std::move(*binary), ctx.device().smCount);
   if (!launcher)
     return failed("load", launcher.error());
   std::mt19937_64 rng(seed);
@@ -160,12 +169,12 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
       }
   double rel = std::sqrt(errNorm / (refNorm > 0 ? refNorm : 1));
   std::printf(
-      "sm90 %s%s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g "
+      "sm90 %s%s%s%s bm%u bn%u s%u split%u cta%u  M=%u N=%u K=%u alpha=%g "
       "beta=%g ldc=%u: %zu/%zu checked elements wrong (%zu pad writes), "
       "rel. error %.3g\n",
       config.persistent ? "persistent " : "",
       config.clusterM > 1 ? "cluster2x1 " : "",
-      config.swapAB ? "swapAB" : "      ", config.bm, config.bn, config.stages,
+      config.splitKCluster ? "dsmem-splitk " : "", config.swapAB ? "swapAB" : "      ", config.bm, config.bn, config.stages,
       p.splits, config.ctasPerSm, p.m, p.n, p.k, p.alpha, p.beta, ldc,
       mismatches - padWrites, points.size(), padWrites, rel);
   if (mismatches || !(rel < 1e-2))
@@ -326,7 +335,34 @@ INSTANTIATE_TEST_SUITE_P(
                 {128, 1000, 1536, 0.5f, 1.0f}},
         GpuCase{"cluster2_cta2_swap_m37_n300_k136",
                 configOf(64, 64, 6, true, false, 2, false, 2),
-                {37, 300, 136}}),
+                {37, 300, 136}},
+        // Split-K reduced through distributed shared memory: the splits of
+        // a tile are one 1x1xS cluster. The workspace cases' shapes, and
+        // splits with no K tiles (zeros, but both barrier rounds).
+        GpuCase{"dsmem_splitk4_swap_m64_n2112_k7168",
+                clusterSplitK(configOf(64, 64, 13, true)),
+                {64, 2112, 7168, 1, 0, 0, 4}},
+        GpuCase{"dsmem_splitk2_swap_m64_n2112_k7168_ldc2120",
+                clusterSplitK(configOf(64, 64, 13, true)),
+                {64, 2112, 7168, 1, 0, 0, 2, 8}},
+        GpuCase{"dsmem_splitk3_swap_m100_n300_k1000_beta",
+                clusterSplitK(configOf(64, 128, 8, true)),
+                {100, 300, 1000, 0.5f, 1.0f, 0, 3}},
+        GpuCase{"dsmem_splitk5_ragged_200x264x520",
+                clusterSplitK(configOf(128, 256, 4, false)),
+                {200, 264, 520, 1, 0, 0, 5}},
+        GpuCase{"dsmem_splitk8_swap_m128_n1000_k4096",
+                clusterSplitK(configOf(64, 128, 8, true)),
+                {128, 1000, 4096, 1, 0, 0, 8}},
+        GpuCase{"dsmem_splitk8_more_splits_than_k_tiles_130x136x256",
+                clusterSplitK(configOf(128, 128, 6, false)),
+                {130, 136, 256, 1, 0, 0, 8}},
+        GpuCase{"dsmem_splitk7_beta_direct_ragged_n_127x253x192",
+                clusterSplitK(configOf(128, 256, 4, false)),
+                {127, 253, 192, -1.0f, 0.5f, 0, 7, 3}},
+        GpuCase{"dsmem_cta2_splitk3_swap_m128_n2112_k7168",
+                clusterSplitK(configOf(64, 128, 3, true, false, 2)),
+                {128, 2112, 7168, 1, 0, 4000, 3}}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace

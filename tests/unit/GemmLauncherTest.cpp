@@ -30,7 +30,9 @@ GemmKernelBinary sm90Binary(unsigned bm, unsigned bn, bool swap,
   kernel.a.boxDims[0] = kernel.b.boxDims[0] = 64; // BK of bf16: 128 bytes
   kernel.a.boxDims[1] = bm;
   kernel.b.boxDims[1] = bn;
-  return sm90GemmBinary(std::move(kernel), splits);
+  auto binary = sm90GemmBinary(std::move(kernel), splits);
+  EXPECT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  return binary ? std::move(*binary) : GemmKernelBinary{};
 }
 
 GemmKernelBinary sm80Binary() {
@@ -191,7 +193,9 @@ TEST(GemmLauncher, CMapOrFallback) {
   auto staging = sm90EpilogueTile(k.config); // 128 x 256 bf16
   ASSERT_TRUE(staging && *staging);
   k.staging = **staging;
-  GemmKernelBinary kernel = sm90GemmBinary(std::move(k));
+  auto binary = sm90GemmBinary(std::move(k));
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  GemmKernelBinary kernel = std::move(*binary);
   ASSERT_EQ(kernel.tensorMaps.size(), 3u);
   EXPECT_EQ(kernel.params[2].name, "tmapC");
   EXPECT_EQ(kernel.params.back().name, "storeTma");

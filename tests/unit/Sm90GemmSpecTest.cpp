@@ -57,7 +57,9 @@ ComposedLayout layoutOf(const std::string &expr) {
   return value->getComposed();
 }
 
-TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+/// The lowered kernel of examples/gemm_decode_sm90.tile: swap-AB, BM 64,
+/// BN 64, 8 stages, 4 K splits.
+GemmSpec decodeSpec() {
   GemmSpec spec;
   spec.arch = ArchKind::SM90a;
   spec.bm = 64;
@@ -66,11 +68,31 @@ TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
   spec.stages = 8;
   spec.swapAB = true;
   spec.splitK = 4;
+  return spec;
+}
+
+TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
+  GemmSpec spec = decodeSpec();
   spec.smemA = layoutOf("tile_to_shape(K_SW128<bf16>, (64, 64))");
   auto config = sm90ConfigFromSpec(spec);
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_TRUE(config->swapAB);
   EXPECT_TRUE(config->splitK);
+  // 4 splits fit one cluster: reduced through distributed shared memory.
+  EXPECT_TRUE(config->splitKCluster);
+  // 9 splits do not (the portable cluster size is 8): the workspace.
+  GemmSpec nine = spec;
+  nine.splitK = 9;
+  auto wide = sm90ConfigFromSpec(nine);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  EXPECT_TRUE(wide->splitK);
+  EXPECT_FALSE(wide->splitKCluster);
+  // No split, no cluster.
+  GemmSpec whole = spec;
+  whole.splitK = 1;
+  auto one = sm90ConfigFromSpec(whole);
+  ASSERT_TRUE(bool(one)) << llvm::toString(one.takeError());
+  EXPECT_FALSE(one->splitKCluster);
 
   // A layout the generator does not stage is an error, not ignored.
   GemmSpec sw64 = spec;
@@ -83,6 +105,32 @@ TEST(Sm90ConfigFromSpec, CarriesTheScheduleAndChecksSmemLayouts) {
                          "tile_to_shape(K_SW128<bf16>, (64,64)) = "),
             0u)
       << message;
+}
+
+} // namespace
+} // namespace tilec
+
+namespace tilec {
+namespace {
+
+TEST(Sm90ConfigFromSpec, SplitKLaunchesAsAClusterWhereItFits) {
+  // 4 splits are one 1x1x4 cluster and need no workspace; 12 splits use
+  // the workspace and no cluster.
+  GemmSpec spec = decodeSpec();
+  auto binary = emitGemm(spec);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(binary->cluster.z, 4u);
+  EXPECT_TRUE(binary->splitKCluster);
+  EXPECT_EQ(binary->grid(64, 2112, 7168).z, 4u);
+  EXPECT_EQ(binary->workspaceBytes(64, 2112), 0u);
+  EXPECT_NE(binary->ptx.find("ld.shared::cluster.v4.f32"), std::string::npos);
+  spec.splitK = 12;
+  binary = emitGemm(spec);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(binary->cluster.z, 1u);
+  EXPECT_FALSE(binary->splitKCluster);
+  EXPECT_EQ(binary->workspaceBytes(64, 2112), 33ull * 12 * 64 * 64 * 4);
+  EXPECT_EQ(binary->ptx.find("barrier.cluster"), std::string::npos);
 }
 
 } // namespace

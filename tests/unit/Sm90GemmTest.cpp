@@ -148,10 +148,26 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
   EXPECT_NE(ptx.find("setmaxnreg.inc.sync.aligned.u32 " +
                      std::to_string(sm90RegisterSplit(config).second) + ";"),
             std::string::npos);
-  if (config.splitK) {
+  if (config.splitK && !config.splitKCluster) {
     EXPECT_NE(ptx.find("atom.acq_rel.gpu.global.add.u32"), std::string::npos);
     EXPECT_NE(ptx.find("ld.global.cg.v4.f32"), std::string::npos);
     EXPECT_NE(ptx.find("%nctaid.z"), std::string::npos);
+  }
+  if (config.splitKCluster) {
+    // Partials through distributed shared memory: stored in the own ring,
+    // read by rank 0 through mapa, no workspace or counter traffic. Round
+    // 1 is taken by the consumers and by the producer's threads, round 2 at
+    // the exit.
+    EXPECT_EQ(ptx.find("atom."), std::string::npos);
+    EXPECT_EQ(ptx.find("ld.global.cg"), std::string::npos);
+    EXPECT_EQ(ptx.find("st.global.v4"), std::string::npos);
+    EXPECT_NE(ptx.find("st.shared.v4.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("mapa.shared::cluster.u32"), std::string::npos);
+    EXPECT_NE(ptx.find("ld.shared::cluster.v4.f32"), std::string::npos);
+    EXPECT_NE(ptx.find("%cluster_ctarank"), std::string::npos);
+    EXPECT_NE(ptx.find("%nctaid.z"), std::string::npos);
+    EXPECT_EQ(countOf(ptx, "barrier.cluster.arrive.release"), 3u);
+    EXPECT_EQ(countOf(ptx, "barrier.cluster.wait.acquire"), 3u);
   }
   EXPECT_NE(ptx.find(".minnctapersm " + std::to_string(config.ctasPerSm)),
             std::string::npos);
@@ -169,7 +185,8 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
     EXPECT_EQ(kernel->b.boxDims[1], config.bn / 2);
   } else {
     EXPECT_EQ(ptx.find("multicast"), std::string::npos);
-    EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);
+    if (!config.splitKCluster)
+      EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);
     EXPECT_EQ(kernel->b.boxDims[1], config.bn);
   }
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
@@ -235,6 +252,12 @@ Sm90GemmConfig makeConfig(unsigned bm, unsigned bn, unsigned stages, bool swap,
   return config;
 }
 
+/// \p config with split-K reduced in a cluster.
+Sm90GemmConfig clusterSplitK(Sm90GemmConfig config) {
+  config.splitK = config.splitKCluster = true;
+  return config;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Tiles, Sm90GemmPtx,
     ::testing::Values(
@@ -256,7 +279,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"cluster2_persistent_bm128_bn256_s4",
              makeConfig(128, 256, 4, false, false, 1, true, 2)},
         Case{"cluster2_splitk_swap_bm64_bn64_s12",
-             makeConfig(64, 64, 12, true, true, 1, false, 2)}),
+             makeConfig(64, 64, 12, true, true, 1, false, 2)},
+        Case{"clustersplitk_swap_bm64_bn64_s13",
+             clusterSplitK(makeConfig(64, 64, 13, true))},
+        Case{"clustersplitk_swap_bm64_bn128_s8",
+             clusterSplitK(makeConfig(64, 128, 8, true))},
+        Case{"clustersplitk_bm128_bn256_s4",
+             clusterSplitK(makeConfig(128, 256, 4, false))},
+        Case{"clustersplitk_cta2_swap_bm64_bn128_s3",
+             clusterSplitK(makeConfig(64, 128, 3, true, false, 2))}),
     [](const auto &info) { return std::string(info.param.label); });
 
 } // namespace
@@ -340,7 +371,9 @@ TEST(Sm90Cluster, LaunchMetadataCarriesTheCluster) {
   config.clusterM = 2;
   auto kernel = emitSm90Gemm(config);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
-  GemmKernelBinary binary = sm90GemmBinary(std::move(*kernel));
+  auto built = sm90GemmBinary(std::move(*kernel));
+  ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+  GemmKernelBinary binary = std::move(*built);
   EXPECT_EQ(binary.cluster.x, 2u);
   ASSERT_EQ(binary.tensorMaps.size(), 3u);
   EXPECT_EQ(binary.tensorMaps[0].boxOuter, 128u);
@@ -355,17 +388,112 @@ TEST(Sm90Cluster, LaunchMetadataCarriesTheCluster) {
   config.persistent = true;
   kernel = emitSm90Gemm(config);
   ASSERT_TRUE(bool(kernel));
-  binary = sm90GemmBinary(std::move(*kernel));
+  built = sm90GemmBinary(std::move(*kernel));
+  ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+  binary = std::move(*built);
   grid = binary.grid(4096, 4096, 4096, 131);
   EXPECT_EQ(grid.x, 130u); // 65 clusters of 2
   config.persistent = false;
   config.splitK = true;
   kernel = emitSm90Gemm(config);
   ASSERT_TRUE(bool(kernel));
-  binary = sm90GemmBinary(std::move(*kernel), 3);
+  built = sm90GemmBinary(std::move(*kernel), 3);
+  ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+  binary = std::move(*built);
   // Tile ids run over the rounded grid: 4 x 3 tiles, not 3 x 3.
   EXPECT_EQ(binary.counterBytes(300, 520), 4u * 3u * 4u);
   EXPECT_EQ(binary.workspaceBytes(300, 520), 4ull * 3 * 3 * 128 * 256 * 4);
+}
+
+TEST(Sm90ClusterSplitK, LaunchesTheSplitsOfATileAsOneCluster) {
+  Sm90GemmConfig config;
+  config.bm = 64;
+  config.bn = 64;
+  config.stages = 13;
+  config.swapAB = true;
+  config.splitK = config.splitKCluster = true;
+  auto kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  Sm90GemmKernel copy = *kernel;
+  auto built = sm90GemmBinary(std::move(*kernel), 4);
+  ASSERT_TRUE(bool(built)) << llvm::toString(built.takeError());
+  EXPECT_EQ(built->cluster.x, 1u);
+  EXPECT_EQ(built->cluster.y, 1u);
+  EXPECT_EQ(built->cluster.z, 4u);
+  EXPECT_TRUE(built->splitKCluster);
+  // M = 64, N = 2112 swapped: 33 x 1 tiles, z = the 4 splits = one cluster.
+  Dim3 grid = built->grid(64, 2112, 7168, 132);
+  EXPECT_EQ(grid.x, 33u);
+  EXPECT_EQ(grid.y, 1u);
+  EXPECT_EQ(grid.z, 4u);
+  // No workspace and no counters: the partials stay on chip.
+  EXPECT_EQ(built->workspaceBytes(64, 2112), 0u);
+  EXPECT_EQ(built->counterBytes(64, 2112), 0u);
+  // The parameter list is the workspace kernel's.
+  EXPECT_EQ(built->params.size(), 13u);
+  // 8 splits are the portable cluster size; 9 are an error naming both.
+  auto eight = sm90GemmBinary(copy, 8);
+  ASSERT_TRUE(bool(eight)) << llvm::toString(eight.takeError());
+  EXPECT_EQ(eight->cluster.z, 8u);
+  auto nine = sm90GemmBinary(copy, 9);
+  ASSERT_FALSE(bool(nine));
+  std::string message = llvm::toString(nine.takeError());
+  EXPECT_NE(message.find("split-K over 9 CTAs"), std::string::npos) << message;
+  EXPECT_NE(message.find("at most 8"), std::string::npos) << message;
+}
+
+TEST(Sm90ClusterSplitK, RejectsIllegalModesWithNumbers) {
+  auto errorOf = [](const Sm90GemmConfig &config) {
+    llvm::Error err = verifySm90GemmConfig(config);
+    return err ? llvm::toString(std::move(err)) : std::string();
+  };
+  Sm90GemmConfig bad;
+  bad.splitKCluster = true; // without splitK
+  EXPECT_NE(errorOf(bad).find("it needs splitK"), std::string::npos)
+      << errorOf(bad);
+  bad.splitK = true;
+  bad.clusterM = 2;
+  EXPECT_NE(errorOf(bad).find("clusterM = 2"), std::string::npos)
+      << errorOf(bad);
+  bad.clusterM = 1;
+  bad.persistent = true;
+  EXPECT_NE(errorOf(bad).find("splitKCluster with a persistent kernel"),
+            std::string::npos)
+      << errorOf(bad);
+  // A ring smaller than one f32 partial: BM 128, BN 256, BK 16 bf16 in 2
+  // stages is 2 x 384 x 32 = 24576 bytes against 131072.
+  bad = {};
+  bad.splitK = bad.splitKCluster = true;
+  bad.bk = 16;
+  bad.stages = 2;
+  EXPECT_NE(errorOf(bad).find("128 x 256 (131072 bytes) in the ring, which "
+                              "has 24576 bytes (2 stages)"),
+            std::string::npos)
+      << errorOf(bad);
+  EXPECT_FALSE(sm90SplitKClusterFits(bad, 4));
+  auto kernel = emitSm90Gemm(bad);
+  ASSERT_FALSE(bool(kernel));
+  llvm::consumeError(kernel.takeError());
+  // The same tile in the workspace mode is legal.
+  bad.splitKCluster = false;
+  EXPECT_EQ(errorOf(bad), "");
+}
+
+TEST(Sm90ClusterSplitK, FitsTheHeaderExample) {
+  Sm90GemmConfig config;
+  config.bm = 64;
+  config.bn = 64;
+  config.stages = 13;
+  EXPECT_EQ(sm90RingBytes(config), 212992u);
+  EXPECT_TRUE(sm90SplitKClusterFits(config, 4));
+  EXPECT_TRUE(sm90SplitKClusterFits(config, 8));
+  EXPECT_FALSE(sm90SplitKClusterFits(config, 9));
+  EXPECT_FALSE(sm90SplitKClusterFits(config, 1));
+  config.clusterM = 2;
+  EXPECT_FALSE(sm90SplitKClusterFits(config, 4));
+  config.clusterM = 1;
+  config.persistent = true;
+  EXPECT_FALSE(sm90SplitKClusterFits(config, 4));
 }
 
 } // namespace

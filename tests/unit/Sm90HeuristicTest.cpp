@@ -53,6 +53,11 @@ TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {
           // Every split keeps at least one K tile.
           EXPECT_LE(choice.splits, (k + 63) / 64);
           EXPECT_FALSE(choice.config.persistent);
+          // The splits reduce in one cluster, which must be launchable.
+          EXPECT_TRUE(choice.config.splitKCluster);
+          EXPECT_LE(choice.splits, 8u);
+        } else {
+          EXPECT_FALSE(choice.config.splitKCluster);
         }
       }
 }
@@ -63,11 +68,15 @@ TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
   EXPECT_EQ(decode.config.bn, 64u);
   EXPECT_EQ(decode.config.stages, 13u); // sm90MaxStages: 8 KB of staging
   EXPECT_TRUE(decode.config.splitK);
+  EXPECT_TRUE(decode.config.splitKCluster); // reduced through DSMEM
+  EXPECT_EQ(decode.config.clusterM, 1u);
   EXPECT_EQ(decode.splits, 2u); // the example of Sm90Heuristic.h
   // 64 tiles of N = 4096 fill half the SMs; splitting measured slower.
   EXPECT_FALSE(sm90ChooseConfig(64, 4096, 7168, 132).config.splitK);
   EXPECT_TRUE(sm90ChooseConfig(128, 24576, 1536, 132).config.persistent);
-  EXPECT_EQ(sm90ChooseConfig(128, 2112, 7168, 132).splits, 3u);
+  Sm90Choice decode128 = sm90ChooseConfig(128, 2112, 7168, 132);
+  EXPECT_EQ(decode128.splits, 3u);
+  EXPECT_TRUE(decode128.config.splitKCluster);
   Sm90Choice square = sm90ChooseConfig(4096, 4096, 4096, 132);
   EXPECT_FALSE(square.config.swapAB);
   EXPECT_EQ(square.config.bm, 128u);
