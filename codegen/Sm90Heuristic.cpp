@@ -17,6 +17,17 @@ namespace {
 /// K tiles a split keeps at least, so the ring fills before it drains.
 constexpr unsigned MinKTilesPerSplit = 4;
 
+/// Clusters of \p size CTAs (one CTA an SM) the GPU holds at once, counted
+/// as if its SMs came in GPCs of 16: a cluster lives in one GPC. The H200's
+/// 132 SMs sit in 8 GPCs of 16 or 18, so 4-CTA clusters fit 32 at a time:
+/// 33 tiles of 4 splits each (M = 64, N = 2112) ran 17.8 us with the
+/// cluster reduce, whose 33rd cluster waited for a second wave, against
+/// 12.5 us through the global workspace.
+unsigned residentClusters(unsigned size, unsigned sms) {
+  constexpr unsigned GpcSms = 16;
+  return std::max(1u, sms / GpcSms) * (GpcSms / std::max(1u, size));
+}
+
 } // namespace
 
 unsigned sm90MaxStages(Sm90GemmConfig config) {
@@ -32,7 +43,9 @@ unsigned sm90MaxStages(Sm90GemmConfig config) {
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
                           unsigned sms) {
   tiles = std::max(1u, tiles);
-  unsigned splits = sms * (bn >= 128 ? 3 : 2) / (4 * tiles);
+  // Rounded to nearest: M = 128, N = 4096 (64 tiles, 1.55) ran 20.3 us in 2
+  // splits against 21.5 whole (H200, session 3).
+  unsigned splits = (sms * (bn >= 128 ? 3 : 2) + 2 * tiles) / (4 * tiles);
   splits = std::min({splits, kTiles / MinKTilesPerSplit, 4u});
   return std::max(1u, splits);
 }
@@ -64,11 +77,13 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     unsigned splits = sm90DecodeSplits(tiles, kTiles, config.bn, sms);
     if (splits > 1) {
       // The splits of a tile reduce in a cluster through distributed shared
-      // memory (always legal here: at most 4 splits, a deep ring), not
-      // through global memory: the workspace's stores, fence, counter and
-      // loads cost about 3 us a launch on the H200.
+      // memory (legal here: at most 4 splits, a deep ring) where all the
+      // clusters fit at once, not through global memory: the workspace's
+      // stores, fence, counter and loads cost up to 1 us a launch on the
+      // H200 (M = 128, N = 2112, 3 splits: 14.6 against 15.5 us).
       config.splitK = true;
-      config.splitKCluster = sm90SplitKClusterFits(config, splits);
+      config.splitKCluster = sm90SplitKClusterFits(config, splits) &&
+                             tiles <= residentClusters(splits, sms);
       choice.splits = splits;
     }
     return choice;

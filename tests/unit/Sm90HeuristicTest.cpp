@@ -77,6 +77,14 @@ TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
   Sm90Choice decode128 = sm90ChooseConfig(128, 2112, 7168, 132);
   EXPECT_EQ(decode128.splits, 3u);
   EXPECT_TRUE(decode128.config.splitKCluster);
+  // At M = 128 the same 64 tiles do twice the MMA work per weight byte: 132
+  // SMs * 3/4 / 64 tiles = 1.55 rounds to 2 splits (measured 20.3 against
+  // 21.5 us whole).
+  Sm90Choice wide128 = sm90ChooseConfig(128, 4096, 7168, 132);
+  EXPECT_EQ(wide128.splits, 2u);
+  EXPECT_TRUE(wide128.config.splitKCluster);
+  // 7168 / 64 = 112 tiles nearly fill the SMs: no split.
+  EXPECT_FALSE(sm90ChooseConfig(128, 7168, 2048, 132).config.splitK);
   Sm90Choice square = sm90ChooseConfig(4096, 4096, 4096, 132);
   EXPECT_FALSE(square.config.swapAB);
   EXPECT_EQ(square.config.bm, 128u);
