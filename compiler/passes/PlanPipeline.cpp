@@ -27,6 +27,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
 #include "compiler/passes/KernelView.h"
 
@@ -301,15 +302,18 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
       int64_t rowsA = swap ? *n : *m, rowsB = swap ? *m : *n;
       int64_t tiles = ceilDiv(rowsA, view.bm) * ceilDiv(rowsB, view.bn);
       int64_t kTiles = ceilDiv(*k, view.bk);
-      int64_t s = std::max<int64_t>(1, (132 + tiles / 2) / tiles);
-      s = std::min<int64_t>({s, kTiles / 8, 64});
-      if (tiles < 66 && s > 1) {
+      // The same rule as the run-time heuristic (codegen/Sm90Heuristic.h),
+      // for the H200's 132 SMs.
+      int64_t s = sm90DecodeSplits(static_cast<unsigned>(tiles),
+                                   static_cast<unsigned>(kTiles),
+                                   static_cast<unsigned>(view.bn), 132);
+      if (s > 1) {
         splits = s;
         why += "; " + std::to_string(tiles) +
-               " output tiles fill less than half of 132 SMs and K has " +
-               std::to_string(kTiles) + " k-tiles: K split over " +
-               std::to_string(s) + " CTAs per tile (at least 8 k-tiles each), " +
-               splitReduction(kernel, view, s);
+               " output tiles for 132 SMs and " + std::to_string(kTiles) +
+               " k-tiles: K split over " + std::to_string(s) +
+               " CTAs per tile (up to " + std::to_string(ceilDiv(kTiles, s)) +
+               " k-tiles each), " + splitReduction(kernel, view, s);
       } else {
         why += "; K not split (" + std::to_string(tiles) + " output tiles, " +
                std::to_string(kTiles) + " k-tiles)";
