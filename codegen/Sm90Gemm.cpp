@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 
 namespace tilec {
 
@@ -88,19 +89,25 @@ struct Builder {
   /// around \p body; returns after it.
   void forK(const llvm::Twine &name,
             const std::function<void(llvm::Value *kt)> &body) {
+    forCount(name, kCount, body);
+  }
+
+  /// A counted loop i = 0 .. count-1 around \p body; returns after it.
+  void forCount(const llvm::Twine &name, llvm::Value *count,
+                const std::function<void(llvm::Value *i)> &body) {
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
     llvm::BasicBlock *bodyBlock = block(name + ".body");
     llvm::BasicBlock *exit = block(name + ".exit");
     b.CreateBr(head);
     b.SetInsertPoint(head);
-    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
-    kt->addIncoming(i32(0), pre);
-    b.CreateCondBr(b.CreateICmpULT(kt, kCount), bodyBlock, exit);
+    llvm::PHINode *i = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+    i->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(i, count), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    body(kt);
-    llvm::Value *next = b.CreateAdd(kt, i32(1), "kt.next", true, true);
-    kt->addIncoming(next, b.GetInsertBlock());
+    body(i);
+    llvm::Value *next = b.CreateAdd(i, i32(1), name + ".next", true, true);
+    i->addIncoming(next, b.GetInsertBlock());
     b.CreateBr(head);
     b.SetInsertPoint(exit);
   }
@@ -119,13 +126,10 @@ struct Builder {
     // With clusters a tile is a cluster tile: clusterM neighbouring row
     // tiles, one per CTA of the cluster, which walk the same sequence.
     llvm::Value *cm = i32(config.clusterM);
-    llvm::Value *first = b.CreateUDiv(
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
+    auto [first, tilesM] = firstPersistentTile();
     llvm::Value *stride = b.CreateUDiv(
         b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}),
         cm);
-    llvm::Value *tilesM =
-        b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
     llvm::Value *tiles = b.CreateMul(tilesM, numTilesN);
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
@@ -139,19 +143,7 @@ struct Builder {
     it->addIncoming(i32(0), pre);
     b.CreateCondBr(b.CreateICmpULT(t, tiles), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    // Grouped order: groupM tile rows advance together along N so that a
-    // wave of CTAs shares A and B tiles in L2.
-    llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
-    llvm::Value *firstM =
-        b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
-    llvm::Value *rows = b.CreateBinaryIntrinsic(
-        llvm::Intrinsic::umin, b.CreateSub(tilesM, firstM), i32(config.groupM));
-    llvm::Value *inGroup = b.CreateURem(t, groupTiles);
-    llvm::Value *tileM = b.CreateAdd(
-        b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
-        rank);
-    m0 = b.CreateMul(tileM, i32(config.bm), "m0");
-    n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
+    std::tie(m0, n0) = tileOrigin(t, tilesM);
     itBase = it;
     tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
     body(latch);
@@ -161,32 +153,55 @@ struct Builder {
     b.CreateBr(head);
   }
 
+  /// The origin (m0, n0) of persistent tile \p t of \p tilesM cluster tile
+  /// rows, in grouped order: groupM tile rows advance together along N so
+  /// that a wave of CTAs shares A and B tiles in L2.
+  std::pair<llvm::Value *, llvm::Value *> tileOrigin(llvm::Value *t,
+                                                     llvm::Value *tilesM) {
+    llvm::Value *cm = i32(config.clusterM);
+    llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
+    llvm::Value *firstM =
+        b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
+    llvm::Value *rows = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateSub(tilesM, firstM), i32(config.groupM));
+    llvm::Value *inGroup = b.CreateURem(t, groupTiles);
+    llvm::Value *tileM = b.CreateAdd(
+        b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
+        rank);
+    return {b.CreateMul(tileM, i32(config.bm), "m0"),
+            b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0")};
+  }
+
+  /// The first tile of a persistent CTA (ctaid.x / clusterM) and the number
+  /// of cluster tile rows.
+  std::pair<llvm::Value *, llvm::Value *> firstPersistentTile() {
+    llvm::Value *cm = i32(config.clusterM);
+    llvm::Value *first = b.CreateUDiv(
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
+    llvm::Value *tilesM =
+        b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
+    return {first, tilesM};
+  }
+
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    llvm::Type *ptr = b.getPtrTy();
-    llvm::Type *globalPtr = b.getPtrTy(1);
-    llvm::Type *u32 = b.getInt32Ty();
-    llvm::Type *f32 = b.getFloatTy();
-    // Sm90Gemm.h lists the parameters; tmapC and storeTma only with a
-    // staging tile.
-    llvm::SmallVector<std::pair<const char *, llvm::Type *>> params = {
-        {"tmapA", ptr}, {"tmapB", ptr}};
-    if (staging)
-      params.push_back({"tmapC", ptr});
-    params.append({{"c", globalPtr},
-                   {"rowsA", u32},
-                   {"rowsB", u32},
-                   {"k", u32},
-                   {"ldc", u32},
-                   {"alpha", f32},
-                   {"beta", f32},
-                   {"workspace", globalPtr},
-                   {"counters", globalPtr}});
-    if (staging)
-      params.push_back({"storeTma", u32});
+    std::vector<KernelParam> params = sm90KernelParams(staging.has_value());
     llvm::SmallVector<llvm::Type *> types;
-    for (auto &param : params)
-      types.push_back(param.second);
+    for (const KernelParam &param : params)
+      switch (param.kind) {
+      case KernelParam::TensorMap:
+        types.push_back(b.getPtrTy());
+        break;
+      case KernelParam::Pointer:
+        types.push_back(b.getPtrTy(1));
+        break;
+      case KernelParam::I32:
+        types.push_back(b.getInt32Ty());
+        break;
+      case KernelParam::F32:
+        types.push_back(b.getFloatTy());
+        break;
+      }
     auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
     fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
                                 config.name, module);
@@ -194,12 +209,12 @@ struct Builder {
     unsigned threads = 128 * (1 + consumers);
     fn->addFnAttr("nvvm.maxntid", std::to_string(threads));
     fn->addFnAttr("nvvm.minctasm", std::to_string(config.ctasPerSm));
-    std::map<llvm::StringRef, llvm::Value *> byName;
+    std::map<std::string, llvm::Value *> byName;
     for (unsigned i = 0; i < params.size(); ++i) {
       llvm::Argument *arg = fn->getArg(i);
-      arg->setName(params[i].first);
-      byName[params[i].first] = arg;
-      if (llvm::StringRef(params[i].first).starts_with("tmap")) {
+      arg->setName(params[i].name);
+      byName[params[i].name] = arg;
+      if (params[i].kind == KernelParam::TensorMap) {
         // A CUtensorMap: 128 bytes by value, 64-byte aligned, read in place.
         fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
         fn->addParamAttr(
@@ -318,7 +333,10 @@ struct Builder {
     ptx::prefetchTensorMap(b, tmapA);
     ptx::prefetchTensorMap(b, tmapB);
     // Under a programmatic dependent launch the previous kernel may still be
-    // writing A or B.
+    // writing A or B, so the loads wait for it; the ring's first fill is
+    // prefetched into L2 before that, overlapping its DRAM latency with the
+    // previous kernel's tail.
+    emitRingPrefetch();
     ptx::gridDependencyWait(b);
     unsigned stageBytes = tileA.bytes + tileB.bytes;
     forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
@@ -353,6 +371,45 @@ struct Builder {
       });
       b.CreateBr(next);
     });
+  }
+
+  /// L2 prefetches of the first min(stages, kCount) K tiles of the CTA's
+  /// first output tile, box for box as the loads will read them.
+  void emitRingPrefetch() {
+    llvm::Value *count = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                                 kCount, i32(config.stages));
+    llvm::Value *firstM = m0, *firstN = n0;
+    if (config.persistent) {
+      // forTiles' first tile, if the CTA has one.
+      auto [first, tilesM] = firstPersistentTile();
+      std::tie(firstM, firstN) = tileOrigin(first, tilesM);
+      llvm::Value *has =
+          b.CreateICmpULT(first, b.CreateMul(tilesM, numTilesN));
+      count = b.CreateSelect(has, count, i32(0));
+    }
+    llvm::Value *bRow = firstN;
+    if (config.clusterM > 1)
+      bRow = b.CreateAdd(firstN, b.CreateMul(rank, i32(tileB.boxDims[1])));
+    forCount("prefetch", count, [&](llvm::Value *kt) {
+      llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
+      prefetchTile(tileA, tmapA, kc, firstM);
+      if (config.clusterM == 1)
+        prefetchTile(tileB, tmapB, kc, bRow);
+      else
+        ptx::tmaPrefetch2d(b, tmapB, kc, bRow);
+    });
+  }
+
+  /// The L2 prefetches matching loadTile's boxes.
+  void prefetchTile(const Sm90OperandTile &tile, llvm::Value *tmap,
+                    llvm::Value *kc, llvm::Value *row) {
+    if (tile.major == MajorKind::K) {
+      ptx::tmaPrefetch2d(b, tmap, kc, row);
+      return;
+    }
+    for (unsigned i = 0; i < tile.boxes; ++i)
+      ptx::tmaPrefetch2d(b, tmap, b.CreateAdd(row, i32(i * tile.boxDims[0])),
+                         kc);
   }
 
   /// Frees a ring slot: one arrival on its empty barrier \p bar in every
@@ -819,6 +876,26 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
 }
 
 } // namespace
+
+std::vector<KernelParam> sm90KernelParams(bool staged) {
+  using P = KernelParam;
+  std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
+                                     {"tmapB", P::TensorMap}};
+  if (staged)
+    params.push_back({"tmapC", P::TensorMap});
+  params.insert(params.end(), {{"c", P::Pointer},
+                               {"rowsA", P::I32},
+                               {"rowsB", P::I32},
+                               {"k", P::I32},
+                               {"ldc", P::I32},
+                               {"alpha", P::F32},
+                               {"beta", P::F32},
+                               {"workspace", P::Pointer},
+                               {"counters", P::Pointer}});
+  if (staged)
+    params.push_back({"storeTma", P::I32});
+  return params;
+}
 
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   llvm::LLVMContext context;

@@ -108,6 +108,7 @@
 #ifndef TILEC_CODEGEN_SM90GEMM_H
 #define TILEC_CODEGEN_SM90GEMM_H
 
+#include "codegen/GemmCodegen.h"
 #include "ir/DType.h"
 #include "ir/MajorKind.h"
 
@@ -276,6 +277,12 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
 
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
+
+/// The kernel's parameters in order (the list at the top of this file):
+/// tmapC and storeTma only with a staging tile (\p staged). The kernel is
+/// declared from this list and sm90GemmBinary hands the same list to the
+/// launcher.
+std::vector<KernelParam> sm90KernelParams(bool staged);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

@@ -109,21 +109,7 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // tile along grid z; see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1,
                     config.splitKCluster ? binary.splitK : 1u};
-  using P = KernelParam;
-  binary.params = {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}};
-  if (kernel.staging)
-    binary.params.push_back({"tmapC", P::TensorMap});
-  binary.params.insert(binary.params.end(), {{"c", P::Pointer},
-                                             {"rowsA", P::I32},
-                                             {"rowsB", P::I32},
-                                             {"k", P::I32},
-                                             {"ldc", P::I32},
-                                             {"alpha", P::F32},
-                                             {"beta", P::F32},
-                                             {"workspace", P::Pointer},
-                                             {"counters", P::Pointer}});
-  if (kernel.staging)
-    binary.params.push_back({"storeTma", P::I32});
+  binary.params = sm90KernelParams(kernel.staging.has_value());
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
