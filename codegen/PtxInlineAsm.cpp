@@ -109,13 +109,6 @@ void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap) {
           "l,~{memory}", {tensorMap});
 }
 
-void tmaPrefetch2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
-                   llvm::Value *c0, llvm::Value *c1) {
-  emitAsm(builder, builder.getVoidTy(),
-          "cp.async.bulk.prefetch.tensor.2d.L2.global [$0, {$1, $2}];",
-          "l,r,r,~{memory}", {tensorMap, c0, c1});
-}
-
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
                llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                llvm::Value *bar) {

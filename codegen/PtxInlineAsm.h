@@ -63,12 +63,6 @@ void gridDependencyWait(llvm::IRBuilderBase &builder);
 /// `prefetch.tensormap [tensorMap];`: brings a kernel parameter's tensor map
 /// into the TMA unit's descriptor cache ahead of its first copy.
 void prefetchTensorMap(llvm::IRBuilderBase &builder, llvm::Value *tensorMap);
-/// `cp.async.bulk.prefetch.tensor.2d.L2.global [tensorMap, {c0, c1}];`:
-/// brings one box into L2 and nothing else (no shared memory, no barrier).
-/// A hint only: L2 is where global memory is coherent, so a prefetch ahead
-/// of griddepcontrol.wait cannot make a later load see stale data.
-void tmaPrefetch2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
-                   llvm::Value *c0, llvm::Value *c1);
 /// `cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 /// [dst], [tensorMap, {c0, c1}], [bar];` (c0 is the innermost coordinate).
 void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,

@@ -300,8 +300,9 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
                      ".shared.b16";
     EXPECT_EQ(occurrences(ptx, ld), config.bn / (x4 ? 16 : 8)) << ld;
   }
-  if (!config.swapAB)
+  if (!config.swapAB) {
     EXPECT_EQ(occurrences(ptx, "st.global.v2.b32") > 0, wide);
+  }
   if (!findPtxas())
     GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
   auto [rc, said] = assemble(ptx);

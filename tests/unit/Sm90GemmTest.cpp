@@ -185,8 +185,9 @@ TEST_P(Sm90GemmPtx, EmitsTheWarpSpecializedPipeline) {
     EXPECT_EQ(kernel->b.boxDims[1], config.bn / 2);
   } else {
     EXPECT_EQ(ptx.find("multicast"), std::string::npos);
-    if (!config.splitKCluster)
+    if (!config.splitKCluster) {
       EXPECT_EQ(ptx.find("barrier.cluster"), std::string::npos);
+    }
     EXPECT_EQ(kernel->b.boxDims[1], config.bn);
   }
   EXPECT_NE(ptx.find("elect.sync"), std::string::npos);
