@@ -224,7 +224,8 @@ rt::Status GemmLauncher::launch(const GemmProblem &p, CUstream_st *stream) {
 }
 
 rt::Status GemmLauncher::launch(const PreparedGemm &prepared) const {
-  return rt::launch(fn, prepared.config, prepared.args);
+  // prepare() ran rt::checkLaunch on this config and these arguments.
+  return rt::launchChecked(fn, prepared.config, prepared.args);
 }
 
 rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
@@ -330,6 +331,8 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
   config.dynamicSharedBytes = kernel.sharedBytes;
   config.programmaticSerialization = kernel.dependentLaunch;
   config.stream = stream;
+  if (rt::Status s = rt::checkLaunch(fn, config, prepared.args); !s)
+    return s.error();
   return prepared;
 }
 

@@ -97,7 +97,9 @@ public:
   /// is launched many times (benchmarks, an engine's fixed shapes).
   rt::Result<PreparedGemm> prepare(const GemmProblem &problem,
                                    CUstream_st *stream = nullptr);
-  /// Launches a prepared problem.
+  /// Launches a prepared problem: one driver call, no checks (prepare()
+  /// checked the launch once, rt::checkLaunch). A PreparedGemm whose config
+  /// or arguments are changed afterwards must pass rt::checkLaunch again.
   rt::Status launch(const PreparedGemm &prepared) const;
 
   /// The kernel being launched.

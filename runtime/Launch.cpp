@@ -94,11 +94,14 @@ Status checkParameters(const DriverApi &api, const Function &fn,
 }
 } // namespace
 
-Status launch(const Function &fn, const LaunchConfig &config,
-              const KernelArgs &args) {
-  std::string what =
-      fmt::format("launching '{}' with grid {} block {}", fn.getName(),
-                  str(config.grid), str(config.block));
+std::string describe(const Function &fn, const LaunchConfig &config) {
+  return fmt::format("launching '{}' with grid {} block {}", fn.getName(),
+                     str(config.grid), str(config.block));
+}
+
+Status checkLaunch(const Function &fn, const LaunchConfig &config,
+                   const KernelArgs &args) {
+  std::string what = describe(fn, config);
   if (Status s = checkShape(config); !s)
     return s.error().withContext(what);
   if (!fn.handle())
@@ -150,7 +153,22 @@ Status launch(const Function &fn, const LaunchConfig &config,
     if (Status s = fn.setMaxDynamicSharedBytes(config.dynamicSharedBytes); !s)
       return s.error().withContext(what);
   }
+  if ((config.cluster.x * config.cluster.y * config.cluster.z != 1 ||
+       config.programmaticSerialization) &&
+      !api.launchKernelEx)
+    return Error(fmt::format("{}: cluster and programmatic dependent launches "
+                             "need cuLaunchKernelEx (CUDA 11.8+ driver); {} "
+                             "lacks it",
+                             what, api.libraryPath));
+  return success();
+}
 
+Status launchChecked(const Function &fn, const LaunchConfig &config,
+                     const KernelArgs &args) {
+  Result<const DriverApi *> apiOrError = driverApi();
+  if (!apiOrError)
+    return apiOrError.error();
+  const DriverApi &api = **apiOrError;
   const Dim3 &g = config.grid, &b = config.block, &c = config.cluster;
   unsigned smem = static_cast<unsigned>(config.dynamicSharedBytes);
   bool clustered = c.x * c.y * c.z != 1;
@@ -159,13 +177,8 @@ Status launch(const Function &fn, const LaunchConfig &config,
                      api.launchKernel(fn.handle(), g.x, g.y, g.z, b.x, b.y, b.z,
                                       smem, config.stream, args.data(),
                                       nullptr),
-                     what + " (cuLaunchKernel)");
+                     describe(fn, config) + " (cuLaunchKernel)");
 
-  if (!api.launchKernelEx)
-    return Error(fmt::format("{}: cluster and programmatic dependent launches "
-                             "need cuLaunchKernelEx (CUDA 11.8+ driver); {} "
-                             "lacks it",
-                             what, api.libraryPath));
   CUlaunchAttribute attributes[2] = {};
   unsigned count = 0;
   if (clustered) {
@@ -193,9 +206,17 @@ Status launch(const Function &fn, const LaunchConfig &config,
   launchConfig.numAttrs = count;
   return checkCuda(
       api, api.launchKernelEx(&launchConfig, fn.handle(), args.data(), nullptr),
-      fmt::format("{} cluster {}{} (cuLaunchKernelEx)", what, str(c),
+      fmt::format("{} cluster {}{} (cuLaunchKernelEx)", describe(fn, config),
+                  str(c),
                   config.programmaticSerialization ? ", dependent launch"
                                                    : ""));
+}
+
+Status launch(const Function &fn, const LaunchConfig &config,
+              const KernelArgs &args) {
+  if (Status s = checkLaunch(fn, config, args); !s)
+    return s;
+  return launchChecked(fn, config, args);
 }
 
 } // namespace tilec::rt

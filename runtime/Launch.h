@@ -92,6 +92,20 @@ private:
   std::vector<std::size_t> sizes;
 };
 
+/// Checks a launch of \p fn with \p config and \p args and names the broken
+/// rule (the checks launch() makes), and raises the kernel's dynamic shared
+/// memory limit when \p config needs more than 48 KB. A launch that passed
+/// can be issued any number of times with launchChecked().
+Status checkLaunch(const Function &fn, const LaunchConfig &config,
+                   const KernelArgs &args);
+
+/// Launches \p fn without the checks: the launch must have passed
+/// checkLaunch() (same function, config and argument sizes). One driver call
+/// (cuLaunchKernel, or cuLaunchKernelEx for clusters and dependent launches)
+/// for launch loops where the host's time per launch matters.
+Status launchChecked(const Function &fn, const LaunchConfig &config,
+                     const KernelArgs &args);
+
 /// Launches \p fn with \p args. Checks the configuration first and names
 /// the broken rule: extents (no zero, within the hardware limits) and
 /// cluster divisibility without the driver; then block size against the
