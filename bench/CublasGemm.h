@@ -7,7 +7,7 @@
 // toolkit's lib64. libcublas brings its own CUDA runtime, which adopts the
 // context current on the thread (tilec's rt::Context makes the primary
 // context current), and launches on the legacy default stream, where
-// rt::Event records.
+// rt::Event records, or on the stream setStream() names.
 //
 // gemm() computes the row-major C (M x N) = A (M x K) * B (N x K)^T of bf16
 // A, B and C with f32 accumulation: in cuBLAS's column-major terms
@@ -56,9 +56,11 @@ public:
         dlsym(gemm->library, "cublasDestroy_v2"));
     gemm->gemmEx = reinterpret_cast<decltype(gemm->gemmEx)>(
         dlsym(gemm->library, "cublasGemmEx"));
-    if (!gemm->create || !gemm->destroy || !gemm->gemmEx)
-      return rt::Error("cuBLAS lacks cublasCreate_v2, cublasDestroy_v2 or "
-                       "cublasGemmEx");
+    gemm->setStreamFn = reinterpret_cast<decltype(gemm->setStreamFn)>(
+        dlsym(gemm->library, "cublasSetStream_v2"));
+    if (!gemm->create || !gemm->destroy || !gemm->gemmEx || !gemm->setStreamFn)
+      return rt::Error("cuBLAS lacks cublasCreate_v2, cublasDestroy_v2, "
+                       "cublasSetStream_v2 or cublasGemmEx");
     if (cublasStatus_t st = gemm->create(&gemm->handle);
         st != CUBLAS_STATUS_SUCCESS)
       return rt::Error("cublasCreate failed with status " +
@@ -74,6 +76,15 @@ public:
   }
   CublasGemm(const CublasGemm &) = delete;
   CublasGemm &operator=(const CublasGemm &) = delete;
+
+  /// Makes later calls enqueue on \p stream (null: the default stream).
+  rt::Status setStream(CUstream_st *stream) const {
+    if (cublasStatus_t st = setStreamFn(handle, stream);
+        st != CUBLAS_STATUS_SUCCESS)
+      return rt::Error("cublasSetStream failed with status " +
+                       std::to_string(int(st)));
+    return rt::success();
+  }
 
   /// Enqueues C = A * B^T (row-major bf16, leading dimensions K, K, N).
   rt::Status gemm(rt::DevicePtr a, rt::DevicePtr b, rt::DevicePtr c,
@@ -98,6 +109,7 @@ private:
   cublasHandle_t handle = nullptr;
   decltype(&cublasCreate_v2) create = nullptr;
   decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetStream_v2) setStreamFn = nullptr;
   // cublasGemmEx has C++ overloads in the header; this is the C entry point.
   using GemmEx = cublasStatus_t (*)(
       cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,

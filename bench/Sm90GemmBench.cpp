@@ -13,6 +13,8 @@
 // Mode "vs" times the chosen config and cublasGemmEx (bench/CublasGemm.h) in
 // alternating samples in this process and adds a line per shape:
 //   cublas M N K cublasGemmEx median_us ... tilec speedup X outputs differ by D
+// then the same launches without programmatic dependent launch ("serial"),
+// and both sides replayed from CUDA graphs of 10 launches ("graphs").
 //
 //===----------------------------------------------------------------------===//
 #include "bench/CublasGemm.h"
@@ -22,7 +24,9 @@
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
+#include "runtime/Graph.h"
 #include "runtime/Module.h"
+#include "runtime/Stream.h"
 
 #include <algorithm>
 #include <chrono>
@@ -135,6 +139,9 @@ std::vector<Candidate> candidates(const Shape &s) {
 
 using IssueFn = std::function<void(int)>;
 
+/// Launches per timed sample.
+constexpr int Batch = 10;
+
 /// Launches issue(0), issue(1), ... for at least 20 launches and 50 ms, so
 /// the clocks have ramped up before anything is timed.
 rt::Status warmUp(rt::Context &ctx, const IssueFn &issue) {
@@ -154,7 +161,6 @@ rt::Status warmUp(rt::Context &ctx, const IssueFn &issue) {
 /// busy while the host enqueues), then Batch launches between two events.
 float sampleUs(const rt::Event &start, const rt::Event &stop,
                const IssueFn &issue, int i) {
-  constexpr int Batch = 10;
   issue(0);
   (void)start.record();
   for (int j = 0; j < Batch; ++j)
@@ -189,9 +195,88 @@ double relativeDifference(const rt::DeviceBuffer &x, const rt::DeviceBuffer &y) 
   return scale > 0 ? diff / scale : diff;
 }
 
+/// One sample of a graph of Batch launches on \p stream, in microseconds per
+/// launch, behind one untimed replay.
+float graphSampleUs(const rt::Event &start, const rt::Event &stop,
+                    const rt::Graph &graph, const rt::Stream &stream) {
+  (void)graph.launch(stream);
+  (void)start.record(stream.handle());
+  (void)graph.launch(stream);
+  (void)stop.record(stream.handle());
+  (void)stop.synchronize();
+  auto ms = rt::Event::elapsedMs(start, stop);
+  return ms ? *ms * 1e3f / Batch : 0.0f;
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+/// Both sides replayed from CUDA graphs of Batch launches on one stream, in
+/// alternating samples: neither pays the host's launch time. Prints a
+/// "graphs" line; returns why it could not, or "".
+std::string compareGraphs(rt::Context &ctx, GemmLauncher &launcher,
+                          const bench::CublasGemm &cublas, const Shape &s,
+                          const std::vector<rt::DeviceBuffer> &as,
+                          const std::vector<rt::DeviceBuffer> &bs,
+                          const std::vector<rt::DeviceBuffer> &cs,
+                          const std::vector<rt::DeviceBuffer> &cublasCs,
+                          const char *name, int iters, const rt::Event &start,
+                          const rt::Event &stop) {
+  auto stream = rt::Stream::create();
+  if (!stream)
+    return stream.error().getMessage();
+  int copies = int(as.size());
+  std::vector<PreparedGemm> launches;
+  for (int i = 0; i < copies; ++i) {
+    GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
+                        s.k,         s.k,         s.k,         s.n};
+    auto launch = launcher.prepare(problem, stream->handle());
+    if (!launch)
+      return launch.error().getMessage();
+    launches.push_back(launch.take());
+  }
+  auto tilec = rt::Graph::capture(*stream, [&]() -> rt::Status {
+    for (int j = 0; j < Batch; ++j)
+      if (rt::Status st = launcher.launch(launches[j % copies]); !st)
+        return st;
+    return rt::success();
+  });
+  if (!tilec)
+    return "tilec: " + tilec.error().getMessage();
+  if (rt::Status st = cublas.setStream(stream->handle()); !st)
+    return st.error().getMessage();
+  auto theirs = rt::Graph::capture(*stream, [&]() -> rt::Status {
+    for (int j = 0; j < Batch; ++j)
+      if (rt::Status st =
+              cublas.gemm(as[j % copies].ptr(), bs[j % copies].ptr(),
+                          cublasCs[j % copies].ptr(), s.m, s.n, s.k);
+          !st)
+        return st;
+    return rt::success();
+  });
+  (void)cublas.setStream(nullptr);
+  if (!theirs)
+    return "cuBLAS: " + theirs.error().getMessage();
+  for (int i = 0; i < 10; ++i) {
+    (void)tilec->launch(*stream);
+    (void)theirs->launch(*stream);
+  }
+  if (rt::Status st = stream->synchronize(); !st)
+    return st.error().getMessage();
+  std::vector<float> ours, cublasTimes;
+  for (int i = 0; i < iters; ++i) {
+    ours.push_back(graphSampleUs(start, stop, *tilec, *stream));
+    cublasTimes.push_back(graphSampleUs(start, stop, *theirs, *stream));
+  }
+  if (rt::Status st = ctx.synchronize(); !st)
+    return st.error().getMessage();
+  double us = median(ours), cublasUs = median(cublasTimes);
+  std::printf("graphs %5u %5u %5u %-26s %9.2f us  cuBLAS %9.2f us  tilec "
+              "speedup %.3f (both replayed from CUDA graphs)\n",
+              s.m, s.n, s.k, name, us, cublasUs, cublasUs / us);
+  return "";
 }
 
 } // namespace
@@ -403,6 +488,12 @@ int main(int argc, char **argv) {
         std::printf("serial %5u %5u %5u %-26s %9.2f us  (tilec without "
                     "programmatic dependent launch; cuBLAS / this %.3f)\n",
                     s.m, s.n, s.k, name, serialUs, cublasUs / serialUs);
+        if (std::string why = compareGraphs(*ctx, *launcher, *cublas, s, as,
+                                            bs, cs, cublasCs, name, iters,
+                                            *start, *stop);
+            !why.empty())
+          std::printf("graphs %5u %5u %5u skipped: %s\n", s.m, s.n, s.k,
+                      why.c_str());
       }
       std::fflush(stdout);
     }
