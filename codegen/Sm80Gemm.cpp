@@ -108,44 +108,36 @@ planOperand(const GemmSpec &spec, llvm::StringRef what, MajorKind major,
 llvm::Expected<Sm80StagingPlan> planStaging(const Sm80GemmPlan &plan) {
   const GemmSpec &spec = plan.spec;
   bool nContiguous = spec.cMajor == MajorKind::MN;
-  for (unsigned passes = 1; passes <= plan.mmaTilesM; ++passes) {
-    if (plan.mmaTilesM % passes != 0)
-      continue;
-    Sm80StagingPlan staging;
-    staging.passes = passes;
-    staging.tilesPerPass = plan.mmaTilesM / passes;
-    staging.rows = spec.warpsM * 16 * staging.tilesPerPass;
-    ComposedLayout layout =
-        sm80StagingLayout(staging.rows, spec.bn, nContiguous);
-    // The size check needs only the layout's span; the address arithmetic
-    // (and its injectivity check) is built for the pass count taken.
-    uint64_t bytes = uint64_t(layout.cosize()) * 4;
-    if (bytes > Sm80MaxSharedBytes)
-      continue;
-    auto smem = SmemAddress::get(layout, staging.rows, spec.bn,
-                                 "the epilogue staging");
-    if (!smem)
-      return smem.takeError();
-    staging.smem = std::move(*smem);
-    staging.bytes = unsigned(bytes);
-    // The copy loop reads 16-byte vectors (4 f32) along C's contiguous
-    // extent; the N-contiguous accumulator stores write pairs.
-    unsigned lineLength = nContiguous ? spec.bn : staging.rows;
-    unsigned lines = nContiguous ? staging.rows : spec.bn;
-    for (unsigned line = 0; line < lines; ++line)
-      for (unsigned first = 0; first < lineLength; first += 4) {
-        TileCoord start = nContiguous ? TileCoord{line, first}
-                                      : TileCoord{first, line};
-        if (llvm::Error err =
-                staging.smem.checkVector(start, nContiguous, 4))
-          return err;
-      }
-    return staging;
-  }
-  return specError(llvm::formatv(
-      "the epilogue cannot stage even {0} rows of the {1} x {2} f32 "
-      "accumulator tile in {3} bytes of shared memory",
-      spec.warpsM * 16, spec.bm, spec.bn, Sm80MaxSharedBytes));
+  std::optional<Sm80StagingSize> size =
+      sm80StagingSize(spec.warpsM, plan.mmaTilesM, spec.bn, nContiguous);
+  if (!size)
+    return specError(llvm::formatv(
+        "the epilogue cannot stage even {0} rows of the {1} x {2} f32 "
+        "accumulator tile in {3} bytes of shared memory",
+        spec.warpsM * 16, spec.bm, spec.bn, Sm80MaxSharedBytes));
+  Sm80StagingPlan staging;
+  staging.passes = size->passes;
+  staging.tilesPerPass = plan.mmaTilesM / size->passes;
+  staging.rows = size->rows;
+  staging.bytes = size->bytes;
+  auto smem =
+      SmemAddress::get(sm80StagingLayout(staging.rows, spec.bn, nContiguous),
+                       staging.rows, spec.bn, "the epilogue staging");
+  if (!smem)
+    return smem.takeError();
+  staging.smem = std::move(*smem);
+  // The copy loop reads 16-byte vectors (4 f32) along C's contiguous
+  // extent; the N-contiguous accumulator stores write pairs.
+  unsigned lineLength = nContiguous ? spec.bn : staging.rows;
+  unsigned lines = nContiguous ? staging.rows : spec.bn;
+  for (unsigned line = 0; line < lines; ++line)
+    for (unsigned first = 0; first < lineLength; first += 4) {
+      TileCoord start =
+          nContiguous ? TileCoord{line, first} : TileCoord{first, line};
+      if (llvm::Error err = staging.smem.checkVector(start, nContiguous, 4))
+        return err;
+    }
+  return staging;
 }
 
 } // namespace
@@ -170,6 +162,22 @@ ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn,
       nContiguous ? IntTuple{IntTuple(int64_t(bn + 8)), IntTuple(int64_t(1))}
                   : IntTuple{IntTuple(int64_t(1)), IntTuple(int64_t(rows + 4))};
   return ComposedLayout(Swizzle(), 0, Layout(shape, stride));
+}
+
+std::optional<Sm80StagingSize> sm80StagingSize(unsigned warpsM,
+                                               unsigned mmaTilesM, unsigned bn,
+                                               bool nContiguous) {
+  for (unsigned passes = 1; passes <= mmaTilesM; ++passes) {
+    if (mmaTilesM % passes != 0)
+      continue;
+    unsigned rows = warpsM * 16 * (mmaTilesM / passes);
+    // The size needs only the layout's span, not its address arithmetic.
+    uint64_t bytes =
+        uint64_t(sm80StagingLayout(rows, bn, nContiguous).cosize()) * 4;
+    if (bytes <= Sm80MaxSharedBytes)
+      return Sm80StagingSize{passes, rows, unsigned(bytes)};
+  }
+  return std::nullopt;
 }
 
 llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {

@@ -30,6 +30,7 @@
 #include "llvm/IR/Module.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace tilec {
@@ -69,6 +70,21 @@ struct Sm80StagingPlan {
 /// Example: rows = 128, bn = 128, N-contiguous: (128,128):(136,1), offset of
 /// (1, 2) = 138; M-contiguous: (128,128):(1,132), offset of (1, 2) = 265.
 ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn, bool nContiguous);
+
+/// The size of the epilogue's staging: for a CTA tile of \p warpsM warps down
+/// M with \p mmaTilesM m16 tiles each and \p bn columns, the fewest passes
+/// (m16 tiles per pass dividing mmaTilesM) whose sm80StagingLayout fits
+/// sm_80's shared memory, its staged rows and bytes; std::nullopt when not
+/// even one m16 tile per warp fits.
+///
+/// Example: warpsM = 2, mmaTilesM = 4, bn = 128, N-contiguous: 1 pass of 128
+/// rows, (128,128):(136,1), 69600 bytes.
+struct Sm80StagingSize {
+  unsigned passes, rows, bytes;
+};
+std::optional<Sm80StagingSize> sm80StagingSize(unsigned warpsM,
+                                               unsigned mmaTilesM, unsigned bn,
+                                               bool nContiguous);
 
 /// Everything the sm_80 generator decides before building IR.
 struct Sm80GemmPlan {

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
+#include "codegen/Sm80Gemm.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
@@ -176,6 +177,7 @@ void planKernel(tir::Op &kernel, const KernelView &view,
                        "cores work; 2 or more overlap them");
   std::string warpWhy;
   std::optional<WarpPlan> warps;
+  int64_t smemBytes = total; ///< What the kernel requests.
   if (view.arch == ArchKind::SM80) {
     warps = planWarps(view);
     if (warps->m == 0) {
@@ -191,13 +193,25 @@ void planKernel(tir::Op &kernel, const KernelView &view,
       return;
     }
     warpWhy = "; " + warps->why;
+    // The epilogue stages the f32 accumulators in the stage buffers, which
+    // it extends where the staging tile is larger (codegen/Sm80Gemm.h).
+    std::optional<Sm80StagingSize> size = sm80StagingSize(
+        unsigned(warps->m), unsigned(view.bm / (16 * warps->m)),
+        unsigned(view.bn), view.cRowMajor);
+    if (size && size->bytes > total) {
+      warpWhy += "; the epilogue's f32 staging tile (" +
+                 std::to_string(size->rows) + " x " + std::to_string(view.bn) +
+                 ", padded) reuses the stage buffers and extends them to " +
+                 std::to_string(size->bytes) + " bytes";
+      smemBytes = size->bytes;
+    }
   }
   tir::Op plan;
   plan.name = "tile.pipeline";
   plan.loc = loc;
   plan.set("stages", tir::Attr::integer(view.stages));
   plan.set("stage_bytes", tir::Attr::integer(stageBytes));
-  plan.set("smem_bytes", tir::Attr::integer(total));
+  plan.set("smem_bytes", tir::Attr::integer(smemBytes));
   plan.set("limit_bytes", tir::Attr::integer(limit));
   if (warps)
     plan.set("warps", tir::Attr::makeList({tir::Attr::integer(warps->m),
