@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <tuple>
 
 namespace tilec {
 
@@ -89,25 +88,19 @@ struct Builder {
   /// around \p body; returns after it.
   void forK(const llvm::Twine &name,
             const std::function<void(llvm::Value *kt)> &body) {
-    forCount(name, kCount, body);
-  }
-
-  /// A counted loop i = 0 .. count-1 around \p body; returns after it.
-  void forCount(const llvm::Twine &name, llvm::Value *count,
-                const std::function<void(llvm::Value *i)> &body) {
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
     llvm::BasicBlock *bodyBlock = block(name + ".body");
     llvm::BasicBlock *exit = block(name + ".exit");
     b.CreateBr(head);
     b.SetInsertPoint(head);
-    llvm::PHINode *i = b.CreatePHI(b.getInt32Ty(), 2, "kt");
-    i->addIncoming(i32(0), pre);
-    b.CreateCondBr(b.CreateICmpULT(i, count), bodyBlock, exit);
+    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+    kt->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(kt, kCount), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    body(i);
-    llvm::Value *next = b.CreateAdd(i, i32(1), name + ".next", true, true);
-    i->addIncoming(next, b.GetInsertBlock());
+    body(kt);
+    llvm::Value *next = b.CreateAdd(kt, i32(1), "kt.next", true, true);
+    kt->addIncoming(next, b.GetInsertBlock());
     b.CreateBr(head);
     b.SetInsertPoint(exit);
   }
@@ -126,10 +119,13 @@ struct Builder {
     // With clusters a tile is a cluster tile: clusterM neighbouring row
     // tiles, one per CTA of the cluster, which walk the same sequence.
     llvm::Value *cm = i32(config.clusterM);
-    auto [first, tilesM] = firstPersistentTile();
+    llvm::Value *first = b.CreateUDiv(
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
     llvm::Value *stride = b.CreateUDiv(
         b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}),
         cm);
+    llvm::Value *tilesM =
+        b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
     llvm::Value *tiles = b.CreateMul(tilesM, numTilesN);
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
@@ -143,22 +139,8 @@ struct Builder {
     it->addIncoming(i32(0), pre);
     b.CreateCondBr(b.CreateICmpULT(t, tiles), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    std::tie(m0, n0) = tileOrigin(t, tilesM);
-    itBase = it;
-    tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
-    body(latch);
-    b.SetInsertPoint(latch);
-    t->addIncoming(b.CreateAdd(t, stride), latch);
-    it->addIncoming(b.CreateAdd(it, kCount), latch);
-    b.CreateBr(head);
-  }
-
-  /// The origin (m0, n0) of persistent tile \p t of \p tilesM cluster tile
-  /// rows, in grouped order: groupM tile rows advance together along N so
-  /// that a wave of CTAs shares A and B tiles in L2.
-  std::pair<llvm::Value *, llvm::Value *> tileOrigin(llvm::Value *t,
-                                                     llvm::Value *tilesM) {
-    llvm::Value *cm = i32(config.clusterM);
+    // Grouped order: groupM tile rows advance together along N so that a
+    // wave of CTAs shares A and B tiles in L2.
     llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
     llvm::Value *firstM =
         b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
@@ -168,19 +150,15 @@ struct Builder {
     llvm::Value *tileM = b.CreateAdd(
         b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
         rank);
-    return {b.CreateMul(tileM, i32(config.bm), "m0"),
-            b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0")};
-  }
-
-  /// The first tile of a persistent CTA (ctaid.x / clusterM) and the number
-  /// of cluster tile rows.
-  std::pair<llvm::Value *, llvm::Value *> firstPersistentTile() {
-    llvm::Value *cm = i32(config.clusterM);
-    llvm::Value *first = b.CreateUDiv(
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
-    llvm::Value *tilesM =
-        b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
-    return {first, tilesM};
+    m0 = b.CreateMul(tileM, i32(config.bm), "m0");
+    n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
+    itBase = it;
+    tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
+    body(latch);
+    b.SetInsertPoint(latch);
+    t->addIncoming(b.CreateAdd(t, stride), latch);
+    it->addIncoming(b.CreateAdd(it, kCount), latch);
+    b.CreateBr(head);
   }
 
   void createFunction() {
