@@ -21,10 +21,12 @@
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/Sm90Heuristic.h"
 #include "compiler/GemmLauncher.h"
+#include "ir/Float16Bits.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
 #include "runtime/Graph.h"
+#include "runtime/Launch.h"
 #include "runtime/Module.h"
 #include "runtime/Stream.h"
 
@@ -40,13 +42,6 @@
 using namespace tilec;
 
 namespace {
-
-/// bf16 bits of \p f, rounded to nearest even.
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-}
 
 struct Shape {
   unsigned m, n, k;
@@ -137,6 +132,14 @@ std::vector<Candidate> candidates(const Shape &s) {
           candidateOf(128, 256, 4, false, 1, 1, true, 32)};
 }
 
+/// C = A * B^T for shape \p s on one copy of the operands (all K-major, C
+/// row-major, packed).
+GemmProblem problemOf(const Shape &s, const rt::DeviceBuffer &a,
+                      const rt::DeviceBuffer &b, const rt::DeviceBuffer &c) {
+  return GemmProblem{a.ptr(), b.ptr(), c.ptr(), s.m, s.n,
+                     s.k,     s.k,     s.k,     s.n};
+}
+
 using IssueFn = std::function<void(int)>;
 
 /// Launches per timed sample.
@@ -179,12 +182,7 @@ double relativeDifference(const rt::DeviceBuffer &x, const rt::DeviceBuffer &y) 
   auto hy = y.download<uint16_t>();
   if (!hx || !hy)
     return -1;
-  auto value = [](uint16_t h) {
-    uint32_t bits = uint32_t(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return double(f);
-  };
+  auto value = [](uint16_t h) { return double(bf16ToFloat(h)); };
   double diff = 0, scale = 0;
   for (size_t i = 0; i < hx->size(); ++i) {
     if (std::isnan(value((*hx)[i])) || std::isnan(value((*hy)[i])))
@@ -230,9 +228,8 @@ std::string compareGraphs(rt::Context &ctx, GemmLauncher &launcher,
   int copies = int(as.size());
   std::vector<PreparedGemm> launches;
   for (int i = 0; i < copies; ++i) {
-    GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
-                        s.k,         s.k,         s.k,         s.n};
-    auto launch = launcher.prepare(problem, stream->handle());
+    auto launch =
+        launcher.prepare(problemOf(s, as[i], bs[i], cs[i]), stream->handle());
     if (!launch)
       return launch.error().getMessage();
     launches.push_back(launch.take());
@@ -413,23 +410,31 @@ int main(int argc, char **argv) {
       }
       std::vector<PreparedGemm> launches, serial;
       for (int i = 0; i < copies; ++i) {
-        GemmProblem problem{as[i].ptr(), bs[i].ptr(), cs[i].ptr(), s.m, s.n,
-                            s.k,         s.k,         s.k,         s.n};
+        GemmProblem problem = problemOf(s, as[i], bs[i], cs[i]);
         auto launch = launcher->prepare(problem);
         if (!launch) {
           std::printf("error: %s\n", launch.error().getMessage().c_str());
           return 1;
         }
         launches.push_back(launch.take());
+        if (!versus)
+          continue;
         // The same launch without programmatic dependent launch, to measure
-        // what overlapping consecutive launches buys.
+        // what overlapping consecutive launches buys (checked again: its
+        // config changed after prepare()).
         auto plain = launcher->prepare(problem);
+        if (plain) {
+          plain->config.programmaticSerialization = false;
+          if (rt::Status st = rt::checkLaunch(launcher->function(),
+                                              plain->config, plain->args);
+              !st)
+            plain = st.error();
+        }
         if (!plain) {
           std::printf("error: %s\n", plain.error().getMessage().c_str());
           return 1;
         }
         serial.push_back(plain.take());
-        serial.back().config.programmaticSerialization = false;
       }
       // Split-K copies share the launcher's counters: one stream, in order.
       auto issue = [&](int i) { (void)launcher->launch(launches[i % copies]); };

@@ -21,6 +21,7 @@
 #include "codegen/Ptxas.h"
 #include "compiler/Compiler.h"
 #include "compiler/GemmLauncher.h"
+#include "ir/Float16Bits.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
@@ -40,32 +41,6 @@
 using namespace tilec;
 
 namespace {
-
-/// Round-to-nearest-even float -> f16/bf16 bits and back, on the host.
-uint16_t toBits(float value, DTypeKind type) {
-  if (type == DTypeKind::F16) {
-    _Float16 h = static_cast<_Float16>(value);
-    uint16_t bits;
-    std::memcpy(&bits, &h, 2);
-    return bits;
-  }
-  uint32_t u;
-  std::memcpy(&u, &value, 4);
-  u += 0x7fff + ((u >> 16) & 1);
-  return uint16_t(u >> 16);
-}
-
-float fromBits(uint16_t bits, DTypeKind type) {
-  if (type == DTypeKind::F16) {
-    _Float16 h;
-    std::memcpy(&h, &bits, 2);
-    return static_cast<float>(h);
-  }
-  uint32_t u = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 int64_t roundUp8(int64_t x) { return (x + 7) / 8 * 8; }
 
@@ -96,14 +71,14 @@ bool runKernel(const CompiledKernel &kernel, const Shape &s,
   std::vector<float> aVal(size_t(s.m) * s.k), bVal(size_t(s.n) * s.k);
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t kk = 0; kk < s.k; ++kk) {
-      uint16_t bits = toBits(dist(rng), type);
-      aVal[i * s.k + kk] = fromBits(bits, type);
+      uint16_t bits = floatToBits16(dist(rng), type);
+      aVal[i * s.k + kk] = bits16ToFloat(bits, type);
       aHost[aK ? i * lda + kk : kk * lda + i] = bits;
     }
   for (int64_t j = 0; j < s.n; ++j)
     for (int64_t kk = 0; kk < s.k; ++kk) {
-      uint16_t bits = toBits(dist(rng), type);
-      bVal[j * s.k + kk] = fromBits(bits, type);
+      uint16_t bits = floatToBits16(dist(rng), type);
+      bVal[j * s.k + kk] = bits16ToFloat(bits, type);
       bHost[bK ? j * ldb + kk : kk * ldb + j] = bits;
     }
   auto report = [&](const char *what, const rt::Error &error) {
@@ -178,7 +153,7 @@ bool runKernel(const CompiledKernel &kernel, const Shape &s,
     }
     double tol = unitOut * std::fabs(dot) + unitAcc * mag + 1e-30;
     for (const std::vector<uint16_t> *result : {&*out, &*timedOut}) {
-      double got = fromBits((*result)[i * ldc + j], type);
+      double got = bits16ToFloat((*result)[i * ldc + j], type);
       if (!(std::fabs(got - dot) <= tol)) {
         if (++wrong <= 5)
           std::printf("  %s: C[%lld][%lld] = %g, reference %g, tolerance %g\n",

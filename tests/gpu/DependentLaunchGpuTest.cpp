@@ -11,10 +11,10 @@
 // the downloaded C1.
 //
 //===----------------------------------------------------------------------===//
-#include "Bf16.h"
 #include "GpuTest.h"
 
 #include "codegen/Sm90GemmSpec.h"
+#include "ir/Float16Bits.h"
 #include "compiler/GemmLauncher.h"
 #include "runtime/DeviceBuffer.h"
 

@@ -13,6 +13,7 @@
 #include "GpuTest.h"
 
 #include "codegen/GemmCodegen.h"
+#include "ir/Float16Bits.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
 #include "runtime/Launch.h"
@@ -28,32 +29,6 @@
 
 namespace tilec {
 namespace {
-
-/// Round-to-nearest-even float -> f16/bf16 bits and back, on the host.
-std::uint16_t toBits(float value, DTypeKind type) {
-  if (type == DTypeKind::F16) {
-    _Float16 h = static_cast<_Float16>(value);
-    std::uint16_t bits;
-    std::memcpy(&bits, &h, 2);
-    return bits;
-  }
-  std::uint32_t u;
-  std::memcpy(&u, &value, 4);
-  u += 0x7fff + ((u >> 16) & 1);
-  return std::uint16_t(u >> 16);
-}
-
-float fromBits(std::uint16_t bits, DTypeKind type) {
-  if (type == DTypeKind::F16) {
-    _Float16 h;
-    std::memcpy(&h, &bits, 2);
-    return static_cast<float>(h);
-  }
-  std::uint32_t u = std::uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
 
 unsigned roundUp8(unsigned x) { return (x + 7) / 8 * 8; }
 
@@ -121,21 +96,21 @@ void runCase(const Case &c, const Tile &tile) {
   std::vector<float> aVal(std::size_t(c.m) * c.k), bVal(std::size_t(c.n) * c.k);
   for (unsigned i = 0; i < c.m; ++i)
     for (unsigned kk = 0; kk < c.k; ++kk) {
-      std::uint16_t bits = toBits(dist(rng), c.type);
-      aVal[std::size_t(i) * c.k + kk] = fromBits(bits, c.type);
+      std::uint16_t bits = floatToBits16(dist(rng), c.type);
+      aVal[std::size_t(i) * c.k + kk] = bits16ToFloat(bits, c.type);
       aHost[aK ? std::size_t(i) * lda + kk : std::size_t(kk) * lda + i] = bits;
     }
   for (unsigned j = 0; j < c.n; ++j)
     for (unsigned kk = 0; kk < c.k; ++kk) {
-      std::uint16_t bits = toBits(dist(rng), c.type);
-      bVal[std::size_t(j) * c.k + kk] = fromBits(bits, c.type);
+      std::uint16_t bits = floatToBits16(dist(rng), c.type);
+      bVal[std::size_t(j) * c.k + kk] = bits16ToFloat(bits, c.type);
       bHost[bK ? std::size_t(j) * ldb + kk : std::size_t(kk) * ldb + j] = bits;
     }
   bool readsC = c.beta != 0.0f;
   if (readsC) {
     cHost.resize(cElems);
     for (auto &bits : cHost)
-      bits = toBits(dist(rng), c.type);
+      bits = floatToBits16(dist(rng), c.type);
   }
 
   auto aBuf = rt::DeviceBuffer::allocate(aElems * 2);
@@ -186,11 +161,11 @@ void runCase(const Case &c, const Tile &tile) {
       mag += std::fabs(double(ar[kk]) * br[kk]);
     }
     double old =
-        readsC ? fromBits(cHost[std::size_t(i) * ldc + j], c.type) : 0.0;
+        readsC ? bits16ToFloat(cHost[std::size_t(i) * ldc + j], c.type) : 0.0;
     double ref = c.alpha * dot + c.beta * old;
     double tol = unitOut * std::fabs(ref) + std::fabs(c.alpha) * unitAcc * mag +
                  1e-30 + (readsC ? unitAcc * std::fabs(c.beta * old) : 0.0);
-    double got = fromBits((*out)[std::size_t(i) * ldc + j], c.type);
+    double got = bits16ToFloat((*out)[std::size_t(i) * ldc + j], c.type);
     double err = std::fabs(got - ref);
     ++checked;
     if (!(err <= tol)) {

@@ -7,10 +7,10 @@
 // first mismatches with their coordinates.
 //
 //===----------------------------------------------------------------------===//
-#include "Bf16.h"
 #include "GpuTest.h"
 
 #include "codegen/Sm90GemmSpec.h"
+#include "ir/Float16Bits.h"
 #include "compiler/GemmLauncher.h"
 #include "runtime/DeviceBuffer.h"
 
@@ -87,7 +87,7 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
   for (auto &x : b)
     x = floatToBf16(dist(rng));
   for (size_t i = 0; i < c.size(); ++i)
-    c[i] = p.beta == 0 || i >= size_t(p.m) * ldc ? 0x7fc1 /*NaN poison*/
+    c[i] = p.beta == 0 || i >= size_t(p.m) * ldc ? Bf16Poison
                                                  : floatToBf16(dist(rng));
   auto da = rt::DeviceBuffer::allocate(a.size() * 2);
   auto db = rt::DeviceBuffer::allocate(b.size() * 2);
@@ -109,7 +109,7 @@ std::string runProblem(const rt::Context &ctx, const Sm90GemmConfig &config,
       return failed("kernel", s.error());
     if (config.splitK && p.beta == 0) {
       // The second launch only works if the first left every counter at 0.
-      std::vector<uint16_t> poison(c.size(), 0x7fc1);
+      std::vector<uint16_t> poison(c.size(), Bf16Poison);
       if (rt::Status s = dc->upload(poison.data(), poison.size() * 2); !s)
         return failed("poison", s.error());
       if (rt::Status s = launcher->launch(problem); !s)
