@@ -1,0 +1,110 @@
+//===- runtime/sim/Tcgen05.h - Tensor memory and tcgen05 of one CTA -*- C++ -*-===//
+//
+// sm_100a's tensor memory: 128 lanes x 512 columns of 32-bit cells per CTA,
+// allocated in columns (a power of two from 32 to 512) by tcgen05.alloc and
+// freed by tcgen05.dealloc. A tensor-memory address is (lane << 16) | column.
+// Every access is checked against the live allocations, warp w of a
+// warpgroup may only touch lanes 32 (w % 4) .. 32 (w % 4) + 31, and an
+// allocation still live when the CTA exits is an error.
+//
+// tcgen05.mma reads A and B through shared-memory descriptors (A from
+// tensor memory in the .ts form is not modelled: tilec does not emit it),
+// its shape, types and majorness through the 32-bit instruction descriptor,
+// which is decoded field by field and checked against the ISA's tables.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_RUNTIME_SIM_TCGEN05_H
+#define TILEC_RUNTIME_SIM_TCGEN05_H
+
+#include "runtime/sim/FloatFormats.h"
+#include "runtime/sim/SimMemory.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tilec::sim {
+
+/// One CTA's tensor memory with its allocations.
+class TensorMemory {
+public:
+  static constexpr unsigned Lanes = 128, Columns = 512;
+  TensorMemory();
+
+  /// tcgen05.alloc of \p columns: returns the address (lane 0, first
+  /// column). Throws SimFault when \p columns is not a power of two in
+  /// [32, 512], when the permit was relinquished, or when no room is left.
+  std::uint32_t allocate(unsigned columns);
+  /// tcgen05.dealloc; throws unless it matches a live allocation exactly.
+  void deallocate(std::uint32_t address, unsigned columns);
+  /// tcgen05.relinquish_alloc_permit.
+  void relinquish() { permitRelinquished = true; }
+  /// Throws SimFault listing the allocations still live (at CTA exit).
+  void checkAllFreed() const;
+
+  /// Cell (lane, column); throws SimFault when outside every allocation.
+  std::uint32_t read(unsigned lane, unsigned column) const;
+  void write(unsigned lane, unsigned column, std::uint32_t value);
+
+private:
+  std::vector<std::uint32_t> cells;
+  /// Column ranges [first, first + count) that are allocated.
+  std::vector<std::pair<unsigned, unsigned>> live;
+  bool permitRelinquished = false;
+  void checkColumn(unsigned lane, unsigned column, const char *what) const;
+};
+
+/// tcgen05.mma's .kind.
+enum class Tcgen05KindKind { F16, TF32, F8F6F4 };
+
+/// The instruction descriptor's fields, decoded.
+struct Tcgen05InstrDesc {
+  unsigned m = 0, n = 0;
+  ElemKind a = ElemKind::BF16, b = ElemKind::BF16, d = ElemKind::F32;
+  bool negateA = false, negateB = false;
+  bool aMnMajor = false, bMnMajor = false; ///< Transpose bits.
+  bool sparse = false, saturate = false;
+  unsigned maxShift = 0;
+  std::string describe() const;
+};
+
+/// Decodes \p idesc for \p kind and \p ctaGroup (1 or 2); throws SimFault
+/// naming the field and its legal values when any is reserved or the shape
+/// is not in the ISA's table for that kind and CTA group.
+Tcgen05InstrDesc decodeTcgen05InstrDesc(std::uint32_t idesc,
+                                        Tcgen05KindKind kind,
+                                        unsigned ctaGroup);
+
+/// tcgen05.mma.cta_group::1 (or the pair's two halves for ::2: call once per
+/// CTA with its own shared memory, tensor memory, and \p rowOffset = 128 *
+/// rank) D[tmemD] = A * B (+ D when \p enableInputD). For ::2 each CTA's
+/// shared memory holds its 128 rows of A and its half of B's N columns;
+/// \p peerSmem is the other CTA's (null for ::1).
+void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
+                std::uint64_t descA, std::uint64_t descB, std::uint32_t tmemD,
+                bool enableInputD, const SharedMemory &smem,
+                const SharedMemory *peerSmem, unsigned rank,
+                TensorMemory &tmem);
+
+/// tcgen05.ld / tcgen05.st shapes.
+enum class Tcgen05LdShapeKind { S32x32b, S16x64b, S16x128b, S16x256b };
+
+/// Registers per lane of tcgen05.ld/st.sync.aligned.SHAPE.xNUM.b32.
+unsigned tcgen05LdRegs(Tcgen05LdShapeKind shape, unsigned num);
+
+/// tcgen05.ld by warp \p warpId of the CTA at \p taddr: \p regs holds
+/// 32 * tcgen05LdRegs(shape, num) registers, lane-major. Throws SimFault when
+/// the lanes addressed are not the warp's quarter (warpId % 4) or outside an
+/// allocation.
+void tcgen05Ld(Tcgen05LdShapeKind shape, unsigned num, unsigned warpId,
+               std::uint32_t taddr, const TensorMemory &tmem,
+               std::span<std::uint32_t> regs);
+/// tcgen05.st: the inverse.
+void tcgen05St(Tcgen05LdShapeKind shape, unsigned num, unsigned warpId,
+               std::uint32_t taddr, std::span<const std::uint32_t> regs,
+               TensorMemory &tmem);
+
+} // namespace tilec::sim
+
+#endif // TILEC_RUNTIME_SIM_TCGEN05_H
