@@ -27,6 +27,9 @@ float decodeElem(ElemKind kind, std::uint32_t bits);
 /// \p value rounded to nearest even in \p kind; with \p satfinite, values
 /// beyond the largest finite one (and infinities) clamp to it, NaN stays NaN.
 std::uint32_t encodeElem(ElemKind kind, float value, bool satfinite = false);
+/// cvt.rna.tf32.f32: \p value rounded to tf32 with ties away from zero (the
+/// low 13 bits of the result are zero).
+std::uint32_t encodeTf32RoundAway(float value);
 
 } // namespace tilec::sim
 
