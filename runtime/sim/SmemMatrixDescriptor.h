@@ -28,7 +28,7 @@ struct SmemMatrixDesc {
   /// sm_100's 128-byte swizzle with 32-byte atomic base (layout type 1).
   bool swizzle128Base32 = false;
   unsigned baseOffset = 0; ///< Bits 49-51.
-  unsigned version = 0;    ///< sm_100: bits 46-47 (must be 1).
+  unsigned version = 0;    ///< sm_100: bits 46-48 (must be 0b001).
   bool lboModeAbsolute = false; ///< sm_100: bit 52.
   /// One line: "start 0x400 lbo 16 sbo 1024 swizzle 128B base 0".
   std::string describe() const;
