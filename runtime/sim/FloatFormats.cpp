@@ -64,8 +64,7 @@ double decodeNarrow(const NarrowFormat &f, std::uint32_t bits) {
   return sign ? -value : value;
 }
 
-std::uint32_t encodeNarrow(const NarrowFormat &f, float value,
-                           bool satfinite) {
+std::uint32_t encodeNarrow(const NarrowFormat &f, float value, bool satfinite) {
   std::uint32_t signBit = 1u << (f.expBits + f.manBits);
   if (std::isnan(value))
     return f.nan;
@@ -90,13 +89,13 @@ std::uint32_t encodeNarrow(const NarrowFormat &f, float value,
   int rexp = std::ilogb(rounded);
   std::uint32_t pattern;
   if (rexp < minNormalExp) {
-    pattern = std::uint32_t(std::ldexp(rounded, -(minNormalExp -
-                                                 int(f.manBits))));
+    pattern =
+        std::uint32_t(std::ldexp(rounded, -(minNormalExp - int(f.manBits))));
   } else {
     int biased = rexp + f.bias();
-    std::uint32_t man = std::uint32_t(
-                            std::ldexp(rounded, -(rexp - int(f.manBits)))) &
-                        ((1u << f.manBits) - 1);
+    std::uint32_t man =
+        std::uint32_t(std::ldexp(rounded, -(rexp - int(f.manBits)))) &
+        ((1u << f.manBits) - 1);
     if (biased >= (1 << f.expBits))
       return sign | overflow;
     pattern = (std::uint32_t(biased) << f.manBits) | man;
@@ -208,12 +207,12 @@ std::uint32_t encodeElem(ElemKind kind, float value, bool satfinite) {
   case ElemKind::S8:
   case ElemKind::U8:
   case ElemKind::S32: {
-    double lo = kind == ElemKind::S8    ? -128.0
-                : kind == ElemKind::U8  ? 0.0
-                                        : -2147483648.0;
-    double hi = kind == ElemKind::S8    ? 127.0
-                : kind == ElemKind::U8  ? 255.0
-                                        : 2147483647.0;
+    double lo = kind == ElemKind::S8   ? -128.0
+                : kind == ElemKind::U8 ? 0.0
+                                       : -2147483648.0;
+    double hi = kind == ElemKind::S8   ? 127.0
+                : kind == ElemKind::U8 ? 255.0
+                                       : 2147483647.0;
     if (std::isnan(value))
       return 0;
     double r = std::nearbyint(double(value));

@@ -1,4 +1,5 @@
-//===- runtime/sim/FloatFormats.h - Element formats of the tensor cores -*- C++ -*-===//
+//===- runtime/sim/FloatFormats.h - Element formats of the tensor cores -*- C++
+//-*-===//
 //
 // Bit-exact conversions between f32 and the narrow formats the tensor cores
 // read (f16, bf16, tf32, e4m3, e5m2), as the PTX ISA defines them: decoding is

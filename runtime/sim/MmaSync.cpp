@@ -1,4 +1,5 @@
-//===- runtime/sim/MmaSync.cpp - mma.sync and ldmatrix/stmatrix of one warp -===//
+//===- runtime/sim/MmaSync.cpp - mma.sync and ldmatrix/stmatrix of one warp
+//-===//
 //
 // The fragment layouts of mma.sync.m16n8kK follow one pattern across element
 // widths (PTX ISA, "Matrix Fragments for mma.m16n8kK"): with g = lane / 4 and
@@ -42,8 +43,7 @@ void checkShape(const MmaSyncShape &s) {
       bad("A and B must have the same 16-bit type");
     if (s.k != 16 && s.k != 8)
       bad("16-bit inputs take k = 8 or 16");
-    if (s.a == ElemKind::BF16 &&
-        (s.c != ElemKind::F32 || s.d != ElemKind::F32))
+    if (s.a == ElemKind::BF16 && (s.c != ElemKind::F32 || s.d != ElemKind::F32))
       bad("bf16 inputs need f32 C and D");
     return;
   }
@@ -84,8 +84,8 @@ std::uint32_t checkedRowAddress(std::uint32_t addr, unsigned lane,
 
 void checkNum(int num, const char *what) {
   if (num != 1 && num != 2 && num != 4)
-    throw SimFault(fmt::format("{}: .x{} is not one of .x1, .x2, .x4", what,
-                               num));
+    throw SimFault(
+        fmt::format("{}: .x{} is not one of .x1, .x2, .x4", what, num));
 }
 
 } // namespace
@@ -132,13 +132,13 @@ void mmaSync(const MmaSyncShape &shape, const WarpRegs &a, const WarpRegs &b,
     d[lane] = {0, 0, 0, 0};
     if (shape.d == ElemKind::F32) {
       for (unsigned r = 0; r < 4; ++r)
-        d[lane][r] = encodeElem(ElemKind::F32,
-                                dv[g + 8 * (r >> 1)][2 * t + (r & 1)]);
+        d[lane][r] =
+            encodeElem(ElemKind::F32, dv[g + 8 * (r >> 1)][2 * t + (r & 1)]);
     } else {
       for (unsigned r = 0; r < 2; ++r)
-        d[lane][r] = encodeElem(ElemKind::F16, dv[g + 8 * r][2 * t]) |
-                     (encodeElem(ElemKind::F16, dv[g + 8 * r][2 * t + 1])
-                      << 16);
+        d[lane][r] =
+            encodeElem(ElemKind::F16, dv[g + 8 * r][2 * t]) |
+            (encodeElem(ElemKind::F16, dv[g + 8 * r][2 * t + 1]) << 16);
     }
   }
 }

@@ -1,4 +1,5 @@
-//===- runtime/sim/SmemMatrixDescriptor.cpp - Shared-memory matrix descriptors -===//
+//===- runtime/sim/SmemMatrixDescriptor.cpp - Shared-memory matrix descriptors
+//-===//
 //
 // Field positions (PTX ISA, wgmma "Matrix Descriptor Format" and tcgen05
 // "Shared Memory Descriptor"):

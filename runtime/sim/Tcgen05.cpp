@@ -82,8 +82,8 @@ void TensorMemory::checkAllFreed() const {
 void TensorMemory::checkColumn(unsigned lane, unsigned column,
                                const char *what) const {
   if (lane >= Lanes)
-    throw SimFault(fmt::format("{}: tensor-memory lane {} is past lane 127",
-                               what, lane));
+    throw SimFault(
+        fmt::format("{}: tensor-memory lane {} is past lane 127", what, lane));
   for (auto [f, n] : live)
     if (column >= f && column < f + n)
       return;
@@ -155,8 +155,8 @@ void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
       double sum = 0;
       for (unsigned kk = 0; kk < k; ++kk)
         sum += a[r * k + kk] * b[c * k + kk];
-      double acc =
-          enableInputD ? decodeElem(ElemKind::F32, tmem.read(lane, column0 + c))
+      double acc = enableInputD
+                       ? decodeElem(ElemKind::F32, tmem.read(lane, column0 + c))
                        : 0.0;
       tmem.write(lane, column0 + c,
                  encodeElem(ElemKind::F32, float(sign * sum + acc)));

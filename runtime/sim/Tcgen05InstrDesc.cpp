@@ -1,4 +1,5 @@
-//===- runtime/sim/Tcgen05InstrDesc.cpp - tcgen05.mma instruction descriptor -===//
+//===- runtime/sim/Tcgen05InstrDesc.cpp - tcgen05.mma instruction descriptor
+//-===//
 //
 // The 32-bit instruction descriptor of tcgen05.mma for .kind::f16,
 // .kind::tf32 and .kind::f8f6f4 (PTX ISA, "Instruction descriptor format"):

@@ -177,16 +177,13 @@ std::uint32_t SimTensorMap::boxBytes() const {
   return bytes;
 }
 
-std::optional<std::string>
-encodeSimTensorMap(CUtensorMap *out, CUtensorMapDataType dtype,
-                   std::uint32_t rank, void *globalAddress,
-                   const std::uint64_t *globalDims,
-                   const std::uint64_t *globalStrides,
-                   const std::uint32_t *boxDims,
-                   const std::uint32_t *elementStrides,
-                   CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
-                   CUtensorMapL2promotion l2Promotion,
-                   CUtensorMapFloatOOBfill oobFill) {
+std::optional<std::string> encodeSimTensorMap(
+    CUtensorMap *out, CUtensorMapDataType dtype, std::uint32_t rank,
+    void *globalAddress, const std::uint64_t *globalDims,
+    const std::uint64_t *globalStrides, const std::uint32_t *boxDims,
+    const std::uint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill) {
   auto addr = reinterpret_cast<std::uintptr_t>(out);
   if (addr % 64)
     return fmt::format("the tensor map address 0x{:x} is not 64-byte aligned",
@@ -221,8 +218,8 @@ encodeSimTensorMap(CUtensorMap *out, CUtensorMapDataType dtype,
     std::uint64_t s = globalStrides[d];
     unsigned sAlign = interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16;
     if (s % sAlign)
-      return fmt::format("globalStrides[{}] = {} is not a multiple of {}", d,
-                         s, sAlign);
+      return fmt::format("globalStrides[{}] = {} is not a multiple of {}", d, s,
+                         sAlign);
     if (s >= (1ull << 40))
       return fmt::format("globalStrides[{}] = {} is not below 2^40", d, s);
   }
@@ -356,7 +353,8 @@ std::uint32_t tmaLoad(const SimTensorMap &map,
   return std::uint32_t(box.size());
 }
 
-void tmaStore(const SimTensorMap &map, const std::array<std::int32_t, 5> &coords,
+void tmaStore(const SimTensorMap &map,
+              const std::array<std::int32_t, 5> &coords,
               const SharedMemory &smem, std::uint32_t smemAddress,
               GlobalMemory &global) {
   const char *what = "cp.async.bulk.tensor store";

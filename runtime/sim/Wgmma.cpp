@@ -94,8 +94,8 @@ void wgmmaWarp(const WgmmaShape &shape, unsigned warpInGroup,
                std::span<std::uint32_t> acc) {
   checkShape(shape);
   if (warpInGroup > 3)
-    throw SimFault(fmt::format("wgmma: warp {} of a warpgroup (0..3)",
-                               warpInGroup));
+    throw SimFault(
+        fmt::format("wgmma: warp {} of a warpgroup (0..3)", warpInGroup));
   const unsigned n = unsigned(shape.n), k = unsigned(shape.k);
   const unsigned regs = wgmmaAccRegs(shape);
   if (acc.size() < 32 * regs)
@@ -126,18 +126,18 @@ void wgmmaWarp(const WgmmaShape &shape, unsigned warpInGroup,
     SmemMatrixDesc da = decodeWgmmaDescriptor(descA);
     for (unsigned row = 0; row < 16; ++row)
       for (unsigned kk = 0; kk < k; ++kk)
-        a[row * k + kk] = readElem(
-            smem,
-            smemOperandAddress(da, shape.transA, aBits, 16 * warpInGroup + row,
-                               kk),
-            shape.a, what);
+        a[row * k + kk] =
+            readElem(smem,
+                     smemOperandAddress(da, shape.transA, aBits,
+                                        16 * warpInGroup + row, kk),
+                     shape.a, what);
   }
   SmemMatrixDesc db = decodeWgmmaDescriptor(descB);
   for (unsigned col = 0; col < n; ++col)
     for (unsigned kk = 0; kk < k; ++kk)
-      b[col * k + kk] = readElem(
-          smem, smemOperandAddress(db, shape.transB, bBits, col, kk), shape.b,
-          what);
+      b[col * k + kk] =
+          readElem(smem, smemOperandAddress(db, shape.transB, bBits, col, kk),
+                   shape.b, what);
 
   const double sign = double(shape.scaleA * shape.scaleB);
   auto product = [&](unsigned row, unsigned col) {
@@ -161,10 +161,9 @@ void wgmmaWarp(const WgmmaShape &shape, unsigned warpInGroup,
         unsigned row = g + 8 * (i % 2), col = 8 * (i / 2) + 2 * t;
         std::uint32_t packed = 0;
         for (unsigned j = 0; j < 2; ++j) {
-          double c = scaleD ? decodeElem(ElemKind::F16, out[i] >> (16 * j))
-                            : 0.0;
-          packed |= encodeElem(ElemKind::F16,
-                               float(product(row, col + j) + c))
+          double c =
+              scaleD ? decodeElem(ElemKind::F16, out[i] >> (16 * j)) : 0.0;
+          packed |= encodeElem(ElemKind::F16, float(product(row, col + j) + c))
                     << (16 * j);
         }
         out[i] = packed;

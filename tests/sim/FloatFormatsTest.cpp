@@ -1,4 +1,5 @@
-//===- tests/sim/FloatFormatsTest.cpp - f16/bf16/tf32/e4m3/e5m2 conversions -===//
+//===- tests/sim/FloatFormatsTest.cpp - f16/bf16/tf32/e4m3/e5m2 conversions
+//-===//
 //
 // Every code of each narrow format is decoded against the format's definition
 // ((-1)^s 2^(e - bias) 1.m, subnormals 2^(1 - bias) 0.m), and encoding is
@@ -96,10 +97,10 @@ TEST(FloatFormats, KnownValues) {
   EXPECT_EQ(encodeElem(ElemKind::E5M2, 61440.0f, true), 0x7bu);
   EXPECT_EQ(encodeElem(ElemKind::E5M2, std::ldexp(1.0f, -16)), 0x01u);
   EXPECT_EQ(encodeElem(ElemKind::E5M2, 1.0f), 0x3cu);
-  EXPECT_TRUE(std::isnan(decodeElem(ElemKind::F16,
-                                    encodeElem(ElemKind::F16, NAN))));
-  EXPECT_TRUE(std::isnan(decodeElem(ElemKind::E4M3,
-                                    encodeElem(ElemKind::E4M3, NAN, true))));
+  EXPECT_TRUE(
+      std::isnan(decodeElem(ElemKind::F16, encodeElem(ElemKind::F16, NAN))));
+  EXPECT_TRUE(std::isnan(
+      decodeElem(ElemKind::E4M3, encodeElem(ElemKind::E4M3, NAN, true))));
   // tf32: 10 mantissa bits; the tensor core ignores the low 13 bits.
   EXPECT_EQ(decodeElem(ElemKind::TF32, 0x3f801fffu), 1.0f);
   EXPECT_EQ(encodeElem(ElemKind::TF32, bitsToFloat(0x3f801000u)),
@@ -136,9 +137,8 @@ TEST(FloatFormats, EncodeMatchesNearestSearch) {
       for (auto [v, code] : finite) {
         double dist = std::fabs(v - double(x));
         bool sameSign = std::signbit(v) == std::signbit(x);
-        if (dist < best ||
-            (dist == best && sameSign && (code & 1) == 0 &&
-             reference(f, bestCode) != v)) {
+        if (dist < best || (dist == best && sameSign && (code & 1) == 0 &&
+                            reference(f, bestCode) != v)) {
           best = dist;
           bestCode = code;
         }

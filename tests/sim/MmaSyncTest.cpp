@@ -71,8 +71,8 @@ FragMap bFragment(ElemKind b, int k) {
   if (bits == 16) // b0..b3 (k16) / b0,b1 (k8)
     return [](unsigned l, unsigned r, unsigned j) {
       unsigned i = 2 * r + j;
-      return std::pair{i < 2 ? (l % 4) * 2 + (i & 1) : (l % 4) * 2 + (i & 1) + 8,
-                       l / 4};
+      return std::pair{
+          i < 2 ? (l % 4) * 2 + (i & 1) : (l % 4) * 2 + (i & 1) + 8, l / 4};
     };
   if (bits == 32) // tf32 b0, b1
     return [](unsigned l, unsigned r, unsigned) {
@@ -147,9 +147,10 @@ void checkMma(MmaSyncShape s, unsigned seed) {
       for (unsigned kk = 0; kk < k; ++kk)
         want += double(decodeElem(s.a, aCodes[row * k + kk])) *
                 double(decodeElem(s.b, bCodes[kk * 8 + col]));
-      double got = s.d == ElemKind::F32
-                       ? decodeElem(ElemKind::F32, d[l][i])
-                       : decodeElem(ElemKind::F16, d[l][i / 2] >> (16 * (i & 1)));
+      double got =
+          s.d == ElemKind::F32
+              ? decodeElem(ElemKind::F32, d[l][i])
+              : decodeElem(ElemKind::F16, d[l][i / 2] >> (16 * (i & 1)));
       double tol = s.d == ElemKind::F32 ? 1e-5 : 2e-3;
       EXPECT_NEAR(got, want, tol * (1 + std::fabs(want)))
           << elemName(s.a) << " k" << k << " lane " << l << " reg " << i;
@@ -196,8 +197,8 @@ TEST(MmaSync, Bf16KnownLanes) {
   // D row 5 = lanes 20..23 registers 0, 1: D(5, n) = 11 + 16 n.
   for (unsigned l = 0; l < 32; ++l)
     for (unsigned i = 0; i < 4; ++i) {
-      auto [row, col] = std::pair{i < 2 ? l / 4 : l / 4 + 8,
-                                  (l % 4) * 2 + (i & 1)};
+      auto [row, col] =
+          std::pair{i < 2 ? l / 4 : l / 4 + 8, (l % 4) * 2 + (i & 1)};
       float want = row == 5 ? float(11 + 16 * col) : 0.0f;
       EXPECT_EQ(decodeElem(ElemKind::F32, d[l][i]), want) << l << " " << i;
     }

@@ -1,4 +1,5 @@
-//===- tests/sim/SmemMatrixDescriptorTest.cpp - Descriptor fields and addresses -===//
+//===- tests/sim/SmemMatrixDescriptorTest.cpp - Descriptor fields and addresses
+//-===//
 //
 // Descriptors are built here bit by bit from the PTX ISA's field tables.
 // Expected element addresses come from CuTe layouts written out in the test:
@@ -132,18 +133,17 @@ TEST(SmemMatrixDescriptor, IsaWorkedExamples) {
   const std::uint32_t base = 0x1000; // 1024-byte aligned
   // K-major, none, tf32: ((8,2),(4,4)):((4,32),(1,64)).
   Layout2 l1{{{8, 4}, {2, 32}}, {{4, 1}, {4, 64}}};
-  checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 64 * 4, 32 * 4, 0)), false,
-           32, 16, 16, [&](unsigned m, unsigned k) { return base + 4 * l1(m, k); });
+  checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 64 * 4, 32 * 4, 0)), false, 32,
+           16, 16, [&](unsigned m, unsigned k) { return base + 4 * l1(m, k); });
   // K-major, 32B, tf32: Sw<1,4,3> o ((8,2),(4,4)):((8,64),(1,4)).
   Layout2 l2{{{8, 8}, {2, 64}}, {{4, 1}, {4, 4}}};
-  checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 16, 64 * 4, 3)), false, 32,
-           16, 8, [&](unsigned m, unsigned k) {
-             return swizzle(1, base + 4 * l2(m, k));
-           });
+  checkAll(
+      decodeWgmmaDescriptor(wgmmaDesc(base, 16, 64 * 4, 3)), false, 32, 16, 8,
+      [&](unsigned m, unsigned k) { return swizzle(1, base + 4 * l2(m, k)); });
   // MN-major, none, bf16: ((8,1,2),(8,2)):((1,8,64),(8,128)).
   Layout2 l3{{{8, 1}, {1, 8}, {2, 64}}, {{8, 8}, {2, 128}}};
-  checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 128 * 2, 64 * 2, 0)), true,
-           16, 16, 16, [&](unsigned m, unsigned k) { return base + 2 * l3(m, k); });
+  checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 128 * 2, 64 * 2, 0)), true, 16,
+           16, 16, [&](unsigned m, unsigned k) { return base + 2 * l3(m, k); });
   // MN-major, 32B, bf16: Sw<1,4,3> o ((8,2,2),(8,2)):((1,8,128),(16,256)).
   Layout2 l4{{{8, 1}, {2, 8}, {2, 128}}, {{8, 16}, {2, 256}}};
   checkAll(decodeWgmmaDescriptor(wgmmaDesc(base, 128 * 2, 256 * 2, 3)), true,
@@ -169,8 +169,8 @@ TEST(SmemMatrixDescriptor, Tcgen05WorkedExampleKMajorSw128) {
   Layout2 tile{{{8, 64}, {16, 512}}, {{64, 1}, {2, 8192}}};
   for (unsigned ms = 0; ms < 2; ++ms)
     for (unsigned ks = 0; ks < 8; ++ks) {
-      SmemMatrixDesc d = decodeUmmaDescriptor(
-          ummaDesc(base + table[ms][ks], 16, 1024, 2));
+      SmemMatrixDesc d =
+          decodeUmmaDescriptor(ummaDesc(base + table[ms][ks], 16, 1024, 2));
       checkAll(d, false, 16, 64, 16, [&](unsigned m, unsigned k) {
         return swizzle(3, base + 2 * tile(64 * ms + m, 16 * ks + k));
       });
@@ -205,17 +205,17 @@ TEST(SmemMatrixDescriptor, EverySwizzleBothMajornessEveryWidth) {
         // K-major interleave: 8x16B core matrices, M cores 128 B apart (SBO),
         // K cores 8 * 128 B apart (LBO); a 64-row operand.
         Layout2 k{{{8, t}, {8, 8 * t}}, {{t, 1}, {2, 64 * t}}};
-        checkAll(decodeWgmmaDescriptor(
-                     wgmmaDesc(base, 64 * t * eb, 8 * t * eb, 0)),
-                 false, bits, 64, kSize,
-                 [&](unsigned m, unsigned kk) { return base + eb * k(m, kk); });
+        checkAll(
+            decodeWgmmaDescriptor(wgmmaDesc(base, 64 * t * eb, 8 * t * eb, 0)),
+            false, bits, 64, kSize,
+            [&](unsigned m, unsigned kk) { return base + eb * k(m, kk); });
         // MN-major interleave: 16-byte MN runs, 8 K rows of 16 B; MN cores
         // 128 B apart (SBO), K groups 1024 B apart (LBO).
         Layout2 mnl{{{t, 1}, {8, 8 * t}}, {{8, t}, {kSize / 8 + 1, 64 * t}}};
-        checkAll(decodeWgmmaDescriptor(
-                     wgmmaDesc(base, 64 * t * eb, 8 * t * eb, 0)),
-                 true, bits, 8 * t, kSize,
-                 [&](unsigned m, unsigned kk) { return base + eb * mnl(m, kk); });
+        checkAll(
+            decodeWgmmaDescriptor(wgmmaDesc(base, 64 * t * eb, 8 * t * eb, 0)),
+            true, bits, 8 * t, kSize,
+            [&](unsigned m, unsigned kk) { return base + eb * mnl(m, kk); });
         continue;
       }
       unsigned rowElems = w / eb;
@@ -231,8 +231,8 @@ TEST(SmemMatrixDescriptor, EverySwizzleBothMajornessEveryWidth) {
       unsigned atom = 8 * rowElems;
       Layout2 mnl{{{rowElems, 1}, {2, 2 * kSize / 8 * atom}},
                   {{8, rowElems}, {kSize / 8 + 1, atom}}};
-      checkAll(decodeWgmmaDescriptor(wgmmaDesc(
-                   base, 2 * kSize / 8 * atom * eb, atom * eb, type)),
+      checkAll(decodeWgmmaDescriptor(
+                   wgmmaDesc(base, 2 * kSize / 8 * atom * eb, atom * eb, type)),
                true, bits, 2 * rowElems, kSize, [&](unsigned m, unsigned kk) {
                  return swizzle(b, base + eb * mnl(m, kk));
                });

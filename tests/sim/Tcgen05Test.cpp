@@ -1,4 +1,5 @@
-//===- tests/sim/Tcgen05Test.cpp - Tensor memory, tcgen05.mma, ld and st ---===//
+//===- tests/sim/Tcgen05Test.cpp - Tensor memory, tcgen05.mma, ld and st
+//---===//
 //
 // Instruction descriptors are built from the PTX ISA's bit table and every
 // illegal field is tried; tcgen05.mma is checked against an fp64 GEMM with
@@ -8,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/sim/SimFault.h"
 #include "runtime/sim/Tcgen05.h"
+#include "runtime/sim/SimFault.h"
 
 #include <gtest/gtest.h>
 
@@ -186,8 +187,7 @@ TEST(Tcgen05InstrDesc, RejectsEveryIllegalField) {
               "A type = 2");
   expectFault(idescOf(1, 0, 5, 128, 128), Tcgen05KindKind::F8F6F4, 1,
               "not modelled");
-  expectFault(idescOf(0, 0, 0, 128, 128), Tcgen05KindKind::F8F6F4, 1,
-              "D type");
+  expectFault(idescOf(0, 0, 0, 128, 128), Tcgen05KindKind::F8F6F4, 1, "D type");
   expectFault(idescOf(1, 1, 1, 32, 128), F16, 1, "M = 32");
   expectFault(idescOf(1, 1, 1, 256, 128), F16, 1, "M = 256");
   expectFault(idescOf(1, 1, 1, 64, 128), F16, 2, "M = 64");
@@ -274,9 +274,8 @@ TEST(Tcgen05LdSt, FragmentsAndRoundTrips) {
   // Lane-quarter violations.
   EXPECT_THROW(tcgen05Ld(Tcgen05LdShapeKind::S32x32b, 1, 0, 32u << 16, t, r32),
                SimFault);
-  EXPECT_THROW(
-      tcgen05Ld(Tcgen05LdShapeKind::S16x64b, 1, 4, 24u << 16, t, r32),
-      SimFault); // lanes 24..39 straddle quarters 0 and 1
+  EXPECT_THROW(tcgen05Ld(Tcgen05LdShapeKind::S16x64b, 1, 4, 24u << 16, t, r32),
+               SimFault); // lanes 24..39 straddle quarters 0 and 1
   try {
     tcgen05Ld(Tcgen05LdShapeKind::S32x32b, 1, 5, 0, t, r32);
     ADD_FAILURE();
@@ -294,24 +293,24 @@ TEST(Tcgen05LdSt, FragmentsAndRoundTrips) {
 
 TEST(Tcgen05Mma, EveryKindSwizzleAndMajorness) {
   const MmaCase cases[] = {
-      {Tcgen05KindKind::F16, ElemKind::BF16, ElemKind::BF16, 1, 1, 128, 64,
-       128, false},
+      {Tcgen05KindKind::F16, ElemKind::BF16, ElemKind::BF16, 1, 1, 128, 64, 128,
+       false},
       {Tcgen05KindKind::F16, ElemKind::F16, ElemKind::F16, 0, 0, 128, 256, 64,
        false},
       {Tcgen05KindKind::F16, ElemKind::BF16, ElemKind::BF16, 1, 1, 64, 32, 32,
        false},
-      {Tcgen05KindKind::F16, ElemKind::BF16, ElemKind::BF16, 1, 1, 128, 64,
-       128, true},
+      {Tcgen05KindKind::F16, ElemKind::BF16, ElemKind::BF16, 1, 1, 128, 64, 128,
+       true},
       {Tcgen05KindKind::F16, ElemKind::F16, ElemKind::F16, 0, 0, 64, 136, 64,
        true},
       {Tcgen05KindKind::TF32, ElemKind::TF32, ElemKind::TF32, 2, 2, 128, 48,
        128, false},
-      {Tcgen05KindKind::TF32, ElemKind::TF32, ElemKind::TF32, 2, 2, 128, 16,
-       32, true},
+      {Tcgen05KindKind::TF32, ElemKind::TF32, ElemKind::TF32, 2, 2, 128, 16, 32,
+       true},
       {Tcgen05KindKind::F8F6F4, ElemKind::E4M3, ElemKind::E4M3, 0, 0, 128, 96,
        128, false},
-      {Tcgen05KindKind::F8F6F4, ElemKind::E5M2, ElemKind::E4M3, 1, 0, 64, 8,
-       64, false},
+      {Tcgen05KindKind::F8F6F4, ElemKind::E5M2, ElemKind::E4M3, 1, 0, 64, 8, 64,
+       false},
   };
   unsigned seed = 40;
   for (const MmaCase &c : cases) {
@@ -328,8 +327,8 @@ TEST(Tcgen05Mma, CtaPairSplitsB) {
   const unsigned k = 16, n = 64;
   SharedMemory smem[2] = {SharedMemory(64 * 1024), SharedMemory(64 * 1024)};
   std::vector<std::uint32_t> a(256 * k), b(n * k);
-  Placement pa = place(0, k, 2, 128, false), pb = place(0x8000, k, 2, 128,
-                                                         false);
+  Placement pa = place(0, k, 2, 128, false),
+            pb = place(0x8000, k, 2, 128, false);
   for (unsigned r = 0; r < 256; ++r)
     for (unsigned kk = 0; kk < k; ++kk) {
       a[r * k + kk] = randomCode(ElemKind::BF16, rng);
@@ -351,9 +350,9 @@ TEST(Tcgen05Mma, CtaPairSplitsB) {
       for (unsigned c = 0; c < n; ++c) {
         double want = 0;
         for (unsigned kk = 0; kk < k; ++kk)
-          want += double(decodeElem(ElemKind::BF16,
-                                    a[(128 * rank + r) * k + kk])) *
-                  double(decodeElem(ElemKind::BF16, b[c * k + kk]));
+          want +=
+              double(decodeElem(ElemKind::BF16, a[(128 * rank + r) * k + kk])) *
+              double(decodeElem(ElemKind::BF16, b[c * k + kk]));
         ASSERT_NEAR(decodeElem(ElemKind::F32, tmem.read(r, d + c)), want,
                     1e-5 * (1 + std::fabs(want)))
             << "rank " << rank << " row " << r << " col " << c;

@@ -1,4 +1,5 @@
-//===- tests/sim/TmaUnitTest.cpp - Tensor maps, TMA loads and stores -------===//
+//===- tests/sim/TmaUnitTest.cpp - Tensor maps, TMA loads and stores
+//-------===//
 //
 // The encode rules are the CUDA driver API's list for cuTensorMapEncodeTiled
 // (one test case per rule). The swizzled shared-memory positions come from
@@ -68,11 +69,11 @@ SimTensorMap encode2D(const Tensor2D &t, std::uint32_t boxCols,
                       std::uint32_t boxRows, CUtensorMapSwizzle sw) {
   std::uint64_t dims[2] = {t.cols, t.rows}, strides[1] = {t.pitch};
   std::uint32_t box[2] = {boxCols, boxRows}, es[2] = {1, 1};
-  auto err = encodeSimTensorMap(
-      &mapStorage, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-      reinterpret_cast<void *>(t.addr), dims, strides, box, es,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  auto err = encodeSimTensorMap(&mapStorage, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                2, reinterpret_cast<void *>(t.addr), dims,
+                                strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                sw, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   EXPECT_FALSE(err) << *err;
   return decodeSimTensorMap(&mapStorage);
 }
@@ -97,10 +98,9 @@ TEST(TmaUnit, EncodeRules) {
     CUtensorMapInterleave il = CU_TENSOR_MAP_INTERLEAVE_NONE;
     CUtensorMapSwizzle sw = CU_TENSOR_MAP_SWIZZLE_128B;
     CUtensorMapFloatOOBfill oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
-    std::uint64_t d[3] = {dims[0], dims[1], dims[2]}, s[2] = {strides[0],
-                                                               strides[1]};
-    std::uint32_t b[3] = {box[0], box[1], box[2]}, e[3] = {es[0], es[1],
-                                                           es[2]};
+    std::uint64_t d[3] = {dims[0], dims[1], dims[2]},
+                  s[2] = {strides[0], strides[1]};
+    std::uint32_t b[3] = {box[0], box[1], box[2]}, e[3] = {es[0], es[1], es[2]};
     mutate(dt, rank, ga, il, sw, oob, d, s, b, e);
     return encodeSimTensorMap(&mapStorage, dt, rank, ga, d, s, b, e, il, sw,
                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, oob);
@@ -112,36 +112,33 @@ TEST(TmaUnit, EncodeRules) {
     ASSERT_TRUE(err) << needle;
     EXPECT_NE(err->find(needle), std::string::npos) << *err;
   };
-  expectError("tensorRank = 0", [](auto &, auto &rank, auto &...) { rank = 0; });
-  expectError("tensorRank = 6", [](auto &, auto &rank, auto &...) { rank = 6; });
+  expectError("tensorRank = 0",
+              [](auto &, auto &rank, auto &...) { rank = 0; });
+  expectError("tensorRank = 6",
+              [](auto &, auto &rank, auto &...) { rank = 6; });
   expectError("at least 3", [](auto &, auto &, auto &, auto &il, auto &...) {
     il = CU_TENSOR_MAP_INTERLEAVE_16B;
   });
-  expectError("not 16-byte aligned",
-              [](auto &, auto &, auto &ga, auto &...) {
-                ga = static_cast<std::uint8_t *>(ga) + 8;
-              });
-  expectError("globalDim[1] = 0",
-              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &d,
-                 auto &...) { d[1] = 0; });
+  expectError("not 16-byte aligned", [](auto &, auto &, auto &ga, auto &...) {
+    ga = static_cast<std::uint8_t *>(ga) + 8;
+  });
+  expectError("globalDim[1] = 0", [](auto &, auto &, auto &, auto &, auto &,
+                                     auto &, auto &d, auto &...) { d[1] = 0; });
   expectError("globalDim[0] = 4294967297",
               [](auto &, auto &, auto &, auto &, auto &, auto &, auto &d,
                  auto &...) { d[0] = (1ull << 32) + 1; });
   expectError("globalStrides[0] = 120 is not a multiple of 16",
               [](auto &, auto &, auto &, auto &, auto &, auto &, auto &,
                  auto &s, auto &...) { s[0] = 120; });
-  expectError("below 2^40", [](auto &, auto &, auto &, auto &, auto &, auto &,
-                               auto &, auto &s, auto &...) {
-    s[0] = 1ull << 40;
-  });
-  expectError("boxDim[1] = 257", [](auto &, auto &, auto &, auto &, auto &,
-                                    auto &, auto &, auto &, auto &b, auto &) {
-    b[1] = 257;
-  });
-  expectError("boxDim[1] = 0", [](auto &, auto &, auto &, auto &, auto &,
-                                  auto &, auto &, auto &, auto &b, auto &) {
-    b[1] = 0;
-  });
+  expectError("below 2^40",
+              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &,
+                 auto &s, auto &...) { s[0] = 1ull << 40; });
+  expectError("boxDim[1] = 257",
+              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &,
+                 auto &b, auto &) { b[1] = 257; });
+  expectError("boxDim[1] = 0",
+              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &,
+                 auto &b, auto &) { b[1] = 0; });
   expectError("= 14 bytes is not a multiple of 16",
               [](auto &, auto &, auto &, auto &, auto &sw, auto &, auto &,
                  auto &, auto &b, auto &) {
@@ -149,11 +146,11 @@ TEST(TmaUnit, EncodeRules) {
                 b[0] = 7;
               });
   expectError("elementStrides[1] = 9",
-              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &,
-                 auto &, auto &, auto &e) { e[1] = 9; });
+              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &,
+                 auto &, auto &e) { e[1] = 9; });
   expectError("elementStrides[0] = 0",
-              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &,
-                 auto &, auto &, auto &e) { e[0] = 0; });
+              [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &,
+                 auto &, auto &e) { e[0] = 0; });
   expectError("exceeds the 64-byte swizzle span",
               [](auto &, auto &, auto &, auto &, auto &sw, auto &...) {
                 sw = CU_TENSOR_MAP_SWIZZLE_64B; // box inner = 128 bytes
@@ -163,15 +160,13 @@ TEST(TmaUnit, EncodeRules) {
                 rank = 3;
                 il = CU_TENSOR_MAP_INTERLEAVE_32B;
               });
-  expectError("needs a floating-point",
-              [](auto &dt, auto &, auto &, auto &, auto &, auto &oob,
-                 auto &...) {
-                dt = CU_TENSOR_MAP_DATA_TYPE_UINT16;
-                oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
-              });
-  expectError("is not a CUtensorMapDataType", [](auto &dt, auto &...) {
-    dt = CUtensorMapDataType(99);
+  expectError("needs a floating-point", [](auto &dt, auto &, auto &, auto &,
+                                           auto &, auto &oob, auto &...) {
+    dt = CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
   });
+  expectError("is not a CUtensorMapDataType",
+              [](auto &dt, auto &...) { dt = CUtensorMapDataType(99); });
   // The tensor map itself must be 64-byte aligned.
   alignas(64) static std::uint8_t buf[256];
   std::uint64_t d2[2] = {64, 32}, s2[1] = {128};
@@ -215,9 +210,9 @@ TEST(TmaUnit, SwizzlePatternsMatchTheGuide) {
     SharedMemory smem(8192);
     const std::uint32_t dst = 2048;
     std::int32_t c0 = 24, r0 = 9;
-    EXPECT_EQ(tmaLoad(m, {c0, r0, 0, 0, 0}, GlobalMemory::instance(), smem,
-                      dst),
-              boxCols * boxRows * 2);
+    EXPECT_EQ(
+        tmaLoad(m, {c0, r0, 0, 0, 0}, GlobalMemory::instance(), smem, dst),
+        boxCols * boxRows * 2);
     for (std::uint32_t r = 0; r < boxRows; ++r)
       for (std::uint32_t c = 0; c < boxCols; ++c) {
         std::uint32_t pos = dst + tablePosition((r * boxCols + c) * 2, span);
@@ -243,8 +238,8 @@ TEST(TmaUnit, OutOfBoundsZeroFillAndRaggedStore) {
   Tensor2D t = makeTensor(20, 40, 11); // 20 x 40, box 64 x 8 is ragged
   SimTensorMap m = encode2D(t, 64, 8, CU_TENSOR_MAP_SWIZZLE_128B);
   SharedMemory smem(4096);
-  for (auto [c0, r0] : {std::pair{-8, -3}, std::pair{16, 16},
-                        std::pair{-70, 0}, std::pair{0, 25}}) {
+  for (auto [c0, r0] : {std::pair{-8, -3}, std::pair{16, 16}, std::pair{-70, 0},
+                        std::pair{0, 25}}) {
     tmaLoad(m, {c0, r0, 0, 0, 0}, GlobalMemory::instance(), smem, 1024);
     for (int r = 0; r < 8; ++r)
       for (int c = 0; c < 64; ++c) {

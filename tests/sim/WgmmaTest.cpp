@@ -1,4 +1,5 @@
-//===- tests/sim/WgmmaTest.cpp - wgmma.mma_async against an fp64 GEMM ------===//
+//===- tests/sim/WgmmaTest.cpp - wgmma.mma_async against an fp64 GEMM
+//------===//
 //
 // Operands are placed in shared memory by the test's own placement of the
 // ISA's canonical layouts (swizzle atoms stacked along M/N, then K), the
@@ -8,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/sim/SimFault.h"
 #include "runtime/sim/Wgmma.h"
+#include "runtime/sim/SimFault.h"
 
 #include <gtest/gtest.h>
 
@@ -127,8 +128,8 @@ void runWgmma(WgmmaShape s, unsigned swA, unsigned swB, unsigned seed,
                        unsigned v) -> double {
       if (!f16d)
         return decodeElem(ElemKind::F32, regsV[lane * regs + v]);
-      return decodeElem(ElemKind::F16, regsV[lane * regs + v / 2] >>
-                                           (16 * (v % 2)));
+      return decodeElem(ElemKind::F16,
+                        regsV[lane * regs + v / 2] >> (16 * (v % 2)));
     };
     unsigned values = n / 2; // per lane
     for (unsigned lane = 0; lane < 32; ++lane)
@@ -146,8 +147,7 @@ void runWgmma(WgmmaShape s, unsigned swA, unsigned swB, unsigned seed,
             aRegs[lane][r] |= aCode[(16 * w + row) * k + col]
                               << (8 * ea * j % 32);
           }
-    wgmmaWarp(s, w, da, s.aFromRegs ? &aRegs : nullptr, db, smem, scaleD,
-              acc);
+    wgmmaWarp(s, w, da, s.aFromRegs ? &aRegs : nullptr, db, smem, scaleD, acc);
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned v = 0; v < values; ++v) {
         auto [r, col] = position(lane, v);
@@ -260,10 +260,10 @@ TEST(Wgmma, Gemm256Performance) {
   for (int mt = 0; mt < 4; ++mt)
     for (int ks = 0; ks < 16; ++ks)
       for (unsigned w = 0; w < 4; ++w)
-        wgmmaWarp(s, w, makeDesc(0, 16, 1024, 128),
-                  nullptr, makeDesc(0x4000, 16, 1024, 128), smem, ks > 0, acc);
-  double secs = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+        wgmmaWarp(s, w, makeDesc(0, 16, 1024, 128), nullptr,
+                  makeDesc(0x4000, 16, 1024, 128), smem, ks > 0, acc);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   EXPECT_LT(secs, 1.0) << secs;
 }
