@@ -1,0 +1,237 @@
+//===- runtime/sim/Interpreter.h - Executing one cluster of a launch -*- C++ -*-===//
+//
+// The state of a cluster under simulation (its CTAs, their warps, shared
+// memories, mbarriers, named barriers, tensor memories, pending asynchronous
+// copies) and the ClusterRun that executes it: warps step one instruction at
+// a time over the lanes at the warp's minimum PC (which reconverges
+// structured code), block at barriers and waits, and a scheduler interleaves
+// them, round-robin or at random from a seed. Internal to runtime/sim/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_RUNTIME_SIM_INTERPRETER_H
+#define TILEC_RUNTIME_SIM_INTERPRETER_H
+
+#include "runtime/sim/MmaSync.h"
+#include "runtime/sim/PtxProgram.h"
+#include "runtime/sim/SimMemory.h"
+#include "runtime/sim/SimModule.h"
+#include "runtime/sim/Tcgen05.h"
+#include "runtime/sim/TmaUnit.h"
+#include "runtime/sim/Wgmma.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tilec::sim {
+
+/// Generic-address windows (host pointers, the global window, are below
+/// 2^47).
+constexpr std::uint64_t SharedGenericBase = 1ull << 56;
+constexpr std::uint64_t ParamGenericBase = 2ull << 56;
+constexpr std::uint64_t LocalGenericBase = 3ull << 56;
+constexpr std::uint64_t WindowSize = 1ull << 32;
+/// shared::cluster addresses: ((rank + 1) << 24) | offset; below 2^24 the
+/// executing CTA's own.
+constexpr unsigned ClusterRankShift = 24;
+
+/// One mbarrier object (PTX ISA "mbarrier": phase, pending arrivals,
+/// transaction count).
+struct MBarrier {
+  std::uint32_t expected = 0, pending = 0;
+  std::int64_t tx = 0;
+  std::uint64_t phase = 0;
+};
+
+/// What a blocked warp waits for.
+enum class WaitKind : std::uint8_t {
+  None, Barrier, ClusterBarrier, MBarrier, Setmaxnreg
+};
+
+/// A wgmma.mma_async issued and not yet executed (it runs when a
+/// wgmma.wait_group retires its group).
+struct PendingWgmma {
+  WgmmaShape shape;
+  std::uint64_t descA = 0, descB = 0;
+  bool scaleD = true;
+  bool hasARegs = false;
+  WarpRegs aRegs{};
+  std::vector<std::uint32_t> accSlots;
+  std::uint32_t group = 0;
+  std::uint32_t pc = 0;
+};
+
+/// A cp.async not yet landed.
+struct PendingCpAsync {
+  unsigned lane = 0;
+  std::uint32_t group = 0;
+  std::uint32_t dst = 0;
+  std::uint64_t src = 0;
+  unsigned size = 0, srcSize = 0;
+};
+
+/// One warp.
+struct WarpState {
+  unsigned index = 0;  ///< Warp index in the CTA.
+  unsigned cta = 0;    ///< CTA index in the cluster.
+  std::vector<std::uint64_t> regs; ///< slot * 32 + lane.
+  std::array<std::uint32_t, 32> pc{};
+  std::uint32_t liveMask = 0; ///< Lanes that have not exited.
+  WaitKind wait = WaitKind::None;
+  std::uint32_t waitAddr = 0; ///< MBarrier: shared offset; Barrier: id.
+  std::uint64_t waitPhase = 0;
+  bool released = false;
+  std::vector<std::uint8_t> local; ///< localBytes * 32.
+  // cp.async
+  std::array<std::uint32_t, 32> cpCommitted{};
+  std::vector<PendingCpAsync> cpPending;
+  // wgmma
+  std::uint32_t wgmmaCommitted = 0;
+  std::vector<PendingWgmma> wgmmaPending;
+  std::vector<std::uint8_t> inflight; ///< Per slot: an unretired wgmma acc.
+  unsigned inflightCount = 0;
+  unsigned maxnreg = 0;
+  std::uint64_t clusterArrivePhase = 0;
+  bool clusterArrived = false;
+  bool done() const { return liveMask == 0; }
+};
+
+/// One named barrier of a CTA.
+struct NamedBarrier {
+  unsigned arrived = 0, expected = 0;
+  std::vector<unsigned> waiting;
+};
+
+/// One CTA.
+struct CtaState {
+  unsigned ctaid[3] = {0, 0, 0};
+  unsigned rank = 0; ///< In the cluster.
+  unsigned threads = 0;
+  SharedMemory smem;
+  std::map<std::uint32_t, MBarrier> mbars;
+  std::vector<WarpState> warps;
+  std::array<NamedBarrier, 16> barriers;
+  std::unique_ptr<TensorMemory> tmem;
+  /// Proxy-fence check: per shared byte the writing thread + 1 and that
+  /// thread's fence epoch when it wrote; per thread its fence epoch.
+  std::vector<std::uint16_t> writer;
+  std::vector<std::uint32_t> writerEpoch;
+  std::vector<std::uint32_t> fenceEpoch;
+  /// setmaxnreg per warpgroup: warps arrived and the value.
+  std::vector<std::pair<unsigned, unsigned>> setmaxnreg;
+};
+
+/// A TMA load in flight.
+struct PendingTma {
+  SimTensorMap map;
+  std::array<std::int32_t, 5> coords{};
+  unsigned srcCta = 0;
+  std::uint32_t dstMask = 0; ///< CTA ranks receiving the box.
+  std::uint32_t dst = 0, mbar = 0;
+  std::uint32_t pc = 0;
+};
+
+/// Per-instruction counters of one host thread.
+struct InstrCounters {
+  std::uint64_t executions = 0, sharedAccesses = 0, sharedWavefronts = 0,
+                idealWavefronts = 0;
+};
+
+/// Executes one cluster to completion; throws SimFault with the location.
+class ClusterRun {
+public:
+  ClusterRun(const PtxFunction &fn, const SimLaunchConfig &config,
+             const SimOptions &options, const std::vector<std::uint8_t> &param,
+             const unsigned clusterId[3], std::vector<InstrCounters> *profile);
+  void run();
+  std::uint64_t warpInstructions = 0;
+
+private:
+  const PtxFunction &fn;
+  const SimLaunchConfig &config;
+  const SimOptions &options;
+  const std::vector<std::uint8_t> &param;
+  unsigned clusterId[3];
+  std::vector<InstrCounters> *profile;
+  std::vector<CtaState> ctas;
+  std::vector<PendingTma> tmaPending;
+  std::uint64_t clusterPhase = 0;
+  unsigned clusterArrivals = 0;
+  std::mt19937_64 rng;
+  // Where the current instruction executes, for messages.
+  CtaState *curCta = nullptr;
+  WarpState *curWarp = nullptr;
+  int curLane = -1;
+  std::uint32_t curPc = 0;
+
+  // Scheduling (SimLaunch.cpp).
+  bool runnable(WarpState &w);
+  void runSlice(CtaState &cta, WarpState &w, unsigned budget);
+  void completeTma(std::size_t index);
+  void completeCpAsync(CtaState &cta, WarpState &w, std::size_t index);
+  void randomAsyncProgress();
+  void checkBarrierRelease(CtaState &cta, unsigned id);
+  void checkClusterRelease();
+  void checkSetmaxnregRelease(CtaState &cta, unsigned group);
+  void onWarpExit(CtaState &cta, WarpState &w);
+  [[noreturn]] void deadlock();
+  std::string where() const;
+
+  // Execution (Interpreter.cpp).
+  /// Executes the instruction at the warp's minimum PC; false when the warp
+  /// blocked (the PC did not move).
+  bool step(CtaState &cta, WarpState &w);
+  std::uint64_t get(const WarpState &w, const Operand &o, unsigned lane) const;
+  void set(WarpState &w, const Operand &o, unsigned lane, std::uint64_t v,
+           PtxType type);
+  std::uint64_t special(const WarpState &w, SpecialRegKind k,
+                        unsigned lane) const;
+  std::uint64_t address(const WarpState &w, const Operand &o,
+                        unsigned lane) const;
+  void load(CtaState &cta, WarpState &w, unsigned lane, SpaceKind space,
+            std::uint64_t addr, void *dst, unsigned bytes, const char *what);
+  void store(CtaState &cta, WarpState &w, unsigned lane, SpaceKind space,
+             std::uint64_t addr, const void *src, unsigned bytes,
+             const char *what);
+  SharedMemory &clusterSmem(CtaState &cta, std::uint64_t addr,
+                            std::uint32_t &offset, unsigned &rank);
+  void markGenericWrite(CtaState &cta, unsigned thread, std::uint32_t addr,
+                        unsigned bytes);
+  void checkInflight(const WarpState &w, const Instr &ins) const;
+  void requireFullWarp(const WarpState &w, std::uint32_t active,
+                       const Instr &ins, bool allLanes) const;
+  void countShared(const Instr &ins, std::uint32_t pc,
+                   const std::array<std::uint32_t, 32> &addrs,
+                   std::uint32_t mask, unsigned bytes, unsigned lanesPerPhase);
+
+  // Asynchronous units (InterpreterAsync.cpp).
+  void execMbarrier(CtaState &cta, WarpState &w, const Instr &ins,
+                    std::uint32_t mask, bool &blocked);
+  MBarrier &mbarrier(CtaState &cta, std::uint32_t offset, const char *what);
+  void mbarArrive(CtaState &cta, std::uint32_t offset, std::uint32_t count,
+                  std::int64_t tx, const char *what);
+  void execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
+                   std::uint32_t mask);
+  void execTma(CtaState &cta, WarpState &w, const Instr &ins,
+               std::uint32_t mask);
+  void execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
+                 std::uint32_t mask);
+  void retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep);
+  void execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
+                   std::uint32_t mask);
+  void execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
+                  std::uint32_t mask);
+  SimTensorMap readTensorMap(CtaState &cta, WarpState &w, unsigned lane,
+                             std::uint64_t addr);
+};
+
+/// ElemKind of a PTX type; throws SimFault for one without.
+ElemKind elemKindOf(PtxType type);
+
+} // namespace tilec::sim
+
+#endif // TILEC_RUNTIME_SIM_INTERPRETER_H

@@ -1,0 +1,619 @@
+//===- runtime/sim/InterpreterAsync.cpp - mbarriers and the async units --===//
+//
+// The instructions whose effect is not immediate or not per lane:
+// mbarriers (PTX ISA phase / pending-count / tx-count semantics, in a side
+// table per CTA keyed by shared offset), cp.async (queued per warp, landed
+// at wait_group or earlier in random mode, zero-filled past src-size), TMA
+// loads (queued per cluster, completing tx on the destination CTAs'
+// mbarriers) and stores (with the proxy-fence check), wgmma (queued at
+// issue, executed when a wait_group retires its group; its accumulators are
+// "in flight" until then), mma.sync / ldmatrix / stmatrix, and tcgen05.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/sim/Interpreter.h"
+
+#include "runtime/sim/SimFault.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cstring>
+
+namespace tilec::sim {
+
+namespace {
+template <typename F> inline void forLanes(std::uint32_t mask, F &&f) {
+  while (mask) {
+    unsigned lane = static_cast<unsigned>(std::countr_zero(mask));
+    mask &= mask - 1;
+    f(lane);
+  }
+}
+} // namespace
+
+MBarrier &ClusterRun::mbarrier(CtaState &cta, std::uint32_t offset,
+                               const char *what) {
+  auto it = cta.mbars.find(offset);
+  if (it == cta.mbars.end())
+    throw SimFault(fmt::format("{} on shared 0x{:x} of CTA rank {}, where no "
+                               "mbarrier was initialized",
+                               what, offset, cta.rank));
+  return it->second;
+}
+
+void ClusterRun::mbarArrive(CtaState &cta, std::uint32_t offset,
+                            std::uint32_t count, std::int64_t tx,
+                            const char *what) {
+  MBarrier &m = mbarrier(cta, offset, what);
+  m.tx += tx;
+  if (count > m.pending)
+    throw SimFault(fmt::format("{} on the mbarrier at shared 0x{:x}: {} "
+                               "arrivals but only {} pending in phase {}",
+                               what, offset, count, m.pending, m.phase));
+  m.pending -= count;
+  if (m.pending == 0 && m.tx == 0) {
+    ++m.phase;
+    m.pending = m.expected;
+  }
+}
+
+void ClusterRun::execMbarrier(CtaState &cta, WarpState &w, const Instr &ins,
+                              std::uint32_t mask, bool &blocked) {
+  const std::vector<Operand> &ops = ins.ops;
+  bool cluster = ins.space == SpaceKind::SharedCluster;
+  auto resolve = [&](std::uint64_t a, CtaState *&target) -> std::uint32_t {
+    if (ins.space == SpaceKind::Generic) {
+      if (a < SharedGenericBase || a >= SharedGenericBase + WindowSize)
+        throw SimFault(fmt::format("mbarrier at generic address 0x{:x}, "
+                                   "which is not shared memory",
+                                   a));
+      a -= SharedGenericBase;
+    }
+    if (!cluster && ins.space != SpaceKind::Generic &&
+        a >> ClusterRankShift) {
+      throw SimFault(fmt::format("mbarrier at shared::cta address 0x{:x} "
+                                 "is outside the CTA's window",
+                                 a));
+    }
+    std::uint32_t off;
+    unsigned rank;
+    clusterSmem(cta, a, off, rank);
+    target = &ctas[rank];
+    if (off + 8 > target->smem.size() || off % 8)
+      throw SimFault(fmt::format("mbarrier at shared 0x{:x} is misaligned or "
+                                 "outside the {} bytes of shared memory",
+                                 off, target->smem.size()));
+    return off;
+  };
+  forLanes(mask, [&](unsigned l) {
+    curLane = static_cast<int>(l);
+    CtaState *t = nullptr;
+    const Operand &addrOp =
+        (ins.op == OpKind::MbarInit || ins.op == OpKind::MbarExpectTx ||
+         ins.op == OpKind::MbarInval)
+            ? ops[0]
+            : ops[1];
+    std::uint32_t off = resolve(address(w, addrOp, l), t);
+    switch (ins.op) {
+    case OpKind::MbarInit: {
+      std::uint64_t count = get(w, ops[1], l);
+      if (count == 0 || count > (1u << 20) - 1)
+        throw SimFault(fmt::format("mbarrier.init with count {} (legal: 1 to "
+                                   "2^20 - 1)",
+                                   count));
+      MBarrier m;
+      m.expected = m.pending = static_cast<std::uint32_t>(count);
+      t->mbars[off] = m;
+      std::uint64_t bits = count;
+      t->smem.write(off, &bits, 8, "mbarrier.init");
+      break;
+    }
+    case OpKind::MbarInval:
+      t->mbars.erase(off);
+      break;
+    case OpKind::MbarExpectTx:
+      mbarrier(*t, off, "mbarrier.expect_tx").tx +=
+          static_cast<std::int64_t>(get(w, ops[1], l));
+      break;
+    case OpKind::MbarArrive: {
+      std::uint32_t count = 1;
+      std::int64_t tx = 0;
+      if (ins.flag)
+        tx = static_cast<std::int64_t>(get(w, ops[2], l));
+      else if (ops.size() > 2)
+        count = static_cast<std::uint32_t>(get(w, ops[2], l));
+      MBarrier &m = mbarrier(*t, off, "mbarrier.arrive");
+      std::uint64_t state = m.phase;
+      if (ins.flag2) {
+        if (m.expected == 0)
+          throw SimFault("mbarrier.arrive_drop below zero expected arrivals");
+        --m.expected;
+      }
+      mbarArrive(*t, off, count, tx, "mbarrier.arrive");
+      if (ops[0].kind == OperandKind::Reg)
+        set(w, ops[0], l, state, PtxType::B64);
+      break;
+    }
+    case OpKind::MbarTryWait:
+    case OpKind::MbarTestWait: {
+      MBarrier &m = mbarrier(*t, off, "mbarrier.try_wait");
+      std::uint64_t want = get(w, ops[2], l);
+      // .parity P: the phase with parity P completed when the current
+      // phase's parity differs. Without .parity the operand is the state
+      // token of an arrive: that phase completed when the phase moved on.
+      bool done = ins.flag ? ((m.phase & 1) != (want & 1)) : (m.phase != want);
+      if (!done && ins.op == OpKind::MbarTryWait) {
+        blocked = true;
+        w.wait = WaitKind::MBarrier;
+        w.waitAddr = off | (t->rank << ClusterRankShift);
+        w.waitPhase = m.phase;
+        return;
+      }
+      set(w, ops[0], l, done, PtxType::Pred);
+      break;
+    }
+    default:
+      break;
+    }
+  });
+}
+
+void ClusterRun::completeCpAsync(CtaState &cta, WarpState &w,
+                                 std::size_t index) {
+  PendingCpAsync op = w.cpPending[index];
+  w.cpPending.erase(w.cpPending.begin() + static_cast<std::ptrdiff_t>(index));
+  std::uint8_t buf[16] = {};
+  if (op.srcSize)
+    GlobalMemory::instance().read(op.src, buf, op.srcSize);
+  cta.smem.write(op.dst, buf, op.size, "cp.async");
+  markGenericWrite(cta, w.index * 32 + op.lane, op.dst, op.size);
+}
+
+void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
+                             std::uint32_t mask) {
+  const std::vector<Operand> &ops = ins.ops;
+  switch (ins.op) {
+  case OpKind::CpAsync: {
+    std::array<std::uint32_t, 32> addrs{};
+    unsigned size = 0;
+    forLanes(mask, [&](unsigned l) {
+      curLane = static_cast<int>(l);
+      std::uint64_t dst = address(w, ops[0], l);
+      std::uint64_t src = address(w, ops[1], l);
+      size = static_cast<unsigned>(get(w, ops[2], l));
+      unsigned srcSize = size;
+      if (ops.size() > 3 && ops[3].kind != OperandKind::None)
+        srcSize = static_cast<unsigned>(get(w, ops[3], l));
+      if (size != 4 && size != 8 && size != 16)
+        throw SimFault(fmt::format("cp.async of {} bytes (legal: 4, 8, 16)",
+                                   size));
+      if (srcSize > size)
+        throw SimFault(fmt::format("cp.async src-size {} exceeds cp-size {}",
+                                   srcSize, size));
+      if (dst % size || src % size)
+        throw SimFault(fmt::format("cp.async of {} bytes with misaligned "
+                                   "addresses (shared 0x{:x}, global 0x{:x})",
+                                   size, dst, src));
+      cta.smem.checkRange(static_cast<std::uint32_t>(dst), size, "cp.async");
+      if (dst >= WindowSize)
+        throw SimFault(fmt::format("cp.async to shared 0x{:x}", dst));
+      if (srcSize)
+        GlobalMemory::instance().check(src, srcSize, "cp.async");
+      addrs[l] = static_cast<std::uint32_t>(dst);
+      w.cpPending.push_back({l, w.cpCommitted[l],
+                             static_cast<std::uint32_t>(dst), src, size,
+                             srcSize});
+    });
+    if (profile)
+      countShared(ins, curPc, addrs, mask, size,
+                  size <= 4 ? 32 : size == 8 ? 16 : 8);
+    break;
+  }
+  case OpKind::CpAsyncCommit:
+    forLanes(mask, [&](unsigned l) { ++w.cpCommitted[l]; });
+    break;
+  case OpKind::CpAsyncWait:
+  case OpKind::CpAsyncWaitAll:
+    forLanes(mask, [&](unsigned l) {
+      std::uint32_t keep = 0;
+      if (ins.op == OpKind::CpAsyncWait)
+        keep = static_cast<std::uint32_t>(get(w, ops[0], l));
+      for (std::size_t i = 0; i < w.cpPending.size();) {
+        const PendingCpAsync &p = w.cpPending[i];
+        bool retire = p.lane == l &&
+                      (ins.op == OpKind::CpAsyncWaitAll ||
+                       p.group + keep < w.cpCommitted[l]);
+        if (retire)
+          completeCpAsync(cta, w, i);
+        else
+          ++i;
+      }
+    });
+    break;
+  default:
+    break;
+  }
+}
+
+SimTensorMap ClusterRun::readTensorMap(CtaState &cta, WarpState &w,
+                                       unsigned lane, std::uint64_t addr) {
+  alignas(64) std::uint8_t bytes[128];
+  if (addr % 64)
+    throw SimFault(fmt::format("tensor map at 0x{:x} is not 64-byte aligned",
+                               addr));
+  load(cta, w, lane, SpaceKind::Generic, addr, bytes, 128, "tensor map read");
+  return decodeSimTensorMap(bytes);
+}
+
+void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
+                         std::uint32_t mask) {
+  const std::vector<Operand> &ops = ins.ops;
+  if (ins.op == OpKind::BulkCommit || ins.op == OpKind::BulkWait)
+    return; // Stores complete at issue.
+  forLanes(mask, [&](unsigned l) {
+    curLane = static_cast<int>(l);
+    const Operand &mapOp = ins.op == OpKind::TmaLoad ? ops[1] : ops[0];
+    SimTensorMap map = readTensorMap(cta, w, l, address(w, mapOp, l));
+    if (mapOp.elemCount != static_cast<unsigned>(ins.a) ||
+        map.rank != static_cast<unsigned>(ins.a))
+      throw SimFault(fmt::format("{}d tensor copy with {} coordinates on a "
+                                 "tensor map of rank {}",
+                                 ins.a, mapOp.elemCount, map.rank));
+    std::array<std::int32_t, 5> coords{};
+    for (unsigned i = 0; i < mapOp.elemCount; ++i)
+      coords[i] = static_cast<std::int32_t>(
+          get(w, ins.elems[mapOp.elemBegin + i], l));
+    if (ins.op == OpKind::TmaStore) {
+      std::uint64_t src = address(w, ops[1], l);
+      if (src >= cta.smem.size())
+        throw SimFault(fmt::format("TMA store from shared 0x{:x}, outside "
+                                   "the {} bytes of shared memory",
+                                   src, cta.smem.size()));
+      std::uint32_t bytes = map.boxBytes();
+      for (std::uint32_t i = 0; i < bytes && src + i < cta.writer.size();
+           ++i) {
+        std::uint16_t t = cta.writer[src + i];
+        if (t && cta.writerEpoch[src + i] == cta.fenceEpoch[t - 1])
+          throw SimFault(fmt::format(
+              "missing fence.proxy.async before the TMA store: shared byte "
+              "0x{:x} of its source box was written by thread {} (warp {} "
+              "lane {}) with a generic-proxy store after that thread's last "
+              "fence.proxy.async",
+              src + i, t - 1, (t - 1) / 32, (t - 1) % 32));
+      }
+      tmaStore(map, coords, cta.smem, static_cast<std::uint32_t>(src),
+               GlobalMemory::instance());
+      return;
+    }
+    PendingTma op;
+    op.map = map;
+    op.coords = coords;
+    op.srcCta = cta.rank;
+    op.pc = curPc;
+    std::uint32_t dstOff, mbarOff;
+    unsigned dstRank, mbarRank;
+    clusterSmem(cta, address(w, ops[0], l), dstOff, dstRank);
+    clusterSmem(cta, address(w, ops[2], l), mbarOff, mbarRank);
+    if (dstRank != mbarRank)
+      throw SimFault(fmt::format("TMA load into CTA rank {} signalling an "
+                                 "mbarrier of CTA rank {}",
+                                 dstRank, mbarRank));
+    op.dst = dstOff;
+    op.mbar = mbarOff;
+    op.dstMask = 1u << dstRank;
+    if (ins.flag) {
+      if (ops.size() < 4)
+        throw SimFault("multicast TMA load without a CTA mask");
+      op.dstMask = static_cast<std::uint32_t>(get(w, ops[3], l)) & 0xffff;
+      if (op.dstMask >> ctas.size())
+        throw SimFault(fmt::format("multicast CTA mask 0x{:x} names CTAs "
+                                   "past the cluster's {}",
+                                   op.dstMask, ctas.size()));
+    }
+    // The mbarriers must exist now.
+    for (unsigned r = 0; r < ctas.size(); ++r)
+      if (op.dstMask >> r & 1)
+        mbarrier(ctas[r], op.mbar, "TMA load complete_tx");
+    tmaPending.push_back(op);
+  });
+}
+
+void ClusterRun::completeTma(std::size_t index) {
+  PendingTma op = tmaPending[index];
+  tmaPending.erase(tmaPending.begin() + static_cast<std::ptrdiff_t>(index));
+  for (unsigned r = 0; r < ctas.size(); ++r) {
+    if (!(op.dstMask >> r & 1))
+      continue;
+    std::uint32_t bytes = tmaLoad(op.map, op.coords, GlobalMemory::instance(),
+                                  ctas[r].smem, op.dst);
+    mbarArrive(ctas[r], op.mbar, 0, -static_cast<std::int64_t>(bytes),
+               "TMA load complete_tx");
+  }
+}
+
+void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
+                            std::uint32_t mask) {
+  (void)mask;
+  const std::vector<Operand> &ops = ins.ops;
+  auto gatherVec = [&](const Operand &v, WarpRegs &regs) {
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < v.elemCount && i < 4; ++i)
+        regs[l][i] = static_cast<std::uint32_t>(
+            get(w, ins.elems[v.elemBegin + i], l));
+  };
+  auto scatterVec = [&](const Operand &v, const WarpRegs &regs) {
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < v.elemCount && i < 4; ++i)
+        set(w, ins.elems[v.elemBegin + i], l, regs[l][i], PtxType::B32);
+  };
+  if (ins.op == OpKind::MmaSync) {
+    MmaSyncShape shape;
+    shape.m = ins.a;
+    shape.n = ins.b;
+    shape.k = ins.c;
+    shape.d = elemKindOf(ins.typeD);
+    shape.a = elemKindOf(ins.typeA);
+    shape.b = elemKindOf(ins.typeB);
+    shape.c = elemKindOf(ins.typeC);
+    WarpRegs a{}, b{}, c{}, d{};
+    gatherVec(ops[1], a);
+    gatherVec(ops[2], b);
+    gatherVec(ops[3], c);
+    mmaSync(shape, a, b, c, d);
+    scatterVec(ops[0], d);
+    return;
+  }
+  bool isLd = ins.op == OpKind::Ldmatrix;
+  const Operand &addrOp = isLd ? ops[1] : ops[0];
+  const Operand &vec = isLd ? ops[0] : ops[1];
+  if (vec.elemCount != static_cast<unsigned>(ins.a))
+    throw SimFault(fmt::format("{} .x{} with {} registers",
+                               isLd ? "ldmatrix" : "stmatrix", ins.a,
+                               vec.elemCount));
+  std::array<std::uint32_t, 32> rows{};
+  for (unsigned l = 0; l < 32; ++l) {
+    std::uint64_t a = address(w, addrOp, l);
+    if (l < 8u * ins.a && (a % 16 || a + 16 > cta.smem.size())) {
+      curLane = static_cast<int>(l);
+      throw SimFault(fmt::format("{} row address 0x{:x} is misaligned or "
+                                 "outside the {} bytes of shared memory",
+                                 isLd ? "ldmatrix" : "stmatrix", a,
+                                 cta.smem.size()));
+    }
+    rows[l] = static_cast<std::uint32_t>(a);
+  }
+  WarpRegs regs{};
+  if (isLd) {
+    ldmatrix(ins.a, ins.trans, rows, cta.smem, regs);
+    scatterVec(vec, regs);
+  } else {
+    gatherVec(vec, regs);
+    stmatrix(ins.a, ins.trans, rows, regs, cta.smem);
+    for (unsigned l = 0; l < 8u * ins.a; ++l)
+      markGenericWrite(cta, w.index * 32 + l, rows[l], 16);
+  }
+  if (profile) {
+    // One phase of 8 rows per matrix.
+    countShared(ins, curPc, rows, ins.a == 4 ? 0xffffffffu
+                                  : ins.a == 2 ? 0xffffu
+                                               : 0xffu,
+                16, 8);
+  }
+}
+
+void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
+                           std::uint32_t mask) {
+  const std::vector<Operand> &ops = ins.ops;
+  switch (ins.op) {
+  case OpKind::WgmmaFence:
+    return;
+  case OpKind::WgmmaCommit:
+    for (PendingWgmma &p : w.wgmmaPending)
+      if (p.group == ~0u)
+        p.group = w.wgmmaCommitted;
+    ++w.wgmmaCommitted;
+    return;
+  case OpKind::WgmmaWait:
+    retireWgmma(cta, w, static_cast<std::uint32_t>(get(w, ops[0], 0)));
+    return;
+  default:
+    break;
+  }
+  if (mask != 0xffffffffu)
+    throw SimFault(fmt::format("wgmma.mma_async with guard mask 0x{:08x}: "
+                               "the whole warp must execute it",
+                               mask));
+  PendingWgmma p;
+  WgmmaShape &s = p.shape;
+  s.m = ins.a;
+  s.n = ins.b;
+  s.k = ins.c;
+  s.d = elemKindOf(ins.typeD);
+  s.a = elemKindOf(ins.typeA);
+  s.b = elemKindOf(ins.typeB);
+  s.aFromRegs = ops[1].kind == OperandKind::Vector;
+  std::size_t i = 2;
+  p.descB = get(w, ops[i++], 0);
+  if (s.aFromRegs) {
+    p.hasARegs = true;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned r = 0; r < ops[1].elemCount && r < 4; ++r)
+        p.aRegs[l][r] = static_cast<std::uint32_t>(
+            get(w, ins.elems[ops[1].elemBegin + r], l));
+  } else {
+    p.descA = get(w, ops[1], 0);
+  }
+  p.scaleD = get(w, ops[i++], 0) != 0;
+  auto imm = [&](std::size_t k, int def) -> int {
+    return k < ops.size() ? static_cast<int>(static_cast<std::int64_t>(
+                                get(w, ops[k], 0)))
+                          : def;
+  };
+  s.scaleA = imm(i++, 1);
+  s.scaleB = imm(i++, 1);
+  if (!s.aFromRegs)
+    s.transA = imm(i++, 0) != 0;
+  s.transB = imm(i++, 0) != 0;
+  unsigned regs = wgmmaAccRegs(s);
+  if (ops[0].elemCount != regs)
+    throw SimFault(fmt::format("wgmma m{}n{}k{} with {} accumulator "
+                               "registers; the shape needs {}",
+                               s.m, s.n, s.k, ops[0].elemCount, regs));
+  for (unsigned r = 0; r < regs; ++r) {
+    const Operand &e = ins.elems[ops[0].elemBegin + r];
+    if (e.kind != OperandKind::Reg)
+      throw SimFault("wgmma accumulator that is not a register");
+    p.accSlots.push_back(e.reg);
+    if (!w.inflight[e.reg]++)
+      ++w.inflightCount;
+  }
+  p.group = ~0u;
+  p.pc = curPc;
+  w.wgmmaPending.push_back(std::move(p));
+}
+
+void ClusterRun::retireWgmma(CtaState &cta, WarpState &w,
+                             std::uint32_t keep) {
+  std::vector<std::uint32_t> acc;
+  std::size_t done = 0;
+  for (PendingWgmma &p : w.wgmmaPending) {
+    if (p.group == ~0u || p.group + keep >= w.wgmmaCommitted)
+      break;
+    unsigned regs = static_cast<unsigned>(p.accSlots.size());
+    acc.assign(32 * regs, 0);
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned r = 0; r < regs; ++r)
+        acc[l * regs + r] =
+            static_cast<std::uint32_t>(w.regs[p.accSlots[r] * 32 + l]);
+    std::uint32_t savePc = curPc;
+    curPc = p.pc;
+    wgmmaWarp(p.shape, w.index % 4, p.descA, p.hasARegs ? &p.aRegs : nullptr,
+              p.descB, cta.smem, p.scaleD, acc);
+    curPc = savePc;
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned r = 0; r < regs; ++r)
+        w.regs[p.accSlots[r] * 32 + l] = acc[l * regs + r];
+    for (std::uint32_t slot : p.accSlots)
+      if (!--w.inflight[slot])
+        --w.inflightCount;
+    ++done;
+  }
+  w.wgmmaPending.erase(w.wgmmaPending.begin(),
+                       w.wgmmaPending.begin() +
+                           static_cast<std::ptrdiff_t>(done));
+}
+
+void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
+                             std::uint32_t mask) {
+  const std::vector<Operand> &ops = ins.ops;
+  if (!cta.tmem)
+    cta.tmem = std::make_unique<TensorMemory>();
+  unsigned lane0 = mask ? static_cast<unsigned>(std::countr_zero(mask)) : 0;
+  switch (ins.op) {
+  case OpKind::TcAlloc: {
+    std::uint64_t dst = address(w, ops[0], lane0);
+    unsigned cols = static_cast<unsigned>(get(w, ops[1], lane0));
+    std::uint32_t addr = cta.tmem->allocate(cols);
+    if (dst >= SharedGenericBase)
+      dst -= SharedGenericBase;
+    cta.smem.write(static_cast<std::uint32_t>(dst), &addr, 4,
+                   "tcgen05.alloc result");
+    return;
+  }
+  case OpKind::TcDealloc:
+    cta.tmem->deallocate(static_cast<std::uint32_t>(get(w, ops[0], lane0)),
+                         static_cast<unsigned>(get(w, ops[1], lane0)));
+    return;
+  case OpKind::TcRelinquish:
+    cta.tmem->relinquish();
+    return;
+  case OpKind::TcMma:
+    forLanes(mask, [&](unsigned l) {
+      curLane = static_cast<int>(l);
+      std::uint32_t tmemD = static_cast<std::uint32_t>(address(w, ops[0], l));
+      std::uint64_t descA = get(w, ops[1], l), descB = get(w, ops[2], l);
+      std::uint32_t idesc = static_cast<std::uint32_t>(get(w, ops[3], l));
+      bool enable = get(w, ops[4], l) != 0;
+      Tcgen05KindKind kind = ins.a == 0   ? Tcgen05KindKind::F16
+                             : ins.a == 1 ? Tcgen05KindKind::TF32
+                                          : Tcgen05KindKind::F8F6F4;
+      unsigned group = static_cast<unsigned>(ins.b);
+      if (group == 1) {
+        tcgen05Mma(kind, 1, idesc, descA, descB, tmemD, enable, cta.smem,
+                   nullptr, 0, *cta.tmem);
+        return;
+      }
+      unsigned peer = cta.rank ^ 1;
+      if (peer >= ctas.size())
+        throw SimFault(fmt::format("tcgen05.mma.cta_group::2 in CTA rank {} "
+                                   "of a cluster of {}: no peer CTA",
+                                   cta.rank, ctas.size()));
+      CtaState &other = ctas[peer];
+      if (!other.tmem)
+        other.tmem = std::make_unique<TensorMemory>();
+      CtaState &even = cta.rank % 2 == 0 ? cta : other;
+      CtaState &odd = cta.rank % 2 == 0 ? other : cta;
+      tcgen05Mma(kind, 2, idesc, descA, descB, tmemD, enable, even.smem,
+                 &odd.smem, 0, *even.tmem);
+      tcgen05Mma(kind, 2, idesc, descA, descB, tmemD, enable, odd.smem,
+                 &even.smem, 1, *odd.tmem);
+    });
+    return;
+  case OpKind::TcCommit:
+    // The MMAs ran at issue, so the commit arrives at once.
+    forLanes(mask, [&](unsigned l) {
+      curLane = static_cast<int>(l);
+      std::uint64_t a = address(w, ops[0], l);
+      if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
+        a -= SharedGenericBase;
+      std::uint32_t off;
+      unsigned rank;
+      clusterSmem(cta, a, off, rank);
+      std::uint32_t targets = 1u << rank;
+      if (ins.flag) {
+        if (ops.size() < 2)
+          throw SimFault("tcgen05.commit.multicast without a CTA mask");
+        targets = static_cast<std::uint32_t>(get(w, ops[1], l)) & 0xffff;
+      }
+      for (unsigned r = 0; r < ctas.size(); ++r)
+        if (targets >> r & 1)
+          mbarArrive(ctas[r], off, 1, 0, "tcgen05.commit");
+    });
+    return;
+  case OpKind::TcLd:
+  case OpKind::TcSt: {
+    bool isLd = ins.op == OpKind::TcLd;
+    const Operand &vec = isLd ? ops[0] : ops[1];
+    const Operand &addrOp = isLd ? ops[1] : ops[0];
+    Tcgen05LdShapeKind shape = static_cast<Tcgen05LdShapeKind>(ins.a);
+    unsigned regs = tcgen05LdRegs(shape, static_cast<unsigned>(ins.c));
+    if (vec.kind != OperandKind::Vector || vec.elemCount != regs)
+      throw SimFault(fmt::format("tcgen05.{} .x{} with {} registers; the "
+                                 "shape needs {}",
+                                 isLd ? "ld" : "st", ins.c, vec.elemCount,
+                                 regs));
+    std::uint32_t taddr = static_cast<std::uint32_t>(address(w, addrOp, 0));
+    std::vector<std::uint32_t> buf(32 * regs);
+    if (isLd) {
+      tcgen05Ld(shape, static_cast<unsigned>(ins.c), w.index, taddr,
+                *cta.tmem, buf);
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned r = 0; r < regs; ++r)
+          set(w, ins.elems[vec.elemBegin + r], l, buf[l * regs + r],
+              PtxType::B32);
+    } else {
+      for (unsigned l = 0; l < 32; ++l)
+        for (unsigned r = 0; r < regs; ++r)
+          buf[l * regs + r] = static_cast<std::uint32_t>(
+              get(w, ins.elems[vec.elemBegin + r], l));
+      tcgen05St(shape, static_cast<unsigned>(ins.c), w.index, taddr, buf,
+                *cta.tmem);
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace tilec::sim
