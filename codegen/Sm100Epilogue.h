@@ -1,0 +1,46 @@
+//===- codegen/Sm100Epilogue.h - The sm_100a GEMM's epilogue -----*- C++ -*-===//
+//
+// The part of the sm_100a kernel (Sm100Gemm.h) run by the epilogue
+// warpgroup (warps 0..3): wait until the MMA warp's last commit has filled
+// the accumulator in tensor memory, read each warp's 32 rows with
+// tcgen05.ld.32x32b in chunks of columns, and store C = alpha * acc (+ beta
+// * C) directly to global memory, predicated on the ragged edges. Private to
+// codegen/Sm100Gemm.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM100EPILOGUE_H
+#define TILEC_CODEGEN_SM100EPILOGUE_H
+
+#include "codegen/Sm100Gemm.h"
+
+#include "llvm/IR/IRBuilder.h"
+
+namespace tilec {
+
+/// The kernel values the epilogue reads.
+struct Sm100EpilogueValues {
+  llvm::Function *fn = nullptr;
+  llvm::Value *tid = nullptr;       ///< threadIdx.x, 0..127 here
+  llvm::Value *m0 = nullptr;        ///< first row of the tile
+  llvm::Value *n0 = nullptr;        ///< first column of the tile
+  llvm::Value *c = nullptr, *ldc = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr; ///< M and N
+  llvm::Value *alpha = nullptr, *beta = nullptr;
+  llvm::Value *numK = nullptr;      ///< K tiles; 0: the accumulator is 0
+  llvm::Value *tmemBase = nullptr;  ///< the allocation's TMEM address
+  llvm::Value *accFullBar = nullptr; ///< completes once, when D is final
+};
+
+/// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when BN is an
+/// odd multiple of 16.
+unsigned sm100EpilogueChunk(const Sm100GemmConfig &config);
+
+/// Emits the epilogue at the builder's insertion point; ends by branching
+/// to \p exit.
+void emitSm100Epilogue(llvm::IRBuilder<> &b, const Sm100GemmConfig &config,
+                       const Sm100EpilogueValues &values,
+                       llvm::BasicBlock *exit);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM100EPILOGUE_H

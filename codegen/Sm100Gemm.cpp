@@ -1,0 +1,421 @@
+//===- codegen/Sm100Gemm.cpp - TMA + tcgen05.mma GEMM with tensor memory --===//
+//
+// Builds the kernel described in Sm100Gemm.h with IRBuilder: prologue
+// (barrier init, TMEM allocation and its handoff) -> one branch per role
+// (epilogue warps 0..3, producer warp 4, MMA warp 5) -> exit (TMEM
+// deallocation). Unlike sm_90a, no accumulator lives in registers during
+// the K loop: the MMA warp's single elected thread only issues
+// instructions, and the epilogue reads D from tensor memory at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm100Gemm.h"
+
+#include "codegen/PtxEmitter.h"
+#include "codegen/PtxInlineAsm.h"
+#include "codegen/Sm100Epilogue.h"
+#include "codegen/Sm90Limits.h"
+#include "codegen/Tcgen05InlineAsm.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <map>
+
+namespace tilec {
+
+namespace {
+
+/// Warp roles (Sm100Gemm.h).
+constexpr unsigned EpilogueWarps = 4, ProducerWarp = 4, MmaWarp = 5;
+constexpr unsigned BlockThreads = 32 * 6;
+
+struct Builder {
+  const Sm100GemmConfig &config;
+  Sm100OperandTile tileA, tileB;
+  uint32_t idesc;
+  llvm::LLVMContext &ctx;
+  llvm::Module &module;
+  llvm::IRBuilder<> b;
+  llvm::Function *fn = nullptr;
+
+  llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr,
+              *ldc = nullptr, *alpha = nullptr, *beta = nullptr;
+  llvm::Value *tid = nullptr, *warp = nullptr, *m0 = nullptr, *n0 = nullptr;
+  llvm::Value *numK = nullptr;
+  llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
+  llvm::Value *accFullBar = nullptr, *tmemSlot = nullptr, *tmemBase = nullptr;
+
+  Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
+          Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
+      : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
+        idesc(idesc), ctx(module.getContext()), module(module), b(ctx) {}
+
+  llvm::BasicBlock *block(const llvm::Twine &name) {
+    return llvm::BasicBlock::Create(ctx, name, fn);
+  }
+  llvm::Value *i32(uint32_t v) { return b.getInt32(v); }
+
+  llvm::Value *fullBar(llvm::Value *slot) {
+    return b.CreateAdd(barBase, b.CreateMul(slot, i32(8)));
+  }
+  llvm::Value *emptyBar(llvm::Value *slot) {
+    return b.CreateAdd(
+        barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
+  }
+
+  /// `barrier.sync 0;`: the CTA's barrier without .aligned, so that warps
+  /// whose elected thread took a longer path may arrive divergent.
+  void ctaBarrier() {
+    ptx::emitAsm(b, b.getVoidTy(), "barrier.sync 0;", "~{memory}", {});
+  }
+
+  /// kt = 0 .. numK - 1 around \p body(kt, slot, parity) of the ring.
+  void forK(const llvm::Twine &name,
+            const std::function<void(llvm::Value *kt, llvm::Value *slot,
+                                     llvm::Value *parity)> &body) {
+    llvm::BasicBlock *pre = b.GetInsertBlock();
+    llvm::BasicBlock *head = block(name + ".head");
+    llvm::BasicBlock *bodyBlock = block(name + ".body");
+    llvm::BasicBlock *exit = block(name + ".exit");
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+    kt->addIncoming(i32(0), pre);
+    b.CreateCondBr(b.CreateICmpULT(kt, numK), bodyBlock, exit);
+    b.SetInsertPoint(bodyBlock);
+    llvm::Value *slot = b.CreateURem(kt, i32(config.stages), "slot");
+    llvm::Value *parity =
+        b.CreateAnd(b.CreateUDiv(kt, i32(config.stages)), i32(1), "parity");
+    body(kt, slot, parity);
+    kt->addIncoming(b.CreateAdd(kt, i32(1), "kt.next", true, true),
+                    b.GetInsertBlock());
+    b.CreateBr(head);
+    b.SetInsertPoint(exit);
+  }
+
+  void createFunction() {
+    llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
+    std::vector<KernelParam> params = sm100KernelParams();
+    llvm::SmallVector<llvm::Type *> types;
+    for (const KernelParam &param : params)
+      types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
+                      : param.kind == KernelParam::Pointer ? b.getPtrTy(1)
+                      : param.kind == KernelParam::I32
+                          ? static_cast<llvm::Type *>(b.getInt32Ty())
+                          : b.getFloatTy());
+    auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
+    fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                config.name, module);
+    fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    fn->addFnAttr("nvvm.maxntid", std::to_string(BlockThreads));
+    std::map<std::string, llvm::Value *> byName;
+    for (unsigned i = 0; i < params.size(); ++i) {
+      llvm::Argument *arg = fn->getArg(i);
+      arg->setName(params[i].name);
+      byName[params[i].name] = arg;
+      if (params[i].kind != KernelParam::TensorMap)
+        continue;
+      // A CUtensorMap: 128 bytes by value, 64-byte aligned, read in place.
+      fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
+      fn->addParamAttr(i,
+                       llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
+      fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
+    }
+    tmapA = byName["tmapA"];
+    tmapB = byName["tmapB"];
+    c = byName["c"];
+    rowsA = byName["rowsA"];
+    rowsB = byName["rowsB"];
+    k = byName["k"];
+    ldc = byName["ldc"];
+    alpha = byName["alpha"];
+    beta = byName["beta"];
+  }
+
+  void emitPrologue() {
+    b.SetInsertPoint(block("entry"));
+    ptx::gridDependentsLaunch(b);
+    tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
+    warp = b.CreateLShr(tid, i32(5), "warp");
+    llvm::Value *cta =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::Value *tilesM = b.CreateUDiv(
+        b.CreateAdd(rowsA, i32(config.bm - 1)), i32(config.bm), "tilesM");
+    m0 = b.CreateMul(b.CreateURem(cta, tilesM), i32(config.bm), "m0");
+    n0 = b.CreateMul(b.CreateUDiv(cta, tilesM), i32(config.bn), "n0");
+    numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
+                        "numK");
+
+    auto *smem = new llvm::GlobalVariable(
+        module, llvm::ArrayType::get(b.getInt8Ty(), 0), false,
+        llvm::GlobalValue::ExternalLinkage, nullptr, "tilec_smem", nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    smem->setAlignment(llvm::Align(1024));
+    llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
+    // [A ring][B ring][full][empty][acc full][TMEM address], from a base
+    // aligned for SW128 atoms.
+    aBase = b.CreateAnd(b.CreateAdd(raw, i32(sm90::AlignSlack - 1)),
+                        i32(~(sm90::AlignSlack - 1)), "aBase");
+    bBase = b.CreateAdd(aBase, i32(config.stages * tileA.staged.bytes),
+                        "bBase");
+    barBase = b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes),
+                          "barBase");
+    accFullBar = b.CreateAdd(barBase, i32(16 * config.stages), "accFull");
+    tmemSlot = b.CreateAdd(accFullBar, i32(8), "tmemSlot");
+
+    llvm::BasicBlock *init = block("init");
+    llvm::BasicBlock *alloc = block("tmem.alloc");
+    llvm::BasicBlock *sync = block("sync");
+    b.CreateCondBr(b.CreateICmpEQ(tid, i32(0)), init, alloc);
+    b.SetInsertPoint(init);
+    for (unsigned s = 0; s < config.stages; ++s) {
+      ptx::mbarrierInit(b, fullBar(i32(s)), 1);  // the producer's arrive
+      ptx::mbarrierInit(b, emptyBar(i32(s)), 1); // one tcgen05.commit
+    }
+    ptx::mbarrierInit(b, accFullBar, 1);
+    ptx::fenceBarrierInit(b);
+    b.CreateBr(alloc);
+    b.SetInsertPoint(alloc);
+    // The MMA warp allocates the accumulator's columns (the whole warp) and
+    // gives up its permit to allocate more (PTX ISA 9.7.16.7.1).
+    llvm::BasicBlock *allocWarp = block("tmem.alloc.warp");
+    b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), allocWarp, sync);
+    b.SetInsertPoint(allocWarp);
+    ptx::tcgen05Alloc(b, tmemSlot, sm100TmemColumns(config));
+    ptx::tcgen05RelinquishAllocPermit(b);
+    b.CreateBr(sync);
+    b.SetInsertPoint(sync);
+    // The address handoff (PTX ISA 9.7.16.6.4, canonical synchronization
+    // patterns): fence::before_thread_sync, the CTA barrier, then
+    // fence::after_thread_sync before any thread reads the address.
+    ptx::tcgen05FenceBeforeThreadSync(b);
+    ctaBarrier();
+    ptx::tcgen05FenceAfterThreadSync(b);
+    tmemBase = ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
+                            "=r,r,~{memory}", {tmemSlot});
+  }
+
+  /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
+  /// coordinates (k, row)) or one box per swizzle atom along MN (MN-major,
+  /// coordinates (row + i * box, k)).
+  void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
+                llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
+                llvm::Value *bar) {
+    if (tile.major == MajorKind::K) {
+      ptx::tmaLoad2d(b, dst, tmap, kc, row, bar);
+      return;
+    }
+    for (unsigned i = 0; i < tile.boxes; ++i)
+      ptx::tmaLoad2d(b, b.CreateAdd(dst, i32(i * tile.boxBytes)), tmap,
+                     b.CreateAdd(row, i32(i * tile.boxDims[0])), kc, bar);
+  }
+
+  /// Branches to a block run by one elected thread of the warp; the other
+  /// threads go to \p exit.
+  void electOne(const llvm::Twine &name, llvm::BasicBlock *exit) {
+    llvm::BasicBlock *elected = block(name);
+    b.CreateCondBr(b.CreateICmpNE(ptx::electSync(b), i32(0)), elected, exit);
+    b.SetInsertPoint(elected);
+  }
+
+  void emitProducer(llvm::BasicBlock *exit) {
+    electOne("producer.elected", exit);
+    ptx::prefetchTensorMap(b, tmapA);
+    ptx::prefetchTensorMap(b, tmapB);
+    // Under a programmatic dependent launch the previous kernel may still
+    // be writing A or B.
+    ptx::gridDependencyWait(b);
+    const Sm90OperandTile &a = tileA.staged, &bt = tileB.staged;
+    forK("produce", [&](llvm::Value *kt, llvm::Value *slot,
+                        llvm::Value *parity) {
+      // A fresh barrier counts as having completed the phase before phase
+      // 0, so the first pass over the ring waits on parity 1 and passes.
+      ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
+                              "wait.empty");
+      llvm::Value *full = fullBar(slot);
+      ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
+      llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
+      loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))), tmapA,
+               kc, m0, full);
+      loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
+               tmapB, kc, n0, full);
+    });
+    b.CreateBr(exit);
+  }
+
+  /// The sm_100 descriptor of \p tile at shared offset \p address: the
+  /// derived high bits or'ed with (address >> 4) in the start-address field.
+  llvm::Value *descriptor(const Sm100OperandTile &tile, llvm::Value *address) {
+    llvm::Value *low =
+        b.CreateZExt(b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)),
+                     b.getInt64Ty());
+    return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
+  }
+
+  void emitMma(llvm::BasicBlock *exit) {
+    electOne("mma.elected", exit);
+    llvm::StringRef kind =
+        mmaKindName(llvm::cantFail(mmaKindOf(config.aType, config.bType)));
+    unsigned steps = config.bk / sm100MmaK(config.aType);
+    llvm::Value *idescValue = i32(idesc);
+    forK("mma", [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
+      ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
+      ptx::tcgen05FenceAfterThreadSync(b);
+      llvm::Value *aSlot =
+          b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
+      llvm::Value *bSlot =
+          b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
+      for (unsigned kk = 0; kk < steps; ++kk) {
+        llvm::Value *descA =
+            descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+        llvm::Value *descB =
+            descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
+        // The tile's first MMA overwrites D; every later one accumulates.
+        llvm::Value *accumulate =
+            kk ? i32(1) : b.CreateZExt(b.CreateICmpNE(kt, i32(0)),
+                                       b.getInt32Ty());
+        ptx::tcgen05Mma(b, kind, tmemBase, descA, descB, idescValue,
+                        accumulate);
+      }
+      // The slot is free once these MMAs have read it.
+      ptx::tcgen05Commit(b, emptyBar(slot));
+    });
+    // Every MMA of the tile has completed: D is final.
+    ptx::tcgen05Commit(b, accFullBar);
+    b.CreateBr(exit);
+  }
+
+  void emitExit(llvm::BasicBlock *exit) {
+    b.SetInsertPoint(exit);
+    // Every tcgen05.ld (waited) and MMA (committed and waited on) is done;
+    // the MMA warp frees the columns after the barrier.
+    ptx::tcgen05FenceBeforeThreadSync(b);
+    ctaBarrier();
+    llvm::BasicBlock *dealloc = block("tmem.dealloc");
+    llvm::BasicBlock *done = block("done");
+    b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), dealloc, done);
+    b.SetInsertPoint(dealloc);
+    ptx::emitAsm(b, b.getVoidTy(), "bar.warp.sync -1;", "~{memory}", {});
+    ptx::tcgen05FenceAfterThreadSync(b);
+    ptx::tcgen05Dealloc(b, tmemBase, sm100TmemColumns(config));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+  }
+
+  void build() {
+    createFunction();
+    emitPrologue();
+    llvm::BasicBlock *epilogue = block("epilogue");
+    llvm::BasicBlock *roles = block("roles");
+    llvm::BasicBlock *producer = block("producer");
+    llvm::BasicBlock *mma = block("mma");
+    llvm::BasicBlock *exit = block("exit");
+    b.CreateCondBr(b.CreateICmpULT(warp, i32(EpilogueWarps)), epilogue, roles);
+    b.SetInsertPoint(roles);
+    b.CreateCondBr(b.CreateICmpEQ(warp, i32(ProducerWarp)), producer, mma);
+    b.SetInsertPoint(producer);
+    emitProducer(exit);
+    b.SetInsertPoint(mma);
+    emitMma(exit);
+    b.SetInsertPoint(epilogue);
+    // The epilogue writes C, which the previous kernel may still access.
+    ptx::gridDependencyWait(b);
+    Sm100EpilogueValues values;
+    values.fn = fn;
+    values.tid = tid;
+    values.m0 = m0;
+    values.n0 = n0;
+    values.c = c;
+    values.ldc = ldc;
+    values.rowsA = rowsA;
+    values.rowsB = rowsB;
+    values.alpha = alpha;
+    values.beta = beta;
+    values.numK = numK;
+    values.tmemBase = tmemBase;
+    values.accFullBar = accFullBar;
+    emitSm100Epilogue(b, config, values, exit);
+    emitExit(exit);
+  }
+};
+
+/// The operand tiles and the instruction descriptor of a verified config.
+struct Sm100Parts {
+  Sm100OperandTile a, b;
+  uint32_t idesc = 0;
+};
+
+llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
+                                            llvm::Module &module) {
+  if (llvm::Error err = verifySm100GemmConfig(config))
+    return err;
+  if (llvm::Error err = configureModuleForArch(module, ArchKind::SM100a))
+    return err;
+  auto a = sm100OperandTile(config.bm, config.bk, config.aType, config.aMajor,
+                            config.bm);
+  if (!a)
+    return a.takeError();
+  auto bt = sm100OperandTile(config.bn, config.bk, config.bType,
+                             config.bMajor, config.bn);
+  if (!bt)
+    return bt.takeError();
+  auto idesc = sm100InstrDescriptor(config);
+  if (!idesc)
+    return idesc.takeError();
+  Builder builder(config, *a, *bt, *idesc, module);
+  builder.build();
+  return Sm100Parts{std::move(*a), std::move(*bt), *idesc};
+}
+
+} // namespace
+
+std::vector<KernelParam> sm100KernelParams() {
+  using P = KernelParam;
+  return {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap},
+          {"c", P::Pointer},       {"rowsA", P::I32},
+          {"rowsB", P::I32},       {"k", P::I32},
+          {"ldc", P::I32},         {"alpha", P::F32},
+          {"beta", P::F32}};
+}
+
+llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  auto parts = buildSm100Module(config, module);
+  if (!parts)
+    return parts.takeError();
+  auto ptxText = emitPtx(module, ArchKind::SM100a);
+  if (!ptxText)
+    return ptxText.takeError();
+  Sm100GemmKernel kernel;
+  kernel.ptx = std::move(*ptxText);
+  kernel.entry = config.name;
+  kernel.blockThreads = BlockThreads;
+  kernel.sharedBytes = sm100SharedBytes(config);
+  kernel.config = config;
+  kernel.a = std::move(parts->a);
+  kernel.b = std::move(parts->b);
+  kernel.idesc = parts->idesc;
+  return kernel;
+}
+
+llvm::Expected<std::string>
+emitSm100GemmLlvmIr(const Sm100GemmConfig &config) {
+  llvm::LLVMContext context;
+  llvm::Module module(config.name, context);
+  auto parts = buildSm100Module(config, module);
+  if (!parts)
+    return parts.takeError();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+} // namespace tilec

@@ -1,0 +1,166 @@
+//===- codegen/Sm100Gemm.h - TMA + tcgen05.mma GEMM with tensor memory -*- C++
+//-*-===//
+//
+// The sm_100a GEMM kernel: C = alpha * A * B^T + beta * C with f32
+// accumulation in tensor memory and C row-major. Element types:
+//   A, B   f16 x f16 or bf16 x bf16 (kind::f16), tf32 x tf32 (kind::tf32),
+//          e4m3 / e5m2 in any mix (kind::f8f6f4); K-major, or MN-major
+//          (stored K x M, M contiguous) for the 16-bit and 8-bit types
+//          through the instruction descriptor's transpose bits. tf32 is
+//          K-major only: the ISA transposes tf32 only from the 128B
+//          swizzle with 32-byte atomicity, which no tilec atom describes.
+//   C      bf16, f16 or f32.
+// One tcgen05.mma is M = 128 (cta_group::1: one CTA, D in TMEM lanes 0..127)
+// by N = BN (a multiple of 16 from 16 to 256) by 32 bytes of K (k16 for
+// 16-bit types, k8 for tf32, k32 for fp8). BK * element bytes is one swizzle
+// atom row (32, 64 or 128 bytes), so a ring slot takes BK / k MMAs.
+//
+// One CTA computes one BM x BN = 128 x BN output tile (not persistent) with
+// six warps:
+//   warps 0..3 (epilogue warpgroup): warp w owns TMEM lanes 32 w .. 32 w +
+//     31, i.e. tile rows 32 w + lane; after the accumulator is full it reads
+//     its rows in chunks of 32 columns (tcgen05.ld.32x32b.x32, then
+//     tcgen05.wait::ld), forms alpha * acc (+ beta * C) and stores directly
+//     to global memory, predicated on the ragged edges;
+//   warp 4 (producer): one elected thread walks K, waits for a free ring
+//     slot (empty mbarrier), arms the slot's full mbarrier with the stage's
+//     bytes and issues the TMA loads of the A and B tiles;
+//   warp 5 (MMA): allocates the tensor memory at the start (the whole warp)
+//     and frees it at the end; one elected thread waits on each full
+//     mbarrier, issues the slot's tcgen05.mma with descriptors it derives
+//     from the slot's address, and tcgen05.commit's the slot's empty
+//     mbarrier, so the slot is freed when those MMAs have read it; after the
+//     last slot, one more commit arrives on the accumulator-full mbarrier.
+// The first MMA of the tile overwrites D (enable-input-d false); with K = 0
+// there is none and the epilogue uses zeros.
+//
+// Shared-memory descriptors come from each operand tile's layout exactly as
+// on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
+// the sm_100 descriptor (version 1, its own layout-type codes) is derived
+// from that layout for the M = 128 or N = BN MMA operand by
+// ir/DescriptorDerivation, and the K steps advance the start address by the
+// derived subtile offsets. The instruction descriptor is ir/InstrDescriptor's
+// encoding of (types, M = 128, N = BN, majorness).
+//
+// Tensor memory: TMEM columns = the smallest power of two >= max(32, BN),
+// allocated by warp 5 into a shared word. The handoff of that address
+// follows the PTX ISA's pattern (9.7.16.6.4, "Canonical synchronization
+// patterns"; 9.7.16.7.1, tcgen05.alloc): alloc, relinquish_alloc_permit,
+// tcgen05.fence::before_thread_sync, bar.sync 0, then every reader's
+// tcgen05.fence::after_thread_sync before it reads the word. At the end
+// every thread fences before a last bar.sync 0, and warp 5 fences after it
+// and deallocates.
+//
+// Shared memory from a 1024-byte aligned base: [A ring][B ring][full
+// mbarriers][empty mbarriers][accumulator-full mbarrier][TMEM address].
+//
+// Kernel parameters, in order (the runtime builds the tensor maps with the
+// same plans as sm_90a):
+//   .param .align 64 .b8 tmapA[128]  grid constant: M x K of A
+//   .param .align 64 .b8 tmapB[128]  grid constant: N x K of B
+//   .param .u64 c                    cType, row-major, leading dimension ldc
+//   .param .u32 rowsA, rowsB, k, ldc (rowsA = M, rowsB = N)
+//   .param .f32 alpha, beta          (beta == 0 never reads C)
+// Grid: (ceil(M / 128) * ceil(N / BN), 1, 1), the arch-neutral rule of
+// GemmKernelBinary::grid; CTA x takes tile row x % tilesM, column
+// x / tilesM, so neighbouring CTAs share a B tile.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM100GEMM_H
+#define TILEC_CODEGEN_SM100GEMM_H
+
+#include "codegen/GemmCodegen.h"
+#include "codegen/Sm90Gemm.h"
+#include "ir/DType.h"
+#include "ir/InstrDescriptor.h"
+#include "ir/MajorKind.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// The choices that shape one sm_100a GEMM kernel.
+struct Sm100GemmConfig {
+  std::string name = "tilec_gemm_sm100";
+  unsigned bm = 128;   ///< the MMA M (cta_group::1)
+  unsigned bn = 256;   ///< the MMA N: 16 .. 256, a multiple of 16
+  unsigned bk = 64;    ///< K per ring slot: one swizzle atom row
+  unsigned stages = 4; ///< ring slots
+  DTypeKind aType = DTypeKind::BF16;
+  DTypeKind bType = DTypeKind::BF16;
+  DTypeKind cType = DTypeKind::BF16;
+  MajorKind aMajor = MajorKind::K;
+  MajorKind bMajor = MajorKind::K;
+};
+
+/// One operand tile as the sm_100a kernel stages and describes it: the
+/// layout, bytes and TMA boxes are sm_90a's (Sm90OperandTile); the
+/// descriptor fields are re-derived for tcgen05.
+struct Sm100OperandTile {
+  Sm90OperandTile staged;      ///< Layout, bytes, TMA boxes (descriptor
+                               ///< fields in it are sm_90a's; unused).
+  uint64_t descriptorHigh = 0; ///< bits 14..63 of the sm_100 descriptor
+  unsigned kStepBytes = 0;     ///< start-address advance per MMA K step
+  unsigned mmaMN = 0;          ///< the operand's MMA extent (128 or BN)
+  std::string canonical;       ///< the canonical layout it matched
+};
+
+/// The operand tile of \p rows x \p bk elements for a tcgen05 operand of
+/// MMA extent \p mmaMN (128 for A, BN for B).
+/// Example: (128, 64, bf16, K, 128) is tile_to_shape(K_SW128<bf16>,
+/// (128,64)) with descriptor high bits 0x4000404000010000 (SW128 code 2,
+/// version 1, SBO 1024) and a K step of 32 bytes.
+llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
+                                                  DTypeKind dtype,
+                                                  MajorKind major,
+                                                  unsigned mmaMN);
+
+/// Elements of K one tcgen05.mma consumes (32 bytes): 16 for f16/bf16, 8
+/// for tf32, 32 for e4m3/e5m2.
+unsigned sm100MmaK(DTypeKind dtype);
+
+/// Tensor-memory columns the accumulator takes: the smallest power of two
+/// that is at least 32 and at least BN. Example: BN 48 takes 64.
+unsigned sm100TmemColumns(const Sm100GemmConfig &config);
+
+/// Dynamic shared memory: the alignment slack, the ring, the 2 * stages + 1
+/// mbarriers and the TMEM address word.
+unsigned sm100SharedBytes(const Sm100GemmConfig &config);
+
+/// The 32-bit instruction descriptor of the kernel's tcgen05.mma.
+llvm::Expected<uint32_t> sm100InstrDescriptor(const Sm100GemmConfig &config);
+
+/// Checks \p config: the tcgen05 types (kind::f16, kind::tf32,
+/// kind::f8f6f4; C bf16, f16 or f32; tf32 K-major only), the MMA shape (BM
+/// = 128, BN a multiple of 16 from 16 to 256), the swizzle atom (BK *
+/// element bytes = 32, 64 or 128), the TMA box (<= 256 rows) and the shared
+/// memory budget; each message names the rule and what would be legal.
+llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config);
+
+/// An emitted kernel and how to launch it.
+struct Sm100GemmKernel {
+  std::string ptx;
+  std::string entry;
+  unsigned blockThreads = 0;
+  unsigned sharedBytes = 0;
+  Sm100GemmConfig config;
+  Sm100OperandTile a, b;
+  uint32_t idesc = 0;
+};
+
+/// The kernel's parameters in order (the list at the top of this file).
+std::vector<KernelParam> sm100KernelParams();
+
+/// Builds the kernel and returns its PTX for sm_100a.
+llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config);
+
+/// The kernel's LLVM IR as text, before optimization (--emit=llvm).
+llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM100GEMM_H

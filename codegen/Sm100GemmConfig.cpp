@@ -1,0 +1,175 @@
+//===- codegen/Sm100GemmConfig.cpp - Legal sm_100a GEMM configurations ----===//
+//
+// Everything about an Sm100GemmConfig decided before any IR exists: the K
+// of one tcgen05.mma, the operand tiles in shared memory with their sm_100
+// descriptors, the tensor-memory allocation, the instruction descriptor,
+// the shared-memory budget, and the rules with their diagnostics.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm100Gemm.h"
+
+#include "codegen/Sm90Limits.h"
+#include "ir/DescriptorDerivation.h"
+#include "ir/LayoutExpr.h"
+#include "ir/SmemTileFromLayout.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace tilec {
+
+using sm90::dtypeName;
+using sm90::elementBytes;
+
+namespace {
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(message.str());
+}
+
+/// The 32-bit-aligned word after the barriers holds the TMEM address.
+unsigned barrierBytes(const Sm100GemmConfig &config) {
+  return 8 * (2 * config.stages + 1) + 8;
+}
+
+} // namespace
+
+unsigned sm100MmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
+
+llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
+                                                  DTypeKind dtype,
+                                                  MajorKind major,
+                                                  unsigned mmaMN) {
+  // The tile, its TMA boxes and its layout are the ones the sm_90a kernel
+  // stages (one home for that choice); only the descriptor differs.
+  auto staged = sm90OperandTile(rows, bk, dtype, major, mmaMN);
+  if (!staged)
+    return staged.takeError();
+  auto value = evaluateLayoutExpr(staged->layout);
+  if (!value)
+    return value.takeError();
+  auto smemTile = smemTileFromLayout(*value);
+  if (!smemTile)
+    return smemTile.takeError();
+  DerivationRequest request;
+  request.arch = ArchKind::SM100a;
+  request.dtype = dtype;
+  request.major = major;
+  request.mmaMN = mmaMN;
+  request.mmaK = sm100MmaK(dtype);
+  request.base = 0;
+  auto derived = deriveSmemDescriptor(*smemTile, request);
+  if (!derived)
+    return derived.takeError();
+  Sm100OperandTile tile;
+  tile.staged = std::move(*staged);
+  tile.mmaMN = mmaMN;
+  tile.canonical = derived->canonicalLayout;
+  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
+  const auto &offsets = derived->subtileOffsets;
+  if (offsets.size() != 1 || offsets[0].empty())
+    return fail(llvm::formatv("the tcgen05 operand of {0} rows is {1} MMA "
+                              "subtiles along MN in {2}; the kernel issues "
+                              "one MMA per K step, so it must be 1",
+                              mmaMN, offsets.size(), tile.staged.layout));
+  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
+  for (size_t k = 0; k < offsets[0].size(); ++k)
+    if (offsets[0][k] != k * tile.kStepBytes)
+      return fail(llvm::formatv(
+          "K subtile {0} of {1} starts at byte {2}, not {3}: the descriptor "
+          "advance needs evenly spaced K steps",
+          k, tile.staged.layout, offsets[0][k], k * tile.kStepBytes));
+  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
+    return fail("the sm_100 descriptor of " + tile.staged.layout +
+                " at base 0 has a start address or base offset");
+  return tile;
+}
+
+unsigned sm100TmemColumns(const Sm100GemmConfig &config) {
+  unsigned columns = 32;
+  while (columns < config.bn)
+    columns *= 2;
+  return columns;
+}
+
+unsigned sm100SharedBytes(const Sm100GemmConfig &config) {
+  unsigned ring = config.stages * (config.bm + config.bn) * config.bk *
+                  elementBytes(config.aType);
+  return sm90::AlignSlack + ring + barrierBytes(config);
+}
+
+llvm::Expected<uint32_t> sm100InstrDescriptor(const Sm100GemmConfig &config) {
+  InstrDescriptorSpec spec;
+  spec.aType = config.aType;
+  spec.bType = config.bType;
+  spec.accType = DTypeKind::F32;
+  spec.m = config.bm;
+  spec.n = config.bn;
+  spec.aMajor = config.aMajor;
+  spec.bMajor = config.bMajor;
+  return encodeInstrDescriptor(spec);
+}
+
+llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
+  auto kind = mmaKindOf(config.aType, config.bType);
+  if (!kind)
+    return fail("A " + dtypeName(config.aType) + " x B " +
+                dtypeName(config.bType) + " is not a tcgen05.mma type pair: " +
+                llvm::toString(kind.takeError()));
+  if (*kind == MmaKindKind::TF32 &&
+      (config.aMajor == MajorKind::MN || config.bMajor == MajorKind::MN))
+    return fail(std::string(config.aMajor == MajorKind::MN ? "A" : "B") +
+                " is MN-major tf32, but tcgen05.mma transposes tf32 only "
+                "from the 128B swizzle with 32-byte atomicity (PTX ISA "
+                "9.7.16.10.1), which no tilec atom describes; store it "
+                "K-major");
+  if (config.cType != DTypeKind::BF16 && config.cType != DTypeKind::F16 &&
+      config.cType != DTypeKind::F32)
+    return fail("C " + dtypeName(config.cType) +
+                " is not implemented; C is bf16, f16 or f32 (from f32 "
+                "accumulators)");
+  if (config.bm != 128)
+    return fail(llvm::formatv(
+        "BM = {0} is not the tcgen05.mma M of one CTA; the sm_100a "
+        "generator issues cta_group::1 M = 128, so BM must be 128",
+        config.bm));
+  if (config.bn % 16 != 0 || config.bn < 16 || config.bn > 256) {
+    unsigned lo = std::clamp(config.bn / 16 * 16, 16u, 256u);
+    unsigned hi = std::clamp((config.bn + 15) / 16 * 16, 16u, 256u);
+    return fail(llvm::formatv(
+        "BN = {0} is not a tcgen05.mma N for M = 128 (a multiple of 16 from "
+        "16 to 256; nearest {1})",
+        config.bn, lo == hi ? std::to_string(lo)
+                            : std::to_string(lo) + " or " +
+                                  std::to_string(hi)));
+  }
+  unsigned elemBytes = elementBytes(config.aType);
+  unsigned rowBytes = config.bk * elemBytes;
+  if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+    return fail(llvm::formatv(
+        "BK = {0} {1} is {2} bytes of K; a ring slot holds one swizzle atom "
+        "row of 32, 64 or 128 bytes (BK = {3}, {4} or {5} for {1})",
+        config.bk, dtypeName(config.aType), rowBytes, 32 / elemBytes,
+        64 / elemBytes, 128 / elemBytes));
+  if (config.stages < 2 || config.stages > 16)
+    return fail(llvm::formatv("stages = {0} is outside 2..16", config.stages));
+  unsigned bytes = sm100SharedBytes(config);
+  if (bytes > sm90::MaxSharedBytes)
+    return fail(llvm::formatv(
+        "the ring needs {0} bytes of shared memory, more than the {1} a CTA "
+        "may have; use fewer stages or a smaller tile",
+        bytes, sm90::MaxSharedBytes));
+  if (auto idesc = sm100InstrDescriptor(config); !idesc)
+    return idesc.takeError();
+  for (auto [rows, type, major] :
+       {std::tuple{config.bm, config.aType, config.aMajor},
+        {config.bn, config.bType, config.bMajor}})
+    if (auto tile = sm100OperandTile(rows, config.bk, type, major, rows);
+        !tile)
+      return tile.takeError();
+  return llvm::Error::success();
+}
+
+} // namespace tilec

@@ -1,0 +1,106 @@
+//===- codegen/Sm100GemmSpec.cpp - GemmSpec to the sm_100a generator ------===//
+//
+// Checks what the sm_100a generator implements and copies the tile over;
+// verifySm100GemmConfig then checks the tile against the tcgen05 and
+// swizzle atoms.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm100GemmSpec.h"
+
+#include "ir/LayoutExpr.h"
+
+#include <tuple>
+
+namespace tilec {
+
+llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
+  if (spec.arch != ArchKind::SM100a)
+    return fail("the sm_100a generator got a spec for " +
+                archInfo(spec.arch).name.str());
+  if (spec.accType != DTypeKind::F32)
+    return fail("sm_100a GEMM accumulates in f32, not " +
+                dtypeInfo(spec.accType).name.str());
+  if (spec.cMajor != MajorKind::MN)
+    return fail("sm_100a GEMM stores C row-major (major(N)) only");
+  if (spec.storeTma)
+    return fail("the sm_100a generator stores C directly from registers "
+                "(epilogue store); the stmatrix -> tma_store epilogue is "
+                "not implemented for sm_100a yet");
+  Sm100GemmConfig config;
+  if (!spec.name.empty())
+    config.name = spec.name;
+  config.bm = spec.bm;
+  config.bn = spec.bn;
+  config.bk = spec.bk;
+  config.stages = spec.stages;
+  config.aType = spec.aType;
+  config.bType = spec.bType;
+  config.cType = spec.cType;
+  config.aMajor = spec.aMajor;
+  config.bMajor = spec.bMajor;
+  if (llvm::Error err = verifySm100GemmConfig(config))
+    return err;
+  // The generator stages each operand in the tile sm100OperandTile derives;
+  // a different smem layout in the spec is an error, not silently replaced.
+  for (auto [name, layout, rows, type, major] :
+       {std::tuple{"a", &spec.smemA, spec.bm, spec.aType, spec.aMajor},
+        {"b", &spec.smemB, spec.bn, spec.bType, spec.bMajor}}) {
+    if (!*layout)
+      continue;
+    auto staged = sm100OperandTile(rows, spec.bk, type, major, rows);
+    if (!staged)
+      return staged.takeError();
+    auto expected = evaluateLayoutExpr(staged->staged.layout);
+    if (!expected)
+      return expected.takeError();
+    if (!expected->isComposed() || !(expected->getComposed() == **layout))
+      return fail(std::string("smem ") + name + " = " + (*layout)->str() +
+                  " is not what the sm_100a generator stages; it stages " +
+                  staged->staged.layout + " = " + expected->str() +
+                  " (write that, or 'auto' where it picks the same)");
+  }
+  return config;
+}
+
+GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
+  const Sm100GemmConfig &config = kernel.config;
+  GemmKernelBinary binary;
+  binary.arch = ArchKind::SM100a;
+  binary.ptx = std::move(kernel.ptx);
+  binary.entryName = std::move(kernel.entry);
+  binary.blockThreads = kernel.blockThreads;
+  binary.sharedBytes = kernel.sharedBytes;
+  binary.tileM = config.bm;
+  binary.tileN = config.bn;
+  // The epilogue stores pairs of C elements when ldc is even, else single
+  // elements.
+  binary.ldcMultiple = 1;
+  binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
+  binary.dependentLaunch = true;
+  binary.params = sm100KernelParams();
+  binary.aType = config.aType;
+  binary.bType = config.bType;
+  binary.cType = config.cType;
+  binary.aMajor = config.aMajor;
+  binary.bMajor = config.bMajor;
+  // Each map's box is the staged operand tile's, as on sm_90a.
+  auto plan = [](const char *param, char matrix, const Sm90OperandTile &tile) {
+    TensorMapPlan map;
+    map.param = param;
+    map.matrix = matrix;
+    map.dtype = tile.dtype;
+    map.major = tile.major;
+    map.boxInner = tile.boxDims[0];
+    map.boxOuter = tile.boxDims[1];
+    map.swizzleBytes = tile.swizzleBytes;
+    return map;
+  };
+  binary.tensorMaps = {plan("tmapA", 'A', kernel.a.staged),
+                       plan("tmapB", 'B', kernel.b.staged)};
+  return binary;
+}
+
+} // namespace tilec

@@ -1,0 +1,80 @@
+//===- codegen/Tcgen05InlineAsm.h - Blackwell tcgen05 PTX statements -*- C++
+//-*-===//
+//
+// The sm_100a GEMM (Sm100Gemm.h) drives the fifth-generation tensor core
+// through the tcgen05 family: tensor-memory allocation, the MMA itself, its
+// completion through an mbarrier, the loads from tensor memory and the
+// fences that order them against ordinary thread synchronization. LLVM 22
+// has intrinsics for some of these, but their spellings are still moving,
+// so, as codegen/PtxInlineAsm.h does for Hopper, each statement is one
+// side-effecting inline-asm call whose text lives here and nowhere else.
+//
+// Operands: shared-memory addresses are 32-bit shared::cta offsets ("r");
+// tensor-memory addresses are 32-bit values, lane in bits 31..16 and
+// column in bits 15..0 (PTX ISA 9.7.16.2.1, "Tensor Memory Addressing").
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_TCGEN05INLINEASM_H
+#define TILEC_CODEGEN_TCGEN05INLINEASM_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <string>
+
+namespace tilec {
+namespace ptx {
+
+/// `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], cols;`
+/// (the whole warp): allocates \p columns (a power of two, 32 to 512) of
+/// tensor memory and writes their address to shared offset \p dst.
+void tcgen05Alloc(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                  unsigned columns);
+/// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;`: this CTA
+/// allocates no more, so other CTAs on the SM need not wait for it.
+void tcgen05RelinquishAllocPermit(llvm::IRBuilderBase &builder);
+/// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, cols;` (the warp
+/// that allocated, before the CTA exits).
+void tcgen05Dealloc(llvm::IRBuilderBase &builder, llvm::Value *taddr,
+                    unsigned columns);
+/// `tcgen05.fence::before_thread_sync;`: orders the thread's earlier
+/// tcgen05 operations before its next barrier or mbarrier operation.
+void tcgen05FenceBeforeThreadSync(llvm::IRBuilderBase &builder);
+/// `tcgen05.fence::after_thread_sync;`: orders the thread's later tcgen05
+/// operations after its last barrier or mbarrier operation.
+void tcgen05FenceAfterThreadSync(llvm::IRBuilderBase &builder);
+
+/// The statement text of `tcgen05.mma.cta_group::1.kind::KIND [d], adesc,
+/// bdesc, idesc, p;` with p = ($4 != 0) (enable-input-d: accumulate into D
+/// rather than overwrite it). Operands: $0 the tensor-memory address of D,
+/// $1 and $2 the shared-memory descriptors, $3 the instruction descriptor.
+/// Example: kind "f16" contains `tcgen05.mma.cta_group::1.kind::f16 [$0],
+/// $1, $2, $3, p;`
+std::string tcgen05MmaText(llvm::StringRef kind);
+/// Issues one tcgen05.mma of \p kind (tcgen05MmaText).
+void tcgen05Mma(llvm::IRBuilderBase &builder, llvm::StringRef kind,
+                llvm::Value *dTmem, llvm::Value *descA, llvm::Value *descB,
+                llvm::Value *idesc, llvm::Value *accumulate);
+/// `tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
+/// [bar];`: one arrival on \p bar once every tcgen05.mma this thread issued
+/// before it has completed.
+void tcgen05Commit(llvm::IRBuilderBase &builder, llvm::Value *bar);
+/// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {r0 .. r(N-1)}, [taddr];` (the
+/// whole warp): lane i of the warp gets tensor-memory lane (taddr's lane +
+/// i), columns taddr's column .. + N - 1, as N f32 values. A warp reaches
+/// only the 32 lanes 32 (warp id % 4) ..; N is 1, 2, 4, ... 128. The
+/// values are undefined until tcgen05WaitLd.
+llvm::SmallVector<llvm::Value *> tcgen05Ld32x32b(llvm::IRBuilderBase &builder,
+                                                 llvm::Value *taddr,
+                                                 unsigned columns);
+/// `tcgen05.wait::ld.sync.aligned;` with \p values passed through as tied
+/// operands, so that no use of them is scheduled above the wait. Returns
+/// the values after it.
+llvm::SmallVector<llvm::Value *>
+tcgen05WaitLd(llvm::IRBuilderBase &builder, llvm::ArrayRef<llvm::Value *> values);
+
+} // namespace ptx
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_TCGEN05INLINEASM_H
