@@ -761,8 +761,10 @@ std::pair<unsigned, unsigned> operandCounts(const Instr &ins) {
   case OpKind::Cvt:
     return {2, 3};
   case OpKind::Mad: case OpKind::MadHi: case OpKind::MadWide: case OpKind::Fma:
-  case OpKind::Bfe: case OpKind::Selp: case OpKind::Mapa:
-    return {3, 4};
+  case OpKind::Bfe: case OpKind::Selp:
+    return {4, 4};
+  case OpKind::Mapa:
+    return {3, 3};
   case OpKind::Bfi:
     return {5, 5};
   case OpKind::Setp:
@@ -824,7 +826,7 @@ std::pair<unsigned, unsigned> operandCounts(const Instr &ins) {
   case OpKind::TcCommit:
     return {1, 2};
   default:
-    return {2, 3};
+    return {3, 3};
   }
 }
 

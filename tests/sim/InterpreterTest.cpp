@@ -1,0 +1,448 @@
+//===- tests/sim/InterpreterTest.cpp - Small PTX kernels in the simulator -===//
+//
+// Hand-written kernels run through simLaunch, each result checked against a
+// reference computed here from the PTX ISA's definition of the instruction.
+//
+//===----------------------------------------------------------------------===//
+#include "InterpreterTestUtil.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <random>
+
+using namespace tilec::sim;
+using namespace tilec::sim::test;
+
+namespace {
+
+/// f32 -> bf16 round to nearest even, from the bit pattern (not NaN).
+std::uint16_t bf16Rne(float f) {
+  std::uint32_t b = std::bit_cast<std::uint32_t>(f);
+  return static_cast<std::uint16_t>((b + 0x7fff + ((b >> 16) & 1)) >> 16);
+}
+
+TEST(InterpreterTest, ArithmeticAndBf16Rounding) {
+  std::string ptx = kernelPtx(
+      ".param .u64 pin, .param .u64 pout, .param .u64 pint",
+      R"(
+  .reg .pred %p<2>;
+  .reg .b16 %rs<2>;
+  .reg .b32 %r<10>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u64 %rd3, [pint];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  cvt.rn.bf16.f32 %rs1, %f1;
+  mul.wide.u32 %rd6, %r1, 2;
+  add.s64 %rd7, %rd2, %rd6;
+  st.global.b16 [%rd7], %rs1;
+  mul.lo.s32 %r2, %r1, 3;
+  sub.s32 %r3, %r2, 50;
+  shr.s32 %r4, %r3, 1;
+  div.s32 %r5, %r4, 3;
+  rem.u32 %r6, %r1, 7;
+  add.s32 %r7, %r5, %r6;
+  bfe.u32 %r8, %r1, 2, 3;
+  shl.b32 %r8, %r8, 16;
+  xor.b32 %r7, %r7, %r8;
+  add.s64 %rd8, %rd3, %rd4;
+  st.global.b32 [%rd8], %r7;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  const unsigned n = 64;
+  DeviceBuffer in(n * 4), out(n * 2), ints(n * 4);
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+  for (unsigned i = 0; i < n; ++i) {
+    float f = dist(rng);
+    if (i % 4 == 0) {
+      // An exact tie: the low 16 bits are 0x8000 (odd and even upper halves).
+      std::uint32_t b = (std::bit_cast<std::uint32_t>(f) & 0xffff0000u) |
+                        0x8000u;
+      f = std::bit_cast<float>(b);
+    }
+    in.as<float>()[i] = f;
+  }
+  std::uint64_t a = in.address, b = out.address, c = ints.address;
+  SimLaunchResult r = launch(*m, 1, n, {&a, &b, &c});
+  ASSERT_FALSE(r.error) << *r.error;
+  for (unsigned i = 0; i < n; ++i) {
+    EXPECT_EQ(out.as<std::uint16_t>()[i], bf16Rne(in.as<float>()[i]))
+        << "element " << i;
+    std::int32_t t = static_cast<std::int32_t>(i);
+    std::int32_t want = (((t * 3 - 50) >> 1) / 3 + t % 7) ^
+                        static_cast<std::int32_t>(((i >> 2) & 7) << 16);
+    EXPECT_EQ(ints.as<std::int32_t>()[i], want) << "thread " << i;
+  }
+  EXPECT_GT(r.warpInstructions, 0u);
+}
+
+TEST(InterpreterTest, DivergentLoopsAndNestedIfsReconverge) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 5;
+  add.s32 %r2, %r2, 1;
+  mov.u32 %r3, 0;
+  mov.u32 %r4, 0;
+$L_loop:
+  add.s32 %r3, %r3, %r4;
+  add.s32 %r4, %r4, 1;
+  setp.lt.u32 %p1, %r4, %r2;
+  @%p1 bra $L_loop;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p2, %r5, 0;
+  @%p2 bra $L_skip;
+  add.s32 %r3, %r3, 100;
+  and.b32 %r6, %r1, 3;
+  setp.ne.u32 %p3, %r6, 3;
+  @%p3 bra $L_skip;
+  add.s32 %r3, %r3, 1000;
+$L_skip:
+  activemask.b32 %r7;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.b32 [%rd3], {%r3, %r7};
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  const unsigned n = 64;
+  DeviceBuffer out(n * 8);
+  std::uint64_t a = out.address;
+  for (std::uint64_t seed : {0ull, 3ull}) {
+    SimLaunchResult r = launch(*m, 1, n, {&a}, 0, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned t = 0; t < n; ++t) {
+      unsigned trips = t % 5 + 1;
+      unsigned want = trips * (trips - 1) / 2;
+      if (t & 1)
+        want += 100;
+      if ((t & 3) == 3)
+        want += 1000;
+      EXPECT_EQ(out.as<std::uint32_t>()[2 * t], want) << "thread " << t;
+      EXPECT_EQ(out.as<std::uint32_t>()[2 * t + 1], 0xffffffffu)
+          << "thread " << t << " did not reconverge";
+    }
+  }
+}
+
+TEST(InterpreterTest, NamedBarriersWithThreadCounts) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, smem;
+  shl.b32 %r2, %r1, 2;
+  add.s32 %r3, %r9, %r2;
+  mul.lo.s32 %r4, %r1, 7;
+  st.shared.b32 [%r3], %r4;
+  shr.u32 %r5, %r1, 6;
+  add.s32 %r5, %r5, 1;
+  bar.sync %r5, 64;
+  xor.b32 %r6, %r1, 32;
+  shl.b32 %r6, %r6, 2;
+  add.s32 %r6, %r9, %r6;
+  ld.shared.b32 %r7, [%r6];
+  bar.sync 0;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r7;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(128 * 4);
+  std::uint64_t a = out.address;
+  for (std::uint64_t seed : {0ull, 1ull, 99ull}) {
+    std::memset(out.as<void>(), 0, out.bytes);
+    SimLaunchResult r = launch(*m, 1, 128, {&a}, 512, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned t = 0; t < 128; ++t)
+      EXPECT_EQ(out.as<std::uint32_t>()[t], (t ^ 32) * 7) << "thread " << t;
+  }
+}
+
+/// A producer warp and a consumer warp through a 2-slot ring guarded by
+/// full / empty mbarriers (the pattern of tilec's sm_90a pipelines).
+std::string ringPtx(bool producerArrives) {
+  std::string arrive =
+      producerArrives ? "mbarrier.arrive.shared::cta.b64 _, [%r20];" : "";
+  return kernelPtx(".param .u64 pout, .param .u32 pn", R"(
+  .reg .pred %p<6>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u32 %r30, [pn];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, smem;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_init_done;
+  mbarrier.init.shared::cta.b64 [%r9], 1;
+  add.s32 %r2, %r9, 8;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  add.s32 %r2, %r9, 16;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  add.s32 %r2, %r9, 24;
+  mbarrier.init.shared::cta.b64 [%r2], 1;
+  fence.mbarrier_init.release.cluster;
+$L_init_done:
+  bar.sync 0;
+  and.b32 %r3, %r1, 31;
+  setp.ne.u32 %p2, %r3, 0;
+  @%p2 bra $L_end;
+  mov.u32 %r10, 0;
+  mov.u32 %r11, 0;
+  setp.ne.u32 %p3, %r1, 0;
+  @%p3 bra $L_consumer;
+$L_produce:
+  and.b32 %r12, %r10, 1;
+  shr.u32 %r13, %r10, 1;
+  and.b32 %r13, %r13, 1;
+  xor.b32 %r14, %r13, 1;
+  shl.b32 %r15, %r12, 3;
+  add.s32 %r16, %r9, %r15;
+  add.s32 %r17, %r16, 16;
+$L_wait_empty:
+  {
+  .reg .pred p;
+  mbarrier.try_wait.parity.shared::cta.b64 p, [%r17], %r14;
+  @!p bra $L_wait_empty;
+  }
+  mul.lo.s32 %r18, %r10, %r10;
+  add.s32 %r18, %r18, 1;
+  shl.b32 %r19, %r12, 2;
+  add.s32 %r19, %r19, %r9;
+  add.s32 %r19, %r19, 64;
+  st.shared.b32 [%r19], %r18;
+  mov.u32 %r20, %r16;
+  )" + arrive + R"(
+  add.s32 %r10, %r10, 1;
+  setp.lt.u32 %p4, %r10, %r30;
+  @%p4 bra $L_produce;
+  bra.uni $L_end;
+$L_consumer:
+  and.b32 %r12, %r10, 1;
+  shr.u32 %r13, %r10, 1;
+  and.b32 %r13, %r13, 1;
+  shl.b32 %r15, %r12, 3;
+  add.s32 %r16, %r9, %r15;
+$L_wait_full:
+  mbarrier.try_wait.parity.shared::cta.b64 %p5, [%r16], %r13;
+  @!%p5 bra $L_wait_full;
+  shl.b32 %r19, %r12, 2;
+  add.s32 %r19, %r19, %r9;
+  add.s32 %r19, %r19, 64;
+  ld.shared.b32 %r18, [%r19];
+  add.s32 %r11, %r11, %r18;
+  add.s32 %r17, %r16, 16;
+  mbarrier.arrive.shared::cta.b64 _, [%r17];
+  add.s32 %r10, %r10, 1;
+  setp.lt.u32 %p4, %r10, %r30;
+  @%p4 bra $L_consumer;
+  st.global.b32 [%rd1], %r11;
+$L_end:
+  ret;)");
+}
+
+TEST(InterpreterTest, MbarrierProducerConsumerRing) {
+  auto m = loadOrFail(ringPtx(true));
+  ASSERT_TRUE(m);
+  DeviceBuffer out(4);
+  std::uint64_t a = out.address;
+  std::uint32_t n = 13;
+  std::uint32_t want = 0;
+  for (std::uint32_t i = 0; i < n; ++i)
+    want += i * i + 1;
+  for (std::uint64_t seed : {0ull, 5ull, 77ull}) {
+    out.as<std::uint32_t>()[0] = 0;
+    SimLaunchResult r = launch(*m, 1, 64, {&a, &n}, 256, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    EXPECT_EQ(out.as<std::uint32_t>()[0], want) << "seed " << seed;
+  }
+}
+
+TEST(InterpreterTest, DeadlockListsWarpsAndMbarriers) {
+  auto m = loadOrFail(ringPtx(false));
+  ASSERT_TRUE(m);
+  DeviceBuffer out(4);
+  std::uint64_t a = out.address;
+  std::uint32_t n = 4;
+  SimLaunchResult r = launch(*m, 1, 64, {&a, &n}, 256);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("deadlock"), std::string::npos) << *r.error;
+  EXPECT_NE(r.error->find("mbarrier.try_wait.parity.shared::cta.b64 %p5"),
+            std::string::npos)
+      << *r.error;
+  EXPECT_NE(r.error->find("mbarrier at shared 0x0: phase 0, 1 of 1 arrivals "
+                          "pending"),
+            std::string::npos)
+      << *r.error;
+  EXPECT_NE(r.error->find("warp 1: ptx:"), std::string::npos) << *r.error;
+}
+
+TEST(InterpreterTest, OutOfBoundsGlobalStoreNamesAddressAndLine) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 64;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r1;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(256);
+  std::uint64_t a = out.address;
+  SimLaunchResult r = launch(*m, 1, 32, {&a});
+  ASSERT_TRUE(r.error);
+  // Lane 4 is the first whose 4 bytes at 256 are past the allocation.
+  EXPECT_NE(r.error->find("CTA (0,0,0) warp 0 lane 4, ptx:14 "
+                          "`st.global.b32 [%rd3], %r1;`"),
+            std::string::npos)
+      << *r.error;
+  std::string addr = fmt::format("{:x}", a + 256);
+  EXPECT_NE(r.error->find(addr), std::string::npos) << *r.error;
+}
+
+TEST(InterpreterTest, PartialWarpCollectiveIsReported) {
+  std::string ptx = kernelPtx("", R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  mov.u32 %r1, %tid.x;
+  setp.lt.u32 %p1, %r1, 16;
+  @%p1 bra $L_skip;
+  mov.u32 %r2, 0;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r3, %r4, %r5, %r6}, [%r2];
+$L_skip:
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  SimLaunchResult r = launch(*m, 1, 32, {}, 1024);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("partial warp (mask 0xffff0000"), std::string::npos)
+      << *r.error;
+  EXPECT_NE(r.error->find("ptx:14"), std::string::npos) << *r.error;
+}
+
+TEST(InterpreterTest, UnwrittenSharedReadIsReported) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  st.shared.b32 [%r2], %r1;
+  ld.shared.b32 %r3, [%r2+128];
+  st.global.b32 [%rd1], %r3;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(4);
+  std::uint64_t a = out.address;
+  SimLaunchResult r = launch(*m, 1, 32, {&a}, 1024);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("ld.shared.b32 %r3, [%r2+128];"), std::string::npos)
+      << *r.error;
+  EXPECT_NE(r.error->find("lane 0"), std::string::npos) << *r.error;
+}
+
+TEST(InterpreterTest, CpAsyncZeroFillsPastSrcSize) {
+  std::string ptx = kernelPtx(".param .u64 pin, .param .u64 pout", R"(
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 17;
+  shl.b32 %r3, %r1, 4;
+  cvt.u64.u32 %rd3, %r3;
+  add.s64 %rd4, %rd1, %rd3;
+  cp.async.cg.shared.global [%r3], [%rd4], 16, %r2;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  ld.shared.v4.b32 {%r4, %r5, %r6, %r7}, [%r3];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.v4.b32 [%rd5], {%r4, %r5, %r6, %r7};
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer in(512), out(512);
+  std::mt19937 rng(7);
+  for (unsigned i = 0; i < 512; ++i)
+    in.as<std::uint8_t>()[i] = static_cast<std::uint8_t>(rng() | 1);
+  std::uint64_t a = in.address, b = out.address;
+  for (std::uint64_t seed : {0ull, 9ull}) {
+    SimLaunchResult r = launch(*m, 1, 32, {&a, &b}, 512, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned t = 0; t < 32; ++t)
+      for (unsigned k = 0; k < 16; ++k) {
+        std::uint8_t want = k < t % 17 ? in.as<std::uint8_t>()[t * 16 + k] : 0;
+        EXPECT_EQ(out.as<std::uint8_t>()[t * 16 + k], want)
+            << "thread " << t << " byte " << k;
+      }
+  }
+}
+
+TEST(InterpreterTest, DistributedSharedMemoryThroughMapa) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mul.lo.s32 %r3, %r2, 1000;
+  add.s32 %r3, %r3, %r1;
+  shl.b32 %r4, %r1, 2;
+  st.shared.b32 [%r4], %r3;
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  xor.b32 %r5, %r2, 1;
+  mapa.shared::cluster.u32 %r6, %r4, %r5;
+  ld.shared::cluster.b32 %r7, [%r6];
+  barrier.cluster.arrive.release;
+  barrier.cluster.wait.acquire;
+  shl.b32 %r8, %r2, 5;
+  add.s32 %r8, %r8, %r1;
+  mul.wide.u32 %rd2, %r8, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r7;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(64 * 4);
+  std::uint64_t a = out.address;
+  for (std::uint64_t seed : {0ull, 4ull}) {
+    SimLaunchResult r = launch(*m, 2, 32, {&a}, 256, 2, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned rank = 0; rank < 2; ++rank)
+      for (unsigned t = 0; t < 32; ++t)
+        EXPECT_EQ(out.as<std::uint32_t>()[rank * 32 + t],
+                  (rank ^ 1) * 1000 + t);
+  }
+}
+
+TEST(InterpreterTest, SetmaxnregChecksItsCount) {
+  std::string ptx = kernelPtx("", R"(
+  setmaxnreg.inc.sync.aligned.u32 100;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  SimLaunchResult r = launch(*m, 1, 128, {});
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("setmaxnreg count 100 is not a multiple of 8"),
+            std::string::npos)
+      << *r.error;
+}
+
+} // namespace
