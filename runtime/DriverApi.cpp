@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/DriverApi.h"
 
+#include "runtime/BackendState.h"
+#include "runtime/SimDriver.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -100,7 +103,16 @@ Result<const DriverApi *> driverApi() {
   static DriverApi *loaded = nullptr;
   static std::optional<Error> failure;
   std::call_once(once, [] {
-    Result<std::unique_ptr<DriverApi>> api = loadDriverApi(driverLibraryPath());
+    BackendState &state = backendState();
+    BackendKind kind;
+    {
+      std::lock_guard<std::mutex> lock(state.mutex);
+      state.fixed = true;
+      kind = state.kind;
+    }
+    Result<std::unique_ptr<DriverApi>> api =
+        kind == BackendKind::Sim ? loadSimDriverApi()
+                                 : loadDriverApi(driverLibraryPath());
     if (api)
       loaded = api.take().release();
     else

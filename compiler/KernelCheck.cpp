@@ -1,0 +1,167 @@
+//===- compiler/KernelCheck.cpp - Run a compiled GEMM and check every element ===//
+#include "compiler/KernelCheck.h"
+
+#include "compiler/GemmLauncher.h"
+#include "ir/ElementCodec.h"
+#include "runtime/Device.h"
+#include "runtime/DeviceBuffer.h"
+#include "runtime/Stream.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace tilec {
+
+namespace {
+
+void storeBits(std::vector<uint8_t> &buffer, size_t index, uint32_t bits,
+               unsigned bytes) {
+  std::memcpy(buffer.data() + index * bytes, &bits, bytes); // little endian
+}
+
+uint32_t loadBits(const std::vector<uint8_t> &buffer, size_t index,
+                  unsigned bytes) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, buffer.data() + index * bytes, bytes);
+  return bits;
+}
+
+/// \p extent rounded up to whole 16-byte rows of \p bytes-wide elements.
+int64_t leadingDimension(int64_t extent, unsigned bytes) {
+  int64_t per = 16 / bytes;
+  return (extent + per - 1) / per * per;
+}
+
+/// One operand drawn at random: the stored bits (laid out with leading
+/// dimension \p ld, contiguous along the second index when \p contiguousK)
+/// and the rounded values, rows x k row-major.
+struct Operand {
+  std::vector<uint8_t> bits;
+  std::vector<double> values;
+};
+
+Operand drawOperand(const ElementCodec &codec, int64_t rows, int64_t k,
+                    bool kContiguous, int64_t ld, bool integers,
+                    std::mt19937_64 &rng) {
+  Operand op;
+  int64_t outer = kContiguous ? rows : k;
+  op.bits.assign(size_t(ld * outer) * codec.bytes(), 0);
+  op.values.resize(size_t(rows * k));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(-2, 2);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      double x = integers ? small(rng) : real(rng);
+      auto [bits, v] = codec.encode(x);
+      op.values[size_t(r * k + kk)] = v;
+      size_t at = kContiguous ? size_t(r * ld + kk) : size_t(kk * ld + r);
+      storeBits(op.bits, at, bits, codec.bytes());
+    }
+  return op;
+}
+
+} // namespace
+
+KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
+                              const RunShape &s,
+                              const KernelCheckOptions &options) {
+  KernelCheckResult result;
+  auto failWith = [&](std::string what) {
+    result.pass = false;
+    result.detail = std::move(what);
+    return result;
+  };
+  ElementCodec codecA(kernel.aType), codecB(kernel.bType),
+      codecC(kernel.cType);
+  std::mt19937_64 rng(options.seed);
+  bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
+  int64_t lda = leadingDimension(aK ? s.k : s.m, codecA.bytes());
+  int64_t ldb = leadingDimension(bK ? s.k : s.n, codecB.bytes());
+  int64_t ldc = leadingDimension(s.n, codecC.bytes());
+  Operand a = drawOperand(codecA, s.m, s.k, aK, lda, options.integerInputs,
+                          rng);
+  Operand b = drawOperand(codecB, s.n, s.k, bK, ldb, options.integerInputs,
+                          rng);
+  std::vector<uint8_t> cBits(size_t(ldc * s.m) * codecC.bytes(), 0xFF);
+  std::vector<double> c0(size_t(s.m * s.n), 0.0);
+  if (options.beta != 0.0f) {
+    Operand c = drawOperand(codecC, s.m, s.n, true, ldc, options.integerInputs,
+                            rng);
+    cBits = std::move(c.bits);
+    c0 = std::move(c.values);
+  }
+
+  auto da = rt::DeviceBuffer::allocate(a.bits.size());
+  auto db = rt::DeviceBuffer::allocate(b.bits.size());
+  auto dc = rt::DeviceBuffer::allocate(cBits.size());
+  if (!da || !db || !dc)
+    return failWith("allocation: " +
+                    (!da ? da.error() : !db ? db.error() : dc.error())
+                        .getMessage());
+  if (auto st = da->upload(a.bits.data(), a.bits.size()); !st)
+    return failWith("upload A: " + st.error().getMessage());
+  if (auto st = db->upload(b.bits.data(), b.bits.size()); !st)
+    return failWith("upload B: " + st.error().getMessage());
+  if (auto st = dc->upload(cBits.data(), cBits.size()); !st)
+    return failWith("upload C: " + st.error().getMessage());
+
+  auto launcher = GemmLauncher::create(kernel, options.smCount);
+  if (!launcher)
+    return failWith("load: " + launcher.error().getMessage());
+  GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), s.m,          s.n,
+                      s.k,       lda,       ldb,       ldc,          options.alpha,
+                      options.beta};
+  if (auto st = launcher->launch(problem); !st)
+    return failWith("launch: " + st.error().getMessage());
+  if (auto st = rt::synchronizeDefaultStream(); !st)
+    return failWith("kernel: " + st.error().getMessage());
+  std::vector<uint8_t> out(cBits.size());
+  if (auto st = dc->download(out.data(), out.size()); !st)
+    return failWith("download C: " + st.error().getMessage());
+
+  // Tolerance: half an ulp of C's type, plus the tensor core's accumulation
+  // (fp8 products are summed with fewer mantissa bits) growing with sqrt(K);
+  // 0 for integer inputs, whose exact result every backend must produce.
+  bool fp8 = codecA.bytes() == 1;
+  double outRel = options.integerInputs
+                      ? 0.0
+                      : std::ldexp(1.0, -int(codecC.mantissaBits()));
+  double absTol = options.integerInputs
+                      ? 0.0
+                      : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(s.k)) + 1e-4;
+  std::string bad;
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      double sum = 0;
+      const double *ar = &a.values[size_t(i * s.k)];
+      const double *br = &b.values[size_t(j * s.k)];
+      for (int64_t kk = 0; kk < s.k; ++kk)
+        sum += ar[kk] * br[kk];
+      double ref = double(options.alpha) * sum +
+                   double(options.beta) * c0[size_t(i * s.n + j)];
+      if (options.integerInputs) // The exact value, rounded once to C.
+        ref = codecC.encode(ref).second;
+      double got = codecC.decode(
+          loadBits(out, size_t(i * ldc + j), codecC.bytes()));
+      double tol = outRel * std::fabs(ref) + absTol;
+      double err = std::fabs(got - ref);
+      ++result.checked;
+      if (!(err <= tol)) {
+        if (result.wrong++ < options.maxReported)
+          bad += fmt::format("{}C[{}][{}] = {}, reference {}, tolerance {}",
+                             bad.empty() ? "" : "; ", i, j, got, ref, tol);
+        result.maxError = std::isnan(err) ? err : std::max(result.maxError, err);
+      } else {
+        result.maxError = std::max(result.maxError, err);
+      }
+    }
+  result.pass = result.wrong == 0;
+  result.detail = std::move(bad);
+  return result;
+}
+
+} // namespace tilec

@@ -1,0 +1,56 @@
+//===- compiler/KernelCheck.h - Run a compiled GEMM and check every element -*- C++ -*-===//
+//
+// What `tilec run` does for one kernel, on whichever backend the runtime
+// drives (the GPU or the simulator): fresh random inputs rounded to the
+// operand types on the CPU (ir/ElementCodec), C poisoned with all-ones bytes
+// (NaN in every float type) or, with beta != 0, random too; one launch
+// through GemmLauncher; every element of C compared with an fp64 CPU
+// reference of the same rounded inputs. With integerInputs the inputs are
+// small integers whose every product and sum is exact in f32, so the only
+// correct output is the exact one (tolerance 0): two backends that pass
+// agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_COMPILER_KERNELCHECK_H
+#define TILEC_COMPILER_KERNELCHECK_H
+
+#include "codegen/GemmCodegen.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tilec {
+
+/// A problem size.
+struct RunShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+struct KernelCheckOptions {
+  std::uint64_t seed = 1;
+  bool integerInputs = false;
+  float alpha = 1.0f, beta = 0.0f;
+  /// Multiprocessors for a persistent kernel's grid (0: one CTA per tile).
+  unsigned smCount = 0;
+  /// Print at most this many wrong elements.
+  unsigned maxReported = 5;
+};
+
+struct KernelCheckResult {
+  bool pass = false;
+  std::size_t wrong = 0, checked = 0;
+  /// Why it failed: the first wrong elements, or the runtime's error.
+  std::string detail;
+  /// The largest |got - reference| over the checked elements.
+  double maxError = 0;
+};
+
+/// Runs \p kernel on an \p shape problem in the current context and checks
+/// every element of C. Needs a current context (rt::Context::create).
+KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
+                              const RunShape &shape,
+                              const KernelCheckOptions &options);
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_KERNELCHECK_H

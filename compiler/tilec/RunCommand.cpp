@@ -1,0 +1,315 @@
+//===- compiler/tilec/RunCommand.cpp - `tilec run` -------------------------===//
+//
+//   tilec run FILE.tile [--kernel NAME] [--m M --n N --k K] [--sim]
+//             [--ptx FILE.ptx] [--seed S] [--json] [--integer]
+//             [--alpha A --beta B] [--profile]
+//
+// Compiles each kernel of FILE (or the one --kernel names), runs it on fresh
+// random inputs with C poisoned, on the GPU or, with --sim, in the PTX
+// simulator (runtime/sim/), and checks every element of C against an fp64
+// CPU reference (compiler/KernelCheck.h). One line per kernel:
+//   PASS gemm_tn_bf16 136x264x200: 0/35904 wrong (sim)
+//   FAIL gemm_tn_bf16 136x264x200: 12/35904 wrong (gpu): C[0][3] = ...
+// --ptx runs that PTX instead of the compiled kernel's (hand-edited PTX, a
+// mutation). --integer draws small integers, whose exact result is the only
+// correct one. --profile (with --sim) prints the PTX lines with the most
+// shared-memory wavefronts and executions.
+// Exit codes: 0 every kernel passed, 1 a kernel failed or could not run, 2 a
+// bad command line.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/tilec/Command.h"
+
+#include "compiler/Compiler.h"
+#include "compiler/KernelCheck.h"
+#include "runtime/Backend.h"
+#include "runtime/Device.h"
+#include "runtime/SimDriver.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+
+using namespace tilec;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::SubCommand runCommand("run", "compile each kernel, run it on random "
+                                 "inputs (GPU or --sim) and check every "
+                                 "element against a CPU reference");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                               cl::desc("<FILE.tile>"), cl::sub(runCommand),
+                               cl::cat(tilecCategory()));
+cl::opt<std::string> kernelName("kernel", cl::desc("run only this kernel"),
+                                cl::value_desc("NAME"), cl::sub(runCommand),
+                                cl::cat(tilecCategory()));
+cl::opt<int64_t> optM("m", cl::desc("M (rows of A and C)"), cl::init(0),
+                      cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<int64_t> optN("n", cl::desc("N (rows of B, columns of C)"),
+                      cl::init(0), cl::sub(runCommand),
+                      cl::cat(tilecCategory()));
+cl::opt<int64_t> optK("k", cl::desc("K (the reduction)"), cl::init(0),
+                      cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<bool> useSim("sim",
+                     cl::desc("run in the PTX simulator instead of the GPU"),
+                     cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<std::string> ptxFile("ptx",
+                             cl::desc("run this PTX instead of the compiled "
+                                      "kernel's (same entry and parameters)"),
+                             cl::value_desc("FILE.ptx"), cl::sub(runCommand),
+                             cl::cat(tilecCategory()));
+cl::opt<uint64_t> seed("seed", cl::desc("random seed of the inputs"),
+                       cl::init(0), cl::sub(runCommand),
+                       cl::cat(tilecCategory()));
+cl::opt<bool> json("json", cl::desc("print the results as JSON"),
+                   cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<bool> integer("integer",
+                      cl::desc("small-integer inputs: the exact result is "
+                               "the only correct one (tolerance 0)"),
+                      cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<float> alpha("alpha", cl::desc("alpha (default 1)"), cl::init(1.0f),
+                     cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<float> beta("beta", cl::desc("beta (default 0; C is random then)"),
+                    cl::init(0.0f), cl::sub(runCommand),
+                    cl::cat(tilecCategory()));
+cl::opt<bool> profile("profile",
+                      cl::desc("with --sim: print the PTX lines with the most "
+                               "shared-memory wavefronts and executions"),
+                      cl::sub(runCommand), cl::cat(tilecCategory()));
+
+/// The default problem: ragged against every tile; smaller in the
+/// simulator, and decode-shaped for a swap-AB kernel; the program's fixed
+/// extents where it has them.
+RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
+  RunShape s = sim ? (kernel.swapAB ? RunShape{40, 264, 520}
+                                    : RunShape{136, 264, 200})
+                   : (kernel.swapAB ? RunShape{64, 2112, 7168}
+                                    : RunShape{1000, 1304, 1024});
+  if (kernel.fixedM)
+    s.m = kernel.fixedM;
+  if (kernel.fixedN)
+    s.n = kernel.fixedN;
+  if (kernel.fixedK)
+    s.k = kernel.fixedK;
+  return s;
+}
+
+/// "" when \p shape agrees with the program's fixed extents, else what
+/// disagrees.
+std::string fixedExtentMismatch(const CompiledKernel &kernel,
+                                const RunShape &shape) {
+  std::string out;
+  auto check = [&](const char *name, int64_t fixed, int64_t given) {
+    if (fixed && fixed != given)
+      out += llvm::formatv("{0}--{1} {2} disagrees with the program's fixed "
+                           "extent {3} = {4}",
+                           out.empty() ? "" : "; ", llvm::StringRef(name).lower(),
+                           given, name, fixed);
+  };
+  check("M", kernel.fixedM, shape.m);
+  check("N", kernel.fixedN, shape.n);
+  check("K", kernel.fixedK, shape.k);
+  return out;
+}
+
+/// The PTX line \p line (1-based) of \p ptx, trimmed.
+std::string ptxLine(llvm::StringRef ptx, unsigned line) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n');
+  if (line == 0 || line > lines.size())
+    return "";
+  return lines[line - 1].trim().str();
+}
+
+void printProfile(llvm::raw_ostream &os) {
+  for (const rt::SimModuleProfile &module : rt::takeSimProfile()) {
+    std::vector<sim::SimLineProfile> lines = module.lines;
+    auto excess = [](const sim::SimLineProfile &l) {
+      return l.sharedWavefronts - std::min(l.sharedWavefronts,
+                                           l.idealWavefronts);
+    };
+    std::stable_sort(lines.begin(), lines.end(),
+                     [&](const auto &x, const auto &y) {
+                       if (excess(x) != excess(y))
+                         return excess(x) > excess(y);
+                       return x.executions > y.executions;
+                     });
+    os << "  profile: PTX lines by shared-memory wavefronts beyond the "
+          "ideal, then executions (warp-instructions)\n";
+    for (size_t i = 0; i < lines.size() && i < 12; ++i) {
+      const sim::SimLineProfile &l = lines[i];
+      os << llvm::format("  ptx:%-6u %10llu execs", l.ptxLine,
+                         (unsigned long long)l.executions);
+      if (l.sharedAccesses)
+        os << llvm::format("  %8llu wavefronts (ideal %llu, %.2fx)",
+                           (unsigned long long)l.sharedWavefronts,
+                           (unsigned long long)l.idealWavefronts,
+                           l.idealWavefronts
+                               ? double(l.sharedWavefronts) / l.idealWavefronts
+                               : 0.0);
+      os << "  " << ptxLine(module.ptx, l.ptxLine) << "\n";
+    }
+  }
+}
+
+int runRun() {
+  if ((optM != 0 || optN != 0 || optK != 0) &&
+      (optM <= 0 || optN <= 0 || optK <= 0)) {
+    llvm::errs() << "tilec run: --m, --n and --k go together and must be "
+                    "positive (got "
+                 << optM << ", " << optN << ", " << optK << ")\n";
+    return ExitUsage;
+  }
+  if (profile && !useSim) {
+    llvm::errs() << "tilec run: --profile needs --sim (the profile comes "
+                    "from the simulator)\n";
+    return ExitUsage;
+  }
+  if (useSim)
+    if (rt::Status s = rt::setBackend(rt::BackendKind::Sim); !s) {
+      llvm::errs() << "tilec run: " << s.error().getMessage() << "\n";
+      return ExitDiagnostic;
+    }
+  auto buffer = llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
+  if (!buffer) {
+    llvm::errs() << "tilec run: error: cannot read '" << inputFile
+                 << "': " << buffer.getError().message() << "\n";
+    return ExitDiagnostic;
+  }
+  std::optional<std::string> replacementPtx;
+  if (!ptxFile.empty()) {
+    auto ptx = llvm::MemoryBuffer::getFile(ptxFile, /*IsText=*/true);
+    if (!ptx) {
+      llvm::errs() << "tilec run: error: cannot read '" << ptxFile
+                   << "': " << ptx.getError().message() << "\n";
+      return ExitDiagnostic;
+    }
+    replacementPtx = (*ptx)->getBuffer().str();
+  }
+  llvm::StringRef source = (*buffer)->getBuffer();
+  auto withFileName = [&](llvm::Error error) {
+    std::string text = llvm::toString(std::move(error));
+    for (size_t at; (at = text.find("<source>")) != std::string::npos;)
+      text.replace(at, 8, inputFile);
+    return text;
+  };
+  Compiler compiler;
+  std::vector<std::string> names;
+  if (!kernelName.empty()) {
+    names.push_back(kernelName);
+  } else {
+    auto all = compiler.kernelNames(source);
+    if (!all) {
+      llvm::errs() << withFileName(all.takeError());
+      return ExitDiagnostic;
+    }
+    names = *all;
+  }
+  if (names.empty()) {
+    llvm::errs() << "tilec run: error: '" << inputFile
+                 << "' declares no kernel\n";
+    return ExitDiagnostic;
+  }
+  if (replacementPtx && names.size() != 1) {
+    llvm::errs() << "tilec run: --ptx replaces one kernel's PTX; name it "
+                    "with --kernel ('"
+                 << inputFile << "' has " << names.size() << " kernels)\n";
+    return ExitUsage;
+  }
+
+  auto ctx = rt::Context::create(0);
+  if (!ctx) {
+    llvm::errs() << "tilec run: error: no usable GPU ("
+                 << ctx.error().getMessage()
+                 << "); add --sim to run in the PTX simulator\n";
+    return ExitDiagnostic;
+  }
+  const char *where = rt::backendName(rt::activeBackend());
+  if (profile)
+    rt::setSimProfiling(true);
+
+  bool allPassed = true;
+  llvm::json::Array results;
+  for (const std::string &name : names) {
+    CompileOptions options;
+    options.kernel = name;
+    auto compiled = compiler.compile(source, options);
+    if (!compiled) {
+      std::string text = withFileName(compiled.takeError());
+      llvm::outs() << "FAIL " << name << ": compile error\n";
+      llvm::errs() << text;
+      results.push_back(llvm::json::Object{
+          {"kernel", name}, {"pass", false}, {"error", text}});
+      allPassed = false;
+      continue;
+    }
+    CompiledKernel kernel = **compiled;
+    if (replacementPtx)
+      kernel.ptx = *replacementPtx;
+    RunShape shape = optM ? RunShape{optM, optN, optK}
+                          : defaultShape(kernel, useSim);
+    if (std::string bad = fixedExtentMismatch(kernel, shape); !bad.empty()) {
+      llvm::errs() << "tilec run: error: kernel '" << name << "': " << bad
+                   << "\n";
+      return ExitDiagnostic;
+    }
+    KernelCheckOptions check;
+    check.seed = seed ? uint64_t(seed)
+                      : uint64_t(std::chrono::steady_clock::now()
+                                     .time_since_epoch()
+                                     .count());
+    check.integerInputs = integer;
+    check.alpha = alpha;
+    check.beta = beta;
+    check.smCount = ctx->device().smCount;
+    rt::takeSimCounters();
+    auto begin = std::chrono::steady_clock::now();
+    KernelCheckResult r = checkKernel(kernel, shape, check);
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - begin)
+                         .count();
+    rt::SimCounters counters = rt::takeSimCounters();
+    allPassed &= r.pass;
+    std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
+    llvm::json::Object entry{{"kernel", name},
+                             {"m", shape.m},
+                             {"n", shape.n},
+                             {"k", shape.k},
+                             {"backend", where},
+                             {"pass", r.pass},
+                             {"wrong", int64_t(r.wrong)},
+                             {"checked", int64_t(r.checked)},
+                             {"max_error", r.maxError},
+                             {"seed", int64_t(check.seed)},
+                             {"seconds", seconds}};
+    if (useSim)
+      entry["warp_instructions"] = int64_t(counters.warpInstructions);
+    if (!r.detail.empty())
+      entry[r.checked ? "first_wrong" : "error"] = r.detail;
+    results.push_back(std::move(entry));
+    if (json)
+      continue;
+    llvm::outs() << (r.pass ? "PASS " : "FAIL ") << name << " " << size
+                 << ": " << r.wrong << "/" << r.checked << " wrong (" << where
+                 << ")";
+    if (!r.detail.empty())
+      llvm::outs() << ": " << r.detail;
+    llvm::outs() << "\n";
+    if (profile)
+      printProfile(llvm::outs());
+  }
+  if (json)
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(results)))
+                 << "\n";
+  return allPassed ? ExitSuccess : ExitDiagnostic;
+}
+
+CommandRegistration registration(runCommand, runRun);
+
+} // namespace
