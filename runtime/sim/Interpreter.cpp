@@ -393,6 +393,12 @@ bool needsConvergedWarp(OpKind op) {
   }
 }
 
+/// Instructions the lanes of a warp execute together.
+bool isCollective(OpKind op) {
+  return needsFullWarp(op) || needsConvergedWarp(op) ||
+         op == OpKind::ElectSync;
+}
+
 } // namespace
 
 ElemKind elemKindOf(PtxType type) {
@@ -718,8 +724,22 @@ void ClusterRun::countShared(const Instr &ins, std::uint32_t pc,
 }
 
 bool ClusterRun::step(CtaState &cta, WarpState &w) {
+  // The lanes at the minimum PC run; lanes parked at a warp-collective
+  // instruction wait there while the others catch up (code placed after a
+  // loop header, like an elected arrive, would otherwise split the warp).
   std::uint32_t minPc = std::numeric_limits<std::uint32_t>::max();
-  forLanes(w.liveMask, [&](unsigned l) { minPc = std::min(minPc, w.pc[l]); });
+  std::uint32_t minFree = minPc;
+  bool converged = true;
+  std::uint32_t first = w.pc[std::countr_zero(w.liveMask)];
+  forLanes(w.liveMask, [&](unsigned l) {
+    std::uint32_t pc = w.pc[l];
+    converged &= pc == first;
+    minPc = std::min(minPc, pc);
+    if (pc >= fn.code.size() || !isCollective(fn.code[pc].op))
+      minFree = std::min(minFree, pc);
+  });
+  if (!converged && minFree != std::numeric_limits<std::uint32_t>::max())
+    minPc = minFree;
   std::uint32_t active = 0;
   forLanes(w.liveMask, [&](unsigned l) {
     if (w.pc[l] == minPc)
