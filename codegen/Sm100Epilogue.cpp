@@ -136,9 +136,9 @@ struct EpilogueEmitter {
     llvm::Value *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
     llvm::Value *rowIn = b.CreateICmpULT(row, v.rowsA);
     for (unsigned c0 = 0; c0 < config.bn; c0 += chunk) {
-      // tcgen05.ld is .sync.aligned: the warp reconverges after the
-      // predicated stores of the previous chunk.
-      ptx::emitAsm(b, b.getVoidTy(), "bar.warp.sync -1;", "~{memory}", {});
+      // tcgen05.ld is .sync.aligned: the predicated stores of the previous
+      // chunk are structured (if-then) and the warp reconverges after them,
+      // as the sm_90a kernel's wgmma does after its per-lane branches.
       llvm::SmallVector<llvm::Value *> values =
           ptx::tcgen05Ld32x32b(b, b.CreateAdd(taddr, i32(c0)), chunk);
       values = ptx::tcgen05WaitLd(b, values);

@@ -300,7 +300,6 @@ struct Builder {
     llvm::BasicBlock *done = block("done");
     b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), dealloc, done);
     b.SetInsertPoint(dealloc);
-    ptx::emitAsm(b, b.getVoidTy(), "bar.warp.sync -1;", "~{memory}", {});
     ptx::tcgen05FenceAfterThreadSync(b);
     ptx::tcgen05Dealloc(b, tmemBase, sm100TmemColumns(config));
     b.CreateBr(done);
