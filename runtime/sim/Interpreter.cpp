@@ -39,9 +39,13 @@ inline std::int64_t sextBits(std::uint64_t v, unsigned bits) {
 inline float asF32(std::uint64_t v) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(v));
 }
-inline std::uint64_t fromF32(float f) { return std::bit_cast<std::uint32_t>(f); }
+inline std::uint64_t fromF32(float f) {
+  return std::bit_cast<std::uint32_t>(f);
+}
 inline double asF64(std::uint64_t v) { return std::bit_cast<double>(v); }
-inline std::uint64_t fromF64(double d) { return std::bit_cast<std::uint64_t>(d); }
+inline std::uint64_t fromF64(double d) {
+  return std::bit_cast<std::uint64_t>(d);
+}
 
 std::mutex &atomicMutex() {
   static std::mutex m;
@@ -62,20 +66,34 @@ bool compare(CmpKind cmp, PtxType t, std::uint64_t a, std::uint64_t b) {
     double y = t == PtxType::F64 ? asF64(b) : asF32(b);
     bool unord = std::isnan(x) || std::isnan(y);
     switch (cmp) {
-    case CmpKind::Eq: return !unord && x == y;
-    case CmpKind::Ne: return !unord && x != y;
-    case CmpKind::Lt: return !unord && x < y;
-    case CmpKind::Le: return !unord && x <= y;
-    case CmpKind::Gt: return !unord && x > y;
-    case CmpKind::Ge: return !unord && x >= y;
-    case CmpKind::Equ: return unord || x == y;
-    case CmpKind::Neu: return unord || x != y;
-    case CmpKind::Ltu: return unord || x < y;
-    case CmpKind::Leu: return unord || x <= y;
-    case CmpKind::Gtu: return unord || x > y;
-    case CmpKind::Geu: return unord || x >= y;
-    case CmpKind::Num: return !unord;
-    case CmpKind::Nan: return unord;
+    case CmpKind::Eq:
+      return !unord && x == y;
+    case CmpKind::Ne:
+      return !unord && x != y;
+    case CmpKind::Lt:
+      return !unord && x < y;
+    case CmpKind::Le:
+      return !unord && x <= y;
+    case CmpKind::Gt:
+      return !unord && x > y;
+    case CmpKind::Ge:
+      return !unord && x >= y;
+    case CmpKind::Equ:
+      return unord || x == y;
+    case CmpKind::Neu:
+      return unord || x != y;
+    case CmpKind::Ltu:
+      return unord || x < y;
+    case CmpKind::Leu:
+      return unord || x <= y;
+    case CmpKind::Gtu:
+      return unord || x > y;
+    case CmpKind::Geu:
+      return unord || x >= y;
+    case CmpKind::Num:
+      return !unord;
+    case CmpKind::Nan:
+      return unord;
     default:
       throw SimFault("setp: unsigned comparison on a float type");
     }
@@ -84,23 +102,40 @@ bool compare(CmpKind cmp, PtxType t, std::uint64_t a, std::uint64_t b) {
   if (ptxTypeIsSigned(t)) {
     std::int64_t x = sextBits(a, bits), y = sextBits(b, bits);
     switch (cmp) {
-    case CmpKind::Eq: return x == y;
-    case CmpKind::Ne: return x != y;
-    case CmpKind::Lt: return x < y;
-    case CmpKind::Le: return x <= y;
-    case CmpKind::Gt: return x > y;
-    case CmpKind::Ge: return x >= y;
-    default: break;
+    case CmpKind::Eq:
+      return x == y;
+    case CmpKind::Ne:
+      return x != y;
+    case CmpKind::Lt:
+      return x < y;
+    case CmpKind::Le:
+      return x <= y;
+    case CmpKind::Gt:
+      return x > y;
+    case CmpKind::Ge:
+      return x >= y;
+    default:
+      break;
     }
   }
   std::uint64_t x = truncBits(a, bits), y = truncBits(b, bits);
   switch (cmp) {
-  case CmpKind::Eq: return x == y;
-  case CmpKind::Ne: return x != y;
-  case CmpKind::Lt: case CmpKind::Lo: return x < y;
-  case CmpKind::Le: case CmpKind::Ls: return x <= y;
-  case CmpKind::Gt: case CmpKind::Hi: return x > y;
-  case CmpKind::Ge: case CmpKind::Hs: return x >= y;
+  case CmpKind::Eq:
+    return x == y;
+  case CmpKind::Ne:
+    return x != y;
+  case CmpKind::Lt:
+  case CmpKind::Lo:
+    return x < y;
+  case CmpKind::Le:
+  case CmpKind::Ls:
+    return x <= y;
+  case CmpKind::Gt:
+  case CmpKind::Hi:
+    return x > y;
+  case CmpKind::Ge:
+  case CmpKind::Hs:
+    return x >= y;
   default:
     throw SimFault("setp: unordered comparison on an integer type");
   }
@@ -108,11 +143,20 @@ bool compare(CmpKind cmp, PtxType t, std::uint64_t a, std::uint64_t b) {
 
 double roundTo(double v, RoundKind r) {
   switch (r) {
-  case RoundKind::Rni: case RoundKind::Rn: return std::nearbyint(v);
-  case RoundKind::Rzi: case RoundKind::Rz: return std::trunc(v);
-  case RoundKind::Rmi: case RoundKind::Rm: return std::floor(v);
-  case RoundKind::Rpi: case RoundKind::Rp: return std::ceil(v);
-  default: return std::trunc(v);
+  case RoundKind::Rni:
+  case RoundKind::Rn:
+    return std::nearbyint(v);
+  case RoundKind::Rzi:
+  case RoundKind::Rz:
+    return std::trunc(v);
+  case RoundKind::Rmi:
+  case RoundKind::Rm:
+    return std::floor(v);
+  case RoundKind::Rpi:
+  case RoundKind::Rp:
+    return std::ceil(v);
+  default:
+    return std::trunc(v);
   }
 }
 
@@ -124,10 +168,11 @@ std::uint64_t convert(const Instr &ins, std::uint64_t a) {
   if (!df && !sf) {
     if (ins.sat) {
       // Clamp to the destination range.
-      __int128 v = ptxTypeIsSigned(st) ? static_cast<__int128>(sextBits(a, sb))
-                                       : static_cast<__int128>(truncBits(a, sb));
-      __int128 lo = ptxTypeIsSigned(dt) ? -(static_cast<__int128>(1) << (db - 1))
-                                        : 0;
+      __int128 v = ptxTypeIsSigned(st)
+                       ? static_cast<__int128>(sextBits(a, sb))
+                       : static_cast<__int128>(truncBits(a, sb));
+      __int128 lo =
+          ptxTypeIsSigned(dt) ? -(static_cast<__int128>(1) << (db - 1)) : 0;
       __int128 hi = ptxTypeIsSigned(dt)
                         ? (static_cast<__int128>(1) << (db - 1)) - 1
                         : (static_cast<__int128>(1) << db) - 1;
@@ -143,15 +188,27 @@ std::uint64_t convert(const Instr &ins, std::uint64_t a) {
   double x;
   if (sf) {
     switch (st) {
-    case PtxType::F32: x = asF32(a); break;
-    case PtxType::F64: x = asF64(a); break;
-    case PtxType::F16: x = decodeElem(ElemKind::F16, truncBits(a, 16)); break;
-    case PtxType::BF16: x = decodeElem(ElemKind::BF16, truncBits(a, 16)); break;
-    case PtxType::E4M3: x = decodeElem(ElemKind::E4M3, truncBits(a, 8)); break;
-    case PtxType::E5M2: x = decodeElem(ElemKind::E5M2, truncBits(a, 8)); break;
+    case PtxType::F32:
+      x = asF32(a);
+      break;
+    case PtxType::F64:
+      x = asF64(a);
+      break;
+    case PtxType::F16:
+      x = decodeElem(ElemKind::F16, truncBits(a, 16));
+      break;
+    case PtxType::BF16:
+      x = decodeElem(ElemKind::BF16, truncBits(a, 16));
+      break;
+    case PtxType::E4M3:
+      x = decodeElem(ElemKind::E4M3, truncBits(a, 8));
+      break;
+    case PtxType::E5M2:
+      x = decodeElem(ElemKind::E5M2, truncBits(a, 8));
+      break;
     default:
-      throw SimFault(fmt::format("cvt from .{} is not modelled",
-                                 ptxTypeName(st)));
+      throw SimFault(
+          fmt::format("cvt from .{} is not modelled", ptxTypeName(st)));
     }
   } else {
     x = ptxTypeIsSigned(st) ? static_cast<double>(sextBits(a, sb))
@@ -161,8 +218,8 @@ std::uint64_t convert(const Instr &ins, std::uint64_t a) {
     // Float to integer: round as asked, saturate, NaN to 0.
     if (std::isnan(x))
       return 0;
-    double r = roundTo(x, ins.round == RoundKind::None ? RoundKind::Rzi
-                                                        : ins.round);
+    double r =
+        roundTo(x, ins.round == RoundKind::None ? RoundKind::Rzi : ins.round);
     double lo = ptxTypeIsSigned(dt) ? -std::ldexp(1.0, db - 1) : 0.0;
     double hi = ptxTypeIsSigned(dt) ? std::ldexp(1.0, db - 1) - 1
                                     : std::ldexp(1.0, db) - 1;
@@ -170,10 +227,10 @@ std::uint64_t convert(const Instr &ins, std::uint64_t a) {
       r = lo;
     if (r > hi)
       r = hi;
-    std::uint64_t v = ptxTypeIsSigned(dt)
-                          ? static_cast<std::uint64_t>(
-                                static_cast<std::int64_t>(r))
-                          : static_cast<std::uint64_t>(r);
+    std::uint64_t v =
+        ptxTypeIsSigned(dt)
+            ? static_cast<std::uint64_t>(static_cast<std::int64_t>(r))
+            : static_cast<std::uint64_t>(r);
     return truncBits(v, db);
   }
   if (ins.round == RoundKind::Rni || ins.round == RoundKind::Rzi ||
@@ -214,23 +271,57 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
     float x = asF32(a), y = asF32(b), z = asF32(c);
     float r;
     switch (ins.op) {
-    case OpKind::Add: r = x + y; break;
-    case OpKind::Sub: r = x - y; break;
-    case OpKind::Mul: r = x * y; break;
-    case OpKind::Div: r = x / y; break;
-    case OpKind::Fma: r = std::fma(x, y, z); break;
-    case OpKind::Min: r = std::fmin(x, y); break;
-    case OpKind::Max: r = std::fmax(x, y); break;
-    case OpKind::Abs: r = std::fabs(x); break;
-    case OpKind::Neg: r = -x; break;
-    case OpKind::Rcp: r = 1.0f / x; break;
-    case OpKind::Sqrt: r = std::sqrt(x); break;
-    case OpKind::Rsqrt: r = 1.0f / std::sqrt(x); break;
-    case OpKind::Ex2: r = std::exp2(x); break;
-    case OpKind::Lg2: r = std::log2(x); break;
-    case OpKind::Sin: r = std::sin(x); break;
-    case OpKind::Cos: r = std::cos(x); break;
-    case OpKind::Copysign: r = std::copysign(y, x); break;
+    case OpKind::Add:
+      r = x + y;
+      break;
+    case OpKind::Sub:
+      r = x - y;
+      break;
+    case OpKind::Mul:
+      r = x * y;
+      break;
+    case OpKind::Div:
+      r = x / y;
+      break;
+    case OpKind::Fma:
+      r = std::fma(x, y, z);
+      break;
+    case OpKind::Min:
+      r = std::fmin(x, y);
+      break;
+    case OpKind::Max:
+      r = std::fmax(x, y);
+      break;
+    case OpKind::Abs:
+      r = std::fabs(x);
+      break;
+    case OpKind::Neg:
+      r = -x;
+      break;
+    case OpKind::Rcp:
+      r = 1.0f / x;
+      break;
+    case OpKind::Sqrt:
+      r = std::sqrt(x);
+      break;
+    case OpKind::Rsqrt:
+      r = 1.0f / std::sqrt(x);
+      break;
+    case OpKind::Ex2:
+      r = std::exp2(x);
+      break;
+    case OpKind::Lg2:
+      r = std::log2(x);
+      break;
+    case OpKind::Sin:
+      r = std::sin(x);
+      break;
+    case OpKind::Cos:
+      r = std::cos(x);
+      break;
+    case OpKind::Copysign:
+      r = std::copysign(y, x);
+      break;
     default:
       throw SimFault("instruction not modelled for .f32");
     }
@@ -241,17 +332,39 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
   if (t == PtxType::F64) {
     double x = asF64(a), y = asF64(b), z = asF64(c), r;
     switch (ins.op) {
-    case OpKind::Add: r = x + y; break;
-    case OpKind::Sub: r = x - y; break;
-    case OpKind::Mul: r = x * y; break;
-    case OpKind::Div: r = x / y; break;
-    case OpKind::Fma: r = std::fma(x, y, z); break;
-    case OpKind::Min: r = std::fmin(x, y); break;
-    case OpKind::Max: r = std::fmax(x, y); break;
-    case OpKind::Abs: r = std::fabs(x); break;
-    case OpKind::Neg: r = -x; break;
-    case OpKind::Rcp: r = 1.0 / x; break;
-    case OpKind::Sqrt: r = std::sqrt(x); break;
+    case OpKind::Add:
+      r = x + y;
+      break;
+    case OpKind::Sub:
+      r = x - y;
+      break;
+    case OpKind::Mul:
+      r = x * y;
+      break;
+    case OpKind::Div:
+      r = x / y;
+      break;
+    case OpKind::Fma:
+      r = std::fma(x, y, z);
+      break;
+    case OpKind::Min:
+      r = std::fmin(x, y);
+      break;
+    case OpKind::Max:
+      r = std::fmax(x, y);
+      break;
+    case OpKind::Abs:
+      r = std::fabs(x);
+      break;
+    case OpKind::Neg:
+      r = -x;
+      break;
+    case OpKind::Rcp:
+      r = 1.0 / x;
+      break;
+    case OpKind::Sqrt:
+      r = std::sqrt(x);
+      break;
     default:
       throw SimFault("instruction not modelled for .f64");
     }
@@ -267,34 +380,39 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
       __int128 r = static_cast<__int128>(sa) + sb;
       __int128 lo = -(static_cast<__int128>(1) << (bits - 1)),
                hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
-      return truncBits(static_cast<std::uint64_t>(r < lo ? lo : r > hi ? hi : r),
+      return truncBits(static_cast<std::uint64_t>(r < lo   ? lo
+                                                  : r > hi ? hi
+                                                           : r),
                        bits);
     }
     return truncBits(ua + ub, bits);
   }
-  case OpKind::Sub: return truncBits(ua - ub, bits);
-  case OpKind::Mul: return truncBits(ua * ub, bits);
+  case OpKind::Sub:
+    return truncBits(ua - ub, bits);
+  case OpKind::Mul:
+    return truncBits(ua * ub, bits);
   case OpKind::MulHi: {
-    __int128 r = sgn ? static_cast<__int128>(sa) * sb
-                     : static_cast<__int128>(static_cast<unsigned __int128>(ua) *
-                                             ub);
-    return truncBits(static_cast<std::uint64_t>(
-                         static_cast<unsigned __int128>(r) >> bits),
-                     bits);
+    __int128 r =
+        sgn ? static_cast<__int128>(sa) * sb
+            : static_cast<__int128>(static_cast<unsigned __int128>(ua) * ub);
+    return truncBits(
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(r) >> bits),
+        bits);
   }
   case OpKind::MulWide:
     return sgn ? static_cast<std::uint64_t>(sa * sb) : ua * ub;
-  case OpKind::Mad: return truncBits(ua * ub + uc, bits);
+  case OpKind::Mad:
+    return truncBits(ua * ub + uc, bits);
   case OpKind::MadWide:
     return sgn ? static_cast<std::uint64_t>(sa * sb) + c : ua * ub + c;
   case OpKind::MadHi: {
-    __int128 r = sgn ? static_cast<__int128>(sa) * sb
-                     : static_cast<__int128>(static_cast<unsigned __int128>(ua) *
-                                             ub);
-    return truncBits(static_cast<std::uint64_t>(
-                         static_cast<unsigned __int128>(r) >> bits) +
-                         uc,
-                     bits);
+    __int128 r =
+        sgn ? static_cast<__int128>(sa) * sb
+            : static_cast<__int128>(static_cast<unsigned __int128>(ua) * ub);
+    return truncBits(
+        static_cast<std::uint64_t>(static_cast<unsigned __int128>(r) >> bits) +
+            uc,
+        bits);
   }
   case OpKind::Div:
     if (ub == 0)
@@ -322,12 +440,18 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
                : std::max(ua, ub);
   case OpKind::Abs:
     return truncBits(static_cast<std::uint64_t>(sa < 0 ? -sa : sa), bits);
-  case OpKind::Neg: return truncBits(0 - ua, bits);
-  case OpKind::And: return ua & ub;
-  case OpKind::Or: return ua | ub;
-  case OpKind::Xor: return ua ^ ub;
-  case OpKind::Not: return truncBits(~ua, bits);
-  case OpKind::Cnot: return ua == 0 ? 1 : 0;
+  case OpKind::Neg:
+    return truncBits(0 - ua, bits);
+  case OpKind::And:
+    return ua & ub;
+  case OpKind::Or:
+    return ua | ub;
+  case OpKind::Xor:
+    return ua ^ ub;
+  case OpKind::Not:
+    return truncBits(~ua, bits);
+  case OpKind::Cnot:
+    return ua == 0 ? 1 : 0;
   case OpKind::Shl: {
     std::uint64_t s = truncBits(b, 32);
     return s >= bits ? 0 : truncBits(ua << s, bits);
@@ -335,9 +459,8 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
   case OpKind::Shr: {
     std::uint64_t s = truncBits(b, 32);
     if (sgn)
-      return truncBits(static_cast<std::uint64_t>(
-                           sa >> (s >= bits ? bits - 1 : s)),
-                       bits);
+      return truncBits(
+          static_cast<std::uint64_t>(sa >> (s >= bits ? bits - 1 : s)), bits);
     return s >= bits ? 0 : ua >> s;
   }
   case OpKind::Bfe: {
@@ -354,7 +477,8 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
     }
     return r;
   }
-  case OpKind::Popc: return static_cast<std::uint64_t>(std::popcount(ua));
+  case OpKind::Popc:
+    return static_cast<std::uint64_t>(std::popcount(ua));
   case OpKind::Clz:
     return static_cast<std::uint64_t>(std::countl_zero(ua) - (64 - bits));
   case OpKind::Brev: {
@@ -364,18 +488,27 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
     return r;
   }
   default:
-    throw SimFault(fmt::format("instruction not modelled for .{}",
-                               ptxTypeName(t)));
+    throw SimFault(
+        fmt::format("instruction not modelled for .{}", ptxTypeName(t)));
   }
 }
 
 bool needsFullWarp(OpKind op) {
   switch (op) {
-  case OpKind::Ldmatrix: case OpKind::Stmatrix: case OpKind::MmaSync:
-  case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait:
-  case OpKind::WgmmaMma: case OpKind::TcAlloc: case OpKind::TcDealloc:
-  case OpKind::TcRelinquish: case OpKind::TcLd: case OpKind::TcSt:
-  case OpKind::TcWaitLd: case OpKind::TcWaitSt:
+  case OpKind::Ldmatrix:
+  case OpKind::Stmatrix:
+  case OpKind::MmaSync:
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaCommit:
+  case OpKind::WgmmaWait:
+  case OpKind::WgmmaMma:
+  case OpKind::TcAlloc:
+  case OpKind::TcDealloc:
+  case OpKind::TcRelinquish:
+  case OpKind::TcLd:
+  case OpKind::TcSt:
+  case OpKind::TcWaitLd:
+  case OpKind::TcWaitSt:
     return true;
   default:
     return false;
@@ -384,8 +517,10 @@ bool needsFullWarp(OpKind op) {
 
 bool needsConvergedWarp(OpKind op) {
   switch (op) {
-  case OpKind::BarSync: case OpKind::BarArrive:
-  case OpKind::BarrierClusterArrive: case OpKind::BarrierClusterWait:
+  case OpKind::BarSync:
+  case OpKind::BarArrive:
+  case OpKind::BarrierClusterArrive:
+  case OpKind::BarrierClusterWait:
   case OpKind::Setmaxnreg:
     return true;
   default:
@@ -395,26 +530,34 @@ bool needsConvergedWarp(OpKind op) {
 
 /// Instructions the lanes of a warp execute together.
 bool isCollective(OpKind op) {
-  return needsFullWarp(op) || needsConvergedWarp(op) ||
-         op == OpKind::ElectSync;
+  return needsFullWarp(op) || needsConvergedWarp(op) || op == OpKind::ElectSync;
 }
 
 } // namespace
 
 ElemKind elemKindOf(PtxType type) {
   switch (type) {
-  case PtxType::F16: return ElemKind::F16;
-  case PtxType::BF16: return ElemKind::BF16;
-  case PtxType::TF32: return ElemKind::TF32;
-  case PtxType::F32: return ElemKind::F32;
-  case PtxType::E4M3: return ElemKind::E4M3;
-  case PtxType::E5M2: return ElemKind::E5M2;
-  case PtxType::S8: return ElemKind::S8;
-  case PtxType::U8: return ElemKind::U8;
-  case PtxType::S32: return ElemKind::S32;
+  case PtxType::F16:
+    return ElemKind::F16;
+  case PtxType::BF16:
+    return ElemKind::BF16;
+  case PtxType::TF32:
+    return ElemKind::TF32;
+  case PtxType::F32:
+    return ElemKind::F32;
+  case PtxType::E4M3:
+    return ElemKind::E4M3;
+  case PtxType::E5M2:
+    return ElemKind::E5M2;
+  case PtxType::S8:
+    return ElemKind::S8;
+  case PtxType::U8:
+    return ElemKind::U8;
+  case PtxType::S32:
+    return ElemKind::S32;
   default:
-    throw SimFault(fmt::format("no tensor-core element type .{}",
-                               ptxTypeName(type)));
+    throw SimFault(
+        fmt::format("no tensor-core element type .{}", ptxTypeName(type)));
   }
 }
 
@@ -425,47 +568,86 @@ std::uint64_t ClusterRun::special(const WarpState &w, SpecialRegKind k,
   const unsigned *b = config.block;
   const unsigned *cl = config.cluster;
   switch (k) {
-  case SpecialRegKind::TidX: return linear % b[0];
-  case SpecialRegKind::TidY: return linear / b[0] % b[1];
-  case SpecialRegKind::TidZ: return linear / (b[0] * b[1]);
-  case SpecialRegKind::NtidX: return b[0];
-  case SpecialRegKind::NtidY: return b[1];
-  case SpecialRegKind::NtidZ: return b[2];
-  case SpecialRegKind::CtaidX: return cta.ctaid[0];
-  case SpecialRegKind::CtaidY: return cta.ctaid[1];
-  case SpecialRegKind::CtaidZ: return cta.ctaid[2];
-  case SpecialRegKind::NctaidX: return config.grid[0];
-  case SpecialRegKind::NctaidY: return config.grid[1];
-  case SpecialRegKind::NctaidZ: return config.grid[2];
-  case SpecialRegKind::ClusteridX: return clusterId[0];
-  case SpecialRegKind::ClusteridY: return clusterId[1];
-  case SpecialRegKind::ClusteridZ: return clusterId[2];
-  case SpecialRegKind::NclusteridX: return config.grid[0] / cl[0];
-  case SpecialRegKind::NclusteridY: return config.grid[1] / cl[1];
-  case SpecialRegKind::NclusteridZ: return config.grid[2] / cl[2];
-  case SpecialRegKind::ClusterCtaidX: return cta.ctaid[0] % cl[0];
-  case SpecialRegKind::ClusterCtaidY: return cta.ctaid[1] % cl[1];
-  case SpecialRegKind::ClusterCtaidZ: return cta.ctaid[2] % cl[2];
-  case SpecialRegKind::ClusterNctaidX: return cl[0];
-  case SpecialRegKind::ClusterNctaidY: return cl[1];
-  case SpecialRegKind::ClusterNctaidZ: return cl[2];
-  case SpecialRegKind::ClusterCtarank: return cta.rank;
-  case SpecialRegKind::ClusterNctarank: return cl[0] * cl[1] * cl[2];
-  case SpecialRegKind::Laneid: return lane;
-  case SpecialRegKind::Warpid: return w.index;
-  case SpecialRegKind::Nwarpid: return ctas[w.cta].warps.size();
-  case SpecialRegKind::Smid: return 0;
-  case SpecialRegKind::Nsmid: return 132;
-  case SpecialRegKind::LanemaskEq: return 1u << lane;
-  case SpecialRegKind::LanemaskLt: return (1u << lane) - 1;
-  case SpecialRegKind::LanemaskLe: return (2ull << lane) - 1;
-  case SpecialRegKind::LanemaskGt: return ~((2ull << lane) - 1) & 0xffffffffu;
-  case SpecialRegKind::LanemaskGe: return ~((1ull << lane) - 1) & 0xffffffffu;
-  case SpecialRegKind::Clock: case SpecialRegKind::Clock64:
+  case SpecialRegKind::TidX:
+    return linear % b[0];
+  case SpecialRegKind::TidY:
+    return linear / b[0] % b[1];
+  case SpecialRegKind::TidZ:
+    return linear / (b[0] * b[1]);
+  case SpecialRegKind::NtidX:
+    return b[0];
+  case SpecialRegKind::NtidY:
+    return b[1];
+  case SpecialRegKind::NtidZ:
+    return b[2];
+  case SpecialRegKind::CtaidX:
+    return cta.ctaid[0];
+  case SpecialRegKind::CtaidY:
+    return cta.ctaid[1];
+  case SpecialRegKind::CtaidZ:
+    return cta.ctaid[2];
+  case SpecialRegKind::NctaidX:
+    return config.grid[0];
+  case SpecialRegKind::NctaidY:
+    return config.grid[1];
+  case SpecialRegKind::NctaidZ:
+    return config.grid[2];
+  case SpecialRegKind::ClusteridX:
+    return clusterId[0];
+  case SpecialRegKind::ClusteridY:
+    return clusterId[1];
+  case SpecialRegKind::ClusteridZ:
+    return clusterId[2];
+  case SpecialRegKind::NclusteridX:
+    return config.grid[0] / cl[0];
+  case SpecialRegKind::NclusteridY:
+    return config.grid[1] / cl[1];
+  case SpecialRegKind::NclusteridZ:
+    return config.grid[2] / cl[2];
+  case SpecialRegKind::ClusterCtaidX:
+    return cta.ctaid[0] % cl[0];
+  case SpecialRegKind::ClusterCtaidY:
+    return cta.ctaid[1] % cl[1];
+  case SpecialRegKind::ClusterCtaidZ:
+    return cta.ctaid[2] % cl[2];
+  case SpecialRegKind::ClusterNctaidX:
+    return cl[0];
+  case SpecialRegKind::ClusterNctaidY:
+    return cl[1];
+  case SpecialRegKind::ClusterNctaidZ:
+    return cl[2];
+  case SpecialRegKind::ClusterCtarank:
+    return cta.rank;
+  case SpecialRegKind::ClusterNctarank:
+    return cl[0] * cl[1] * cl[2];
+  case SpecialRegKind::Laneid:
+    return lane;
+  case SpecialRegKind::Warpid:
+    return w.index;
+  case SpecialRegKind::Nwarpid:
+    return ctas[w.cta].warps.size();
+  case SpecialRegKind::Smid:
+    return 0;
+  case SpecialRegKind::Nsmid:
+    return 132;
+  case SpecialRegKind::LanemaskEq:
+    return 1u << lane;
+  case SpecialRegKind::LanemaskLt:
+    return (1u << lane) - 1;
+  case SpecialRegKind::LanemaskLe:
+    return (2ull << lane) - 1;
+  case SpecialRegKind::LanemaskGt:
+    return ~((2ull << lane) - 1) & 0xffffffffu;
+  case SpecialRegKind::LanemaskGe:
+    return ~((1ull << lane) - 1) & 0xffffffffu;
+  case SpecialRegKind::Clock:
+  case SpecialRegKind::Clock64:
   case SpecialRegKind::Globaltimer:
     return warpInstructions;
-  case SpecialRegKind::DynamicSmemSize: return config.dynamicSharedBytes;
-  case SpecialRegKind::TotalSmemSize: return cta.smem.size();
+  case SpecialRegKind::DynamicSmemSize:
+    return config.dynamicSharedBytes;
+  case SpecialRegKind::TotalSmemSize:
+    return cta.smem.size();
   }
   return 0;
 }
@@ -615,8 +797,8 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
                                  "the CTA's {} bytes of shared memory",
                                  what, bytes, addr, cta.smem.size()));
     cta.smem.write(static_cast<std::uint32_t>(addr), src, bytes, what);
-    markGenericWrite(cta, w.index * 32 + lane,
-                     static_cast<std::uint32_t>(addr), bytes);
+    markGenericWrite(cta, w.index * 32 + lane, static_cast<std::uint32_t>(addr),
+                     bytes);
     return;
   case SpaceKind::SharedCluster: {
     std::uint32_t off;
@@ -641,7 +823,9 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
 
 void ClusterRun::checkInflight(const WarpState &w, const Instr &ins) const {
   switch (ins.op) {
-  case OpKind::WgmmaMma: case OpKind::WgmmaFence: case OpKind::WgmmaCommit:
+  case OpKind::WgmmaMma:
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaCommit:
   case OpKind::WgmmaWait:
     return;
   default:
@@ -792,7 +976,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       onWarpExit(cta, w);
     return true;
   case OpKind::Mov: {
-    if (ops[0].kind == OperandKind::Vector || ops[1].kind == OperandKind::Vector) {
+    if (ops[0].kind == OperandKind::Vector ||
+        ops[1].kind == OperandKind::Vector) {
       unsigned bits = ptxTypeBits(ins.type);
       bool unpack = ops[0].kind == OperandKind::Vector;
       const Operand &vec = unpack ? ops[0] : ops[1];
@@ -821,10 +1006,20 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     }
     break;
   }
-  case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::MulHi:
-  case OpKind::Div: case OpKind::Rem: case OpKind::Min: case OpKind::Max:
-  case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl:
-  case OpKind::Shr: case OpKind::Copysign: {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::MulHi:
+  case OpKind::Div:
+  case OpKind::Rem:
+  case OpKind::Min:
+  case OpKind::Max:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Shl:
+  case OpKind::Shr:
+  case OpKind::Copysign: {
     if (ins.type == PtxType::Pred) {
       forLanes(exec, [&](unsigned l) {
         std::uint64_t a = get(w, ops[1], l) != 0, b = get(w, ops[2], l) != 0;
@@ -842,7 +1037,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     });
     break;
   }
-  case OpKind::MulWide: case OpKind::MadWide: {
+  case OpKind::MulWide:
+  case OpKind::MadWide: {
     PtxType dt = ptxTypeIsSigned(ins.type) ? PtxType::S64 : PtxType::U64;
     if (ptxTypeBits(ins.type) == 16)
       dt = ptxTypeIsSigned(ins.type) ? PtxType::S32 : PtxType::U32;
@@ -853,7 +1049,10 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     });
     break;
   }
-  case OpKind::Mad: case OpKind::MadHi: case OpKind::Fma: case OpKind::Bfe:
+  case OpKind::Mad:
+  case OpKind::MadHi:
+  case OpKind::Fma:
+  case OpKind::Bfe:
     forLanes(exec, [&](unsigned l) {
       set(w, ops[0], l,
           arith(ins, get(w, ops[1], l), get(w, ops[2], l), get(w, ops[3], l)),
@@ -879,9 +1078,18 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       break;
     }
     [[fallthrough]];
-  case OpKind::Abs: case OpKind::Neg: case OpKind::Cnot: case OpKind::Popc:
-  case OpKind::Clz: case OpKind::Brev: case OpKind::Rcp: case OpKind::Sqrt:
-  case OpKind::Rsqrt: case OpKind::Ex2: case OpKind::Lg2: case OpKind::Sin:
+  case OpKind::Abs:
+  case OpKind::Neg:
+  case OpKind::Cnot:
+  case OpKind::Popc:
+  case OpKind::Clz:
+  case OpKind::Brev:
+  case OpKind::Rcp:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Ex2:
+  case OpKind::Lg2:
+  case OpKind::Sin:
   case OpKind::Cos: {
     PtxType dt = (ins.op == OpKind::Popc || ins.op == OpKind::Clz)
                      ? PtxType::U32
@@ -897,10 +1105,22 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       ElemKind k;
       unsigned eb;
       switch (ins.type) {
-      case PtxType::BF16x2: k = ElemKind::BF16; eb = 16; break;
-      case PtxType::F16x2: k = ElemKind::F16; eb = 16; break;
-      case PtxType::E4M3x2: k = ElemKind::E4M3; eb = 8; break;
-      case PtxType::E5M2x2: k = ElemKind::E5M2; eb = 8; break;
+      case PtxType::BF16x2:
+        k = ElemKind::BF16;
+        eb = 16;
+        break;
+      case PtxType::F16x2:
+        k = ElemKind::F16;
+        eb = 16;
+        break;
+      case PtxType::E4M3x2:
+        k = ElemKind::E4M3;
+        eb = 8;
+        break;
+      case PtxType::E5M2x2:
+        k = ElemKind::E5M2;
+        eb = 8;
+        break;
       default:
         throw SimFault(fmt::format("`{}`: three-operand cvt to .{} is not "
                                    "modelled",
@@ -949,12 +1169,12 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     break;
   case OpKind::Cvta:
   case OpKind::CvtaTo: {
-    std::uint64_t base = ins.space == SpaceKind::Shared ||
-                                 ins.space == SpaceKind::SharedCluster
-                             ? SharedGenericBase
-                         : ins.space == SpaceKind::Param ? ParamGenericBase
-                         : ins.space == SpaceKind::Local ? LocalGenericBase
-                                                         : 0;
+    std::uint64_t base =
+        ins.space == SpaceKind::Shared || ins.space == SpaceKind::SharedCluster
+            ? SharedGenericBase
+        : ins.space == SpaceKind::Param ? ParamGenericBase
+        : ins.space == SpaceKind::Local ? LocalGenericBase
+                                        : 0;
     forLanes(exec, [&](unsigned l) {
       curLane = static_cast<int>(l);
       std::uint64_t a = get(w, ops[1], l);
@@ -985,25 +1205,28 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       std::uint64_t a = address(w, addrOp, l);
       addrs[l] = static_cast<std::uint32_t>(a);
       if (a % (eb * n) != 0)
-        throw SimFault(fmt::format("misaligned {} of {} bytes at 0x{:x}",
-                                   what, eb * n, a));
+        throw SimFault(fmt::format("misaligned {} of {} bytes at 0x{:x}", what,
+                                   eb * n, a));
       std::uint8_t buf[64];
       if (isLd) {
-        load(cta, w, l, ins.space, a, buf, eb * n, fn.texts[ins.textId].c_str());
+        load(cta, w, l, ins.space, a, buf, eb * n,
+             fn.texts[ins.textId].c_str());
         for (unsigned i = 0; i < n; ++i) {
           std::uint64_t v = 0;
           std::memcpy(&v, buf + i * eb, eb);
           if (ptxTypeIsSigned(ins.type))
             v = static_cast<std::uint64_t>(sextBits(v, eb * 8));
-          const Operand &d =
-              val.kind == OperandKind::Vector ? ins.elems[val.elemBegin + i] : val;
+          const Operand &d = val.kind == OperandKind::Vector
+                                 ? ins.elems[val.elemBegin + i]
+                                 : val;
           if (d.kind == OperandKind::Reg)
             w.regs[d.reg * 32 + l] = v;
         }
       } else {
         for (unsigned i = 0; i < n; ++i) {
-          const Operand &s =
-              val.kind == OperandKind::Vector ? ins.elems[val.elemBegin + i] : val;
+          const Operand &s = val.kind == OperandKind::Vector
+                                 ? ins.elems[val.elemBegin + i]
+                                 : val;
           std::uint64_t v = get(w, s, l);
           std::memcpy(buf + i * eb, &v, eb);
         }
@@ -1014,7 +1237,9 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     if (profile && (ins.space == SpaceKind::Shared)) {
       unsigned bytes = eb * n;
       countShared(ins, minPc, addrs, exec, bytes,
-                  bytes <= 4 ? 32 : bytes == 8 ? 16 : 8);
+                  bytes <= 4   ? 32
+                  : bytes == 8 ? 16
+                               : 8);
     }
     break;
   }
@@ -1033,19 +1258,38 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       Instr tmp;
       tmp.type = ins.type;
       switch (ins.a) {
-      case 0: tmp.op = OpKind::Add; r = arith(tmp, old, b, 0); break;
-      case 1: tmp.op = OpKind::Min; r = arith(tmp, old, b, 0); break;
-      case 2: tmp.op = OpKind::Max; r = arith(tmp, old, b, 0); break;
-      case 3: r = truncBits(old, 32) >= truncBits(b, 32) ? 0 : old + 1; break;
+      case 0:
+        tmp.op = OpKind::Add;
+        r = arith(tmp, old, b, 0);
+        break;
+      case 1:
+        tmp.op = OpKind::Min;
+        r = arith(tmp, old, b, 0);
+        break;
+      case 2:
+        tmp.op = OpKind::Max;
+        r = arith(tmp, old, b, 0);
+        break;
+      case 3:
+        r = truncBits(old, 32) >= truncBits(b, 32) ? 0 : old + 1;
+        break;
       case 4:
         r = (truncBits(old, 32) == 0 || truncBits(old, 32) > truncBits(b, 32))
                 ? b
                 : old - 1;
         break;
-      case 5: r = old & b; break;
-      case 6: r = old | b; break;
-      case 7: r = old ^ b; break;
-      case 8: r = b; break;
+      case 5:
+        r = old & b;
+        break;
+      case 6:
+        r = old | b;
+        break;
+      case 7:
+        r = old ^ b;
+        break;
+      case 8:
+        r = b;
+        break;
       case 9:
         if (!isAtom || ops.size() < 4)
           throw SimFault("atom.cas needs a compare and a new value");
@@ -1081,7 +1325,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     if (!exec)
       break;
     unsigned lane0 = static_cast<unsigned>(std::countr_zero(exec));
-    unsigned id = ops.empty() ? 0 : static_cast<unsigned>(get(w, ops[0], lane0));
+    unsigned id =
+        ops.empty() ? 0 : static_cast<unsigned>(get(w, ops[0], lane0));
     if (id >= 16)
       throw SimFault(fmt::format("barrier id {} is not in [0, 16)", id));
     NamedBarrier &bar = cta.barriers[id];
@@ -1200,10 +1445,22 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       unsigned j = l;
       bool pval = true;
       switch (ins.a) {
-      case 0: j = l - b; pval = static_cast<int>(j) >= static_cast<int>(maxLane); break;
-      case 1: j = l + b; pval = j <= maxLane; break;
-      case 2: j = l ^ b; pval = j <= maxLane; break;
-      case 3: j = minLane | (b & ~segMask); pval = j <= maxLane; break;
+      case 0:
+        j = l - b;
+        pval = static_cast<int>(j) >= static_cast<int>(maxLane);
+        break;
+      case 1:
+        j = l + b;
+        pval = j <= maxLane;
+        break;
+      case 2:
+        j = l ^ b;
+        pval = j <= maxLane;
+        break;
+      case 3:
+        j = minLane | (b & ~segMask);
+        pval = j <= maxLane;
+        break;
       }
       if (!pval || j >= 32)
         j = l;
@@ -1238,7 +1495,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     break;
   }
   case OpKind::Activemask:
-    forLanes(exec, [&](unsigned l) { set(w, ops[0], l, active, PtxType::B32); });
+    forLanes(exec,
+             [&](unsigned l) { set(w, ops[0], l, active, PtxType::B32); });
     break;
   case OpKind::Mapa:
     forLanes(exec, [&](unsigned l) {
@@ -1251,37 +1509,52 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       bool generic = ins.space != SpaceKind::SharedCluster;
       std::uint64_t off = generic ? a - SharedGenericBase : a;
       off &= (1u << ClusterRankShift) - 1;
-      std::uint64_t r = (static_cast<std::uint64_t>(rank + 1)
-                         << ClusterRankShift) |
-                        off;
+      std::uint64_t r =
+          (static_cast<std::uint64_t>(rank + 1) << ClusterRankShift) | off;
       set(w, ops[0], l, generic ? SharedGenericBase + r : r, ins.type);
     });
     break;
-  case OpKind::MbarInit: case OpKind::MbarArrive: case OpKind::MbarExpectTx:
-  case OpKind::MbarTryWait: case OpKind::MbarTestWait: case OpKind::MbarInval: {
+  case OpKind::MbarInit:
+  case OpKind::MbarArrive:
+  case OpKind::MbarExpectTx:
+  case OpKind::MbarTryWait:
+  case OpKind::MbarTestWait:
+  case OpKind::MbarInval: {
     bool blocked = false;
     execMbarrier(cta, w, ins, exec, blocked);
     if (blocked)
       return false;
     break;
   }
-  case OpKind::CpAsync: case OpKind::CpAsyncCommit: case OpKind::CpAsyncWait:
+  case OpKind::CpAsync:
+  case OpKind::CpAsyncCommit:
+  case OpKind::CpAsyncWait:
   case OpKind::CpAsyncWaitAll:
     execCpAsync(cta, w, ins, exec);
     break;
-  case OpKind::TmaLoad: case OpKind::TmaStore: case OpKind::BulkCommit:
+  case OpKind::TmaLoad:
+  case OpKind::TmaStore:
+  case OpKind::BulkCommit:
   case OpKind::BulkWait:
     execTma(cta, w, ins, exec);
     break;
-  case OpKind::WgmmaFence: case OpKind::WgmmaCommit: case OpKind::WgmmaWait:
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaCommit:
+  case OpKind::WgmmaWait:
   case OpKind::WgmmaMma:
     execWgmma(cta, w, ins, exec);
     break;
-  case OpKind::Ldmatrix: case OpKind::Stmatrix: case OpKind::MmaSync:
+  case OpKind::Ldmatrix:
+  case OpKind::Stmatrix:
+  case OpKind::MmaSync:
     execMatrix(cta, w, ins, exec);
     break;
-  case OpKind::TcAlloc: case OpKind::TcDealloc: case OpKind::TcRelinquish:
-  case OpKind::TcMma: case OpKind::TcCommit: case OpKind::TcLd:
+  case OpKind::TcAlloc:
+  case OpKind::TcDealloc:
+  case OpKind::TcRelinquish:
+  case OpKind::TcMma:
+  case OpKind::TcCommit:
+  case OpKind::TcLd:
   case OpKind::TcSt:
     execTcgen05(cta, w, ins, exec);
     break;

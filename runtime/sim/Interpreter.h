@@ -1,4 +1,5 @@
-//===- runtime/sim/Interpreter.h - Executing one cluster of a launch -*- C++ -*-===//
+//===- runtime/sim/Interpreter.h - Executing one cluster of a launch -*- C++
+//-*-===//
 //
 // The state of a cluster under simulation (its CTAs, their warps, shared
 // memories, mbarriers, named barriers, tensor memories, pending asynchronous
@@ -49,7 +50,11 @@ struct MBarrier {
 
 /// What a blocked warp waits for.
 enum class WaitKind : std::uint8_t {
-  None, Barrier, ClusterBarrier, MBarrier, Setmaxnreg
+  None,
+  Barrier,
+  ClusterBarrier,
+  MBarrier,
+  Setmaxnreg
 };
 
 /// A wgmma.mma_async issued and not yet executed (it runs when a
@@ -76,8 +81,8 @@ struct PendingCpAsync {
 
 /// One warp.
 struct WarpState {
-  unsigned index = 0;  ///< Warp index in the CTA.
-  unsigned cta = 0;    ///< CTA index in the cluster.
+  unsigned index = 0;              ///< Warp index in the CTA.
+  unsigned cta = 0;                ///< CTA index in the cluster.
   std::vector<std::uint64_t> regs; ///< slot * 32 + lane.
   std::array<std::uint32_t, 32> pc{};
   std::uint32_t liveMask = 0; ///< Lanes that have not exited.

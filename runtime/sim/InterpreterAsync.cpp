@@ -69,8 +69,7 @@ void ClusterRun::execMbarrier(CtaState &cta, WarpState &w, const Instr &ins,
                                    a));
       a -= SharedGenericBase;
     }
-    if (!cluster && ins.space != SpaceKind::Generic &&
-        a >> ClusterRankShift) {
+    if (!cluster && ins.space != SpaceKind::Generic && a >> ClusterRankShift) {
       throw SimFault(fmt::format("mbarrier at shared::cta address 0x{:x} "
                                  "is outside the CTA's window",
                                  a));
@@ -185,8 +184,8 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
       if (ops.size() > 3 && ops[3].kind != OperandKind::None)
         srcSize = static_cast<unsigned>(get(w, ops[3], l));
       if (size != 4 && size != 8 && size != 16)
-        throw SimFault(fmt::format("cp.async of {} bytes (legal: 4, 8, 16)",
-                                   size));
+        throw SimFault(
+            fmt::format("cp.async of {} bytes (legal: 4, 8, 16)", size));
       if (srcSize > size)
         throw SimFault(fmt::format("cp.async src-size {} exceeds cp-size {}",
                                    srcSize, size));
@@ -206,7 +205,9 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
     });
     if (profile)
       countShared(ins, curPc, addrs, mask, size,
-                  size <= 4 ? 32 : size == 8 ? 16 : 8);
+                  size <= 4   ? 32
+                  : size == 8 ? 16
+                              : 8);
     break;
   }
   case OpKind::CpAsyncCommit:
@@ -220,9 +221,8 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
         keep = static_cast<std::uint32_t>(get(w, ops[0], l));
       for (std::size_t i = 0; i < w.cpPending.size();) {
         const PendingCpAsync &p = w.cpPending[i];
-        bool retire = p.lane == l &&
-                      (ins.op == OpKind::CpAsyncWaitAll ||
-                       p.group + keep < w.cpCommitted[l]);
+        bool retire = p.lane == l && (ins.op == OpKind::CpAsyncWaitAll ||
+                                      p.group + keep < w.cpCommitted[l]);
         if (retire)
           completeCpAsync(cta, w, i);
         else
@@ -239,8 +239,8 @@ SimTensorMap ClusterRun::readTensorMap(CtaState &cta, WarpState &w,
                                        unsigned lane, std::uint64_t addr) {
   alignas(64) std::uint8_t bytes[128];
   if (addr % 64)
-    throw SimFault(fmt::format("tensor map at 0x{:x} is not 64-byte aligned",
-                               addr));
+    throw SimFault(
+        fmt::format("tensor map at 0x{:x} is not 64-byte aligned", addr));
   load(cta, w, lane, SpaceKind::Generic, addr, bytes, 128, "tensor map read");
   return decodeSimTensorMap(bytes);
 }
@@ -261,8 +261,8 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
                                  ins.a, mapOp.elemCount, map.rank));
     std::array<std::int32_t, 5> coords{};
     for (unsigned i = 0; i < mapOp.elemCount; ++i)
-      coords[i] = static_cast<std::int32_t>(
-          get(w, ins.elems[mapOp.elemBegin + i], l));
+      coords[i] =
+          static_cast<std::int32_t>(get(w, ins.elems[mapOp.elemBegin + i], l));
     if (ins.op == OpKind::TmaStore) {
       std::uint64_t src = address(w, ops[1], l);
       if (src >= cta.smem.size())
@@ -270,8 +270,7 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
                                    "the {} bytes of shared memory",
                                    src, cta.smem.size()));
       std::uint32_t bytes = map.boxBytes();
-      for (std::uint32_t i = 0; i < bytes && src + i < cta.writer.size();
-           ++i) {
+      for (std::uint32_t i = 0; i < bytes && src + i < cta.writer.size(); ++i) {
         std::uint16_t t = cta.writer[src + i];
         if (t && cta.writerEpoch[src + i] == cta.fenceEpoch[t - 1])
           throw SimFault(fmt::format(
@@ -338,8 +337,8 @@ void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
   auto gatherVec = [&](const Operand &v, WarpRegs &regs) {
     for (unsigned l = 0; l < 32; ++l)
       for (unsigned i = 0; i < v.elemCount && i < 4; ++i)
-        regs[l][i] = static_cast<std::uint32_t>(
-            get(w, ins.elems[v.elemBegin + i], l));
+        regs[l][i] =
+            static_cast<std::uint32_t>(get(w, ins.elems[v.elemBegin + i], l));
   };
   auto scatterVec = [&](const Operand &v, const WarpRegs &regs) {
     for (unsigned l = 0; l < 32; ++l)
@@ -394,9 +393,10 @@ void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
   }
   if (profile) {
     // One phase of 8 rows per matrix.
-    countShared(ins, curPc, rows, ins.a == 4 ? 0xffffffffu
-                                  : ins.a == 2 ? 0xffffu
-                                               : 0xffu,
+    countShared(ins, curPc, rows,
+                ins.a == 4   ? 0xffffffffu
+                : ins.a == 2 ? 0xffffu
+                             : 0xffu,
                 16, 8);
   }
 }
@@ -445,9 +445,9 @@ void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
   }
   p.scaleD = get(w, ops[i++], 0) != 0;
   auto imm = [&](std::size_t k, int def) -> int {
-    return k < ops.size() ? static_cast<int>(static_cast<std::int64_t>(
-                                get(w, ops[k], 0)))
-                          : def;
+    return k < ops.size()
+               ? static_cast<int>(static_cast<std::int64_t>(get(w, ops[k], 0)))
+               : def;
   };
   s.scaleA = imm(i++, 1);
   s.scaleB = imm(i++, 1);
@@ -472,8 +472,7 @@ void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
   w.wgmmaPending.push_back(std::move(p));
 }
 
-void ClusterRun::retireWgmma(CtaState &cta, WarpState &w,
-                             std::uint32_t keep) {
+void ClusterRun::retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep) {
   std::vector<std::uint32_t> acc;
   std::size_t done = 0;
   for (PendingWgmma &p : w.wgmmaPending) {
@@ -595,8 +594,8 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
     std::uint32_t taddr = static_cast<std::uint32_t>(address(w, addrOp, 0));
     std::vector<std::uint32_t> buf(32 * regs);
     if (isLd) {
-      tcgen05Ld(shape, static_cast<unsigned>(ins.c), w.index, taddr,
-                *cta.tmem, buf);
+      tcgen05Ld(shape, static_cast<unsigned>(ins.c), w.index, taddr, *cta.tmem,
+                buf);
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned r = 0; r < regs; ++r)
           set(w, ins.elems[vec.elemBegin + r], l, buf[l * regs + r],

@@ -22,32 +22,58 @@ namespace tilec::sim {
 
 const char *ptxTypeName(PtxType type) {
   switch (type) {
-  case PtxType::None: return "none";
-  case PtxType::Pred: return "pred";
-  case PtxType::B8: return "b8";
-  case PtxType::B16: return "b16";
-  case PtxType::B32: return "b32";
-  case PtxType::B64: return "b64";
-  case PtxType::B128: return "b128";
-  case PtxType::U8: return "u8";
-  case PtxType::U16: return "u16";
-  case PtxType::U32: return "u32";
-  case PtxType::U64: return "u64";
-  case PtxType::S8: return "s8";
-  case PtxType::S16: return "s16";
-  case PtxType::S32: return "s32";
-  case PtxType::S64: return "s64";
-  case PtxType::F16: return "f16";
-  case PtxType::F16x2: return "f16x2";
-  case PtxType::BF16: return "bf16";
-  case PtxType::BF16x2: return "bf16x2";
-  case PtxType::TF32: return "tf32";
-  case PtxType::F32: return "f32";
-  case PtxType::F64: return "f64";
-  case PtxType::E4M3: return "e4m3";
-  case PtxType::E5M2: return "e5m2";
-  case PtxType::E4M3x2: return "e4m3x2";
-  case PtxType::E5M2x2: return "e5m2x2";
+  case PtxType::None:
+    return "none";
+  case PtxType::Pred:
+    return "pred";
+  case PtxType::B8:
+    return "b8";
+  case PtxType::B16:
+    return "b16";
+  case PtxType::B32:
+    return "b32";
+  case PtxType::B64:
+    return "b64";
+  case PtxType::B128:
+    return "b128";
+  case PtxType::U8:
+    return "u8";
+  case PtxType::U16:
+    return "u16";
+  case PtxType::U32:
+    return "u32";
+  case PtxType::U64:
+    return "u64";
+  case PtxType::S8:
+    return "s8";
+  case PtxType::S16:
+    return "s16";
+  case PtxType::S32:
+    return "s32";
+  case PtxType::S64:
+    return "s64";
+  case PtxType::F16:
+    return "f16";
+  case PtxType::F16x2:
+    return "f16x2";
+  case PtxType::BF16:
+    return "bf16";
+  case PtxType::BF16x2:
+    return "bf16x2";
+  case PtxType::TF32:
+    return "tf32";
+  case PtxType::F32:
+    return "f32";
+  case PtxType::F64:
+    return "f64";
+  case PtxType::E4M3:
+    return "e4m3";
+  case PtxType::E5M2:
+    return "e5m2";
+  case PtxType::E4M3x2:
+    return "e4m3x2";
+  case PtxType::E5M2x2:
+    return "e5m2x2";
   }
   return "?";
 }
@@ -56,18 +82,18 @@ namespace {
 
 std::optional<PtxType> typeOf(std::string_view s) {
   static const std::pair<const char *, PtxType> names[] = {
-      {"pred", PtxType::Pred},   {"b8", PtxType::B8},
-      {"b16", PtxType::B16},     {"b32", PtxType::B32},
-      {"b64", PtxType::B64},     {"b128", PtxType::B128},
-      {"u8", PtxType::U8},       {"u16", PtxType::U16},
-      {"u32", PtxType::U32},     {"u64", PtxType::U64},
-      {"s8", PtxType::S8},       {"s16", PtxType::S16},
-      {"s32", PtxType::S32},     {"s64", PtxType::S64},
-      {"f16", PtxType::F16},     {"f16x2", PtxType::F16x2},
-      {"bf16", PtxType::BF16},   {"bf16x2", PtxType::BF16x2},
-      {"tf32", PtxType::TF32},   {"f32", PtxType::F32},
-      {"f64", PtxType::F64},     {"e4m3", PtxType::E4M3},
-      {"e5m2", PtxType::E5M2},   {"e4m3x2", PtxType::E4M3x2},
+      {"pred", PtxType::Pred},    {"b8", PtxType::B8},
+      {"b16", PtxType::B16},      {"b32", PtxType::B32},
+      {"b64", PtxType::B64},      {"b128", PtxType::B128},
+      {"u8", PtxType::U8},        {"u16", PtxType::U16},
+      {"u32", PtxType::U32},      {"u64", PtxType::U64},
+      {"s8", PtxType::S8},        {"s16", PtxType::S16},
+      {"s32", PtxType::S32},      {"s64", PtxType::S64},
+      {"f16", PtxType::F16},      {"f16x2", PtxType::F16x2},
+      {"bf16", PtxType::BF16},    {"bf16x2", PtxType::BF16x2},
+      {"tf32", PtxType::TF32},    {"f32", PtxType::F32},
+      {"f64", PtxType::F64},      {"e4m3", PtxType::E4M3},
+      {"e5m2", PtxType::E5M2},    {"e4m3x2", PtxType::E4M3x2},
       {"e5m2x2", PtxType::E5M2x2}};
   for (auto &[n, t] : names)
     if (s == n)
@@ -119,12 +145,16 @@ std::optional<SpaceKind> spaceOf(std::string_view s) {
 /// Memory-order, scope and cache modifiers with no effect in the simulator
 /// (it executes in program order and has no caches).
 bool isIgnorable(std::string_view s) {
-  static const char *names[] = {
-      "weak",    "volatile", "relaxed", "acquire", "release", "acq_rel",
-      "sc",      "cta",      "gpu",     "sys",     "cluster", "nc",
-      "ca",      "cg",       "cs",      "lu",      "cv",      "wb",
-      "wt",      "ftz",      "aligned", "sync",    "uni",     "approx",
-      "full",    "noftz",    "L2::cache_hint", "cta_group::1"};
+  static const char *names[] = {"weak",        "volatile", "relaxed",
+                                "acquire",     "release",  "acq_rel",
+                                "sc",          "cta",      "gpu",
+                                "sys",         "cluster",  "nc",
+                                "ca",          "cg",       "cs",
+                                "lu",          "cv",       "wb",
+                                "wt",          "ftz",      "aligned",
+                                "sync",        "uni",      "approx",
+                                "full",        "noftz",    "L2::cache_hint",
+                                "cta_group::1"};
   for (const char *n : names)
     if (s == n)
       return true;
@@ -156,8 +186,7 @@ Mods splitMods(const std::vector<std::string_view> &parts, std::size_t from) {
         m.space = *s;
       else
         m.space2 = *s;
-    } else if (std::optional<CmpKind> c = cmpOf(p);
-             allowCmp && c && !m.cmp)
+    } else if (std::optional<CmpKind> c = cmpOf(p); allowCmp && c && !m.cmp)
       m.cmp = *c;
     else if (std::optional<RoundKind> r = roundOf(p))
       m.round = *r;
@@ -233,21 +262,36 @@ bool parseShape(std::string_view s, int &m, int &n, int &k) {
 
 bool Decoder::decodeArith(std::string_view base, const Mods &m) {
   static const std::pair<const char *, OpKind> simple[] = {
-      {"add", OpKind::Add},       {"sub", OpKind::Sub},
-      {"div", OpKind::Div},       {"rem", OpKind::Rem},
-      {"min", OpKind::Min},       {"max", OpKind::Max},
-      {"abs", OpKind::Abs},       {"neg", OpKind::Neg},
-      {"and", OpKind::And},       {"or", OpKind::Or},
-      {"xor", OpKind::Xor},       {"not", OpKind::Not},
-      {"cnot", OpKind::Cnot},     {"shl", OpKind::Shl},
-      {"shr", OpKind::Shr},       {"bfe", OpKind::Bfe},
-      {"bfi", OpKind::Bfi},       {"popc", OpKind::Popc},
-      {"clz", OpKind::Clz},       {"brev", OpKind::Brev},
-      {"fma", OpKind::Fma},       {"rcp", OpKind::Rcp},
-      {"sqrt", OpKind::Sqrt},     {"rsqrt", OpKind::Rsqrt},
-      {"ex2", OpKind::Ex2},       {"lg2", OpKind::Lg2},
-      {"sin", OpKind::Sin},       {"cos", OpKind::Cos},
-      {"copysign", OpKind::Copysign}, {"mul", OpKind::Mul},
+      {"add", OpKind::Add},
+      {"sub", OpKind::Sub},
+      {"div", OpKind::Div},
+      {"rem", OpKind::Rem},
+      {"min", OpKind::Min},
+      {"max", OpKind::Max},
+      {"abs", OpKind::Abs},
+      {"neg", OpKind::Neg},
+      {"and", OpKind::And},
+      {"or", OpKind::Or},
+      {"xor", OpKind::Xor},
+      {"not", OpKind::Not},
+      {"cnot", OpKind::Cnot},
+      {"shl", OpKind::Shl},
+      {"shr", OpKind::Shr},
+      {"bfe", OpKind::Bfe},
+      {"bfi", OpKind::Bfi},
+      {"popc", OpKind::Popc},
+      {"clz", OpKind::Clz},
+      {"brev", OpKind::Brev},
+      {"fma", OpKind::Fma},
+      {"rcp", OpKind::Rcp},
+      {"sqrt", OpKind::Sqrt},
+      {"rsqrt", OpKind::Rsqrt},
+      {"ex2", OpKind::Ex2},
+      {"lg2", OpKind::Lg2},
+      {"sin", OpKind::Sin},
+      {"cos", OpKind::Cos},
+      {"copysign", OpKind::Copysign},
+      {"mul", OpKind::Mul},
       {"mad", OpKind::Mad}};
   bool found = false;
   for (auto &[n, op] : simple)
@@ -300,7 +344,7 @@ bool Decoder::decodeMem(std::string_view base, const Mods &m) {
   }
   if (base == "atom" || base == "red") {
     ins.op = base == "atom" ? OpKind::Atom : OpKind::Red;
-    static const char *ops[] = {"add", "min", "max", "inc", "dec",
+    static const char *ops[] = {"add", "min", "max", "inc",  "dec",
                                 "and", "or",  "xor", "exch", "cas"};
     Mods rest = m;
     rest.words.clear();
@@ -323,8 +367,8 @@ bool Decoder::decodeMem(std::string_view base, const Mods &m) {
     ins.space = m.space.value_or(SpaceKind::Generic);
     if (ins.space != SpaceKind::Global && ins.space != SpaceKind::Shared &&
         ins.space != SpaceKind::Generic)
-      return bad(fmt::format("`{}`: atomics on this space are not supported",
-                             opcode));
+      return bad(
+          fmt::format("`{}`: atomics on this space are not supported", opcode));
     return true;
   }
   return false;
@@ -381,8 +425,8 @@ bool Decoder::decodeCpAsync() {
     if (!only(m, {}))
       return false;
     if (m.space != SpaceKind::Shared || m.space2 != SpaceKind::Global)
-      return bad(fmt::format("`{}`: only shared <- global is modelled",
-                             opcode));
+      return bad(
+          fmt::format("`{}`: only shared <- global is modelled", opcode));
     return true;
   }
   if (p2 == "bulk") {
@@ -402,8 +446,7 @@ bool Decoder::decodeCpAsync() {
         return bad(fmt::format("`{}`: bad dimension", opcode));
       ins.a = dim[0] - '0';
       Mods m = splitMods(parts, 5);
-      if (m.space == SpaceKind::Global &&
-          (m.space2 == SpaceKind::Shared)) {
+      if (m.space == SpaceKind::Global && (m.space2 == SpaceKind::Shared)) {
         ins.op = OpKind::TmaStore;
         return only(m, {"bulk_group", "tile"});
       }
@@ -416,8 +459,8 @@ bool Decoder::decodeCpAsync() {
           return bad(fmt::format("`{}`: only the mbarrier::complete_tx form "
                                  "is modelled",
                                  opcode));
-        return only(m, {"mbarrier::complete_tx::bytes", "multicast::cluster",
-                        "tile"});
+        return only(
+            m, {"mbarrier::complete_tx::bytes", "multicast::cluster", "tile"});
       }
       return bad(fmt::format("`{}`: unsupported direction", opcode));
     }
@@ -466,8 +509,8 @@ bool Decoder::decodeWgmma(const Mods &m) {
     for (std::string_view w : m.words)
       if (w != "mma_async") {
         if (!parseShape(w, ins.a, ins.b, ins.c))
-          return bad(fmt::format("unsupported modifier .{} of `{}`", w,
-                                 opcode));
+          return bad(
+              fmt::format("unsupported modifier .{} of `{}`", w, opcode));
         shape = true;
       }
     if (!shape || m.types.size() != 3)
@@ -732,8 +775,8 @@ bool Decoder::decode() {
                              "modelled",
                              opcode));
     if (ins.space != SpaceKind::Shared)
-      return bad(fmt::format("`{}`: only the .shared form is modelled",
-                             opcode));
+      return bad(
+          fmt::format("`{}`: only the .shared form is modelled", opcode));
     return only(m, {"m8n8", "x1", "x2", "x4", "trans"});
   }
   if (base == "mma")
@@ -752,16 +795,32 @@ bool Decoder::decode() {
 /// Minimum and maximum operand counts per op.
 std::pair<unsigned, unsigned> operandCounts(const Instr &ins) {
   switch (ins.op) {
-  case OpKind::Abs: case OpKind::Neg: case OpKind::Not: case OpKind::Cnot:
-  case OpKind::Popc: case OpKind::Clz: case OpKind::Brev: case OpKind::Rcp:
-  case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Ex2: case OpKind::Lg2:
-  case OpKind::Sin: case OpKind::Cos: case OpKind::Mov: case OpKind::Cvta:
+  case OpKind::Abs:
+  case OpKind::Neg:
+  case OpKind::Not:
+  case OpKind::Cnot:
+  case OpKind::Popc:
+  case OpKind::Clz:
+  case OpKind::Brev:
+  case OpKind::Rcp:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Ex2:
+  case OpKind::Lg2:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Mov:
+  case OpKind::Cvta:
   case OpKind::CvtaTo:
     return {2, 2};
   case OpKind::Cvt:
     return {2, 3};
-  case OpKind::Mad: case OpKind::MadHi: case OpKind::MadWide: case OpKind::Fma:
-  case OpKind::Bfe: case OpKind::Selp:
+  case OpKind::Mad:
+  case OpKind::MadHi:
+  case OpKind::MadWide:
+  case OpKind::Fma:
+  case OpKind::Bfe:
+  case OpKind::Selp:
     return {4, 4};
   case OpKind::Mapa:
     return {3, 3};
@@ -769,46 +828,65 @@ std::pair<unsigned, unsigned> operandCounts(const Instr &ins) {
     return {5, 5};
   case OpKind::Setp:
     return {3, 4};
-  case OpKind::Ld: case OpKind::St:
+  case OpKind::Ld:
+  case OpKind::St:
     return {2, 3};
   case OpKind::Atom:
     return {3, 5};
   case OpKind::Red:
     return {2, 3};
-  case OpKind::Prefetch: case OpKind::PrefetchTensormap:
+  case OpKind::Prefetch:
+  case OpKind::PrefetchTensormap:
     return {1, 1};
-  case OpKind::Bra: case OpKind::Ret: case OpKind::Exit: case OpKind::Nop:
-  case OpKind::Fence: case OpKind::BarrierClusterArrive:
-  case OpKind::BarrierClusterWait: case OpKind::GriddepLaunch:
-  case OpKind::GriddepWait: case OpKind::CpAsyncCommit:
-  case OpKind::CpAsyncWaitAll: case OpKind::WgmmaFence:
-  case OpKind::WgmmaCommit: case OpKind::BulkCommit:
-  case OpKind::TcRelinquish: case OpKind::TcWaitLd: case OpKind::TcWaitSt:
+  case OpKind::Bra:
+  case OpKind::Ret:
+  case OpKind::Exit:
+  case OpKind::Nop:
+  case OpKind::Fence:
+  case OpKind::BarrierClusterArrive:
+  case OpKind::BarrierClusterWait:
+  case OpKind::GriddepLaunch:
+  case OpKind::GriddepWait:
+  case OpKind::CpAsyncCommit:
+  case OpKind::CpAsyncWaitAll:
+  case OpKind::WgmmaFence:
+  case OpKind::WgmmaCommit:
+  case OpKind::BulkCommit:
+  case OpKind::TcRelinquish:
+  case OpKind::TcWaitLd:
+  case OpKind::TcWaitSt:
   case OpKind::TcFence:
     return {0, 0};
-  case OpKind::BarSync: case OpKind::BarArrive:
+  case OpKind::BarSync:
+  case OpKind::BarArrive:
     return {ins.op == OpKind::BarSync ? 0u : 1u, 2};
-  case OpKind::ElectSync: case OpKind::Activemask:
+  case OpKind::ElectSync:
+  case OpKind::Activemask:
     return {ins.op == OpKind::Activemask ? 1u : 2u,
             ins.op == OpKind::Activemask ? 1u : 2u};
-  case OpKind::Setmaxnreg: case OpKind::CpAsyncWait: case OpKind::WgmmaWait:
+  case OpKind::Setmaxnreg:
+  case OpKind::CpAsyncWait:
+  case OpKind::WgmmaWait:
   case OpKind::BulkWait:
     return {1, 1};
   case OpKind::ShflSync:
     return {5, 5};
   case OpKind::VoteSync:
     return {3, 3};
-  case OpKind::MbarInit: case OpKind::MbarExpectTx:
+  case OpKind::MbarInit:
+  case OpKind::MbarExpectTx:
     return {2, 2};
   case OpKind::MbarInval:
     return {1, 1};
   case OpKind::MbarArrive:
     return {2, 3};
-  case OpKind::MbarTryWait: case OpKind::MbarTestWait:
+  case OpKind::MbarTryWait:
+  case OpKind::MbarTestWait:
     return {3, 4};
   case OpKind::CpAsync:
     return {3, 5};
-  case OpKind::Ldmatrix: case OpKind::Stmatrix:
+  case OpKind::Ldmatrix:
+  case OpKind::Stmatrix:
     return {2, 2};
   case OpKind::MmaSync:
     return {4, 4};
@@ -818,7 +896,9 @@ std::pair<unsigned, unsigned> operandCounts(const Instr &ins) {
     return {3, 5};
   case OpKind::TmaStore:
     return {2, 2};
-  case OpKind::TcAlloc: case OpKind::TcDealloc: case OpKind::TcLd:
+  case OpKind::TcAlloc:
+  case OpKind::TcDealloc:
+  case OpKind::TcLd:
   case OpKind::TcSt:
     return {2, 2};
   case OpKind::TcMma:
@@ -849,8 +929,8 @@ void validateOperands(const Instr &ins, std::string_view opcode,
                       std::string &error) {
   auto [lo, hi] = operandCounts(ins);
   if (ins.ops.size() < lo || ins.ops.size() > hi) {
-    error = lo == hi ? fmt::format("`{}` takes {} operands, not {}", opcode,
-                                   lo, ins.ops.size())
+    error = lo == hi ? fmt::format("`{}` takes {} operands, not {}", opcode, lo,
+                                   ins.ops.size())
                      : fmt::format("`{}` takes {} to {} operands, not {}",
                                    opcode, lo, hi, ins.ops.size());
     return;
@@ -858,8 +938,7 @@ void validateOperands(const Instr &ins, std::string_view opcode,
   auto need = [&](std::size_t i, std::initializer_list<OperandKind> ks,
                   const char *what) {
     if (error.empty() && i < ins.ops.size() && !isOperandKind(ins.ops[i], ks))
-      error = fmt::format("operand {} of `{}` must be {}", i + 1, opcode,
-                          what);
+      error = fmt::format("operand {} of `{}` must be {}", i + 1, opcode, what);
   };
   using K = OperandKind;
   switch (ins.op) {
@@ -876,13 +955,21 @@ void validateOperands(const Instr &ins, std::string_view opcode,
     need(1, {K::Address}, "an address");
     break;
   case OpKind::Red:
-  case OpKind::MbarInit: case OpKind::MbarExpectTx: case OpKind::MbarInval:
-  case OpKind::Prefetch: case OpKind::PrefetchTensormap:
-  case OpKind::CpAsync: case OpKind::TcAlloc: case OpKind::TcSt:
+  case OpKind::MbarInit:
+  case OpKind::MbarExpectTx:
+  case OpKind::MbarInval:
+  case OpKind::Prefetch:
+  case OpKind::PrefetchTensormap:
+  case OpKind::CpAsync:
+  case OpKind::TcAlloc:
+  case OpKind::TcSt:
     need(0, {K::Address}, "an address");
     break;
-  case OpKind::MbarArrive: case OpKind::MbarTryWait:
-  case OpKind::MbarTestWait: case OpKind::Ldmatrix: case OpKind::TcLd:
+  case OpKind::MbarArrive:
+  case OpKind::MbarTryWait:
+  case OpKind::MbarTestWait:
+  case OpKind::Ldmatrix:
+  case OpKind::TcLd:
     need(1, {K::Address}, "an address");
     break;
   case OpKind::Stmatrix:
@@ -905,7 +992,8 @@ void validateOperands(const Instr &ins, std::string_view opcode,
     need(0, {K::Address}, "an address");
     need(1, {K::Address}, "an address");
     break;
-  case OpKind::TcMma: case OpKind::TcCommit:
+  case OpKind::TcMma:
+  case OpKind::TcCommit:
     need(0, {K::Address}, "an address");
     break;
   default:
@@ -914,14 +1002,30 @@ void validateOperands(const Instr &ins, std::string_view opcode,
   if (error.empty() && !ins.ops.empty()) {
     // Destinations must be registers (or a sink / vector).
     switch (ins.op) {
-    case OpKind::St: case OpKind::Red: case OpKind::Bra: case OpKind::Ret:
-    case OpKind::MbarInit: case OpKind::MbarExpectTx: case OpKind::MbarInval:
-    case OpKind::Prefetch: case OpKind::PrefetchTensormap:
-    case OpKind::CpAsync: case OpKind::TmaLoad: case OpKind::TmaStore:
-    case OpKind::Stmatrix: case OpKind::BarSync: case OpKind::BarArrive:
-    case OpKind::Setmaxnreg: case OpKind::CpAsyncWait: case OpKind::WgmmaWait:
-    case OpKind::BulkWait: case OpKind::TcAlloc: case OpKind::TcDealloc:
-    case OpKind::TcMma: case OpKind::TcCommit: case OpKind::TcSt:
+    case OpKind::St:
+    case OpKind::Red:
+    case OpKind::Bra:
+    case OpKind::Ret:
+    case OpKind::MbarInit:
+    case OpKind::MbarExpectTx:
+    case OpKind::MbarInval:
+    case OpKind::Prefetch:
+    case OpKind::PrefetchTensormap:
+    case OpKind::CpAsync:
+    case OpKind::TmaLoad:
+    case OpKind::TmaStore:
+    case OpKind::Stmatrix:
+    case OpKind::BarSync:
+    case OpKind::BarArrive:
+    case OpKind::Setmaxnreg:
+    case OpKind::CpAsyncWait:
+    case OpKind::WgmmaWait:
+    case OpKind::BulkWait:
+    case OpKind::TcAlloc:
+    case OpKind::TcDealloc:
+    case OpKind::TcMma:
+    case OpKind::TcCommit:
+    case OpKind::TcSt:
       break;
     default:
       need(0, {K::Reg, K::Vector, K::Sink}, "a destination register");

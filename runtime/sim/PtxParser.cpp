@@ -23,17 +23,39 @@ namespace tilec::sim {
 
 unsigned ptxTypeBits(PtxType type) {
   switch (type) {
-  case PtxType::None: return 0;
-  case PtxType::Pred: return 1;
-  case PtxType::B8: case PtxType::U8: case PtxType::S8: case PtxType::E4M3:
-  case PtxType::E5M2: return 8;
-  case PtxType::B16: case PtxType::U16: case PtxType::S16: case PtxType::F16:
-  case PtxType::BF16: case PtxType::E4M3x2: case PtxType::E5M2x2: return 16;
-  case PtxType::B32: case PtxType::U32: case PtxType::S32: case PtxType::F32:
-  case PtxType::F16x2: case PtxType::BF16x2: case PtxType::TF32: return 32;
-  case PtxType::B64: case PtxType::U64: case PtxType::S64: case PtxType::F64:
+  case PtxType::None:
+    return 0;
+  case PtxType::Pred:
+    return 1;
+  case PtxType::B8:
+  case PtxType::U8:
+  case PtxType::S8:
+  case PtxType::E4M3:
+  case PtxType::E5M2:
+    return 8;
+  case PtxType::B16:
+  case PtxType::U16:
+  case PtxType::S16:
+  case PtxType::F16:
+  case PtxType::BF16:
+  case PtxType::E4M3x2:
+  case PtxType::E5M2x2:
+    return 16;
+  case PtxType::B32:
+  case PtxType::U32:
+  case PtxType::S32:
+  case PtxType::F32:
+  case PtxType::F16x2:
+  case PtxType::BF16x2:
+  case PtxType::TF32:
+    return 32;
+  case PtxType::B64:
+  case PtxType::U64:
+  case PtxType::S64:
+  case PtxType::F64:
     return 64;
-  case PtxType::B128: return 128;
+  case PtxType::B128:
+    return 128;
   }
   return 0;
 }
@@ -45,10 +67,17 @@ bool ptxTypeIsSigned(PtxType type) {
 
 bool ptxTypeIsFloat(PtxType type) {
   switch (type) {
-  case PtxType::F16: case PtxType::F16x2: case PtxType::BF16:
-  case PtxType::BF16x2: case PtxType::TF32: case PtxType::F32:
-  case PtxType::F64: case PtxType::E4M3: case PtxType::E5M2:
-  case PtxType::E4M3x2: case PtxType::E5M2x2:
+  case PtxType::F16:
+  case PtxType::F16x2:
+  case PtxType::BF16:
+  case PtxType::BF16x2:
+  case PtxType::TF32:
+  case PtxType::F32:
+  case PtxType::F64:
+  case PtxType::E4M3:
+  case PtxType::E5M2:
+  case PtxType::E4M3x2:
+  case PtxType::E5M2x2:
     return true;
   default:
     return false;
@@ -184,9 +213,9 @@ std::optional<std::int64_t> parseInt(std::string_view s) {
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     for (char c : s.substr(2)) {
       int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-              : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
-              : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
-                                                         : -1;
+              : (c >= 'a' && c <= 'f')                    ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F')                    ? c - 'A' + 10
+                                                          : -1;
       if (d < 0)
         return std::nullopt;
       v = v * 16 + d;
@@ -448,8 +477,8 @@ void Parser::parseModuleDirective(std::string_view stmt, unsigned stmtLine) {
     moduleShared.push_back({name, {align, bytes}});
     return;
   }
-  fail(stmtLine, fmt::format("unsupported module-level statement `{}`",
-                             words[0]));
+  fail(stmtLine,
+       fmt::format("unsupported module-level statement `{}`", words[0]));
 }
 
 void Parser::parseEntry() {
@@ -473,8 +502,7 @@ void Parser::parseEntry() {
     }
     if (atEnd())
       fail(entryLine, "unterminated parameter list");
-    parseParams(std::string_view(source.data() + start, pos - start),
-                listLine);
+    parseParams(std::string_view(source.data() + start, pos - start), listLine);
     ++pos;
   }
   // Performance directives up to the body.
@@ -508,8 +536,7 @@ void Parser::parseEntry() {
       for (std::size_t i = 0; i < 3 && i < nums.size(); ++i)
         fn->reqnctapercluster[i] = nums[i];
     } else if (w == ".minnctapersm" || w == ".maxnreg" ||
-               w == ".maxclusterrank" || w == ".noreturn" ||
-               w == ".pragma") {
+               w == ".maxclusterrank" || w == ".noreturn" || w == ".pragma") {
       if (w == ".pragma")
         readStatement(dirLine);
     } else {
@@ -645,7 +672,7 @@ void Parser::parseDeclaration(std::string_view stmt, unsigned stmtLine) {
     std::string rest;
     for (; i < words.size(); ++i)
       rest += words[i];
-    unsigned words32 = type == PtxType::Pred ? 0
+    unsigned words32 = type == PtxType::Pred    ? 0
                        : ptxTypeBits(type) > 32 ? 2
                                                 : 1;
     for (std::string_view n : splitTopLevel(rest, ',')) {
@@ -735,8 +762,8 @@ Operand Parser::parseValue(std::string_view s, unsigned stmtLine) {
     op.reg = *slot;
     return op;
   }
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F' ||
-                                      s[1] == 'd' || s[1] == 'D')) {
+  if (s.size() > 2 && s[0] == '0' &&
+      (s[1] == 'f' || s[1] == 'F' || s[1] == 'd' || s[1] == 'D')) {
     std::optional<std::int64_t> v =
         parseInt(std::string("0x") + std::string(s.substr(2)));
     if (!v)
@@ -917,8 +944,8 @@ void Parser::parseInstruction(std::string_view stmt, unsigned stmtLine) {
   if (ins.op == OpKind::Bra) {
     if (rest.empty())
       fail(stmtLine, "bra without a target");
-    branches.push_back({fn->code.size(), currentScope, std::string(rest),
-                        stmtLine});
+    branches.push_back(
+        {fn->code.size(), currentScope, std::string(rest), stmtLine});
   } else if (!rest.empty()) {
     for (std::string_view o : splitTopLevel(rest, ','))
       ins.ops.push_back(parseOperand(o, ins, stmtLine));

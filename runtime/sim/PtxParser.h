@@ -1,4 +1,5 @@
-//===- runtime/sim/PtxParser.h - PTX text to the decoded program -*- C++ -*-===//
+//===- runtime/sim/PtxParser.h - PTX text to the decoded program -*- C++
+//-*-===//
 //
 // Reads the PTX the LLVM NVPTX back end and tilec's inline asm produce: the
 // module directives, .entry functions with their parameters, register

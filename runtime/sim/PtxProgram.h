@@ -1,4 +1,5 @@
-//===- runtime/sim/PtxProgram.h - The decoded form of a PTX kernel -*- C++ -*-===//
+//===- runtime/sim/PtxProgram.h - The decoded form of a PTX kernel -*- C++
+//-*-===//
 //
 // What the parser turns PTX text into and the interpreter executes: every
 // instruction an opcode enum with its type and modifiers decoded, registers
@@ -20,12 +21,32 @@ namespace tilec::sim {
 
 /// PTX fundamental types (and the packed ones the tensor cores use).
 enum class PtxType : std::uint8_t {
-  None, Pred,
-  B8, B16, B32, B64, B128,
-  U8, U16, U32, U64,
-  S8, S16, S32, S64,
-  F16, F16x2, BF16, BF16x2, TF32, F32, F64,
-  E4M3, E5M2, E4M3x2, E5M2x2
+  None,
+  Pred,
+  B8,
+  B16,
+  B32,
+  B64,
+  B128,
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F16,
+  F16x2,
+  BF16,
+  BF16x2,
+  TF32,
+  F32,
+  F64,
+  E4M3,
+  E5M2,
+  E4M3x2,
+  E5M2x2
 };
 
 /// Width in bits (Pred: 1).
@@ -37,57 +58,207 @@ const char *ptxTypeName(PtxType type);
 
 /// State spaces of memory operands.
 enum class SpaceKind : std::uint8_t {
-  Generic, Global, Shared, SharedCluster, Param, Local, Const
+  Generic,
+  Global,
+  Shared,
+  SharedCluster,
+  Param,
+  Local,
+  Const
 };
 
 /// Special registers.
 enum class SpecialRegKind : std::uint8_t {
-  TidX, TidY, TidZ, NtidX, NtidY, NtidZ,
-  CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
-  ClusteridX, ClusteridY, ClusteridZ, NclusteridX, NclusteridY, NclusteridZ,
-  ClusterCtaidX, ClusterCtaidY, ClusterCtaidZ,
-  ClusterNctaidX, ClusterNctaidY, ClusterNctaidZ,
-  ClusterCtarank, ClusterNctarank, Laneid, Warpid, Nwarpid, Smid, Nsmid,
-  LanemaskEq, LanemaskLt, LanemaskLe, LanemaskGt, LanemaskGe,
-  Clock, Clock64, Globaltimer, DynamicSmemSize, TotalSmemSize
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  ClusteridX,
+  ClusteridY,
+  ClusteridZ,
+  NclusteridX,
+  NclusteridY,
+  NclusteridZ,
+  ClusterCtaidX,
+  ClusterCtaidY,
+  ClusterCtaidZ,
+  ClusterNctaidX,
+  ClusterNctaidY,
+  ClusterNctaidZ,
+  ClusterCtarank,
+  ClusterNctarank,
+  Laneid,
+  Warpid,
+  Nwarpid,
+  Smid,
+  Nsmid,
+  LanemaskEq,
+  LanemaskLt,
+  LanemaskLe,
+  LanemaskGt,
+  LanemaskGe,
+  Clock,
+  Clock64,
+  Globaltimer,
+  DynamicSmemSize,
+  TotalSmemSize
 };
 
 /// Instruction opcodes (one per semantic family; modifiers say the rest).
 enum class OpKind : std::uint16_t {
   // Integer and float arithmetic.
-  Add, Sub, Mul, MulHi, MulWide, Mad, MadHi, MadWide, Div, Rem, Min, Max,
-  Abs, Neg, And, Or, Xor, Not, Cnot, Shl, Shr, Bfe, Bfi, Popc, Clz, Brev,
-  Fma, Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos, Copysign,
-  Cvt, Setp, Selp, Mov, Cvta, CvtaTo,
+  Add,
+  Sub,
+  Mul,
+  MulHi,
+  MulWide,
+  Mad,
+  MadHi,
+  MadWide,
+  Div,
+  Rem,
+  Min,
+  Max,
+  Abs,
+  Neg,
+  And,
+  Or,
+  Xor,
+  Not,
+  Cnot,
+  Shl,
+  Shr,
+  Bfe,
+  Bfi,
+  Popc,
+  Clz,
+  Brev,
+  Fma,
+  Rcp,
+  Sqrt,
+  Rsqrt,
+  Ex2,
+  Lg2,
+  Sin,
+  Cos,
+  Copysign,
+  Cvt,
+  Setp,
+  Selp,
+  Mov,
+  Cvta,
+  CvtaTo,
   // Memory.
-  Ld, St, Atom, Red, Prefetch, PrefetchTensormap,
+  Ld,
+  St,
+  Atom,
+  Red,
+  Prefetch,
+  PrefetchTensormap,
   // Control.
-  Bra, Ret, Exit,
+  Bra,
+  Ret,
+  Exit,
   // Synchronization.
-  BarSync, BarArrive, BarrierClusterArrive, BarrierClusterWait, Fence, Nop,
-  ElectSync, Setmaxnreg, GriddepLaunch, GriddepWait, ShflSync, VoteSync,
-  Activemask, Mapa,
-  MbarInit, MbarArrive, MbarExpectTx, MbarTryWait, MbarTestWait, MbarInval,
-  CpAsync, CpAsyncCommit, CpAsyncWait, CpAsyncWaitAll,
-  Ldmatrix, Stmatrix, MmaSync,
-  WgmmaFence, WgmmaCommit, WgmmaWait, WgmmaMma,
-  TmaLoad, TmaStore, BulkCommit, BulkWait,
-  TcAlloc, TcDealloc, TcRelinquish, TcMma, TcCommit, TcLd, TcSt, TcWaitLd,
-  TcWaitSt, TcFence
+  BarSync,
+  BarArrive,
+  BarrierClusterArrive,
+  BarrierClusterWait,
+  Fence,
+  Nop,
+  ElectSync,
+  Setmaxnreg,
+  GriddepLaunch,
+  GriddepWait,
+  ShflSync,
+  VoteSync,
+  Activemask,
+  Mapa,
+  MbarInit,
+  MbarArrive,
+  MbarExpectTx,
+  MbarTryWait,
+  MbarTestWait,
+  MbarInval,
+  CpAsync,
+  CpAsyncCommit,
+  CpAsyncWait,
+  CpAsyncWaitAll,
+  Ldmatrix,
+  Stmatrix,
+  MmaSync,
+  WgmmaFence,
+  WgmmaCommit,
+  WgmmaWait,
+  WgmmaMma,
+  TmaLoad,
+  TmaStore,
+  BulkCommit,
+  BulkWait,
+  TcAlloc,
+  TcDealloc,
+  TcRelinquish,
+  TcMma,
+  TcCommit,
+  TcLd,
+  TcSt,
+  TcWaitLd,
+  TcWaitSt,
+  TcFence
 };
 
 /// Comparison operators of setp.
 enum class CmpKind : std::uint8_t {
-  Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs,
-  Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Lo,
+  Ls,
+  Hi,
+  Hs,
+  Equ,
+  Neu,
+  Ltu,
+  Leu,
+  Gtu,
+  Geu,
+  Num,
+  Nan
 };
 
 /// Rounding modifiers.
-enum class RoundKind : std::uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi };
+enum class RoundKind : std::uint8_t {
+  None,
+  Rn,
+  Rz,
+  Rm,
+  Rp,
+  Rni,
+  Rzi,
+  Rmi,
+  Rpi
+};
 
 /// Operand forms.
 enum class OperandKind : std::uint8_t {
-  None, Reg, Imm, Special, Address, Vector, Sink
+  None,
+  Reg,
+  Imm,
+  Special,
+  Address,
+  Vector,
+  Sink
 };
 
 /// One operand. Addresses are [reg + offset] or [offset] (symbols folded
@@ -97,8 +268,8 @@ struct Operand {
   bool hasBase = false;
   bool neg = false; ///< `!%p`: the predicate negated.
   SpecialRegKind special = SpecialRegKind::TidX;
-  std::uint32_t reg = 0;      ///< Reg: slot; Address: base slot.
-  std::int64_t imm = 0;       ///< Imm: the bits; Address: the offset.
+  std::uint32_t reg = 0; ///< Reg: slot; Address: base slot.
+  std::int64_t imm = 0;  ///< Imm: the bits; Address: the offset.
   std::uint32_t elemBegin = 0, elemCount = 0; ///< Vector / coordinates.
 };
 
@@ -110,8 +281,8 @@ struct Instr {
   SpaceKind space = SpaceKind::Generic;
   CmpKind cmp = CmpKind::Eq;
   RoundKind round = RoundKind::None;
-  std::uint8_t vec = 1;     ///< .v2 / .v4 element count.
-  std::uint8_t boolOp = 0;  ///< setp: 0 none, 1 and, 2 or, 3 xor.
+  std::uint8_t vec = 1;    ///< .v2 / .v4 element count.
+  std::uint8_t boolOp = 0; ///< setp: 0 none, 1 and, 2 or, 3 xor.
   bool sat = false, negGuard = false, hasGuard = false, trans = false,
        flag = false, flag2 = false;
   std::uint32_t guard = 0;  ///< Guard predicate slot.
@@ -119,11 +290,11 @@ struct Instr {
   /// Op-specific small integers: ldmatrix num; mma/wgmma shape m, n, k;
   /// atom operation; tensor rank; tcgen05 cta group; ...
   int a = 0, b = 0, c = 0, d = 0;
-  PtxType typeA = PtxType::None, typeB = PtxType::None,
-          typeC = PtxType::None, typeD = PtxType::None;
+  PtxType typeA = PtxType::None, typeB = PtxType::None, typeC = PtxType::None,
+          typeD = PtxType::None;
   std::vector<Operand> ops;
   std::vector<Operand> elems;
-  unsigned line = 0;    ///< 1-based PTX line.
+  unsigned line = 0;        ///< 1-based PTX line.
   std::uint32_t textId = 0; ///< Index into PtxFunction::texts.
 };
 
@@ -145,7 +316,7 @@ struct PtxFunction {
   unsigned declaredRegs = 0;  ///< 32-bit registers declared (estimate).
   std::uint32_t numSlots = 0; ///< Register slots per lane.
   std::vector<Instr> code;
-  std::vector<std::string> texts; ///< Instruction text, for messages.
+  std::vector<std::string> texts;     ///< Instruction text, for messages.
   std::vector<std::string> slotNames; ///< Register names, for messages.
 };
 

@@ -29,8 +29,7 @@ ClusterRun::ClusterRun(const PtxFunction &fn, const SimLaunchConfig &config,
                        const std::vector<std::uint8_t> &param,
                        const unsigned clusterIdIn[3],
                        std::vector<InstrCounters> *profile)
-    : fn(fn), config(config), options(options), param(param),
-      profile(profile) {
+    : fn(fn), config(config), options(options), param(param), profile(profile) {
   for (int i = 0; i < 3; ++i)
     clusterId[i] = clusterIdIn[i];
   rng.seed(options.seed * 0x9E3779B97F4A7C15ull + clusterId[0] * 7919 +
@@ -176,8 +175,7 @@ bool ClusterRun::runnable(WarpState &w) {
 void ClusterRun::runSlice(CtaState &cta, WarpState &w, unsigned budget) {
   curCta = &cta;
   curWarp = &w;
-  for (unsigned i = 0; i < budget && !w.done() && w.wait == WaitKind::None;
-       ++i)
+  for (unsigned i = 0; i < budget && !w.done() && w.wait == WaitKind::None; ++i)
     if (!step(cta, w))
       break;
 }
@@ -217,8 +215,8 @@ void ClusterRun::deadlock() {
       if (w.wait == WaitKind::Barrier || w.wait == WaitKind::ClusterBarrier ||
           w.wait == WaitKind::Setmaxnreg)
         at = minPc ? minPc - 1 : 0;
-      at = std::min<std::uint32_t>(at, static_cast<std::uint32_t>(
-                                           fn.code.size() - 1));
+      at = std::min<std::uint32_t>(
+          at, static_cast<std::uint32_t>(fn.code.size() - 1));
       const Instr &ins = fn.code[at];
       std::string what;
       switch (w.wait) {
@@ -380,11 +378,11 @@ SimLaunchResult simLaunch(const SimFunction &sf, const SimLaunchConfig &config,
                      config.grid[1] / config.cluster[1],
                      config.grid[2] / config.cluster[2]};
   std::size_t clusters = static_cast<std::size_t>(ncl[0]) * ncl[1] * ncl[2];
-  unsigned hostThreads = options.hostThreads
-                             ? options.hostThreads
-                             : std::max(1u, std::thread::hardware_concurrency());
-  hostThreads = static_cast<unsigned>(
-      std::min<std::size_t>(hostThreads, clusters));
+  unsigned hostThreads =
+      options.hostThreads ? options.hostThreads
+                          : std::max(1u, std::thread::hardware_concurrency());
+  hostThreads =
+      static_cast<unsigned>(std::min<std::size_t>(hostThreads, clusters));
   std::atomic<std::size_t> nextCluster{0};
   std::atomic<std::size_t> firstError{clusters};
   std::mutex mutex;

@@ -1,4 +1,5 @@
-//===- runtime/sim/SimModule.h - A loaded PTX module and its launches -*- C++ -*-===//
+//===- runtime/sim/SimModule.h - A loaded PTX module and its launches -*- C++
+//-*-===//
 //
 // The simulator's interface to the fake CUDA driver: load PTX text into a
 // SimModule (parsed and decoded once; an instruction the simulator does not

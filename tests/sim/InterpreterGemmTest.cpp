@@ -1,4 +1,5 @@
-//===- tests/sim/InterpreterGemmTest.cpp - tilec's GEMM kernels, simulated -===//
+//===- tests/sim/InterpreterGemmTest.cpp - tilec's GEMM kernels, simulated
+//-===//
 //
 // The PTX tilec emits for examples/gemm_sm80.tile and gemm_sm90.tile
 // (checked in under data/), executed by the simulator on random bf16
@@ -74,7 +75,7 @@ TEST(InterpreterGemmTest, Sm80GemmMatchesReference) {
   std::uint64_t a = p.a.address, b = p.b.address, c = p.c.address;
   std::int32_t mm = 64, nn = 64, kk = 64, lda = 64, ldb = 64, ldc = 64;
   float alpha = 1, beta = 0;
-  std::vector<void *> params = {&a,  &b,   &c,   &mm,    &nn,  &kk,
+  std::vector<void *> params = {&a,   &b,   &c,   &mm,    &nn,  &kk,
                                 &lda, &ldb, &ldc, &alpha, &beta};
   SimLaunchConfig cfg;
   cfg.block[0] = 256;
@@ -83,8 +84,7 @@ TEST(InterpreterGemmTest, Sm80GemmMatchesReference) {
     SimOptions o;
     o.seed = seed;
     o.profile = seed == 0;
-    SimLaunchResult r =
-        simLaunch(*m->functions()[0], cfg, params.data(), o);
+    SimLaunchResult r = simLaunch(*m->functions()[0], cfg, params.data(), o);
     ASSERT_FALSE(r.error) << *r.error;
     p.check();
     if (o.profile) {
@@ -130,10 +130,9 @@ SimLaunchResult runSm90(Problem &p, std::uint64_t seed) {
   std::uint64_t c = p.c.address, zero = 0;
   std::int32_t rowsA = p.m, rowsB = p.n, k = p.k, ldc = p.n, storeTma = 1;
   float alpha = 1, beta = 0;
-  std::vector<void *> params = {&maps[0], &maps[1], &maps[2], &c,
-                                &rowsA,   &rowsB,   &k,       &ldc,
-                                &alpha,   &beta,    &zero,    &zero,
-                                &storeTma};
+  std::vector<void *> params = {&maps[0], &maps[1], &maps[2], &c,     &rowsA,
+                                &rowsB,   &k,       &ldc,     &alpha, &beta,
+                                &zero,    &zero,    &storeTma};
   SimLaunchConfig cfg;
   cfg.grid[0] = p.m / 128;
   cfg.grid[1] = p.n / 256;
@@ -157,9 +156,9 @@ TEST(InterpreterGemmTest, Sm90Gemm256Speed) {
   Problem p(256, 256, 256);
   auto start = std::chrono::steady_clock::now();
   SimLaunchResult r = runSm90(p, 0);
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                           start)
-                 .count();
+  double s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   ASSERT_FALSE(r.error) << *r.error;
   p.check();
   std::printf("sm90 256x256x256: %llu warp-instructions in %.3f s (%.2f M/s)\n",

@@ -23,9 +23,9 @@ std::uint16_t bf16Rne(float f) {
 }
 
 TEST(InterpreterTest, ArithmeticAndBf16Rounding) {
-  std::string ptx = kernelPtx(
-      ".param .u64 pin, .param .u64 pout, .param .u64 pint",
-      R"(
+  std::string ptx =
+      kernelPtx(".param .u64 pin, .param .u64 pout, .param .u64 pint",
+                R"(
   .reg .pred %p<2>;
   .reg .b16 %rs<2>;
   .reg .b32 %r<10>;
@@ -64,8 +64,8 @@ TEST(InterpreterTest, ArithmeticAndBf16Rounding) {
     float f = dist(rng);
     if (i % 4 == 0) {
       // An exact tie: the low 16 bits are 0x8000 (odd and even upper halves).
-      std::uint32_t b = (std::bit_cast<std::uint32_t>(f) & 0xffff0000u) |
-                        0x8000u;
+      std::uint32_t b =
+          (std::bit_cast<std::uint32_t>(f) & 0xffff0000u) | 0x8000u;
       f = std::bit_cast<float>(b);
     }
     in.as<float>()[i] = f;

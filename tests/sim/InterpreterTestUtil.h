@@ -1,4 +1,5 @@
-//===- tests/sim/InterpreterTestUtil.h - Running small PTX kernels -*- C++ -*-===//
+//===- tests/sim/InterpreterTestUtil.h - Running small PTX kernels -*- C++
+//-*-===//
 //
 // Helpers for the interpreter tests: load PTX text (failing the test with
 // the parser's message), allocate simulated global buffers, and launch.
@@ -41,18 +42,16 @@ inline std::unique_ptr<SimModule> loadOrFail(const std::string &ptx) {
 }
 
 /// A PTX module around one kernel body.
-inline std::string kernelPtx(const std::string &params,
-                             const std::string &body,
+inline std::string kernelPtx(const std::string &params, const std::string &body,
                              const std::string &target = "sm_90a") {
   return ".version 8.0\n.target " + target + "\n.address_size 64\n" +
-         ".extern .shared .align 1024 .b8 smem[];\n" +
-         ".visible .entry k(" + params + ")\n{\n" + body + "\n}\n";
+         ".extern .shared .align 1024 .b8 smem[];\n" + ".visible .entry k(" +
+         params + ")\n{\n" + body + "\n}\n";
 }
 
-inline SimLaunchResult launch(const SimModule &m, unsigned grid,
-                              unsigned block, std::vector<void *> params,
-                              std::size_t smem = 0, unsigned cluster = 1,
-                              std::uint64_t seed = 0) {
+inline SimLaunchResult launch(const SimModule &m, unsigned grid, unsigned block,
+                              std::vector<void *> params, std::size_t smem = 0,
+                              unsigned cluster = 1, std::uint64_t seed = 0) {
   SimLaunchConfig c;
   c.grid[0] = grid;
   c.block[0] = block;

@@ -85,13 +85,12 @@ TEST(PtxParserTest, SyntaxErrorsNameTheirLine) {
 }
 
 TEST(PtxParserTest, InlineAsmScopesShadowAndKeepLocalLabels) {
-  std::string ptx =
-      ".version 8.0\n.target sm_90a\n.address_size 64\n"
-      ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n"
-      "  {\n  .reg .pred p;\n  $L_in:\n  setp.eq.u32 p, %r1, 0;\n"
-      "  @!p bra $L_in;\n  }\n"
-      "  {\n  .reg .pred p;\n  $L_in:\n  setp.ne.u32 p, %r1, 0;\n"
-      "  @p bra $L_in;\n  }\n  ret;\n}\n";
+  std::string ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                    ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n"
+                    "  {\n  .reg .pred p;\n  $L_in:\n  setp.eq.u32 p, %r1, 0;\n"
+                    "  @!p bra $L_in;\n  }\n"
+                    "  {\n  .reg .pred p;\n  $L_in:\n  setp.ne.u32 p, %r1, 0;\n"
+                    "  @p bra $L_in;\n  }\n  ret;\n}\n";
   PtxModule module;
   std::string error;
   ASSERT_TRUE(parsePtx(ptx, module, error)) << error;
