@@ -133,7 +133,20 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
   return checkLd("ldc", ldc, cRows ? n : m, cRows ? "N" : "M");
 }
 
+static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec);
+
 llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
+  llvm::Expected<GemmKernelBinary> binary = emitGemmForArch(spec);
+  if (binary) {
+    binary->fixedM = spec.fixedM;
+    binary->fixedN = spec.fixedN;
+    binary->fixedK = spec.fixedK;
+  }
+  return binary;
+}
+
+/// emitGemm for the spec's arch, before the target-independent fields.
+static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
     return err;
   if (spec.arch == ArchKind::SM90a) {

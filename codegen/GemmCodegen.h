@@ -123,6 +123,10 @@ struct GemmKernelBinary {
   /// Tensor maps to encode, in parameter order (sm_90a: tmapA, tmapB and,
   /// with a TMA-store epilogue, tmapC).
   std::vector<TensorMapPlan> tensorMaps;
+  /// Problem extents fixed by the program (GemmSpec::fixedM ...), 0 where
+  /// the extent is a run-time argument: the launcher refuses a problem that
+  /// disagrees with them.
+  int64_t fixedM = 0, fixedN = 0, fixedK = 0;
   /// sm_90a decode strategy: the kernel computes C^T = B A^T, so the small M
   /// becomes the wgmma N.
   bool swapAB = false;

@@ -35,7 +35,7 @@ llvm::Expected<ComposedLayout> defaultLayout(MajorKind major, DTypeKind dtype,
                                              unsigned mnExtent, unsigned bk) {
   unsigned contig = major == MajorKind::K ? bk : mnExtent;
   unsigned elemBytes = dtypeBits(dtype) / 8;
-  for (auto it = allSwizzleModes().rbegin(); it != allSwizzleModes().rend();
+  for (auto it = allSwizzles().rbegin(); it != allSwizzles().rend();
        ++it) {
     if (contig * elemBytes % it->bytes != 0)
       continue;

@@ -81,7 +81,7 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
       widest /= 2;
     if (rowBytes == 0)
       rowBytes = widest;
-    if (!swizzleModeOfBytes(rowBytes))
+    if (!swizzleOfBytes(rowBytes))
       return fail("a staging row of " + std::to_string(rowBytes) +
                   " bytes is no swizzle atom row; legal: 16 (none), 32, 64, "
                   "128");
@@ -97,7 +97,7 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
   }
   tile.swizzleBytes = rowBytes == 16 ? 0 : rowBytes;
   tile.layout = "tile_to_shape(" +
-                swizzleAtomName(MajorKind::K, *swizzleModeOfBytes(rowBytes)) +
+                swizzleAtomName(MajorKind::K, *swizzleOfBytes(rowBytes)) +
                 "<" +
                 type + ">, (" + std::to_string(tile.rows) + "," +
                 std::to_string(tile.cols) + "))";

@@ -236,13 +236,16 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
 
 /// The operand tile of \p rows (M or N) x \p bk elements of \p dtype with
 /// majorness \p major, in the largest swizzle atom the tile fits; \p mmaMN
-/// is the wgmma extent of the operand along MN (64 for A, N for B). An error
+/// is the wgmma extent of the operand along MN (64 for A, N for B); \p arch
+/// is whose descriptor to derive (the sm_100a generator stages the same
+/// tiles and asks for the tcgen05 descriptor). An error
 /// when the layout has no canonical form or its subtiles are not affine.
 /// Example: (128, 64, bf16, K) is tile_to_shape(K_SW128<bf16>, (128,64))
 /// with descriptor high bits 0x4000004000010000.
 llvm::Expected<Sm90OperandTile>
 sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
-                MajorKind major = MajorKind::K, unsigned mmaMN = 64);
+                MajorKind major = MajorKind::K, unsigned mmaMN = 64,
+                ArchKind arch = ArchKind::SM90a);
 
 /// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
 /// tf32, 32 for e4m3/e5m2.
@@ -250,12 +253,6 @@ unsigned sm90WgmmaK(DTypeKind dtype);
 
 /// setmaxnreg targets of \p config: {producer, consumer} registers.
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);
-
-/// Bytes of split-K workspace for \p tiles output tiles and \p splits.
-inline uint64_t sm90WorkspaceBytes(const Sm90GemmConfig &config, uint64_t tiles,
-                                   unsigned splits) {
-  return tiles * splits * config.bm * config.bn * 4;
-}
 
 /// Whether split-K over \p splits CTAs can reduce in a cluster
 /// (splitKCluster) for \p config's tile: 2 to 8 splits (the portable

@@ -14,6 +14,7 @@
 #include "ir/SmemTileFromLayout.h"
 #include "ir/SwizzleAtom.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -48,7 +49,8 @@ bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits) {
 llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
                                                 DTypeKind dtype,
                                                 MajorKind major,
-                                                unsigned mmaMN) {
+                                                unsigned mmaMN,
+                                                ArchKind arch) {
   // K-major: tile_to_shape(K_SWx<T>, (rows, bk)) with x = bk * element
   // bytes, 8-row x x-byte atoms stacked along the rows: what one TMA box of
   // bk x rows with x-byte swizzle writes. MN-major: the largest MN_SWx<T>
@@ -65,8 +67,8 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
   unsigned span = 0;
   if (major == MajorKind::K) {
     span = bk * bytes;
-    auto mode = swizzleModeOfBytes(span);
-    if (!mode || *mode == SwizzleModeKind::Interleave)
+    auto mode = swizzleOfBytes(span);
+    if (!mode || *mode == SwizzleKind::None)
       return llvm::createStringError(
           "a K-major tile row of BK = " + std::to_string(bk) + " " + typeName +
           " is " + std::to_string(span) +
@@ -75,14 +77,13 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
            typeName + ">, (" + std::to_string(rows) + "," +
            std::to_string(bk) + "))";
   } else {
-    static const std::pair<unsigned, const char *> atoms[] = {
-        {128, "MN_SW128"}, {64, "MN_SW64"}, {32, "MN_SW32"}, {16, "MN_INTER"}};
-    for (auto [atomBytes, atom] : atoms) {
-      if (rows % (atomBytes / bytes) != 0)
+    for (const SwizzleInfo &mode : llvm::reverse(allSwizzles())) {
+      if (rows % (mode.bytes / bytes) != 0)
         continue;
-      span = atomBytes;
-      expr = std::string("tile_to_shape(") + atom + "<" + typeName + ">, (" +
-             std::to_string(rows) + "," + std::to_string(bk) + "), (1,0))";
+      span = mode.bytes;
+      expr = "tile_to_shape(" + swizzleAtomName(MajorKind::MN, mode.kind) +
+             "<" + typeName + ">, (" + std::to_string(rows) + "," +
+             std::to_string(bk) + "), (1,0))";
       break;
     }
     if (expr.empty())
@@ -98,7 +99,7 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
   if (!smemTile)
     return smemTile.takeError();
   DerivationRequest request;
-  request.arch = ArchKind::SM90a;
+  request.arch = arch;
   request.dtype = dtype;
   request.major = major;
   request.mmaMN = mmaMN;

@@ -79,11 +79,6 @@ void emitCopy(llvm::IRBuilder<> &b, llvm::Function *kernel, llvm::Value *tid,
 }
 } // namespace
 
-unsigned wgmmaK(DTypeKind dtype) {
-  const WgmmaTypeInfo *info = wgmmaTypeInfo(dtype);
-  return info ? info->k : 0;
-}
-
 llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
   const WgmmaTypeInfo *info = wgmmaTypeInfo(spec.dtype);
   if (!info)

@@ -47,10 +47,6 @@ struct WgmmaProbeSpec {
   uint64_t smemBytes() const { return bSmemOffset() + bImageBytes; }
 };
 
-/// The wgmma K per instruction for \p dtype (32 bytes), or 0 if wgmma does not
-/// take it.
-unsigned wgmmaK(DTypeKind dtype);
-
 /// PTX for \p spec (sm_90a). Fails on an N, type or majorness wgmma lacks.
 llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec);
 

@@ -116,6 +116,15 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
       return fail(std::string(name) + " = " + std::to_string(value) +
                   " is out of range; 1 to " + std::to_string(INT32_MAX) +
                   " are legal");
+  for (auto [name, value, fixed] :
+       {std::tuple{"M", p.m, kernel.fixedM}, {"N", p.n, kernel.fixedN},
+        {"K", p.k, kernel.fixedK}})
+    if (fixed != 0 && value != fixed)
+      return fail(std::string(name) + " = " + std::to_string(value) +
+                  " disagrees with the program's fixed extent " + name +
+                  " = " + std::to_string(fixed) + "; launch with " + name +
+                  " = " + std::to_string(fixed) +
+                  " or declare the extent as " + name);
   bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
   if (rt::Status s = checkLd("lda", p.lda, aK ? "K" : "M", aK ? p.k : p.m,
                              kernel.aType, perSixteenBytes(kernel.aType));

@@ -16,8 +16,6 @@ const DTypeInfo DTypeTable[] = {
 };
 } // namespace
 
-llvm::ArrayRef<DTypeInfo> allDTypes() { return DTypeTable; }
-
 const DTypeInfo &dtypeInfo(DTypeKind kind) {
   return DTypeTable[static_cast<unsigned>(kind)];
 }

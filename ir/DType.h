@@ -29,9 +29,6 @@ struct DTypeInfo {
   bool isFloat;
 };
 
-/// All element types, in the order of DTypeKind.
-llvm::ArrayRef<DTypeInfo> allDTypes();
-
 /// The table row of \p kind.
 const DTypeInfo &dtypeInfo(DTypeKind kind);
 

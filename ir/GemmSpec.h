@@ -47,6 +47,10 @@ struct GemmSpec {
   MajorKind aMajor = MajorKind::K;
   MajorKind bMajor = MajorKind::K;
   MajorKind cMajor = MajorKind::MN; ///< MN here means N-contiguous rows.
+  /// Problem extents the program fixes (`a : f16[32, K]` fixes M = 32); 0
+  /// where the extent is a run-time argument. The launcher refuses a problem
+  /// that disagrees with them.
+  int64_t fixedM = 0, fixedN = 0, fixedK = 0;
   /// CTA tile.
   unsigned bm = 128, bn = 128, bk = 32;
   /// Shared-memory pipeline depth (cp.async stages on sm_80).

@@ -291,17 +291,20 @@ Expected<Layout> tilec::zippedDivide(const Layout &a, const Tiler &b) {
   return tileUnzip(*d, b);
 }
 
-// (T, R) -> (T, r0, r1, ...) and (t0, t1, ..., r0, r1, ...).
+// (T, R) -> (T, r0, r1, ...) and (t0, t1, ..., r0, r1, ...). As CuTe's
+// result(_, repeat<R1>(_)), where repeat<1>(_) is `_`: a mode of rank 1 is
+// kept whole, so tiled_divide(16:1, (4)) is ((4),(4)):((1),(4)).
 static Layout unpackModes(const Layout &z, bool first) {
   std::vector<Layout> modes;
-  Layout t = z.mode(0), r = z.mode(1);
-  if (first)
-    for (const Layout &m : t.modes())
+  auto append = [&](const Layout &m, bool unpack) {
+    if (unpack && m.rank() > 1)
+      for (const Layout &sub : m.modes())
+        modes.push_back(sub);
+    else
       modes.push_back(m);
-  else
-    modes.push_back(t);
-  for (const Layout &m : r.modes())
-    modes.push_back(m);
+  };
+  append(z.mode(0), first);
+  append(z.mode(1), true);
   return makeLayout(modes);
 }
 
@@ -605,6 +608,11 @@ static Expected<LayoutT> recastThroughRatio(const LayoutT &layout,
 Expected<Layout> tilec::recast(const Layout &layout, int64_t fromBits,
                                int64_t toBits) {
   return recastThroughRatio(layout, fromBits, toBits);
+}
+
+Expected<Swizzle> tilec::recast(const Swizzle &swizzle, int64_t fromBits,
+                                int64_t toBits) {
+  return recastThroughRatio(swizzle, fromBits, toBits);
 }
 
 Expected<Swizzle> tilec::upcast(const Swizzle &swizzle, int64_t n) {

@@ -122,6 +122,10 @@ llvm::Expected<Layout> recast(const Layout &layout, int64_t fromBits,
 /// Swizzle upcast/downcast move the base M by log2(N).
 llvm::Expected<Swizzle> upcast(const Swizzle &swizzle, int64_t n);
 llvm::Expected<Swizzle> downcast(const Swizzle &swizzle, int64_t n);
+/// A swizzle recast from \p fromBits to \p toBits elements, as CuTe's
+/// recast_layout of a Swizzle: recast(Sw<3,4,3>, 8, 16) is Sw<3,3,3>.
+llvm::Expected<Swizzle> recast(const Swizzle &swizzle, int64_t fromBits,
+                               int64_t toBits);
 llvm::Expected<ComposedLayout> upcast(const ComposedLayout &layout, int64_t n);
 llvm::Expected<ComposedLayout> downcast(const ComposedLayout &layout,
                                         int64_t n);

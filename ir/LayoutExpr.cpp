@@ -525,13 +525,6 @@ const FunctionInfo kFunctions[] = {
     {"order", 1, 8},
 };
 
-std::vector<llvm::StringRef> functionNameList() {
-  std::vector<llvm::StringRef> names;
-  for (const FunctionInfo &f : kFunctions)
-    names.push_back(f.name);
-  return names;
-}
-
 // Converts an argument to a tiler: a layout, an integer N (N:1) or a tuple
 // of those (by mode).
 llvm::Expected<Tiler> toTiler(const LayoutValue &v, unsigned col) {
@@ -606,11 +599,6 @@ llvm::Expected<int64_t> toInt(const LayoutValue &v, unsigned col,
 }
 
 } // namespace
-
-llvm::ArrayRef<llvm::StringRef> tilec::layoutExprFunctionNames() {
-  static const std::vector<llvm::StringRef> names = functionNameList();
-  return names;
-}
 
 // Evaluates one function call. The argument values are already checked to
 // be within bounds; each result is checked again before it is returned.
@@ -903,12 +891,12 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
       nums.push_back(*n);
     }
     if (a0.isSwizzle()) {
-      if (f == "recast")
-        return errorAt(col, "recast: give the swizzle a layout "
-                            "(Sw<B,M,S> o L), or use upcast/downcast");
-      llvm::Expected<Swizzle> s = f == "upcast"
-                                      ? upcast(a0.getSwizzle(), nums[0])
-                                      : downcast(a0.getSwizzle(), nums[0]);
+      // As CuTe's recast_layout<Old, New>(Swizzle): M moves by log2 of the
+      // width ratio.
+      llvm::Expected<Swizzle> s =
+          f == "recast"   ? recast(a0.getSwizzle(), nums[0], nums[1])
+          : f == "upcast" ? upcast(a0.getSwizzle(), nums[0])
+                          : downcast(a0.getSwizzle(), nums[0]);
       if (!s)
         return wrap(s.takeError());
       return LayoutValue(*s);

@@ -111,9 +111,6 @@ struct LayoutExprDiag {
 /// Consumes \p err into a column and message.
 LayoutExprDiag toLayoutExprDiag(llvm::Error err);
 
-/// The names of the functions of the language, for diagnostics and --help.
-llvm::ArrayRef<llvm::StringRef> layoutExprFunctionNames();
-
 } // namespace tilec
 
 #endif // TILEC_IR_LAYOUTEXPR_H

@@ -11,13 +11,6 @@
 namespace tilec {
 
 namespace {
-const SwizzleInfo SwizzleTable[] = {
-    {SwizzleKind::None, "none", 16, 0, 0, 0},
-    {SwizzleKind::SW32, "SW32", 32, 1, 3, 6},
-    {SwizzleKind::SW64, "SW64", 64, 2, 2, 4},
-    {SwizzleKind::SW128, "SW128", 128, 3, 1, 2},
-};
-
 using F = DescFieldKind;
 
 // PTX ISA "Matrix Descriptor Format" (wgmma) and "Shared Memory Descriptor"
@@ -43,28 +36,6 @@ const DescFieldInfo Sm100Fields[] = {
 /// sm_100's layout type 1: 128-byte swizzle with 32-byte atomicity.
 constexpr unsigned Sm100Swizzle128Atom32Code = 1;
 } // namespace
-
-llvm::ArrayRef<SwizzleInfo> allSwizzles() { return SwizzleTable; }
-
-const SwizzleInfo &swizzleInfo(SwizzleKind kind) {
-  return SwizzleTable[static_cast<unsigned>(kind)];
-}
-
-std::optional<SwizzleKind> parseSwizzleKind(llvm::StringRef name) {
-  if (name.equals_insensitive("interleave") || name.equals_insensitive("inter"))
-    return SwizzleKind::None;
-  for (const SwizzleInfo &info : SwizzleTable)
-    if (name.equals_insensitive(info.name))
-      return info.kind;
-  return std::nullopt;
-}
-
-std::optional<SwizzleKind> swizzleFromBits(unsigned bits) {
-  for (const SwizzleInfo &info : SwizzleTable)
-    if (info.swizzleBits == bits)
-      return info.kind;
-  return std::nullopt;
-}
 
 bool hasSmemDescriptor(ArchKind arch) {
   return arch == ArchKind::SM90a || arch == ArchKind::SM100a;
@@ -181,7 +152,7 @@ llvm::Expected<SmemDescriptorFields> decodeSmemDescriptor(uint64_t desc,
         break;
       }
       bool found = false;
-      for (const SwizzleInfo &s : SwizzleTable)
+      for (const SwizzleInfo &s : allSwizzles())
         if (layoutTypeCode(s.kind, arch) == raw) {
           f.swizzle = s.kind;
           found = true;

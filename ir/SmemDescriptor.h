@@ -10,8 +10,8 @@
 //   sm_90  type  -        -   base    -       SBO>>4  LBO>>4  addr>>4
 //   sm_100 type(61..63)  mode base  version  SBO>>4  LBO>>4  addr>>4
 //
-// The layout type (swizzle mode) has its own codes per arch:
-//   none 0/0, SW128 1/2, SW64 2/4, SW32 3/6 (sm_90/sm_100).
+// The layout type (swizzle mode) has its own codes per arch, in the table of
+// ir/SwizzleMode.h: none 0/0, SW128 1/2, SW64 2/4, SW32 3/6 (sm_90/sm_100).
 //
 // Example: sm_100, SW128, start 0, LBO 16, SBO 1024 is 0x4000404000010000.
 //
@@ -21,6 +21,7 @@
 
 #include "ir/Arch.h"
 #include "ir/MajorKind.h"
+#include "ir/SwizzleMode.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -31,28 +32,6 @@
 #include <string>
 
 namespace tilec {
-
-/// A tensor-core shared-memory swizzle mode. `None` is the PTX ISA's
-/// "interleaved" (no swizzling) layout.
-enum class SwizzleKind { None, SW32, SW64, SW128 };
-
-/// Facts about one swizzle mode.
-struct SwizzleInfo {
-  SwizzleKind kind;
-  llvm::StringRef name; ///< "none", "SW32", "SW64", "SW128".
-  unsigned bytes;       ///< Row width of the atom: 16 (none), 32, 64, 128.
-  unsigned swizzleBits; ///< B of the byte-level Swizzle<B,4,3>.
-  unsigned sm90Code;    ///< GMMA layout_type.
-  unsigned sm100Code;   ///< UMMA layout_type.
-};
-
-/// All swizzle modes, in the order of SwizzleKind.
-llvm::ArrayRef<SwizzleInfo> allSwizzles();
-const SwizzleInfo &swizzleInfo(SwizzleKind kind);
-/// "none", "SW32", ... (case-insensitive; "interleave" is "none").
-std::optional<SwizzleKind> parseSwizzleKind(llvm::StringRef name);
-/// The swizzle whose byte-level form is Swizzle<bits,4,3>.
-std::optional<SwizzleKind> swizzleFromBits(unsigned bits);
 
 /// The fields of a descriptor, decoded: addresses and offsets in bytes.
 struct SmemDescriptorFields {

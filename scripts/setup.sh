@@ -12,19 +12,8 @@ BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build}
 packages=(cmake ninja-build g++ llvm-22-dev llvm-22-tools lld-22 libfmt-dev
           libgtest-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev
           libffi-dev libz3-dev python3)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source "$TILEC_ROOT/scripts/install-packages.sh"
+install_missing_packages setup "${packages[@]}"
 
 if [ ! -x /usr/local/cuda/bin/ptxas ] && ! command -v ptxas >/dev/null; then
   echo "setup: note: no ptxas (CUDA toolkit) found; PTX assembly checks will be skipped"

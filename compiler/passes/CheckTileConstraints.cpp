@@ -17,6 +17,7 @@
 
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
+#include "llvm/ADT/STLExtras.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
 
@@ -110,9 +111,9 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
   if (!check.kOk) {
     std::string hint;
     if (atom.major == MajorKind::K)
-      for (const SwizzleMode &mode : swizzleModesLargestFirst()) {
-        SmemAtom smaller{atom.major, mode, atom.dtype};
-        if (mode.spanBytes < atom.mode.spanBytes &&
+      for (const SwizzleInfo &mode : llvm::reverse(allSwizzles())) {
+        SmemAtom smaller{atom.major, mode.kind, atom.dtype};
+        if (mode.bytes < atom.spanBytes() &&
             view.bk % smaller.contiguousElems() == 0) {
           hint = " (a " + smaller.name() + " atom would fit)";
           break;
@@ -184,7 +185,7 @@ void Checker::checkMma() {
     const AtomCheck &check = atoms[index];
     if (!check.atom || !(mnSide ? check.mnOk : check.kOk))
       return "";
-    return " (the " + check.atom->mode.name.str() +
+    return " (the " + swizzleInfo(check.atom->mode).atomName.str() +
            " atom alone would allow it)";
   };
   int64_t mStep = int64_t(name->m) * warpgroups;

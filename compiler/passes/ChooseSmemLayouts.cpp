@@ -15,6 +15,7 @@
 
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace tilec {
 
@@ -57,14 +58,14 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     return;
   }
   std::string skipped;
-  for (const SwizzleMode &mode : swizzleModesLargestFirst()) {
-    if (bytes % mode.spanBytes != 0) {
-      skipped += (skipped.empty() ? "" : ", ") + mode.name.str() + " needs " +
-                 (bytes < mode.spanBytes ? "" : "a multiple of ") +
-                 std::to_string(mode.spanBytes) + " bytes";
+  for (const SwizzleInfo &mode : llvm::reverse(allSwizzles())) {
+    if (bytes % mode.bytes != 0) {
+      skipped += (skipped.empty() ? "" : ", ") + mode.atomName.str() +
+                 " needs " + (bytes < mode.bytes ? "" : "a multiple of ") +
+                 std::to_string(mode.bytes) + " bytes";
       continue;
     }
-    SmemAtom atom{major, mode, dtype};
+    SmemAtom atom{major, mode.kind, dtype};
     // sm_90a stages an MN-major tile K first: each TMA box (one swizzle
     // span along MN x BK) lands as one contiguous run of atoms.
     bool kFirst = !kMajor && view.arch == ArchKind::SM90a;

@@ -1,5 +1,6 @@
 //===- compiler/passes/KernelView.cpp - Typed facts of one kernel ---------===//
 #include "compiler/passes/KernelView.h"
+#include "ir/SwizzleMode.h"
 
 namespace tilec {
 
@@ -48,6 +49,21 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
   if (cMajor != "N" && cMajor != "M")
     return std::nullopt;
   view.cRowMajor = cMajor == "N";
+  // A : [M, K], B : [N, K]: an integer in the shape fixes that extent.
+  auto fixedExtent = [&](llvm::StringRef name,
+                         unsigned index) -> std::optional<int64_t> {
+    const tir::Op *op = kernel.find("tile.operand", name);
+    const tir::Attr *shape = op ? op->get("shape") : nullptr;
+    if (!shape || !shape->isList() || shape->list.size() <= index ||
+        !shape->list[index].isInt())
+      return std::nullopt;
+    return shape->list[index].intValue;
+  };
+  view.fixedM = fixedExtent("a", 0);
+  view.fixedN = fixedExtent("b", 0);
+  view.fixedK = fixedExtent("a", 1);
+  if (!view.fixedK)
+    view.fixedK = fixedExtent("b", 1);
   const tir::Op *acc = kernel.find("tile.acc");
   const tir::Op *tile = kernel.find("tile.tile");
   const tir::Op *stages = kernel.find("tile.stages");
@@ -95,11 +111,10 @@ void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
       continue;
     spec.storeTma = true;
     for (size_t i = 1; i < step.list.size(); ++i) {
-      llvm::StringRef option = step.list[i].str;
-      spec.storeSwizzleBytes = option == "swizzle(none)"   ? 16
-                               : option == "swizzle(32B)" ? 32
-                               : option == "swizzle(64B)" ? 64
-                                                          : 128;
+      std::optional<SwizzleKind> mode =
+          swizzleOfEpilogueOption(step.list[i].str);
+      spec.storeSwizzleBytes =
+          swizzleInfo(mode.value_or(SwizzleKind::SW128)).bytes;
     }
   }
 }

@@ -28,6 +28,9 @@ struct KernelView {
   MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
   bool cRowMajor = true; ///< c major(N).
   int64_t bm = 0, bn = 0, bk = 0, stages = 0;
+  /// Problem extents the operand shapes fix (`a : f16[32, K]`: M = 32), or
+  /// std::nullopt where the extent is a run-time argument.
+  std::optional<int64_t> fixedM, fixedN, fixedK;
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);

@@ -54,6 +54,9 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   spec.aMajor = view.aMajor;
   spec.bMajor = view.bMajor;
   spec.cMajor = MajorKind::MN;
+  spec.fixedM = view.fixedM.value_or(0);
+  spec.fixedN = view.fixedN.value_or(0);
+  spec.fixedK = view.fixedK.value_or(0);
   spec.bm = static_cast<unsigned>(view.bm);
   spec.bn = static_cast<unsigned>(view.bn);
   spec.bk = static_cast<unsigned>(view.bk);

@@ -233,17 +233,6 @@ void planKernel(tir::Op &kernel, const KernelView &view,
     kernel.body.push_back(std::move(plan));
 }
 
-/// The fixed extent \p index of operand \p name, if it is an integer.
-std::optional<int64_t> fixedExtent(const tir::Op &kernel, const char *name,
-                                   unsigned index) {
-  const tir::Op *operand = kernel.find("tile.operand", name);
-  const tir::Attr *shape = operand ? operand->get("shape") : nullptr;
-  if (!shape || !shape->isList() || shape->list.size() <= index ||
-      !shape->list[index].isInt())
-    return std::nullopt;
-  return shape->list[index].intValue;
-}
-
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// How the K splits of one output tile are summed, for the schedule's why:
@@ -298,9 +287,7 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
   } else if (view.arch != ArchKind::SM90a) {
     why = "the plain schedule: " + arch + " has no other";
   } else {
-    std::optional<int64_t> m = fixedExtent(kernel, "a", 0);
-    std::optional<int64_t> n = fixedExtent(kernel, "b", 0);
-    std::optional<int64_t> k = fixedExtent(kernel, "a", 1);
+    std::optional<int64_t> m = view.fixedM, n = view.fixedN, k = view.fixedK;
     if (m && *m <= 128) {
       swap = 1;
       why = "M = " + std::to_string(*m) +

@@ -6,15 +6,8 @@
 
 namespace tilec {
 
-namespace {
-const SwizzleMode Modes[] = {
-    {"SW128", 128}, {"SW64", 64}, {"SW32", 32}, {"INTER", 16}};
-} // namespace
-
-llvm::ArrayRef<SwizzleMode> swizzleModesLargestFirst() { return Modes; }
-
 std::string SmemAtom::name() const {
-  return (major == MajorKind::K ? "K_" : "MN_") + mode.name.str();
+  return swizzleAtomName(major, mode);
 }
 
 std::string SmemAtom::nameWithType() const {
@@ -22,16 +15,8 @@ std::string SmemAtom::nameWithType() const {
 }
 
 std::optional<SmemAtom> parseAtomName(llvm::StringRef name, DTypeKind dtype) {
-  MajorKind major;
-  if (name.consume_front("K_"))
-    major = MajorKind::K;
-  else if (name.consume_front("MN_"))
-    major = MajorKind::MN;
-  else
-    return std::nullopt;
-  for (const SwizzleMode &mode : Modes)
-    if (mode.name == name)
-      return SmemAtom{major, mode, dtype};
+  if (auto parsed = parseSwizzleAtomName(name))
+    return SmemAtom{parsed->first, parsed->second, dtype};
   return std::nullopt;
 }
 

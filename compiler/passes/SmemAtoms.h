@@ -7,9 +7,9 @@
 // An atom of T spans SPAN / sizeof(T) elements along the contiguous extent:
 // K_SW64<bf16> is 8 x 32 elements.
 //
-// The layout algebra (ir/SwizzleAtom.h on the layout branch) owns the atoms
-// as layouts; this file only names them and finds them in expression text
-// until expressions are evaluated here.
+// The modes are the table of ir/SwizzleMode.h and the layout algebra
+// (ir/SwizzleAtom.h) owns the atoms as layouts; this file only describes
+// them for the checks and finds them in expression text.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_COMPILER_PASSES_SMEMATOMS_H
@@ -17,8 +17,8 @@
 
 #include "ir/DType.h"
 #include "ir/GemmSpec.h"
+#include "ir/SwizzleMode.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -26,25 +26,16 @@
 
 namespace tilec {
 
-/// One swizzle mode: "SW64" spans 64 bytes.
-struct SwizzleMode {
-  llvm::StringRef name; ///< INTER, SW32, SW64, SW128.
-  unsigned spanBytes;   ///< 16, 32, 64, 128.
-};
-
-/// The modes, largest first.
-llvm::ArrayRef<SwizzleMode> swizzleModesLargestFirst();
-
 /// A canonical atom: majorness, mode and element type.
 struct SmemAtom {
   MajorKind major;
-  SwizzleMode mode;
+  SwizzleKind mode;
   DTypeKind dtype;
 
+  /// Bytes along the contiguous extent: 16, 32, 64, 128.
+  unsigned spanBytes() const { return swizzleInfo(mode).bytes; }
   /// Elements along the contiguous extent.
-  unsigned contiguousElems() const {
-    return mode.spanBytes * 8 / dtypeBits(dtype);
-  }
+  unsigned contiguousElems() const { return spanBytes() * 8 / dtypeBits(dtype); }
   /// `K_SW64`.
   std::string name() const;
   /// `K_SW64<bf16>`.

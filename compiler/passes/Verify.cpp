@@ -11,6 +11,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "compiler/passes/KernelView.h"
+#include "ir/SwizzleMode.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
 
@@ -280,9 +281,8 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
       llvm::SMLoc optionLoc = option.loc.isValid() ? option.loc : loc;
       llvm::StringRef text =
           option.isString() ? llvm::StringRef(option.str) : llvm::StringRef();
-      bool ok = info->takesSwizzle &&
-                (text == "swizzle(32B)" || text == "swizzle(64B)" ||
-                 text == "swizzle(128B)" || text == "swizzle(none)");
+      bool ok =
+          info->takesSwizzle && swizzleOfEpilogueOption(text).has_value();
       if (!ok)
         diags.error(
             optionLoc,

@@ -2,11 +2,11 @@
 //
 // Feeds arbitrary bytes to the compile driver as a .tile program (or Tile
 // IR when they start with `tile.module`) and runs every pass: any crash,
-// sanitizer report or hang is a bug (DESIGN.md invariant 6). Where --emit=ir
-// succeeds, the printed IR must parse back to the same text.
+// sanitizer report or hang is a bug: no user input may crash the compiler.
+// Where --emit=ir succeeds, the printed IR must parse back to the same text.
 //
-// Built only with clang (tests/fuzz/TileFuzzer.cmake):
-//   tilec-tile-fuzzer -max_total_time=60 corpus/
+// Built only with clang (tests/fuzz/CMakeLists.txt); scripts/sanitize.sh runs
+// it for a fixed number of executions over tests/fuzz/corpus/tile.
 // tests/unit/FrontendFuzzTest.cpp is the bounded version that always runs.
 //
 //===----------------------------------------------------------------------===//

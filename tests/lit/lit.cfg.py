@@ -1,9 +1,10 @@
 # lit configuration for tilec's golden tests.
 #
 # Substitutions: `tilec`, `FileCheck`, `not` and `%ptxas-verify <arch>`, which
-# assembles stdin with ptxas for that target (or passes with a note where
-# ptxas is missing, so CPU machines without the CUDA toolkit still run the
-# rest of each test).
+# assembles stdin with ptxas for that target. A test that uses it says
+# `REQUIRES: ptxas`, so that where ptxas is missing it is reported
+# UNSUPPORTED rather than passing without assembling anything; a test that
+# forgets the line fails there instead of passing.
 import os
 import shutil
 
@@ -27,7 +28,8 @@ if ptxas:
     verify = ("%s/ptxas-verify.sh %s" % (config.test_source_root, ptxas))
     config.available_features.add("ptxas")
 else:
-    verify = "cat >/dev/null; echo 'ptxas missing: not assembled'; true"
+    verify = ("cat >/dev/null; echo 'ptxas missing: add REQUIRES: ptxas' >&2;"
+              " false")
 config.substitutions.append(("%ptxas-verify", verify))
 config.substitutions.append(("%inputs", os.path.join(
     config.test_source_root, "Inputs")))

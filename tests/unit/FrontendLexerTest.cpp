@@ -41,6 +41,8 @@ TEST(FrontendLexerTest, HeaderExample) {
 TEST(FrontendLexerTest, DottedNamesAreOneToken) {
   test::Harness h("wgmma.m64n256k16 tcgen05.mma.cta_group::1.kind::f16 a. b");
   std::vector<Token> t = lexAll(h);
+  // Two dotted names, `a`, the error for the dot, `b`, and Eof.
+  ASSERT_EQ(t.size(), 6u);
   EXPECT_TRUE(t[0].isIdent("wgmma.m64n256k16"));
   EXPECT_TRUE(t[1].isIdent("tcgen05.mma.cta_group::1.kind::f16"));
   // A dot not followed by a name character ends the identifier and is not
@@ -54,6 +56,7 @@ TEST(FrontendLexerTest, DottedNamesAreOneToken) {
 TEST(FrontendLexerTest, NumbersSuffixesAndOverflow) {
   test::Harness h("128B 9223372036854775807 9223372036854775808");
   std::vector<Token> t = lexAll(h);
+  ASSERT_EQ(t.size(), 4u);
   EXPECT_EQ(t[0].intValue, 128u);
   EXPECT_EQ(t[0].suffix, "B");
   EXPECT_EQ(t[1].intValue, 9223372036854775807ull);
@@ -82,6 +85,7 @@ TEST(FrontendLexerTest, BadInputIsReportedOnce) {
   std::vector<Token> t = lexAll(h);
   // Unterminated string, '$', and one error for the two-byte UTF-8 letter.
   EXPECT_EQ(h.diags.errorCount(), 3u);
+  ASSERT_GE(t.size(), 2u);
   EXPECT_TRUE(t.back().is(TokenKind::Eof));
   EXPECT_TRUE(t[t.size() - 2].isIdent("x"));
   EXPECT_NE(h.messages().find("string is not closed on its line"),

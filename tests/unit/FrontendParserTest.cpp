@@ -141,6 +141,7 @@ TEST(FrontendParserTest, TileIRAttributesRoundTrip) {
   test::Harness h(text);
   std::optional<tir::Op> parsed = parseTileIR(h.bufferId, h.diags);
   ASSERT_TRUE(parsed) << h.messages();
+  ASSERT_EQ(parsed->body.size(), 2u);
   EXPECT_EQ(parsed->body[0].getText("expr"),
             "quote \" backslash \\ tab \t nl \n \x01");
   EXPECT_EQ(parsed->body[1].getInt("value"), -42);

@@ -175,6 +175,7 @@ TEST(GemmLauncher, SwapAbFeedsBThroughTheFirstMap) {
   GemmProblem p = problem(64, 2112, 7168);
   auto maps = gemmTensorMaps(sm90Binary(64, 64, true, 4), p);
   ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  ASSERT_EQ(maps->size(), 2u);
   EXPECT_EQ((*maps)[0]->globalAddress, 0x20000u); // B, 2112 rows.
   EXPECT_EQ((*maps)[0]->globalDims[1], 2112u);
   EXPECT_EQ((*maps)[1]->globalAddress, 0x10000u); // A, 64 rows.
@@ -199,12 +200,14 @@ TEST(GemmLauncher, CMapOrFallback) {
   ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
   GemmKernelBinary kernel = std::move(*binary);
   ASSERT_EQ(kernel.tensorMaps.size(), 3u);
+  ASSERT_GE(kernel.params.size(), 3u);
   EXPECT_EQ(kernel.params[2].name, "tmapC");
   EXPECT_EQ(kernel.params.back().name, "storeTma");
   GemmProblem p = problem(1000, 1304, 1024);
   p.ldc = 1312;
   auto maps = gemmTensorMaps(kernel, p);
   ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  ASSERT_EQ(maps->size(), 3u);
   ASSERT_TRUE((*maps)[2].has_value());
   EXPECT_EQ((*maps)[2]->globalAddress, p.c);
   EXPECT_EQ((*maps)[2]->globalDims[0], 1304u); // N, contiguous
@@ -352,6 +355,34 @@ kernel k {
   EXPECT_NE(message.find("schedule swap_ab is implemented for sm_90a only"),
             std::string::npos)
       << message;
+}
+
+// A kernel that fixes an extent computes only that extent: the launcher
+// refuses another, naming both numbers, instead of computing it.
+TEST(GemmLauncher, RefusesAProblemThatDisagreesWithAFixedExtent) {
+  Compiler compiler;
+  auto kernel = compiler.compile(R"(
+kernel fixed_m {
+  arch sm_80
+  a : f16[32, K] major(K)
+  b : f16[N, 64] major(K)
+  c : f16[32, N] major(N)
+  acc f32
+  tile (BM = 32, BN = 128, BK = 32)
+  stages 3
+}
+)");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->fixedM, 32);
+  EXPECT_EQ((*kernel)->fixedN, 0);
+  EXPECT_EQ((*kernel)->fixedK, 64);
+  EXPECT_EQ(check(**kernel, problem(32, 200, 64)), "ok");
+  EXPECT_EQ(check(**kernel, problem(64, 200, 64)),
+            "M = 64 disagrees with the program's fixed extent M = 32; launch "
+            "with M = 32 or declare the extent as M");
+  EXPECT_EQ(check(**kernel, problem(32, 200, 128)),
+            "K = 128 disagrees with the program's fixed extent K = 64; launch "
+            "with K = 64 or declare the extent as K");
 }
 
 } // namespace

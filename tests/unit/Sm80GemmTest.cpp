@@ -17,7 +17,7 @@
 namespace tilec {
 namespace {
 
-ComposedLayout tiled(MajorKind major, SwizzleModeKind mode, DTypeKind type,
+ComposedLayout tiled(MajorKind major, SwizzleKind mode, DTypeKind type,
                      int64_t mn, int64_t k) {
   auto layout = tileToShape(swizzleAtom(major, mode, type), IntTuple{mn, k});
   EXPECT_TRUE(bool(layout)) << llvm::toString(layout.takeError());
@@ -27,7 +27,7 @@ ComposedLayout tiled(MajorKind major, SwizzleModeKind mode, DTypeKind type,
 // Example in SmemAddress.h.
 TEST(SmemAddress, HeaderExample) {
   ComposedLayout layout =
-      tiled(MajorKind::K, SwizzleModeKind::SW64, DTypeKind::BF16, 128, 32);
+      tiled(MajorKind::K, SwizzleKind::SW64, DTypeKind::BF16, 128, 32);
   EXPECT_EQ(layout.str(), "Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0))");
   auto smem = SmemAddress::get(layout, 128, 32, "A");
   ASSERT_TRUE(bool(smem)) << llvm::toString(smem.takeError());
@@ -38,7 +38,7 @@ TEST(SmemAddress, HeaderExample) {
 // SmemAddress evaluates the layout as the algebra does, for every atom.
 TEST(SmemAddress, MatchesComposedLayoutEverywhere) {
   for (MajorKind major : {MajorKind::K, MajorKind::MN})
-    for (const SwizzleModeInfo &mode : allSwizzleModes()) {
+    for (const SwizzleInfo &mode : allSwizzles()) {
       ComposedLayout layout = tiled(major, mode.kind, DTypeKind::F16, 128, 64);
       auto smem = SmemAddress::get(layout, 128, 64, "A");
       ASSERT_TRUE(bool(smem)) << llvm::toString(smem.takeError());
@@ -53,7 +53,7 @@ TEST(SmemAddress, MatchesComposedLayoutEverywhere) {
 // deltaOf's claims hold at every runtime coordinate.
 TEST(SmemAddress, DeltaClaimsHold) {
   ComposedLayout layout =
-      tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16, 128, 32);
+      tiled(MajorKind::MN, SwizzleKind::SW128, DTypeKind::BF16, 128, 32);
   auto smem = SmemAddress::get(layout, 128, 32, "A");
   ASSERT_TRUE(bool(smem));
   std::vector<TileCoord> runtime;
@@ -78,7 +78,7 @@ TEST(SmemAddress, DeltaClaimsHold) {
 
 TEST(SmemAddress, RejectsWrongExtentAndBrokenVectors) {
   ComposedLayout layout =
-      tiled(MajorKind::K, SwizzleModeKind::SW64, DTypeKind::BF16, 128, 32);
+      tiled(MajorKind::K, SwizzleKind::SW64, DTypeKind::BF16, 128, 32);
   auto wrong = SmemAddress::get(layout, 64, 32, "A");
   ASSERT_FALSE(bool(wrong));
   EXPECT_EQ(llvm::toString(wrong.takeError()),
@@ -86,7 +86,7 @@ TEST(SmemAddress, RejectsWrongExtentAndBrokenVectors) {
             "32");
   // An MN-major layout cannot feed K-contiguous 16-byte vectors.
   ComposedLayout mn =
-      tiled(MajorKind::MN, SwizzleModeKind::SW64, DTypeKind::BF16, 128, 32);
+      tiled(MajorKind::MN, SwizzleKind::SW64, DTypeKind::BF16, 128, 32);
   auto smem = SmemAddress::get(mn, 128, 32, "A");
   ASSERT_TRUE(bool(smem));
   llvm::Error alongK = smem->checkVector({0, 0}, /*kContiguous=*/true, 8);
@@ -193,10 +193,10 @@ TEST(Sm80Gemm, DefaultLayoutsAreLdmatrixConflictFree) {
         GemmSpec spec = specOf(type, major, major, 128, 128, bk, 3, 2, 4);
         auto ir = emitGemmLlvmIr(spec); // Resolves the default layouts.
         ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
-        SwizzleModeKind mode =
+        SwizzleKind mode =
             major == MajorKind::K
-                ? (bk == 32 ? SwizzleModeKind::SW64 : SwizzleModeKind::SW128)
-                : SwizzleModeKind::SW128;
+                ? (bk == 32 ? SwizzleKind::SW64 : SwizzleKind::SW128)
+                : SwizzleKind::SW128;
         ComposedLayout layout = tiled(major, mode, type, 128, bk);
         auto smem = SmemAddress::get(layout, 128, bk, "A");
         ASSERT_TRUE(bool(smem));
@@ -472,7 +472,7 @@ TEST(Sm80Gemm, Diagnostics) {
             "shared memory; sm_80 allows 166912");
   bad = spec;
   bad.smemA =
-      tiled(MajorKind::MN, SwizzleModeKind::SW128, DTypeKind::BF16, 128, 32);
+      tiled(MajorKind::MN, SwizzleKind::SW128, DTypeKind::BF16, 128, 32);
   EXPECT_NE(message(bad).find("smem layout of A does not keep the 8 elements "
                               "from (0, 0) along K"),
             std::string::npos)

@@ -284,6 +284,8 @@ TEST(SmemDescriptorSeed003, DeepGemmSw128KMajor) {
   ASSERT_TRUE(bool(ours) && bool(theirs));
   EXPECT_EQ(ours->bytes, theirs->bytes);
   // The second warpgroup's A (math_wg_idx * WGMMA::M * BLOCK_K bytes on).
+  ASSERT_GE(d.subtileOffsets.size(), 2u);
+  ASSERT_GE(d.subtileOffsets[1].size(), 1u);
   EXPECT_EQ(d.subtileOffsets[1][0], 64u * 128);
   // Not 1024-byte aligned: an error, not a silent base offset.
   std::string err = deriveError(tile, ArchKind::SM90a, DTypeKind::E4M3,
@@ -305,6 +307,9 @@ TEST(SmemDescriptorSeed004, MNMajorSw128IteratorStrides) {
       literalTile({{64, 1}, {2, 512}}, {{8, 64}, {8, 1024}}, 3, 3, 3);
   DerivedDescriptor d0 =
       derive(tile, ArchKind::SM90a, DTypeKind::F16, MajorKind::MN, 64, 16);
+  ASSERT_GE(d0.subtileOffsets.size(), 2u);
+  ASSERT_GE(d0.subtileOffsets[0].size(), 2u);
+  ASSERT_GE(d0.subtileOffsets[1].size(), 1u);
   EXPECT_EQ(d0.subtileOffsets[1][0] / 16, 64u);
   EXPECT_EQ(d0.subtileOffsets[0][1] / 16, 256u);
   DerivedDescriptor d1 = derive(tile, ArchKind::SM90a, DTypeKind::F16,

@@ -18,7 +18,7 @@ TEST(SwizzleTest, HeaderExamples) {
   EXPECT_EQ(sw.str(), "Sw<3,4,3>");
   // ir/ComposedLayout.h: K_SW128<bf16> maps (1,8) to 64.
   ComposedLayout atom =
-      swizzleAtom(MajorKind::K, SwizzleModeKind::SW128, DTypeKind::BF16);
+      swizzleAtom(MajorKind::K, SwizzleKind::SW128, DTypeKind::BF16);
   EXPECT_EQ(atom(IntTuple({1, 8})), 64);
   EXPECT_EQ(atom.str(), "Sw<3,3,3> o (8,64):(64,1)");
 }
@@ -109,16 +109,16 @@ TEST(SwizzleAtomTest, DesignExamples) {
   EXPECT_EQ(evalStr("K_SW128<bf16>"), "Sw<3,3,3> o (8,64):(64,1)");
   EXPECT_EQ(evalStr("K_SW128<e4m3>"), "Sw<3,4,3> o (8,128):(128,1)");
   EXPECT_EQ(evalStr("MN_SW64<bf16>"), "Sw<2,3,3> o (32,8):(1,32)");
-  EXPECT_EQ(swizzleAtomName(MajorKind::MN, SwizzleModeKind::Interleave),
+  EXPECT_EQ(swizzleAtomName(MajorKind::MN, SwizzleKind::None),
             "MN_INTER");
-  EXPECT_EQ(swizzleModeInfo(SwizzleModeKind::SW64).bytes, 64u);
+  EXPECT_EQ(swizzleInfo(SwizzleKind::SW64).bytes, 64u);
 }
 
 TEST(SwizzleAtomTest, SW128ColumnOfChunksHitsEveryBankGroup) {
   // Seed 000: ldmatrix reads one 16-byte chunk from each of 8 rows; under
   // 128-byte swizzling the 8 chunks land in 8 different bank groups.
   ComposedLayout atom =
-      swizzleAtom(MajorKind::K, SwizzleModeKind::SW128, DTypeKind::BF16);
+      swizzleAtom(MajorKind::K, SwizzleKind::SW128, DTypeKind::BF16);
   for (int64_t chunk = 0; chunk < 8; ++chunk) {
     std::set<int64_t> groups;
     for (int64_t row = 0; row < 8; ++row)
