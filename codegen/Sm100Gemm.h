@@ -38,7 +38,8 @@
 // on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
 // the sm_100 descriptor (version 1, its own layout-type codes) is derived
 // from that layout for the M = 128 or N = BN MMA operand by
-// ir/DescriptorDerivation, and the K steps advance the start address by the
+// ir/DescriptorDerivation (sm90OperandTile with arch sm_100a), and the K
+// steps advance the start address by the
 // derived subtile offsets. The instruction descriptor is ir/InstrDescriptor's
 // encoding of (types, M = 128, N = BN, majorness).
 //
@@ -98,15 +99,14 @@ struct Sm100GemmConfig {
 };
 
 /// One operand tile as the sm_100a kernel stages and describes it: the
-/// layout, bytes and TMA boxes are sm_90a's (Sm90OperandTile); the
-/// descriptor fields are re-derived for tcgen05.
+/// layout, bytes and TMA boxes are chosen as on sm_90a (sm90OperandTile),
+/// the descriptor is derived for tcgen05.
 struct Sm100OperandTile {
-  Sm90OperandTile staged;      ///< Layout, bytes, TMA boxes (descriptor
-                               ///< fields in it are sm_90a's; unused).
+  Sm90OperandTile staged;      ///< Layout, bytes, TMA boxes; its descriptor
+                               ///< fields are sm_100's.
   uint64_t descriptorHigh = 0; ///< bits 14..63 of the sm_100 descriptor
   unsigned kStepBytes = 0;     ///< start-address advance per MMA K step
   unsigned mmaMN = 0;          ///< the operand's MMA extent (128 or BN)
-  std::string canonical;       ///< the canonical layout it matched
 };
 
 /// The operand tile of \p rows x \p bk elements for a tcgen05 operand of

@@ -9,9 +9,6 @@
 #include "codegen/Sm100Gemm.h"
 
 #include "codegen/Sm90Limits.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -43,47 +40,21 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
                                                   MajorKind major,
                                                   unsigned mmaMN) {
   // The tile, its TMA boxes and its layout are the ones the sm_90a kernel
-  // stages (one home for that choice); only the descriptor differs.
-  auto staged = sm90OperandTile(rows, bk, dtype, major, mmaMN);
+  // stages (one home for that choice), derived for the tcgen05 descriptor.
+  auto staged =
+      sm90OperandTile(rows, bk, dtype, major, mmaMN, ArchKind::SM100a);
   if (!staged)
     return staged.takeError();
-  auto value = evaluateLayoutExpr(staged->layout);
-  if (!value)
-    return value.takeError();
-  auto smemTile = smemTileFromLayout(*value);
-  if (!smemTile)
-    return smemTile.takeError();
-  DerivationRequest request;
-  request.arch = ArchKind::SM100a;
-  request.dtype = dtype;
-  request.major = major;
-  request.mmaMN = mmaMN;
-  request.mmaK = sm100MmaK(dtype);
-  request.base = 0;
-  auto derived = deriveSmemDescriptor(*smemTile, request);
-  if (!derived)
-    return derived.takeError();
+  if (staged->mAtomBytes != 0)
+    return fail(llvm::formatv("the tcgen05 operand of {0} rows spans more "
+                              "than one MMA subtile along MN in {1}; the "
+                              "kernel issues one MMA per K step",
+                              mmaMN, staged->layout));
   Sm100OperandTile tile;
   tile.staged = std::move(*staged);
   tile.mmaMN = mmaMN;
-  tile.canonical = derived->canonicalLayout;
-  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
-  const auto &offsets = derived->subtileOffsets;
-  if (offsets.size() != 1 || offsets[0].empty())
-    return fail(llvm::formatv("the tcgen05 operand of {0} rows is {1} MMA "
-                              "subtiles along MN in {2}; the kernel issues "
-                              "one MMA per K step, so it must be 1",
-                              mmaMN, offsets.size(), tile.staged.layout));
-  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
-  for (size_t k = 0; k < offsets[0].size(); ++k)
-    if (offsets[0][k] != k * tile.kStepBytes)
-      return fail(llvm::formatv(
-          "K subtile {0} of {1} starts at byte {2}, not {3}: the descriptor "
-          "advance needs evenly spaced K steps",
-          k, tile.staged.layout, offsets[0][k], k * tile.kStepBytes));
-  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
-    return fail("the sm_100 descriptor of " + tile.staged.layout +
-                " at base 0 has a start address or base offset");
+  tile.descriptorHigh = tile.staged.descriptorHigh;
+  tile.kStepBytes = tile.staged.kStepBytes;
   return tile;
 }
 

@@ -1,0 +1,248 @@
+//===- tests/unit/Sm100GemmTest.cpp - sm_100a GEMM codegen, ptxas, decoder ===//
+//
+// The sm_100a kernel over a matrix of dtypes x majorness x swizzle atom
+// (BK) x tile N: every kernel assembles with ptxas -arch=sm_100a, and every
+// tcgen05.mma in its PTX is checked by scanning it back: the instruction
+// descriptor decodes to the kernel's types, shape and majorness, and each
+// shared-memory descriptor, decoded the way the tensor core reads it
+// (ir/DescriptorDecoder), reproduces the operand tile's layout element by
+// element for its K step.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm100Gemm.h"
+#include "codegen/Ptxas.h"
+#include "codegen/Tcgen05InlineAsm.h"
+#include "ir/DescriptorDecoder.h"
+#include "ir/DescriptorDerivation.h"
+#include "ir/LayoutExpr.h"
+#include "ir/PtxDescriptorScan.h"
+#include "ir/SmemTileFromLayout.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace tilec {
+namespace {
+
+size_t countOf(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Sm100InlineAsm, MmaTextExample) {
+  std::string text = ptx::tcgen05MmaText("f16");
+  EXPECT_NE(text.find("tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, "
+                      "p;"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("setp.ne.b32 p, $4, 0;"), std::string::npos) << text;
+}
+
+TEST(Sm100OperandTile, Sw128KMajorExample) {
+  auto tile = sm100OperandTile(128, 64, DTypeKind::BF16, MajorKind::K, 128);
+  ASSERT_TRUE(bool(tile)) << llvm::toString(tile.takeError());
+  EXPECT_EQ(tile->staged.layout, "tile_to_shape(K_SW128<bf16>, (128,64))");
+  EXPECT_EQ(tile->descriptorHigh, 0x4000404000010000ull);
+  EXPECT_EQ(tile->kStepBytes, 32u);
+  // sm_100 fields: layout type 2 (SW128) in bits 61..63, version 1 at 46.
+  EXPECT_EQ(tile->descriptorHigh >> 61, 2u);
+  EXPECT_EQ((tile->descriptorHigh >> 46) & 7, 1u);
+  EXPECT_EQ(tile->staged.bytes, 16384u);
+}
+
+TEST(Sm100Config, TmemColumnsExample) {
+  Sm100GemmConfig config;
+  for (auto [bn, columns] : {std::pair{16u, 32u}, {48u, 64u}, {144u, 256u},
+                             {256u, 256u}}) {
+    config.bn = bn;
+    EXPECT_EQ(sm100TmemColumns(config), columns) << "BN " << bn;
+  }
+}
+
+TEST(Sm100Config, RulesNameWhatIsLegal) {
+  auto message = [](const Sm100GemmConfig &config) {
+    llvm::Error err = verifySm100GemmConfig(config);
+    return err ? llvm::toString(std::move(err)) : std::string();
+  };
+  Sm100GemmConfig config;
+  config.bn = 200;
+  EXPECT_NE(message(config).find("nearest 192 or 208"), std::string::npos)
+      << message(config);
+  config = {};
+  config.bm = 64;
+  EXPECT_NE(message(config).find("BM must be 128"), std::string::npos);
+  config = {};
+  config.bk = 48;
+  EXPECT_NE(message(config).find("one swizzle atom row"), std::string::npos);
+  config = {};
+  config.aType = config.bType = DTypeKind::TF32;
+  config.bk = 32;
+  config.bMajor = MajorKind::MN;
+  EXPECT_NE(message(config).find("store it K-major"), std::string::npos);
+  config = {};
+  config.stages = 5; // 5 x 48 KiB
+  EXPECT_NE(message(config).find("fewer stages"), std::string::npos);
+  config = {};
+  config.aType = DTypeKind::BF16;
+  config.bType = DTypeKind::F16;
+  EXPECT_NE(message(config).find("not a tcgen05.mma type pair"),
+            std::string::npos);
+}
+
+struct MatrixCase {
+  DTypeKind a, b;
+  MajorKind aMajor, bMajor;
+  unsigned bk, bn;
+  std::string name() const {
+    return dtypeInfo(a).name.str() + "x" + dtypeInfo(b).name.str() + "_" +
+           (aMajor == MajorKind::K ? "K" : "MN") +
+           (bMajor == MajorKind::K ? "K" : "MN") + "_bk" +
+           std::to_string(bk) + "_n" + std::to_string(bn);
+  }
+};
+
+/// dtypes x majorness x swizzle atom (BK = 32, 64, 128 bytes of K) x N.
+std::vector<MatrixCase> matrixCases() {
+  struct Types {
+    DTypeKind a, b;
+    bool mnMajor;
+  };
+  const Types types[] = {{DTypeKind::BF16, DTypeKind::BF16, true},
+                         {DTypeKind::F16, DTypeKind::F16, true},
+                         {DTypeKind::TF32, DTypeKind::TF32, false},
+                         {DTypeKind::E4M3, DTypeKind::E4M3, true},
+                         {DTypeKind::E4M3, DTypeKind::E5M2, true}};
+  const unsigned ns[] = {16, 48, 144, 256};
+  std::vector<MatrixCase> cases;
+  unsigned next = 0;
+  for (const Types &t : types)
+    for (unsigned majors = 0; majors < (t.mnMajor ? 3u : 1u); ++majors)
+      for (unsigned rowBytes : {32u, 64u, 128u}) {
+        MatrixCase c;
+        c.a = t.a;
+        c.b = t.b;
+        c.aMajor = majors == 1 ? MajorKind::MN : MajorKind::K;
+        c.bMajor = majors == 2 ? MajorKind::MN : MajorKind::K;
+        c.bk = rowBytes * 8 / dtypeBits(t.a);
+        c.bn = ns[next++ % 4];
+        cases.push_back(c);
+      }
+  return cases;
+}
+
+/// The tile's layout as the derivation sees it.
+SmemTileLayout tileLayout(const Sm100OperandTile &tile) {
+  auto value = evaluateLayoutExpr(tile.staged.layout);
+  EXPECT_TRUE(bool(value)) << tile.staged.layout;
+  auto smem = smemTileFromLayout(*value);
+  EXPECT_TRUE(bool(smem)) << tile.staged.layout;
+  return *smem;
+}
+
+/// \p desc decoded as the tensor core reads it reproduces K step \p kk of
+/// \p tile, element by element.
+void expectDecodesToLayout(uint64_t desc, const Sm100OperandTile &tile,
+                           unsigned kk, const std::string &what) {
+  unsigned mmaK = 32 * 8 / dtypeBits(tile.staged.dtype);
+  auto decoded =
+      decodeOperandAddresses(desc, ArchKind::SM100a, tile.staged.dtype,
+                             tile.staged.major, tile.mmaMN, mmaK);
+  ASSERT_TRUE(bool(decoded)) << what << ": " << llvm::toString(decoded.takeError());
+  SmemTileLayout layout = tileLayout(tile);
+  unsigned wrong = 0;
+  for (unsigned mn = 0; mn < tile.mmaMN; ++mn)
+    for (unsigned k = 0; k < mmaK; ++k)
+      if (decoded->at(mn, k) !=
+          layoutByteAddress(layout, tile.staged.dtype, 0, mn, kk * mmaK + k))
+        ++wrong;
+  EXPECT_EQ(wrong, 0u) << what << " k step " << kk << ": " << wrong << " of "
+                       << tile.mmaMN * mmaK << " elements elsewhere";
+}
+
+class Sm100GemmMatrix : public ::testing::TestWithParam<MatrixCase> {};
+
+TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
+  const MatrixCase &c = GetParam();
+  Sm100GemmConfig config;
+  config.aType = c.a;
+  config.bType = c.b;
+  config.aMajor = c.aMajor;
+  config.bMajor = c.bMajor;
+  config.bk = c.bk;
+  config.bn = c.bn;
+  config.stages = 2;
+  config.cType = c.a == DTypeKind::TF32 ? DTypeKind::F32 : DTypeKind::BF16;
+  auto kernel = emitSm100Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const std::string &ptx = kernel->ptx;
+  unsigned steps = config.bk / sm100MmaK(config.aType);
+  ASSERT_EQ(countOf(ptx, "tcgen05.mma.cta_group::1.kind::"), steps);
+  EXPECT_EQ(countOf(ptx, "tcgen05.commit.cta_group::1"), 2u);
+  EXPECT_EQ(countOf(ptx, "tcgen05.alloc.cta_group::1"), 1u);
+  EXPECT_EQ(countOf(ptx, "tcgen05.dealloc.cta_group::1"), 1u);
+
+  std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx);
+  ASSERT_EQ(uses.size(), 3 * steps);
+  auto kind = mmaKindOf(config.aType, config.bType);
+  ASSERT_TRUE(bool(kind));
+  for (unsigned kk = 0; kk < steps; ++kk) {
+    const PtxDescriptorUse &a = uses[3 * kk], &b = uses[3 * kk + 1],
+                           &i = uses[3 * kk + 2];
+    ASSERT_EQ(i.role, PtxDescriptorUse::RoleKind::Instr);
+    ASSERT_TRUE(i.value) << i.description;
+    EXPECT_EQ(*i.value, kernel->idesc);
+    auto spec = decodeInstrDescriptor(uint32_t(*i.value), *kind);
+    ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
+    EXPECT_EQ(spec->aType, config.aType);
+    EXPECT_EQ(spec->bType, config.bType);
+    EXPECT_EQ(spec->m, 128u);
+    EXPECT_EQ(spec->n, config.bn);
+    EXPECT_EQ(spec->aMajor, config.aMajor);
+    EXPECT_EQ(spec->bMajor, config.bMajor);
+    for (auto [use, tile] : {std::pair{&a, &kernel->a}, {&b, &kernel->b}}) {
+      const char *what = use == &a ? "a-desc" : "b-desc";
+      ASSERT_TRUE(use->partial) << what << ": " << use->description;
+      // The run-time part is the ring slot's base, aligned to the swizzle
+      // pattern's repeat (8 rows of the atom) so that base_offset is 0:
+      // no start-address bit below that repeat may be unknown.
+      unsigned repeat = 8 * std::max(16u, tile->staged.swizzleBytes);
+      EXPECT_EQ(use->partial->unknownMask & ((repeat >> 4) - 1), 0u) << what;
+      EXPECT_EQ(use->partial->unknownMask & ~uint64_t(0x3FFF), 0u) << what;
+      // Every field but the start address is known and is the derived one.
+      EXPECT_EQ(use->partial->constant & ~uint64_t(0x3FFF),
+                tile->descriptorHigh)
+          << what;
+      // The K step's start address: the scan sees it where it stays below
+      // the run-time base's bits (an MN-major step of whole atoms is added
+      // to the base before the shift, past what the scan can separate).
+      uint64_t step = uint64_t(kk) * tile->kStepBytes;
+      uint64_t lowest = use->partial->unknownMask & -use->partial->unknownMask;
+      if ((step >> 4) < lowest)
+        EXPECT_EQ((use->partial->constant & 0x3FFF) << 4, step) << what;
+      expectDecodesToLayout(tile->descriptorHigh | (step >> 4), *tile, kk,
+                            what);
+    }
+  }
+  if (!findPtxas())
+    GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
+  llvm::Expected<PtxasRun> run = runPtxas(ptx, ArchKind::SM100a, {"-v"});
+  ASSERT_TRUE(bool(run)) << llvm::toString(run.takeError());
+  ASSERT_EQ(run->exitCode, 0) << run->output;
+  EXPECT_NE(run->output.find("0 bytes spill stores"), std::string::npos)
+      << run->output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Matrix, Sm100GemmMatrix, ::testing::ValuesIn(matrixCases()),
+    [](const ::testing::TestParamInfo<MatrixCase> &info) {
+      return info.param.name();
+    });
+
+} // namespace
+} // namespace tilec
