@@ -299,11 +299,18 @@ CUresult simModuleGetFunction(CUfunction *function, CUmodule module,
   return CUDA_SUCCESS;
 }
 
-CUresult simModuleGetGlobal(CUdeviceptr *, std::size_t *, CUmodule,
-                            const char *name) {
-  return fail(CUDA_ERROR_NOT_FOUND,
-              fmt::format("the simulator does not model module globals ('{}')",
-                          name));
+CUresult simModuleGetGlobal(CUdeviceptr *address, std::size_t *bytes,
+                            CUmodule module, const char *name) {
+  auto *handle = reinterpret_cast<SimModuleHandle *>(module);
+  auto global = handle->module->global(name);
+  if (!global)
+    return fail(CUDA_ERROR_NOT_FOUND,
+                fmt::format("the module has no global variable '{}'", name));
+  if (address)
+    *address = global->first;
+  if (bytes)
+    *bytes = global->second;
+  return CUDA_SUCCESS;
 }
 
 CUresult simFuncGetAttribute(int *value, CUfunction_attribute attribute,

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/PtxParser.h"
 
+#include "runtime/sim/SimMemory.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -294,6 +296,7 @@ private:
   std::string_view readStatement(unsigned &startLine);
   std::string_view readWord();
   void parseModuleDirective(std::string_view stmt, unsigned stmtLine);
+  void parseModuleGlobal(std::string_view stmt, unsigned stmtLine);
   void parseEntry();
   void parseParams(std::string_view list, unsigned stmtLine);
   void parseBody();
@@ -409,11 +412,19 @@ parseVarDecl(std::vector<std::string_view> words, unsigned stmtLine) {
   std::string name;
   unsigned count = 1;
   bool unsized = false;
+  // In `.param .u64 .ptr .global .align 1 p`, the .align after .ptr is the
+  // pointee's alignment, not the parameter's (which stays the type's).
+  bool afterPtr = false;
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string_view w = words[i];
     if (w == ".align" && i + 1 < words.size()) {
-      align = static_cast<unsigned>(parseInt(words[++i]).value_or(1));
-    } else if (w == ".ptr" || w == ".global" || w == ".shared" ||
+      unsigned value =
+          static_cast<unsigned>(parseInt(words[++i]).value_or(1));
+      if (!afterPtr)
+        align = value;
+    } else if (w == ".ptr") {
+      afterPtr = true;
+    } else if (w == ".global" || w == ".shared" ||
                w == ".const" || w == ".local") {
       continue;
     } else if (!w.empty() && w[0] == '.') {
@@ -477,8 +488,59 @@ void Parser::parseModuleDirective(std::string_view stmt, unsigned stmtLine) {
     moduleShared.push_back({name, {align, bytes}});
     return;
   }
+  if (first < words.size() &&
+      (words[first] == ".global" || words[first] == ".const")) {
+    parseModuleGlobal(stmt, stmtLine);
+    return;
+  }
   fail(stmtLine,
        fmt::format("unsupported module-level statement `{}`", words[0]));
+}
+
+void Parser::parseModuleGlobal(std::string_view stmt, unsigned stmtLine) {
+  std::string_view decl = stmt, init;
+  if (std::size_t eq = stmt.find('='); eq != std::string_view::npos) {
+    decl = stmt.substr(0, eq);
+    init = trim(stmt.substr(eq + 1));
+  }
+  std::vector<std::string_view> words = splitWords(decl);
+  std::size_t first = 0;
+  while (first < words.size() &&
+         (words[first] == ".extern" || words[first] == ".visible" ||
+          words[first] == ".weak" || words[first] == ".global" ||
+          words[first] == ".const"))
+    ++first;
+  auto [align, bytes, name] = parseVarDecl(
+      std::vector<std::string_view>(words.begin() + first, words.end()),
+      stmtLine);
+  if (bytes == ~0u)
+    fail(stmtLine, fmt::format("unsized global variable `{}`", name));
+  unsigned elemBytes = 1;
+  for (std::string_view w : words)
+    if (!w.empty() && w[0] == '.' && w != ".align")
+      if (std::optional<PtxType> t = lookupType(w.substr(1)))
+        elemBytes = std::max(1u, ptxTypeBits(*t) / 8);
+  std::vector<std::uint8_t> data(bytes, 0);
+  if (!init.empty()) {
+    if (init.front() == '{' && init.back() == '}')
+      init = init.substr(1, init.size() - 2);
+    std::size_t at = 0;
+    for (std::string_view v : splitTopLevel(init, ',')) {
+      std::optional<std::int64_t> value = parseInt(trim(v));
+      if (!value)
+        fail(stmtLine, fmt::format("unsupported initializer `{}`", v));
+      if (at + elemBytes > data.size())
+        fail(stmtLine, "more initializers than elements");
+      std::memcpy(data.data() + at, &*value, elemBytes); // little endian
+      at += elemBytes;
+    }
+  }
+  PtxGlobal global;
+  global.name = name;
+  global.bytes = bytes;
+  global.address = GlobalMemory::instance().allocate(bytes);
+  GlobalMemory::instance().write(global.address, data.data(), data.size());
+  module.globals.push_back(global);
 }
 
 void Parser::parseEntry() {
@@ -543,6 +605,8 @@ void Parser::parseEntry() {
       fail(dirLine, fmt::format("unsupported entry directive `{}`", w));
     }
   }
+  for (const PtxGlobal &g : module.globals)
+    symbols[g.name] = {SpaceKind::Global, g.address};
   // Shared symbols: module static ones first, then externs after them.
   for (auto &[sname, ab] : moduleShared) {
     if (ab.second == ~0u)

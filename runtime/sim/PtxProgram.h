@@ -321,8 +321,21 @@ struct PtxFunction {
 };
 
 /// A whole PTX module.
+/// A module-scope .global or .const variable: allocated in GlobalMemory when
+/// the module is parsed (initializer written), freed with the module.
+struct PtxGlobal {
+  std::string name;
+  std::uint64_t address = 0;
+  std::size_t bytes = 0;
+};
+
 struct PtxModule {
   std::vector<PtxFunction> functions;
+  std::vector<PtxGlobal> globals;
+  PtxModule() = default;
+  PtxModule(const PtxModule &) = delete;
+  PtxModule &operator=(const PtxModule &) = delete;
+  ~PtxModule();
 };
 
 } // namespace tilec::sim

@@ -6,11 +6,26 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/SimModule.h"
 
+#include "runtime/sim/SimMemory.h"
+
 #include "runtime/sim/PtxParser.h"
 
 #include <algorithm>
 
 namespace tilec::sim {
+
+PtxModule::~PtxModule() {
+  for (const PtxGlobal &g : globals)
+    GlobalMemory::instance().free(g.address);
+}
+
+std::optional<std::pair<std::uint64_t, std::size_t>>
+SimModule::global(std::string_view name) const {
+  for (const PtxGlobal &g : module->globals)
+    if (g.name == name)
+      return std::make_pair(g.address, g.bytes);
+  return std::nullopt;
+}
 
 SimFunction::SimFunction(const PtxFunction &fn) : fn(fn) {
   for (const PtxParam &p : fn.params)

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tilec::sim {
@@ -62,6 +63,9 @@ public:
                                          std::string &error);
   /// Null if none.
   const SimFunction *function(std::string_view name) const;
+  /// A module-scope .global or .const variable: (device address, bytes).
+  std::optional<std::pair<std::uint64_t, std::size_t>>
+  global(std::string_view name) const;
   /// Every entry, in order.
   const std::vector<std::unique_ptr<SimFunction>> &functions() const {
     return entries;
