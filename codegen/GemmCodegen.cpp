@@ -9,6 +9,7 @@
 #include "codegen/GemmCodegen.h"
 
 #include "codegen/PtxEmitter.h"
+#include "codegen/Sm100GemmSpec.h"
 #include "codegen/Sm80Gemm.h"
 #include "codegen/Sm90GemmSpec.h"
 
@@ -27,8 +28,8 @@ namespace {
 llvm::Error unsupportedArch(const GemmSpec &spec) {
   return llvm::createStringError("no GEMM code generator for " +
                                  archInfo(spec.arch).name.str() +
-                                 " yet (not implemented); sm_80 and sm_90a "
-                                 "are supported");
+                                 " yet (not implemented); sm_80, sm_90a "
+                                 "and sm_100a are supported");
 }
 
 /// Schedules only the sm_90a generator implements.
@@ -101,6 +102,10 @@ llvm::Error checkGemmSpec(const GemmSpec &spec) {
     auto config = sm90ConfigFromSpec(spec);
     return config ? llvm::Error::success() : config.takeError();
   }
+  if (spec.arch == ArchKind::SM100a) {
+    auto config = sm100ConfigFromSpec(spec);
+    return config ? llvm::Error::success() : config.takeError();
+  }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);
   auto plan = planSm80Gemm(spec);
@@ -158,6 +163,15 @@ static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec) {
       return kernel.takeError();
     return sm90GemmBinary(std::move(*kernel), spec.splitK);
   }
+  if (spec.arch == ArchKind::SM100a) {
+    auto config = sm100ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    auto kernel = emitSm100Gemm(*config);
+    if (!kernel)
+      return kernel.takeError();
+    return sm100GemmBinary(std::move(*kernel));
+  }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);
   auto plan = planSm80Gemm(spec);
@@ -196,6 +210,12 @@ llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
     if (!config)
       return config.takeError();
     return emitSm90GemmLlvmIr(*config);
+  }
+  if (spec.arch == ArchKind::SM100a) {
+    auto config = sm100ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    return emitSm100GemmLlvmIr(*config);
   }
   if (spec.arch != ArchKind::SM80)
     return unsupportedArch(spec);

@@ -5,7 +5,7 @@
 // kernel: PTX text plus everything a launcher needs (entry name, parameters,
 // grid, block, dynamic shared memory, the tensor maps to encode and the
 // workspace to provide). It dispatches on the spec's arch; a target without a
-// GEMM generator yet (sm_100a) is a clear error, not a crash.
+// GEMM generator is a clear error, not a crash.
 //
 // sm_80 (codegen/Sm80Gemm.h), parameters in order:
 //   A, B, C (global pointers), M, N, K (i32), lda, ldb, ldc (i32, elements),
@@ -21,6 +21,11 @@
 //   (pointers, split-K only).
 // With swap-AB the kernel's A role is the user's B: tmapA covers B, rowsA is
 // N. Grid: (ceil(rowsA / BM), ceil(rowsB / BN), splits).
+//
+// sm_100a (codegen/Sm100Gemm.h), parameters in order:
+//   tmapA, tmapB (tensor maps, the sm_90a plans), c (pointer), rowsA = M,
+//   rowsB = N, k, ldc (i32), alpha, beta (f32).
+// Grid: (ceil(M / 128) * ceil(N / BN), 1, 1), as sm_80's.
 //
 // Every kernel: blockThreads threads per CTA and sharedBytes bytes of dynamic
 // shared memory (the launcher raises the kernel's limit above 48 KiB).
