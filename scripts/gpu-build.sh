@@ -5,6 +5,7 @@
 # which has no LLVM. Then, with the device tool:
 #   gpu-build.sh tests  then  run command="bash scripts/gpu-run.sh"    carry=[".carry"]
 #   gpu-build.sh bench  then  run command="bash scripts/gpu-bench.sh"  carry=[".carry"]
+#   gpu-build.sh crossval  then  run command="bash scripts/gpu-crossval.sh"  carry=[".carry"]
 set -euo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
@@ -17,7 +18,8 @@ set_name=${1:-tests}
 case $set_name in
   tests) wanted="tests/tilec-gputests examples/run_tile examples/saxpy" ;;
   bench) wanted="bench/Sm90GemmBench bench/Sm90FP8Bench bench/GemmBench" ;;
-  *) echo "usage: gpu-build.sh [tests|bench]" >&2; exit 2 ;;
+  crossval) wanted="compiler/tilec/tilec tests/tilec-gputests" ;;
+  *) echo "usage: gpu-build.sh [tests|bench|crossval]" >&2; exit 2 ;;
 esac
 BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
   TILEC_TARGETS="$(for exe in $wanted; do basename "$exe"; done | xargs)" \

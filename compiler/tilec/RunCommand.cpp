@@ -2,7 +2,7 @@
 //
 //   tilec run FILE.tile [--kernel NAME] [--m M --n N --k K] [--sim]
 //             [--ptx FILE.ptx] [--seed S] [--json] [--integer]
-//             [--alpha A --beta B] [--profile]
+//             [--alpha A --beta B] [--profile] [--sim-shape]
 //
 // Compiles each kernel of FILE (or the one --kernel names), runs it on fresh
 // random inputs with C poisoned, on the GPU or, with --sim, in the PTX
@@ -78,6 +78,11 @@ cl::opt<float> alpha("alpha", cl::desc("alpha (default 1)"), cl::init(1.0f),
 cl::opt<float> beta("beta", cl::desc("beta (default 0; C is random then)"),
                     cl::init(0.0f), cl::sub(runCommand),
                     cl::cat(tilecCategory()));
+cl::opt<bool> simShape("sim-shape",
+                       cl::desc("use the simulator's default (small, ragged) "
+                                "problem on any backend, to compare a GPU run "
+                                "with a --sim run"),
+                       cl::sub(runCommand), cl::cat(tilecCategory()));
 cl::opt<bool> profile("profile",
                       cl::desc("with --sim: print the PTX lines with the most "
                                "shared-memory wavefronts and executions"),
@@ -253,7 +258,7 @@ int runRun() {
     if (replacementPtx)
       kernel.ptx = *replacementPtx;
     RunShape shape = optM ? RunShape{optM, optN, optK}
-                          : defaultShape(kernel, useSim);
+                          : defaultShape(kernel, useSim || simShape);
     if (std::string bad = fixedExtentMismatch(kernel, shape); !bad.empty()) {
       llvm::errs() << "tilec run: error: kernel '" << name << "': " << bad
                    << "\n";
