@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tilec's main job: install what is missing, build, then for every program in
 # examples/*.tile compile each kernel to PTX with `tilec`, assemble it with
-# ptxas for its target, and, where a GPU is present, run it against a CPU
-# reference (examples/run_tile). Finally the saxpy slice: PTX for all three
-# targets, ptxas, and a GPU run when there is one.
+# ptxas for its target, and run every kernel against a CPU reference with
+# `tilec run`: on the GPU where there is one, in the PTX simulator elsewhere.
+# Finally the saxpy slice: PTX for all three targets, ptxas, and a GPU run
+# when there is one.
 #
 # Environment: BUILD_DIR (default build), OUT_DIR for the PTX (default out/).
 set -euo pipefail
@@ -40,11 +41,13 @@ done
 
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   for tile in "$TILEC_ROOT"/examples/*.tile; do
-    "$BUILD_DIR/examples/run_tile" "$tile" || status=1
+    "$tilec" run "$tile" || status=1
   done
   "$BUILD_DIR/examples/saxpy" 1000003 || status=1
 else
-  echo "SKIP: no GPU here: the examples were compiled and assembled, not run" \
-       "(README, 'Running on the GPU')"
+  echo "no GPU here: every example runs in the PTX simulator (tilec run --sim)"
+  for tile in "$TILEC_ROOT"/examples/*.tile; do
+    "$tilec" run --sim "$tile" || status=1
+  done
 fi
 exit $status
