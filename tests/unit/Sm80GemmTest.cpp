@@ -445,10 +445,12 @@ TEST(Sm80Gemm, Diagnostics) {
   GemmSpec spec;
   EXPECT_EQ(message(spec), "ok");
   GemmSpec bad = spec;
+  // Every arch has a generator; sm_100a's has its own rules.
   bad.arch = ArchKind::SM100a;
+  bad.bm = 64;
   EXPECT_EQ(message(bad),
-            "no GEMM code generator for sm_100a yet (not implemented); sm_80 "
-            "and sm_90a are supported");
+            "BM = 64 is not the tcgen05.mma M of one CTA; the sm_100a "
+            "generator issues cta_group::1 M = 128, so BM must be 128");
   bad = spec;
   bad.bType = DTypeKind::F16;
   EXPECT_EQ(message(bad), "sm_80 mma.sync m16n8k16 takes A and B of the same "
