@@ -77,6 +77,8 @@ struct SimState {
   bool profiling = false;
   SimCounters counters;
   std::vector<SimModuleHandle *> profiledModules;
+  /// Profiles of modules unloaded before takeSimProfile().
+  std::vector<SimModuleProfile> unloadedProfiles;
 };
 
 SimState &state() {
@@ -275,7 +277,13 @@ CUresult simModuleUnload(CUmodule module) {
   SimState &s = state();
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    std::erase(s.profiledModules, handle);
+    if (std::erase(s.profiledModules, handle) && !handle->profile.empty()) {
+      SimModuleProfile kept;
+      kept.ptx = handle->ptx;
+      for (auto &[line, counts] : handle->profile)
+        kept.lines.push_back(counts);
+      s.unloadedProfiles.push_back(std::move(kept));
+    }
   }
   delete handle;
   return CUDA_SUCCESS;
@@ -708,7 +716,8 @@ void setSimProfiling(bool on) {
 std::vector<SimModuleProfile> takeSimProfile() {
   SimState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  std::vector<SimModuleProfile> out;
+  std::vector<SimModuleProfile> out = std::move(s.unloadedProfiles);
+  s.unloadedProfiles.clear();
   for (SimModuleHandle *module : s.profiledModules) {
     SimModuleProfile p;
     p.ptx = module->ptx;

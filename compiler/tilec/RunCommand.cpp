@@ -132,34 +132,48 @@ std::string ptxLine(llvm::StringRef ptx, unsigned line) {
   return lines[line - 1].trim().str();
 }
 
+void printProfileLine(llvm::raw_ostream &os, llvm::StringRef ptx,
+                      const sim::SimLineProfile &l) {
+  os << llvm::format("    ptx:%-6u %10llu execs", l.ptxLine,
+                     (unsigned long long)l.executions);
+  if (l.sharedAccesses)
+    os << llvm::format("  %8llu wavefronts (ideal %llu, %.2fx)",
+                       (unsigned long long)l.sharedWavefronts,
+                       (unsigned long long)l.idealWavefronts,
+                       l.idealWavefronts
+                           ? double(l.sharedWavefronts) / l.idealWavefronts
+                           : 0.0);
+  os << "  " << ptxLine(ptx, l.ptxLine) << "\n";
+}
+
+/// The shared-memory accesses with the most wavefronts beyond the ideal
+/// (bank conflicts), then the most executed lines.
 void printProfile(llvm::raw_ostream &os) {
   for (const rt::SimModuleProfile &module : rt::takeSimProfile()) {
-    std::vector<sim::SimLineProfile> lines = module.lines;
+    std::vector<sim::SimLineProfile> shared, all = module.lines;
+    for (const sim::SimLineProfile &l : module.lines)
+      if (l.sharedAccesses)
+        shared.push_back(l);
     auto excess = [](const sim::SimLineProfile &l) {
       return l.sharedWavefronts - std::min(l.sharedWavefronts,
                                            l.idealWavefronts);
     };
-    std::stable_sort(lines.begin(), lines.end(),
+    std::stable_sort(shared.begin(), shared.end(),
                      [&](const auto &x, const auto &y) {
                        if (excess(x) != excess(y))
                          return excess(x) > excess(y);
-                       return x.executions > y.executions;
+                       return x.sharedWavefronts > y.sharedWavefronts;
                      });
-    os << "  profile: PTX lines by shared-memory wavefronts beyond the "
-          "ideal, then executions (warp-instructions)\n";
-    for (size_t i = 0; i < lines.size() && i < 12; ++i) {
-      const sim::SimLineProfile &l = lines[i];
-      os << llvm::format("  ptx:%-6u %10llu execs", l.ptxLine,
-                         (unsigned long long)l.executions);
-      if (l.sharedAccesses)
-        os << llvm::format("  %8llu wavefronts (ideal %llu, %.2fx)",
-                           (unsigned long long)l.sharedWavefronts,
-                           (unsigned long long)l.idealWavefronts,
-                           l.idealWavefronts
-                               ? double(l.sharedWavefronts) / l.idealWavefronts
-                               : 0.0);
-      os << "  " << ptxLine(module.ptx, l.ptxLine) << "\n";
-    }
+    std::stable_sort(all.begin(), all.end(), [](const auto &x, const auto &y) {
+      return x.executions > y.executions;
+    });
+    os << "  profile: shared-memory accesses by wavefronts beyond the ideal "
+          "(bank conflicts)\n";
+    for (size_t i = 0; i < shared.size() && i < 8; ++i)
+      printProfileLine(os, module.ptx, shared[i]);
+    os << "  profile: most executed lines (warp-instructions)\n";
+    for (size_t i = 0; i < all.size() && i < 8; ++i)
+      printProfileLine(os, module.ptx, all[i]);
   }
 }
 
