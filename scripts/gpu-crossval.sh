@@ -14,6 +14,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 echo "== tilec run on the GPU at the simulator's shapes"
 bash "$TILEC_ROOT/scripts/crossval.sh" gpu "$bin/tilec" "$out/crossval-gpu" \
   2>&1 | tee "$out/crossval-gpu.log"
+tar -C "$out" -czf "$out/crossval-gpu.tar.gz" crossval-gpu && rm -rf "$out/crossval-gpu"
+[ "${CROSSVAL_ONLY:-0}" = 1 ] && exit 0
 echo "== mutations on the GPU"
 PATH=/usr/local/cuda/bin:$PATH timeout 300 python3 \
   "$TILEC_ROOT/tests/sim/mutations/run_mutations.py" --tilec "$bin/tilec" \

@@ -269,6 +269,24 @@ int runRun() {
       continue;
     }
     CompiledKernel kernel = **compiled;
+    if (!useSim) {
+      // Arch-specific code (sm_90a, sm_100a) runs only on its own GPU.
+      unsigned cc = ctx->device().computeCapability();
+      unsigned needs = archInfo(kernel.arch).computeCapability;
+      bool exact = kernel.arch != ArchKind::SM80;
+      if (exact ? cc != needs : cc < needs) {
+        std::string why = llvm::formatv(
+            "{0} code needs compute capability {1}.{2}, the GPU is {3}.{4}; "
+            "--sim runs it",
+            archInfo(kernel.arch).name, needs / 10, needs % 10, cc / 10,
+            cc % 10);
+        results.push_back(llvm::json::Object{
+            {"kernel", name}, {"pass", true}, {"skipped", why}});
+        if (!json)
+          llvm::outs() << "SKIP " << name << ": " << why << "\n";
+        continue;
+      }
+    }
     if (replacementPtx)
       kernel.ptx = *replacementPtx;
     RunShape shape = optM ? RunShape{optM, optN, optK}
