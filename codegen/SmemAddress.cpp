@@ -94,7 +94,8 @@ llvm::Expected<SmemAddress> SmemAddress::get(const ComposedLayout &layout,
   for (auto *modes : {&result.mnModes, &result.kModes})
     for (const Mode &mode : *modes)
       maxLinear += (mode.shape - 1) * mode.stride;
-  std::vector<uint8_t> seen(size_t(llvm::NextPowerOf2(uint64_t(maxLinear))));
+  std::vector<uint8_t> seen(
+      static_cast<size_t>(llvm::NextPowerOf2(uint64_t(maxLinear))));
   for (int64_t j = 0; j < extentK; ++j)
     for (int64_t i = 0; i < extentMn; ++i) {
       int64_t off = result.offset(i, j);
