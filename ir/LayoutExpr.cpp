@@ -160,6 +160,12 @@ bool shapeFits(const IntTuple &s) {
   return true;
 }
 
+// One evaluated argument of a call and the column where it starts.
+struct Arg {
+  LayoutValue value;
+  unsigned col;
+};
+
 class Parser {
 public:
   Parser(llvm::StringRef text, const LayoutEnv *env) : text(text), env(env) {}
@@ -479,50 +485,7 @@ private:
     return LayoutValue(swizzleAtom(kind.first, kind.second, *dtype));
   }
 
-  struct Arg {
-    LayoutValue value;
-    unsigned col;
-  };
-
   llvm::Expected<LayoutValue> parseCall(const Token &name, int depth);
-};
-
-// The functions of the language: name, argument counts.
-struct FunctionInfo {
-  llvm::StringRef name;
-  unsigned minArgs, maxArgs;
-};
-
-const FunctionInfo kFunctions[] = {
-    {"make_layout", 1, 2},
-    {"make_ordered", 2, 2},
-    {"coalesce", 1, 2},
-    {"composition", 2, 2},
-    {"complement", 1, 2},
-    {"logical_divide", 2, 2},
-    {"zipped_divide", 2, 2},
-    {"tiled_divide", 2, 2},
-    {"flat_divide", 2, 2},
-    {"logical_product", 2, 2},
-    {"zipped_product", 2, 2},
-    {"tiled_product", 2, 2},
-    {"blocked_product", 2, 2},
-    {"raked_product", 2, 2},
-    {"right_inverse", 1, 1},
-    {"left_inverse", 1, 1},
-    {"tile_to_shape", 2, 3},
-    {"recast", 3, 3},
-    {"upcast", 2, 2},
-    {"downcast", 2, 2},
-    {"max_common_vector", 2, 2},
-    {"max_common_layout", 2, 2},
-    {"size", 1, 1},
-    {"cosize", 1, 1},
-    {"rank", 1, 1},
-    {"depth", 1, 1},
-    {"flatten", 1, 1},
-    {"filter", 1, 1},
-    {"order", 1, 8},
 };
 
 // Converts an argument to a tiler: a layout, an integer N (N:1) or a tuple
@@ -598,10 +561,415 @@ llvm::Expected<int64_t> toInt(const LayoutValue &v, unsigned col,
   return v.getInteger();
 }
 
+// One call being evaluated: the function's name and column, its evaluated
+// arguments (as many as the function's row allows), and the checks every
+// result passes before it is returned.
+struct Call {
+  llvm::StringRef f;
+  unsigned col;
+  std::vector<Arg> args;
+  bool rowMajor = false, sawMajor = false;
+
+  const LayoutValue &arg(size_t i) const { return args[i].value; }
+  unsigned argCol(size_t i) const { return args[i].col; }
+
+  // Wraps an algebra error with the column of the call.
+  llvm::Error wrap(llvm::Error e) const {
+    std::string msg = llvm::toString(std::move(e));
+    if (!llvm::StringRef(msg).starts_with(f))
+      msg = f.str() + ": " + msg;
+    return errorAt(col, msg);
+  }
+  llvm::Expected<LayoutValue> result(llvm::Expected<Layout> l) const {
+    if (!l)
+      return wrap(l.takeError());
+    if (!layoutFits(*l))
+      return errorAt(col, f + ": the result " + l->str() +
+                              " is too large (size and cosize must be "
+                              "below 2^31)");
+    return LayoutValue(*l);
+  }
+  llvm::Expected<LayoutValue>
+  composedResult(llvm::Expected<ComposedLayout> l) const {
+    if (!l)
+      return wrap(l.takeError());
+    if (!layoutFits(l->layout))
+      return errorAt(col, f + ": the result " + l->str() +
+                              " is too large (size and cosize must be "
+                              "below 2^31)");
+    return LayoutValue(*l);
+  }
+};
+
+using CallHandler = llvm::Expected<LayoutValue> (*)(const Call &);
+
+// The first argument as a layout, then `op` on it.
+template <typename Op>
+llvm::Expected<LayoutValue> onLayout(const Call &c, Op op) {
+  llvm::Expected<Layout> l = toLayout(c.arg(0), c.argCol(0), c.f);
+  if (!l)
+    return l.takeError();
+  return op(*l);
+}
+
+// The first two arguments as layouts, then `op` on them.
+template <typename Op>
+llvm::Expected<LayoutValue> onTwoLayouts(const Call &c, Op op) {
+  llvm::Expected<Layout> a = toLayout(c.arg(0), c.argCol(0), c.f);
+  if (!a)
+    return a.takeError();
+  llvm::Expected<Layout> b = toLayout(c.arg(1), c.argCol(1), c.f);
+  if (!b)
+    return b.takeError();
+  return op(*a, *b);
+}
+
+// The first argument's layout; for a swizzled layout, its inner layout,
+// which `rewrap` swizzles again after the function.
+struct Inner {
+  std::optional<ComposedLayout> composed;
+  Layout layout;
+};
+
+llvm::Expected<Inner> innerLayout(const Call &c) {
+  const LayoutValue &a0 = c.arg(0);
+  if (a0.isComposed())
+    return Inner{a0.getComposed(), a0.getComposed().layout};
+  llvm::Expected<Layout> l = toLayout(a0, c.argCol(0), c.f);
+  if (!l)
+    return l.takeError();
+  return Inner{std::nullopt, *l};
+}
+
+llvm::Expected<LayoutValue> rewrap(const Call &c, const Inner &in,
+                                   llvm::Expected<Layout> r) {
+  if (!r)
+    return c.wrap(r.takeError());
+  if (in.composed)
+    return c.composedResult(
+        ComposedLayout(in.composed->swizzle, in.composed->offset, *r));
+  return c.result(std::move(r));
+}
+
+// size, cosize, rank, depth: a number of the (inner) layout.
+template <typename Measure>
+llvm::Expected<LayoutValue> measure(const Call &c, Measure m) {
+  llvm::Expected<Inner> in = innerLayout(c);
+  if (!in)
+    return in.takeError();
+  return LayoutValue(m(in->layout));
+}
+
+// composition and the divides: a layout or a swizzled layout by a tiler.
+template <typename Op>
+llvm::Expected<LayoutValue> byTiler(const Call &c, Op op) {
+  llvm::Expected<Tiler> t = toTiler(c.arg(1), c.argCol(1));
+  if (!t)
+    return t.takeError();
+  if (c.arg(0).isComposed())
+    return c.composedResult(op(c.arg(0).getComposed(), *t));
+  return onLayout(c, [&](const Layout &l) { return c.result(op(l, *t)); });
+}
+
+// The products by a tiler: the layout is read before the tiler.
+template <typename Op>
+llvm::Expected<LayoutValue> productByTiler(const Call &c, Op op) {
+  return onLayout(c, [&](const Layout &l) -> llvm::Expected<LayoutValue> {
+    llvm::Expected<Tiler> t = toTiler(c.arg(1), c.argCol(1));
+    if (!t)
+      return t.takeError();
+    return c.result(op(l, *t));
+  });
+}
+
+// recast, upcast, downcast of a swizzle, a swizzled layout or a layout;
+// `what` names the integer arguments after the first.
+template <typename Op>
+llvm::Expected<LayoutValue> cast(const Call &c,
+                                 llvm::ArrayRef<const char *> what, Op op) {
+  std::vector<int64_t> nums;
+  for (size_t i = 1; i < c.args.size(); ++i) {
+    llvm::Expected<int64_t> n = toInt(c.arg(i), c.argCol(i), c.f, what[i - 1]);
+    if (!n)
+      return n.takeError();
+    if (*n <= 0 || *n > 4096)
+      return errorAt(c.argCol(i), llvm::formatv("{0}: {1} must be between "
+                                                "1 and 4096",
+                                                c.f, *n));
+    nums.push_back(*n);
+  }
+  const LayoutValue &a0 = c.arg(0);
+  if (a0.isSwizzle()) {
+    // As CuTe's recast_layout<Old, New>(Swizzle): M moves by log2 of the
+    // width ratio.
+    llvm::Expected<Swizzle> s = op(a0.getSwizzle(), nums);
+    if (!s)
+      return c.wrap(s.takeError());
+    return LayoutValue(*s);
+  }
+  if (a0.isComposed())
+    return c.composedResult(op(a0.getComposed(), nums));
+  return onLayout(c, [&](const Layout &l) { return c.result(op(l, nums)); });
+}
+
+// order(1, 0) is the tuple (1, 0), spelled as DESIGN.md's sketch spells
+// the ORDER of tile_to_shape and make_ordered.
+llvm::Expected<LayoutValue> evalOrder(const Call &c) {
+  std::vector<LayoutValue> elems;
+  for (const Arg &arg : c.args) {
+    if (!arg.value.isInteger() && !arg.value.isIntTuple())
+      return errorAt(arg.col, "order: an element must be an integer or a "
+                              "tuple of integers, not " +
+                                  arg.value.str());
+    elems.push_back(arg.value);
+  }
+  return LayoutValue(std::move(elems));
+}
+
+llvm::Expected<LayoutValue> evalMakeLayout(const Call &c) {
+  if (!c.sawMajor && c.args.size() == 2)
+    return errorAt(c.argCol(1), "make_layout: the second argument must be "
+                                "'left' or 'right'");
+  llvm::Expected<IntTuple> s = toShape(c.arg(0), c.argCol(0), c.f, "the shape");
+  if (!s)
+    return s.takeError();
+  return onLayout(c, [&](const Layout &) {
+    return c.result(c.rowMajor ? makeLayoutRight(*s) : makeLayoutLeft(*s));
+  });
+}
+
+llvm::Expected<LayoutValue> evalMakeOrdered(const Call &c) {
+  return onLayout(c, [&](const Layout &l) -> llvm::Expected<LayoutValue> {
+    llvm::Expected<IntTuple> order =
+        toShape(c.arg(1), c.argCol(1), c.f, "the order");
+    if (!order)
+      return order.takeError();
+    if (!isWeaklyCongruent(*order, l.shape))
+      return errorAt(c.argCol(1), "make_ordered: the order " + order->str() +
+                                      " does not follow the shape " +
+                                      l.shape.str());
+    return c.result(makeOrderedLayout(l.shape, *order));
+  });
+}
+
+llvm::Expected<LayoutValue> evalCoalesce(const Call &c) {
+  llvm::Expected<Inner> in = innerLayout(c);
+  if (!in)
+    return in.takeError();
+  if (c.args.size() == 1)
+    return rewrap(c, *in, coalesce(in->layout));
+  llvm::Expected<IntTuple> profile =
+      toShape(c.arg(1), c.argCol(1), c.f, "the profile");
+  if (!profile)
+    return profile.takeError();
+  return rewrap(c, *in, coalesce(in->layout, *profile));
+}
+
+llvm::Expected<LayoutValue> evalComposition(const Call &c) {
+  if (c.arg(0).isSwizzle()) {
+    llvm::Expected<Layout> b = toLayout(c.arg(1), c.argCol(1), c.f);
+    if (!b)
+      return b.takeError();
+    return c.composedResult(ComposedLayout(c.arg(0).getSwizzle(), 0, *b));
+  }
+  return byTiler(
+      c, [](const auto &a, const Tiler &t) { return composition(a, t); });
+}
+
+llvm::Expected<LayoutValue> evalComplement(const Call &c) {
+  return onLayout(c, [&](const Layout &l) -> llvm::Expected<LayoutValue> {
+    if (c.args.size() == 1)
+      return c.result(complement(l));
+    llvm::Expected<IntTuple> n =
+        toShape(c.arg(1), c.argCol(1), c.f, "the codomain size");
+    if (!n)
+      return n.takeError();
+    if (n->product() <= 0)
+      return errorAt(c.argCol(1), "complement: the codomain size must be "
+                                  "positive");
+    return c.result(complement(l, *n));
+  });
+}
+
+llvm::Expected<LayoutValue> evalMaxCommonVector(const Call &c) {
+  return onTwoLayouts(
+      c,
+      [&](const Layout &a, const Layout &b) -> llvm::Expected<LayoutValue> {
+        llvm::Expected<int64_t> n = maxCommonVector(a, b);
+        if (!n)
+          return c.wrap(n.takeError());
+        return LayoutValue(*n);
+      });
+}
+
+llvm::Expected<LayoutValue> evalTileToShape(const Call &c) {
+  llvm::Expected<IntTuple> shape =
+      toShape(c.arg(1), c.argCol(1), c.f, "the target shape");
+  if (!shape)
+    return shape.takeError();
+  for (int64_t x : shape->leaves())
+    if (x <= 0)
+      return errorAt(c.argCol(1), "tile_to_shape: the target shape " +
+                                      shape->str() +
+                                      " must have positive modes");
+  std::optional<IntTuple> order;
+  if (c.args.size() == 3) {
+    llvm::Expected<IntTuple> o =
+        toShape(c.arg(2), c.argCol(2), c.f, "the order");
+    if (!o)
+      return o.takeError();
+    order = *o;
+  }
+  if (c.arg(0).isComposed())
+    return c.composedResult(tileToShape(c.arg(0).getComposed(), *shape, order));
+  return onLayout(c, [&](const Layout &l) {
+    return c.result(tileToShape(l, *shape, order));
+  });
+}
+
+// The functions of the language: name, argument counts, evaluation. A
+// handler is called with minArgs..maxArgs arguments, never fewer.
+struct FunctionInfo {
+  llvm::StringRef name;
+  unsigned minArgs, maxArgs;
+  CallHandler eval;
+};
+
+const FunctionInfo kFunctions[] = {
+    {"make_layout", 1, 2, evalMakeLayout},
+    {"make_ordered", 2, 2, evalMakeOrdered},
+    {"coalesce", 1, 2, evalCoalesce},
+    {"composition", 2, 2, evalComposition},
+    {"complement", 1, 2, evalComplement},
+    {"logical_divide", 2, 2,
+     [](const Call &c) {
+       return byTiler(c, [](const auto &a, const Tiler &t) {
+         return logicalDivide(a, t);
+       });
+     }},
+    {"zipped_divide", 2, 2,
+     [](const Call &c) {
+       return byTiler(
+           c, [](const auto &a, const Tiler &t) { return zippedDivide(a, t); });
+     }},
+    {"tiled_divide", 2, 2,
+     [](const Call &c) {
+       return byTiler(
+           c, [](const auto &a, const Tiler &t) { return tiledDivide(a, t); });
+     }},
+    {"flat_divide", 2, 2,
+     [](const Call &c) {
+       return byTiler(
+           c, [](const auto &a, const Tiler &t) { return flatDivide(a, t); });
+     }},
+    {"logical_product", 2, 2,
+     [](const Call &c) {
+       return productByTiler(c, [](const Layout &a, const Tiler &t) {
+         return logicalProduct(a, t);
+       });
+     }},
+    {"zipped_product", 2, 2,
+     [](const Call &c) {
+       return productByTiler(c, [](const Layout &a, const Tiler &t) {
+         return zippedProduct(a, t);
+       });
+     }},
+    {"tiled_product", 2, 2,
+     [](const Call &c) {
+       return productByTiler(c, [](const Layout &a, const Tiler &t) {
+         return tiledProduct(a, t);
+       });
+     }},
+    {"blocked_product", 2, 2,
+     [](const Call &c) {
+       return onTwoLayouts(c, [&](const Layout &a, const Layout &b) {
+         return c.result(blockedProduct(a, b));
+       });
+     }},
+    {"raked_product", 2, 2,
+     [](const Call &c) {
+       return onTwoLayouts(c, [&](const Layout &a, const Layout &b) {
+         return c.result(rakedProduct(a, b));
+       });
+     }},
+    {"right_inverse", 1, 1,
+     [](const Call &c) {
+       return onLayout(
+           c, [&](const Layout &l) { return c.result(rightInverse(l)); });
+     }},
+    {"left_inverse", 1, 1,
+     [](const Call &c) {
+       return onLayout(
+           c, [&](const Layout &l) { return c.result(leftInverse(l)); });
+     }},
+    {"tile_to_shape", 2, 3, evalTileToShape},
+    {"recast", 3, 3,
+     [](const Call &c) {
+       return cast(c, {"FROM_BITS", "TO_BITS"},
+                   [](const auto &x, const std::vector<int64_t> &n) {
+                     return recast(x, n[0], n[1]);
+                   });
+     }},
+    {"upcast", 2, 2,
+     [](const Call &c) {
+       return cast(c, {"N"}, [](const auto &x, const std::vector<int64_t> &n) {
+         return upcast(x, n[0]);
+       });
+     }},
+    {"downcast", 2, 2,
+     [](const Call &c) {
+       return cast(c, {"N"}, [](const auto &x, const std::vector<int64_t> &n) {
+         return downcast(x, n[0]);
+       });
+     }},
+    {"max_common_vector", 2, 2, evalMaxCommonVector},
+    {"max_common_layout", 2, 2,
+     [](const Call &c) {
+       return onTwoLayouts(c, [&](const Layout &a, const Layout &b) {
+         return c.result(maxCommonLayout(a, b));
+       });
+     }},
+    {"size", 1, 1,
+     [](const Call &c) {
+       return measure(c, [](const Layout &l) { return LayoutValue(l.size()); });
+     }},
+    {"cosize", 1, 1,
+     [](const Call &c) {
+       return measure(c,
+                      [](const Layout &l) { return LayoutValue(l.cosize()); });
+     }},
+    {"rank", 1, 1,
+     [](const Call &c) {
+       return measure(
+           c, [](const Layout &l) { return LayoutValue(int64_t(l.rank())); });
+     }},
+    {"depth", 1, 1,
+     [](const Call &c) {
+       return measure(
+           c, [](const Layout &l) { return LayoutValue(int64_t(l.depth())); });
+     }},
+    {"flatten", 1, 1,
+     [](const Call &c) -> llvm::Expected<LayoutValue> {
+       llvm::Expected<Inner> in = innerLayout(c);
+       if (!in)
+         return in.takeError();
+       return rewrap(c, *in, flatten(in->layout));
+     }},
+    {"filter", 1, 1,
+     [](const Call &c) -> llvm::Expected<LayoutValue> {
+       llvm::Expected<Inner> in = innerLayout(c);
+       if (!in)
+         return in.takeError();
+       return rewrap(c, *in, filter(in->layout));
+     }},
+    {"order", 1, 8, evalOrder},
+};
+
 } // namespace
 
-// Evaluates one function call. The argument values are already checked to
-// be within bounds; each result is checked again before it is returned.
+// Parses the arguments of one call and evaluates it through its row of
+// kFunctions. The argument values are already checked to be within bounds;
+// each result is checked again before it is returned.
 llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   const FunctionInfo *fn = nullptr;
   for (const FunctionInfo &f : kFunctions)
@@ -610,16 +978,16 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
   if (!fn)
     return errorAt(name.col, "unknown function '" + name.text + "'");
   unsigned open = next().col;
-  std::vector<Arg> args;
-  bool rowMajor = false, sawMajor = false;
+  Call call{fn->name, name.col, {}};
+  std::vector<Arg> &args = call.args;
   if (peek().kind != Tok::RParen) {
     while (true) {
       unsigned col = peek().col;
       if (fn->name == "make_layout" && args.size() == 1 &&
           peek().kind == Tok::Name &&
           (peek().text == "left" || peek().text == "right")) {
-        rowMajor = next().text == "right";
-        sawMajor = true;
+        call.rowMajor = next().text == "right";
+        call.sawMajor = true;
         args.push_back({LayoutValue(int64_t(0)), col});
       } else {
         llvm::Expected<LayoutValue> v = parseExpr(depth + 1);
@@ -648,274 +1016,7 @@ llvm::Expected<LayoutValue> Parser::parseCall(const Token &name, int depth) {
                                      : std::to_string(fn->minArgs) + " or " +
                                            std::to_string(fn->maxArgs),
                                  fn->maxArgs == 1 ? "" : "s", args.size()));
-  llvm::StringRef f = fn->name;
-  unsigned col = name.col;
-  // Wraps an algebra error with the column of the call.
-  auto wrap = [&](llvm::Error e) -> llvm::Error {
-    std::string msg = llvm::toString(std::move(e));
-    if (!llvm::StringRef(msg).starts_with(f))
-      msg = f.str() + ": " + msg;
-    return errorAt(col, msg);
-  };
-  auto result = [&](llvm::Expected<Layout> l) -> llvm::Expected<LayoutValue> {
-    if (!l)
-      return wrap(l.takeError());
-    if (!layoutFits(*l))
-      return errorAt(col, f + ": the result " + l->str() +
-                              " is too large (size and cosize must be "
-                              "below 2^31)");
-    return LayoutValue(*l);
-  };
-  auto composedResult =
-      [&](llvm::Expected<ComposedLayout> l) -> llvm::Expected<LayoutValue> {
-    if (!l)
-      return wrap(l.takeError());
-    if (!layoutFits(l->layout))
-      return errorAt(col, f + ": the result " + l->str() +
-                              " is too large (size and cosize must be "
-                              "below 2^31)");
-    return LayoutValue(*l);
-  };
-  const LayoutValue &a0 = args[0].value;
-
-  // order(1, 0) is the tuple (1, 0), spelled as DESIGN.md's sketch spells
-  // the ORDER of tile_to_shape and make_ordered.
-  if (f == "order") {
-    std::vector<LayoutValue> elems;
-    for (const Arg &arg : args) {
-      if (!arg.value.isInteger() && !arg.value.isIntTuple())
-        return errorAt(arg.col, "order: an element must be an integer or a "
-                                "tuple of integers, not " +
-                                    arg.value.str());
-      elems.push_back(arg.value);
-    }
-    return LayoutValue(std::move(elems));
-  }
-  if (f == "make_layout") {
-    if (!sawMajor && args.size() == 2)
-      return errorAt(args[1].col, "make_layout: the second argument must be "
-                                  "'left' or 'right'");
-    llvm::Expected<IntTuple> s = toShape(a0, args[0].col, f, "the shape");
-    if (!s)
-      return s.takeError();
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    return result(rowMajor ? makeLayoutRight(*s) : makeLayoutLeft(*s));
-  }
-  if (f == "make_ordered") {
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    llvm::Expected<IntTuple> order =
-        toShape(args[1].value, args[1].col, f, "the order");
-    if (!order)
-      return order.takeError();
-    if (!isWeaklyCongruent(*order, l->shape))
-      return errorAt(args[1].col, "make_ordered: the order " + order->str() +
-                                      " does not follow the shape " +
-                                      l->shape.str());
-    return result(makeOrderedLayout(l->shape, *order));
-  }
-  if (f == "size" || f == "cosize" || f == "rank" || f == "depth") {
-    llvm::Expected<Layout> l =
-        a0.isComposed() ? llvm::Expected<Layout>(a0.getComposed().layout)
-                        : toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    if (f == "size")
-      return LayoutValue(l->size());
-    if (f == "cosize")
-      return LayoutValue(l->cosize());
-    if (f == "rank")
-      return LayoutValue(int64_t(l->rank()));
-    return LayoutValue(int64_t(l->depth()));
-  }
-  if (f == "coalesce" || f == "flatten" || f == "filter") {
-    std::optional<ComposedLayout> composed;
-    if (a0.isComposed())
-      composed = a0.getComposed();
-    llvm::Expected<Layout> l = composed
-                                   ? llvm::Expected<Layout>(composed->layout)
-                                   : toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    llvm::Expected<Layout> r = Layout();
-    if (f == "flatten")
-      r = flatten(*l);
-    else if (f == "filter")
-      r = filter(*l);
-    else if (args.size() == 2) {
-      llvm::Expected<IntTuple> profile =
-          toShape(args[1].value, args[1].col, f, "the profile");
-      if (!profile)
-        return profile.takeError();
-      r = coalesce(*l, *profile);
-    } else
-      r = coalesce(*l);
-    if (!r)
-      return wrap(r.takeError());
-    if (composed)
-      return composedResult(
-          ComposedLayout(composed->swizzle, composed->offset, *r));
-    return result(std::move(r));
-  }
-  if (f == "composition" || f == "logical_divide" || f == "zipped_divide" ||
-      f == "tiled_divide" || f == "flat_divide") {
-    if (f == "composition" && a0.isSwizzle()) {
-      llvm::Expected<Layout> b = toLayout(args[1].value, args[1].col, f);
-      if (!b)
-        return b.takeError();
-      return composedResult(ComposedLayout(a0.getSwizzle(), 0, *b));
-    }
-    llvm::Expected<Tiler> t = toTiler(args[1].value, args[1].col);
-    if (!t)
-      return t.takeError();
-    if (a0.isComposed()) {
-      const ComposedLayout &c = a0.getComposed();
-      if (f == "composition")
-        return composedResult(composition(c, *t));
-      if (f == "logical_divide")
-        return composedResult(logicalDivide(c, *t));
-      if (f == "zipped_divide")
-        return composedResult(zippedDivide(c, *t));
-      if (f == "tiled_divide")
-        return composedResult(tiledDivide(c, *t));
-      return composedResult(flatDivide(c, *t));
-    }
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    if (f == "composition")
-      return result(composition(*l, *t));
-    if (f == "logical_divide")
-      return result(logicalDivide(*l, *t));
-    if (f == "zipped_divide")
-      return result(zippedDivide(*l, *t));
-    if (f == "tiled_divide")
-      return result(tiledDivide(*l, *t));
-    return result(flatDivide(*l, *t));
-  }
-  if (f == "logical_product" || f == "zipped_product" || f == "tiled_product") {
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    llvm::Expected<Tiler> t = toTiler(args[1].value, args[1].col);
-    if (!t)
-      return t.takeError();
-    if (f == "logical_product")
-      return result(logicalProduct(*l, *t));
-    if (f == "zipped_product")
-      return result(zippedProduct(*l, *t));
-    return result(tiledProduct(*l, *t));
-  }
-  if (f == "blocked_product" || f == "raked_product" ||
-      f == "max_common_vector" || f == "max_common_layout") {
-    llvm::Expected<Layout> a = toLayout(a0, args[0].col, f);
-    if (!a)
-      return a.takeError();
-    llvm::Expected<Layout> b = toLayout(args[1].value, args[1].col, f);
-    if (!b)
-      return b.takeError();
-    if (f == "blocked_product")
-      return result(blockedProduct(*a, *b));
-    if (f == "raked_product")
-      return result(rakedProduct(*a, *b));
-    if (f == "max_common_layout")
-      return result(maxCommonLayout(*a, *b));
-    llvm::Expected<int64_t> n = maxCommonVector(*a, *b);
-    if (!n)
-      return wrap(n.takeError());
-    return LayoutValue(*n);
-  }
-  if (f == "complement") {
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    if (args.size() == 1)
-      return result(complement(*l));
-    llvm::Expected<IntTuple> n =
-        toShape(args[1].value, args[1].col, f, "the codomain size");
-    if (!n)
-      return n.takeError();
-    if (n->product() <= 0)
-      return errorAt(args[1].col, "complement: the codomain size must be "
-                                  "positive");
-    return result(complement(*l, *n));
-  }
-  if (f == "right_inverse" || f == "left_inverse") {
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    if (f == "right_inverse")
-      return result(rightInverse(*l));
-    return result(leftInverse(*l));
-  }
-  if (f == "tile_to_shape") {
-    llvm::Expected<IntTuple> shape =
-        toShape(args[1].value, args[1].col, f, "the target shape");
-    if (!shape)
-      return shape.takeError();
-    for (int64_t x : shape->leaves())
-      if (x <= 0)
-        return errorAt(args[1].col, "tile_to_shape: the target shape " +
-                                        shape->str() +
-                                        " must have positive modes");
-    std::optional<IntTuple> order;
-    if (args.size() == 3) {
-      llvm::Expected<IntTuple> o =
-          toShape(args[2].value, args[2].col, f, "the order");
-      if (!o)
-        return o.takeError();
-      order = *o;
-    }
-    if (a0.isComposed())
-      return composedResult(tileToShape(a0.getComposed(), *shape, order));
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    return result(tileToShape(*l, *shape, order));
-  }
-  if (f == "recast" || f == "upcast" || f == "downcast") {
-    std::vector<int64_t> nums;
-    for (size_t i = 1; i < args.size(); ++i) {
-      llvm::Expected<int64_t> n =
-          toInt(args[i].value, args[i].col, f,
-                f == "recast" ? (i == 1 ? "FROM_BITS" : "TO_BITS") : "N");
-      if (!n)
-        return n.takeError();
-      if (*n <= 0 || *n > 4096)
-        return errorAt(args[i].col, llvm::formatv("{0}: {1} must be between "
-                                                  "1 and 4096",
-                                                  f, *n));
-      nums.push_back(*n);
-    }
-    if (a0.isSwizzle()) {
-      // As CuTe's recast_layout<Old, New>(Swizzle): M moves by log2 of the
-      // width ratio.
-      llvm::Expected<Swizzle> s =
-          f == "recast"   ? recast(a0.getSwizzle(), nums[0], nums[1])
-          : f == "upcast" ? upcast(a0.getSwizzle(), nums[0])
-                          : downcast(a0.getSwizzle(), nums[0]);
-      if (!s)
-        return wrap(s.takeError());
-      return LayoutValue(*s);
-    }
-    if (a0.isComposed()) {
-      const ComposedLayout &c = a0.getComposed();
-      if (f == "recast")
-        return composedResult(recast(c, nums[0], nums[1]));
-      return composedResult(f == "upcast" ? upcast(c, nums[0])
-                                          : downcast(c, nums[0]));
-    }
-    llvm::Expected<Layout> l = toLayout(a0, args[0].col, f);
-    if (!l)
-      return l.takeError();
-    if (f == "recast")
-      return result(recast(*l, nums[0], nums[1]));
-    return result(f == "upcast" ? upcast(*l, nums[0]) : downcast(*l, nums[0]));
-  }
-  return errorAt(col, "function '" + f + "' is not implemented");
+  return fn->eval(call);
 }
 
 llvm::Expected<LayoutValue> tilec::evaluateLayoutExpr(llvm::StringRef text,
