@@ -63,7 +63,7 @@ Tensor2D makeTensor(std::uint64_t rows, std::uint64_t cols, unsigned seed) {
   return t;
 }
 
-alignas(64) CUtensorMap mapStorage;
+CUtensorMap mapStorage; // CUtensorMap carries its own (64- or 128-byte) alignment.
 
 SimTensorMap encode2D(const Tensor2D &t, std::uint32_t boxCols,
                       std::uint32_t boxRows, CUtensorMapSwizzle sw) {
