@@ -54,22 +54,21 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
                             unsigned smCount) const {
   (void)k;
-  uint64_t tilesM = ceilDiv(m, tileM), tilesN = ceilDiv(n, tileN);
   if (arch != ArchKind::SM90a)
-    return {static_cast<unsigned>(tilesM * tilesN), 1, 1};
-  // x walks the kernel's A role (the user's B under swap-AB), in whole
-  // clusters (sm90LaunchGrid in codegen/Sm90Gemm.h is the same rule).
-  uint64_t cx = std::max(1u, cluster.x);
-  uint64_t x = swapAB ? tilesN : tilesM, y = swapAB ? tilesM : tilesN;
-  x = ceilDiv(x, cx) * cx;
-  if (persistent) {
-    uint64_t clusterTiles = x / cx * y;
-    uint64_t cap = smCount ? std::max<uint64_t>(1, uint64_t(smCount) *
-                                                       ctasPerSm / cx)
-                           : clusterTiles;
-    return {static_cast<unsigned>(std::min(clusterTiles, cap) * cx), 1, 1};
-  }
-  return {static_cast<unsigned>(x), static_cast<unsigned>(y), splitK};
+    return {static_cast<unsigned>(ceilDiv(m, tileM) * ceilDiv(n, tileN)), 1,
+            1};
+  // The kernel's roles: A is the user's B under swap-AB (sm90GemmBinary
+  // maps them the other way).
+  Sm90GemmConfig roles;
+  roles.bm = swapAB ? tileN : tileM;
+  roles.bn = swapAB ? tileM : tileN;
+  roles.clusterM = cluster.x;
+  roles.splitK = splitK > 1;
+  roles.persistent = persistent;
+  roles.ctasPerSm = ctasPerSm;
+  Sm90Grid g = sm90LaunchGrid(roles, swapAB ? n : m, swapAB ? m : n, splitK,
+                              smCount);
+  return {g.x, g.y, g.z};
 }
 
 /// Output tiles a split-K launch numbers: the A-role tile count is rounded

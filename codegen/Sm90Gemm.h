@@ -264,13 +264,16 @@ bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits);
 
 /// Grid extents (x, y, z) to launch \p config on a rowsA x rowsB output
 /// (roles as in the kernel parameters) with \p splits K splits on a device
-/// of \p sms multiprocessors. x is a multiple of config.clusterM.
+/// of \p sms multiprocessors. x is a multiple of config.clusterM. A
+/// persistent grid is (min(cluster tiles, sms * ctasPerSm / clusterM) *
+/// clusterM, 1, 1); \p sms 0 leaves one CTA per tile, which is also correct.
+/// The one sm_90a grid rule: GemmKernelBinary::grid calls it.
 /// Example: 128x256 tiles, clusterM 2, rowsA 300, rowsB 520: {4, 3, 1}.
 struct Sm90Grid {
   unsigned x = 1, y = 1, z = 1;
 };
-Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, unsigned rowsA,
-                        unsigned rowsB, unsigned splits, unsigned sms);
+Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
+                        uint64_t rowsB, unsigned splits, unsigned sms);
 
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
