@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tilec, the unit tests and the libFuzzer targets with
 # AddressSanitizer and UndefinedBehaviorSanitizer (clang), runs the CPU suite
-# (unit tests and lit, not the `gpu` and `sim` labels) under them, then runs
+# (unit tests and lit, not the `gpu` and `sim` labels) and the simulator's
+# unit tests and every example in the simulator under them, then runs
 # each fuzz target for a fixed number of executions from a fixed seed over the
 # committed corpus (tests/fuzz/corpus). Any sanitizer report, failed test or
 # fuzzer crash fails the script. scripts/test.sh calls it after the main suite.
@@ -53,6 +54,16 @@ symbolizer=$(command -v llvm-symbolizer-22 || command -v llvm-symbolizer ||
 start=$(date +%s)
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" -LE 'gpu|sim'
 echo "sanitize: CPU suite under ASan+UBSan took $(( $(date +%s) - start )) s"
+
+# The simulator under the sanitizers: its unit tests, and every example
+# executed in it (the interpreter, the units and the driver shim on real
+# kernels).
+start=$(date +%s)
+"$BUILD_DIR/tests/tilec-simtests" --gtest_brief=1
+for tile in "$TILEC_ROOT"/examples/*.tile; do
+  "$BUILD_DIR/compiler/tilec/tilec" run --sim --seed 5 "$tile"
+done
+echo "sanitize: the simulator under ASan+UBSan took $(( $(date +%s) - start )) s"
 
 # Fixed executions from a fixed seed over the committed corpus; new inputs go
 # to a scratch directory (the first one named), never into the repository.
