@@ -9,6 +9,7 @@
 #include "codegen/Sm100Gemm.h"
 
 #include "codegen/Sm90Limits.h"
+#include "ir/Arch.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -127,11 +128,12 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
   if (config.stages < 2 || config.stages > 16)
     return fail(llvm::formatv("stages = {0} is outside 2..16", config.stages));
   unsigned bytes = sm100SharedBytes(config);
-  if (bytes > sm90::MaxSharedBytes)
+  unsigned limit = archInfo(ArchKind::SM100a).maxSharedBytesPerCta;
+  if (bytes > limit)
     return fail(llvm::formatv(
         "the ring needs {0} bytes of shared memory, more than the {1} a CTA "
         "may have; use fewer stages or a smaller tile",
-        bytes, sm90::MaxSharedBytes));
+        bytes, limit));
   if (auto idesc = sm100InstrDescriptor(config); !idesc)
     return idesc.takeError();
   for (auto [rows, type, major] :

@@ -12,6 +12,7 @@
 #include "codegen/Sm80Gemm.h"
 
 #include "codegen/PtxEmitter.h"
+#include "ir/Arch.h"
 #include "ir/LayoutAlgebra.h"
 #include "ir/SwizzleAtom.h"
 
@@ -22,8 +23,12 @@ namespace tilec {
 
 namespace {
 
-/// Largest dynamic shared memory an sm_80 CTA may opt into (163 KiB).
-constexpr unsigned Sm80MaxSharedBytes = 163 * 1024;
+/// Largest dynamic shared memory an sm_80 CTA may opt into (163 KiB). A
+/// function, not a namespace-scope constant: the table of ir/Arch.cpp may be
+/// initialized after this file's constants.
+unsigned sm80MaxSharedBytes() {
+  return archInfo(ArchKind::SM80).maxSharedBytesPerCta;
+}
 
 llvm::Error specError(const llvm::Twine &message) {
   return llvm::createStringError(message);
@@ -114,7 +119,7 @@ llvm::Expected<Sm80StagingPlan> planStaging(const Sm80GemmPlan &plan) {
     return specError(llvm::formatv(
         "the epilogue cannot stage even {0} rows of the {1} x {2} f32 "
         "accumulator tile in {3} bytes of shared memory",
-        spec.warpsM * 16, spec.bm, spec.bn, Sm80MaxSharedBytes));
+        spec.warpsM * 16, spec.bm, spec.bn, sm80MaxSharedBytes()));
   Sm80StagingPlan staging;
   staging.passes = size->passes;
   staging.tilesPerPass = plan.mmaTilesM / size->passes;
@@ -174,7 +179,7 @@ std::optional<Sm80StagingSize> sm80StagingSize(unsigned warpsM,
     // The size needs only the layout's span, not its address arithmetic.
     uint64_t bytes =
         uint64_t(sm80StagingLayout(rows, bn, nContiguous).cosize()) * 4;
-    if (bytes <= Sm80MaxSharedBytes)
+    if (bytes <= sm80MaxSharedBytes())
       return Sm80StagingSize{passes, rows, unsigned(bytes)};
   }
   return std::nullopt;
@@ -250,11 +255,11 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   uint64_t bytes = uint64_t(spec.stages) *
                    (plan.a.stageElems + plan.b.stageElems) *
                    (dtypeBits(spec.aType) / 8);
-  if (bytes > Sm80MaxSharedBytes)
+  if (bytes > sm80MaxSharedBytes())
     return specError(llvm::formatv(
         "{0} stages of {1} x {2} and {3} x {2} tiles need {4} bytes of "
         "shared memory; sm_80 allows {5}",
-        spec.stages, spec.bm, spec.bk, spec.bn, bytes, Sm80MaxSharedBytes));
+        spec.stages, spec.bm, spec.bk, spec.bn, bytes, sm80MaxSharedBytes()));
   llvm::Expected<Sm80StagingPlan> staging = planStaging(plan);
   if (!staging)
     return staging.takeError();

@@ -9,6 +9,7 @@
 #include "codegen/Sm90Gemm.h"
 
 #include "codegen/Sm90Limits.h"
+#include "ir/Arch.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/SmemTileFromLayout.h"
@@ -222,7 +223,8 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (!staging)
     return staging.takeError();
   unsigned bytes = sm90SharedBytes(config);
-  if (bytes > MaxSharedBytes)
+  const ArchInfo &arch = archInfo(ArchKind::SM90a);
+  if (bytes > arch.maxSharedBytesPerCta)
     return fail(
         "the ring needs " + std::to_string(bytes) +
         " bytes of shared memory" +
@@ -231,8 +233,8 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                                        (*staging)->bytes) +
                         " for the epilogue's staging tiles)"
                   : std::string()) +
-        ", more than the 232448 a CTA may have; use fewer stages or a "
-        "smaller tile");
+        ", more than the " + std::to_string(arch.maxSharedBytesPerCta) +
+        " a CTA may have; use fewer stages or a smaller tile");
   if (config.splitKCluster) {
     if (!config.splitK)
       return fail("splitKCluster reduces the K splits of a tile in a "
@@ -277,11 +279,12 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
     return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
                 " is not 1 or 2");
-  if (config.ctasPerSm * (bytes + 1024) > SharedBytesPerSm)
+  unsigned perSm = archInfo(ArchKind::SM90a).sharedBytesPerSm;
+  if (config.ctasPerSm * (bytes + 1024) > perSm)
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
-                std::to_string(bytes) +
-                " bytes of shared memory do not fit "
-                "the 233472 of an SM; use fewer stages");
+                std::to_string(bytes) + " bytes of shared memory do not fit " +
+                "the " + std::to_string(perSm) +
+                " of an SM; use fewer stages");
   auto [producer, consumer] = sm90RegisterSplit(config);
   unsigned accumulators = 64 * config.bn / 128;
   // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not

@@ -7,6 +7,7 @@
 #include "codegen/Sm90Heuristic.h"
 
 #include "codegen/Sm90Limits.h"
+#include "ir/Arch.h"
 
 #include <algorithm>
 
@@ -31,9 +32,10 @@ unsigned residentClusters(unsigned size, unsigned sms) {
 } // namespace
 
 unsigned sm90MaxStages(Sm90GemmConfig config) {
+  const ArchInfo &arch = archInfo(ArchKind::SM90a);
   unsigned budget = config.ctasPerSm <= 1
-                        ? sm90::MaxSharedBytes
-                        : sm90::SharedBytesPerSm / config.ctasPerSm - 1024;
+                        ? arch.maxSharedBytesPerCta
+                        : arch.sharedBytesPerSm / config.ctasPerSm - 1024;
   for (config.stages = 16; config.stages > 2; --config.stages)
     if (sm90SharedBytes(config) <= budget)
       break;

@@ -3,7 +3,7 @@
 //
 // The numbers and type rules that both the sm_90a kernel builder
 // (Sm90Gemm.cpp) and its configuration checks (Sm90GemmConfig.cpp) read:
-// shared-memory and register budgets of an H100/H200 SM, the setmaxnreg
+// the alignment slack and register budgets of an H100/H200 SM, the setmaxnreg
 // split, and which A/B element types one wgmma can take together.
 //
 //===----------------------------------------------------------------------===//
@@ -17,13 +17,12 @@
 namespace tilec {
 namespace sm90 {
 
-inline constexpr unsigned MaxSharedBytes = 232448; // 227 KB opt-in per block
+// Shared-memory limits are per-target facts of ir/Arch.h
+// (archInfo(ArchKind::SM90a).maxSharedBytesPerCta, .sharedBytesPerSm).
 inline constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
 inline constexpr unsigned ProducerRegs = 40;
 inline constexpr unsigned MaxConsumerRegs = 232;
 inline constexpr unsigned RegistersPerSm = 65536;
-inline constexpr unsigned SharedBytesPerSm =
-    233472; // 228 KB, 1 KB per CTA reserved
 /// The largest thread-block cluster every sm_90 GPU launches (the portable
 /// cluster size): split-K in a cluster takes at most this many splits.
 inline constexpr unsigned MaxClusterCtas = 8;

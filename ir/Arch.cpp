@@ -3,7 +3,9 @@
 // The table behind ir/Arch.h. PTX versions are the lowest that carry every
 // instruction tilec emits for that target: 7.8 for sm_80 (cp.async, ldmatrix,
 // mma.sync bf16), 8.0 for sm_90a (wgmma, setmaxnreg, elect.sync), 8.6 for
-// sm_100a (tcgen05).
+// sm_100a (tcgen05). Shared-memory limits are those of the CUDA
+// programming guide's compute-capability table (8.0: 164 KB per SM, 163 KB
+// per block; 9.0 and 10.0: 228 KB per SM, 227 KB per block).
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Arch.h"
@@ -14,9 +16,9 @@ namespace tilec {
 
 namespace {
 const ArchInfo ArchTable[] = {
-    {ArchKind::SM80, "sm_80", 80, 78},
-    {ArchKind::SM90a, "sm_90a", 90, 80},
-    {ArchKind::SM100a, "sm_100a", 100, 86},
+    {ArchKind::SM80, "sm_80", 80, 78, 163 * 1024, 164 * 1024},
+    {ArchKind::SM90a, "sm_90a", 90, 80, 227 * 1024, 228 * 1024},
+    {ArchKind::SM100a, "sm_100a", 100, 86, 227 * 1024, 228 * 1024},
 };
 } // namespace
 

@@ -1,8 +1,9 @@
 //===- ir/Arch.h - The GPU targets tilec emits code for ----------*- C++ -*-===//
 //
 // One table of targets: the name users write (`sm_90a`), the compute
-// capability, and the PTX ISA version the NVPTX backend is asked for. Every
-// other place that needs a per-target fact reads it from here.
+// capability, the PTX ISA version the NVPTX backend is asked for, and the
+// shared-memory limits. Every other place that needs a per-target fact reads
+// it from here.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_IR_ARCH_H
@@ -24,6 +25,12 @@ struct ArchInfo {
   llvm::StringRef name;     ///< As written by users and ptxas: "sm_90a".
   unsigned computeCapability; ///< 80, 90, 100.
   unsigned ptxVersion;      ///< PTX ISA version x 10, e.g. 80 for 8.0.
+  /// Dynamic shared memory one CTA may opt in to, in bytes: 163 KB on
+  /// sm_80 (A100), 227 KB on sm_90a and sm_100a.
+  unsigned maxSharedBytesPerCta;
+  /// Shared memory of one SM, in bytes; each resident CTA also takes 1 KB
+  /// of it for the system.
+  unsigned sharedBytesPerSm;
 };
 
 /// All targets, in the order of ArchKind.

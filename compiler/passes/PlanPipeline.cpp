@@ -31,24 +31,13 @@
 #include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
 #include "compiler/passes/KernelView.h"
+#include "ir/Arch.h"
 
 #include <algorithm>
 
 namespace tilec {
 
 namespace {
-
-/// The opt-in shared-memory limit per block, in bytes.
-int64_t smemLimit(ArchKind arch) {
-  switch (arch) {
-  case ArchKind::SM80:
-    return 163 * 1024;
-  case ArchKind::SM90a:
-  case ArchKind::SM100a:
-    return 227 * 1024;
-  }
-  return 0;
-}
 
 /// A warp arrangement for the sm_80 main loop, or an explanation of why
 /// none fits.
@@ -147,7 +136,7 @@ void planKernel(tir::Op &kernel, const KernelView &view,
     perStageExtra = 16; // a full and an empty mbarrier
     fixed = total - (stageBytes + perStageExtra) * view.stages - staging;
   }
-  int64_t limit = smemLimit(view.arch);
+  int64_t limit = archInfo(view.arch).maxSharedBytesPerCta;
   const tir::Op *stagesOp = kernel.find("tile.stages");
   llvm::SMLoc loc = stagesOp ? attrLoc(*stagesOp, "count") : kernel.loc;
   std::string arch = archInfo(view.arch).name.str();
