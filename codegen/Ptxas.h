@@ -1,7 +1,7 @@
 //===- codegen/Ptxas.h - Assemble PTX with the CUDA toolkit's ptxas -*- C++
 //-*-===//
 //
-// Invariant 5 of DESIGN.md: every emitted PTX assembles for its target. The
+// Invariant 5 of docs/invariants.md: every emitted PTX assembles for its target. The
 // tests and the main job call this wherever a ptxas exists.
 //
 //===----------------------------------------------------------------------===//

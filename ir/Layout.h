@@ -4,7 +4,7 @@
 // stride; the offset of a natural coordinate is the inner product with the
 // stride, and a linear index is first split column-major over the shape. It
 // is a plain value: the language, the passes, descriptor derivation, codegen
-// and `tilec layout` all share this type (DESIGN.md invariant 1).
+// and `tilec layout` all share this type (docs/invariants.md, invariant 1).
 //
 // Example: the seed 000 thread-value layout ((4,8),(2,2)):((32,1),(16,8))
 //   index  0 -> coordinate ((0,0),(0,0)) -> offset  0

@@ -712,8 +712,8 @@ llvm::Expected<LayoutValue> cast(const Call &c,
   return onLayout(c, [&](const Layout &l) { return c.result(op(l, nums)); });
 }
 
-// order(1, 0) is the tuple (1, 0), spelled as DESIGN.md's sketch spells
-// the ORDER of tile_to_shape and make_ordered.
+// order(1, 0) is the tuple (1, 0): another spelling of the ORDER of
+// tile_to_shape and make_ordered (docs/cli.md).
 llvm::Expected<LayoutValue> evalOrder(const Call &c) {
   std::vector<LayoutValue> elems;
   for (const Arg &arg : c.args) {

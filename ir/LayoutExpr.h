@@ -1,7 +1,7 @@
 //===- ir/LayoutExpr.h - The layout expression language ---------*- C++ -*-===//
 //
 // Parses and evaluates the layout expressions of `tilec layout` and of .tile
-// files (DESIGN.md): literals in CuTe notation (`(8,64):(64,1)`, a bare shape
+// files (docs/cli.md, docs/language.md): literals in CuTe notation (`(8,64):(64,1)`, a bare shape
 // `(8,16)`, `Sw<3,4,3>`, `Sw<3,4,3> o L`, `Sw<3,4,3> o 32 o L`), the atoms
 // `K_SW128<bf16>` ..., and the functions of the algebra (`composition(A, B)`,
 // `logical_divide(L, (8,16))`, `tile_to_shape(ATOM, SHAPE[, ORDER])`, ...);

@@ -5,7 +5,7 @@
 // here with a static CommandRegistration. tilec.cpp parses the command line
 // and runs the one the user named.
 //
-// Exit codes (DESIGN.md): 0 success, 1 a diagnostic was reported, 2 a bad
+// Exit codes (docs/cli.md): 0 success, 1 a diagnostic was reported, 2 a bad
 // command line.
 //
 //===----------------------------------------------------------------------===//

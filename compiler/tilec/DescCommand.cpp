@@ -4,7 +4,7 @@
 // (every field decoded, the hex value, the canonical form it matched and the
 // start-address offsets of all MMA subtiles), or with --idesc the tcgen05
 // instruction descriptor, each field decoded. --json prints one JSON object.
-// The contract is DESIGN.md's "Command-line contract".
+// The contract is docs/cli.md.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/tilec/Command.h"
