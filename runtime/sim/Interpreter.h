@@ -21,6 +21,7 @@
 #include "runtime/sim/Wgmma.h"
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,6 +30,15 @@
 #include <vector>
 
 namespace tilec::sim {
+
+/// Calls \p f with each lane whose bit is set in \p mask, lowest first.
+template <typename F> inline void forLanes(std::uint32_t mask, F &&f) {
+  while (mask) {
+    unsigned lane = static_cast<unsigned>(std::countr_zero(mask));
+    mask &= mask - 1;
+    f(lane);
+  }
+}
 
 /// Generic-address windows (host pointers, the global window, are below
 /// 2^47).

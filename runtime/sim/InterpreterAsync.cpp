@@ -21,16 +21,6 @@
 
 namespace tilec::sim {
 
-namespace {
-template <typename F> inline void forLanes(std::uint32_t mask, F &&f) {
-  while (mask) {
-    unsigned lane = static_cast<unsigned>(std::countr_zero(mask));
-    mask &= mask - 1;
-    f(lane);
-  }
-}
-} // namespace
-
 MBarrier &ClusterRun::mbarrier(CtaState &cta, std::uint32_t offset,
                                const char *what) {
   auto it = cta.mbars.find(offset);
