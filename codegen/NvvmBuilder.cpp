@@ -12,6 +12,17 @@
 
 namespace tilec {
 
+llvm::Type *llvmFloatType(llvm::IRBuilderBase &b, DTypeKind type) {
+  switch (type) {
+  case DTypeKind::F16:
+    return b.getHalfTy();
+  case DTypeKind::BF16:
+    return b.getBFloatTy();
+  default:
+    return b.getFloatTy();
+  }
+}
+
 llvm::Value *NvvmBuilder::threadIdX() {
   return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {},
                            nullptr, "tid");

@@ -22,6 +22,10 @@ namespace tilec {
 /// Address spaces of the NVPTX backend.
 enum NvptxAddressSpace : unsigned { GlobalAS = 1, SharedAS = 3 };
 
+/// The LLVM type of an f16, bf16 or f32 element (C and the epilogues'
+/// operands): half, bfloat, float.
+llvm::Type *llvmFloatType(llvm::IRBuilderBase &b, DTypeKind type);
+
 /// Thin wrappers over NVVM intrinsics on one IRBuilder.
 class NvvmBuilder {
 public:

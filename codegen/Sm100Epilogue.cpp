@@ -19,6 +19,8 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Tcgen05InlineAsm.h"
 
+#include "codegen/NvvmBuilder.h"
+
 #include "llvm/IR/Intrinsics.h"
 
 namespace tilec {
@@ -40,16 +42,7 @@ struct EpilogueEmitter {
   llvm::Value *i32(uint32_t value) { return b.getInt32(value); }
 
   /// The LLVM type of a C element (bf16, f16 or f32).
-  llvm::Type *cType() {
-    switch (config.cType) {
-    case DTypeKind::F16:
-      return b.getHalfTy();
-    case DTypeKind::F32:
-      return b.getFloatTy();
-    default:
-      return b.getBFloatTy();
-    }
-  }
+  llvm::Type *cType() { return llvmFloatType(b, config.cType); }
 
   /// alpha * acc, plus beta * \p old (a C element as f32) when given.
   llvm::Value *scale(llvm::Value *acc, llvm::Value *old) {

@@ -34,16 +34,6 @@ namespace {
 /// Elements per vector of the copy loop: 16 bytes of staged f32.
 constexpr unsigned VectorElems = 4;
 
-llvm::Type *elementType(llvm::IRBuilderBase &b, DTypeKind type) {
-  switch (type) {
-  case DTypeKind::F16:
-    return b.getHalfTy();
-  case DTypeKind::BF16:
-    return b.getBFloatTy();
-  default:
-    return b.getFloatTy();
-  }
-}
 
 /// Writes this thread's accumulators of pass \p pass into the staging tile.
 void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
@@ -154,7 +144,7 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
   llvm::LLVMContext &context = b.getContext();
   bool nContiguous = spec.cMajor == MajorKind::MN;
-  llvm::Type *elem = elementType(b, spec.cType);
+  llvm::Type *elem = llvmFloatType(b, spec.cType);
   unsigned elemBytes = dtypeBits(spec.cType) / 8;
   llvm::Type *f32 = b.getFloatTy();
   llvm::Type *vecType = llvm::FixedVectorType::get(elem, VectorElems);

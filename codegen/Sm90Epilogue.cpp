@@ -20,6 +20,8 @@
 #include "ir/LayoutExpr.h"
 #include "ir/SwizzleAtom.h"
 
+#include "codegen/NvvmBuilder.h"
+
 #include "llvm/IR/Intrinsics.h"
 
 #include <functional>
@@ -136,16 +138,7 @@ struct EpilogueEmitter {
   llvm::Value *i32(uint32_t value) { return b.getInt32(value); }
 
   /// The LLVM type of a C element (bf16, f16 or f32).
-  llvm::Type *cType() {
-    switch (config.cType) {
-    case DTypeKind::F16:
-      return b.getHalfTy();
-    case DTypeKind::F32:
-      return b.getFloatTy();
-    default:
-      return b.getBFloatTy();
-    }
-  }
+  llvm::Type *cType() { return llvmFloatType(b, config.cType); }
 
   /// Runs \p body in the warpgroup's thread 0 only.
   void ifLeader(llvm::Value *leader, const llvm::Twine &name,

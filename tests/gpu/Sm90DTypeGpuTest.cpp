@@ -1,10 +1,8 @@
 //===- tests/gpu/Sm90DTypeGpuTest.cpp - sm_90a GEMM types against the CPU -===//
 //
 // The dtype x majorness matrix of the sm_90a GEMM on the GPU. Inputs are
-// drawn in [-1, 1], rounded on the CPU to the operand type (round to
-// nearest even, by arithmetic on doubles) and encoded by looking the
-// rounded value up in a table built by decoding every bit pattern of the
-// type from its sign / exponent / mantissa fields; those exact bit patterns
+// drawn in [-1, 1] and rounded and encoded on the CPU by ir/ElementCodec
+// (independently of the GPU's conversions); those exact bit patterns
 // are uploaded and the decoded values feed a double-precision reference. C
 // is poisoned with all-ones bytes (NaN in bf16, f16 and f32) when beta = 0.
 // Failures print the first mismatches with their coordinates.
@@ -14,6 +12,7 @@
 
 #include "codegen/Sm90GemmSpec.h"
 #include "compiler/GemmLauncher.h"
+#include "ir/ElementCodec.h"
 
 #include "runtime/Stream.h"
 
@@ -25,101 +24,6 @@
 
 namespace tilec {
 namespace {
-
-/// A floating-point storage format: 1 sign bit, \p exp exponent bits,
-/// \p man mantissa bits (tf32: stored in 32 bits, 8 + 10).
-struct Format {
-  unsigned storageBytes, exp, man;
-  bool ieeeSpecials; ///< all-ones exponent is inf/NaN (not e4m3)
-};
-
-Format formatOf(DTypeKind dtype) {
-  switch (dtype) {
-  case DTypeKind::F16:
-    return {2, 5, 10, true};
-  case DTypeKind::BF16:
-    return {2, 8, 7, true};
-  case DTypeKind::TF32:
-    return {4, 8, 10, true};
-  case DTypeKind::F32:
-    return {4, 8, 23, true};
-  case DTypeKind::E4M3:
-    return {1, 4, 3, false};
-  default: // E5M2
-    return {1, 5, 2, true};
-  }
-}
-
-/// Decodes the low 1 + exp + man bits of \p code; NaN for inf/NaN codes.
-double decodeFields(uint32_t code, const Format &f) {
-  int bias = (1 << (f.exp - 1)) - 1;
-  uint32_t sign = (code >> (f.exp + f.man)) & 1;
-  uint32_t e = (code >> f.man) & ((1u << f.exp) - 1);
-  uint32_t m = code & ((1u << f.man) - 1);
-  if (f.ieeeSpecials && e == (1u << f.exp) - 1)
-    return NAN;
-  if (!f.ieeeSpecials && e == (1u << f.exp) - 1 && m == (1u << f.man) - 1)
-    return NAN; // e4m3's only NaN pattern
-  double v = e == 0 ? std::ldexp(double(m), 1 - bias - int(f.man))
-                    : std::ldexp(1.0 + std::ldexp(double(m), -int(f.man)),
-                                 int(e) - bias);
-  return sign ? -v : v;
-}
-
-/// \p x rounded to nearest even in \p f (finite, in range).
-double roundTo(double x, const Format &f) {
-  if (x == 0)
-    return 0;
-  int bias = (1 << (f.exp - 1)) - 1;
-  int e = std::max(int(std::floor(std::log2(std::fabs(x)))), 1 - bias);
-  double quantum = std::ldexp(1.0, e - int(f.man));
-  return std::nearbyint(x / quantum) * quantum; // ties to even
-}
-
-/// Bit patterns and values of one operand type.
-class Codec {
-public:
-  explicit Codec(DTypeKind dtype) : dtype(dtype), f(formatOf(dtype)) {
-    if (f.storageBytes * 8 == 1 + f.exp + f.man && f.storageBytes <= 2) {
-      for (uint32_t c = 0; c < (1u << (8 * f.storageBytes)); ++c) {
-        double v = decodeFields(c, f);
-        if (!std::isnan(v) && !(v == 0 && std::signbit(v)))
-          table.emplace(v, c);
-      }
-    }
-  }
-  /// Rounds \p x and returns {bits, value}.
-  std::pair<uint32_t, double> encode(double x) const {
-    double v = roundTo(x, f);
-    if (f.storageBytes == 4) {
-      // tf32 is an f32 with the low 13 mantissa bits zero.
-      float single = float(v);
-      uint32_t bits;
-      std::memcpy(&bits, &single, 4);
-      return {bits, v};
-    }
-    auto it = table.find(v);
-    if (it == table.end())
-      return {0, NAN}; // would be a bug in roundTo
-    return {it->second, v};
-  }
-  /// Decodes stored bits (C outputs).
-  double decode(uint32_t bits) const {
-    if (f.storageBytes == 4) {
-      float single;
-      std::memcpy(&single, &bits, 4);
-      return single;
-    }
-    return decodeFields(bits, f);
-  }
-  unsigned bytes() const { return f.storageBytes; }
-  unsigned mantissaBits() const { return f.man; }
-
-private:
-  DTypeKind dtype;
-  Format f;
-  std::map<double, uint32_t> table;
-};
 
 void store(std::vector<uint8_t> &buffer, size_t index, uint32_t bits,
            unsigned bytes) {
@@ -161,7 +65,8 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
   if (!launcher)
     return launcher.error().getMessage();
 
-  Codec codecA(config.aType), codecB(config.bType), codecC(config.cType);
+  ElementCodec codecA(config.aType), codecB(config.bType),
+      codecC(config.cType);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   // Values indexed logically: a[i * K + kk], b[j * K + kk]; stored in the

@@ -1,0 +1,61 @@
+//===- tests/unit/ElementCodecTest.cpp - Host encoding of operand types ---===//
+#include "ir/ElementCodec.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace tilec {
+namespace {
+
+TEST(ElementCodec, HeaderExample) {
+  // 0.3 in e4m3: exponent -2 (field 5), mantissa 1.25 -> 0.3125 = 0x2a.
+  auto [bits, value] = ElementCodec(DTypeKind::E4M3).encode(0.3);
+  EXPECT_EQ(bits, 0x2au);
+  EXPECT_EQ(value, 0.3125);
+}
+
+TEST(ElementCodec, KnownPatterns) {
+  // The formats' published encodings of 1.0 and their largest finite values.
+  EXPECT_EQ(ElementCodec(DTypeKind::F16).decode(0x3c00), 1.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::F16).decode(0x7bff), 65504.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::BF16).decode(0x3f80), 1.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::E4M3).decode(0x38), 1.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::E4M3).decode(0x7e), 448.0);
+  EXPECT_TRUE(std::isnan(ElementCodec(DTypeKind::E4M3).decode(0x7f)));
+  EXPECT_EQ(ElementCodec(DTypeKind::E5M2).decode(0x3c), 1.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::E5M2).decode(0x7b), 57344.0);
+  EXPECT_TRUE(std::isinf(ElementCodec(DTypeKind::E5M2).decode(0x7c)) ||
+              std::isnan(ElementCodec(DTypeKind::E5M2).decode(0x7c)));
+}
+
+TEST(ElementCodec, RoundsToNearestEven) {
+  // 1 + 2^-8 lies halfway between bf16's 1 and 1 + 2^-7: ties to even (1);
+  // 1 + 3 * 2^-8 lies between 1 + 2^-7 and 1 + 2^-6: ties to even (1 + 2^-6).
+  ElementCodec bf16(DTypeKind::BF16);
+  EXPECT_EQ(bf16.encode(1.0 + std::ldexp(1.0, -8)).second, 1.0);
+  EXPECT_EQ(bf16.encode(1.0 + 3 * std::ldexp(1.0, -8)).second,
+            1.0 + std::ldexp(1.0, -6));
+  // tf32 keeps 10 mantissa bits of an f32 pattern.
+  auto [bits, value] = ElementCodec(DTypeKind::TF32).encode(1.0 + 1e-4);
+  EXPECT_EQ(value, 1.0);
+  EXPECT_EQ(bits, 0x3f800000u);
+}
+
+TEST(ElementCodec, EveryEncodedValueDecodesBack) {
+  for (DTypeKind t : {DTypeKind::F16, DTypeKind::BF16, DTypeKind::E4M3,
+                      DTypeKind::E5M2}) {
+    ElementCodec codec(t);
+    for (double x = -2.0; x <= 2.0; x += 0.0371) {
+      auto [bits, value] = codec.encode(x);
+      EXPECT_EQ(codec.decode(bits), value) << x;
+      // At most one unit in the last place (plus e4m3's subnormal spacing,
+      // 2^-9, near zero).
+      double ulp = std::ldexp(std::fabs(x), -int(codec.mantissaBits()));
+      EXPECT_LE(std::fabs(value - x), ulp + std::ldexp(1.0, -9)) << x;
+    }
+  }
+}
+
+} // namespace
+} // namespace tilec
