@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilec::sim {
@@ -55,6 +57,8 @@ bool ptxTypeIsSigned(PtxType type);
 bool ptxTypeIsFloat(PtxType type);
 /// "s32", "bf16x2", ...
 const char *ptxTypeName(PtxType type);
+/// The type a PTX name ("s32", "bf16x2", without the dot) stands for.
+std::optional<PtxType> ptxTypeFromName(std::string_view name);
 
 /// State spaces of memory operands.
 enum class SpaceKind : std::uint8_t {
