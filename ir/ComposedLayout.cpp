@@ -23,6 +23,9 @@ std::vector<int64_t> ComposedLayout::offsets() const {
 }
 
 std::string ComposedLayout::str() const {
+  // CuTe's composition(Swizzle<0,M,S>, 0, layout) is the layout itself.
+  if (swizzle.isIdentity() && offset == 0)
+    return layout.str();
   std::string s = swizzle.str() + " o ";
   if (offset != 0)
     s += std::to_string(offset) + " o ";

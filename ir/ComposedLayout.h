@@ -41,7 +41,9 @@ struct ComposedLayout {
   std::vector<int64_t> offsets() const;
 
   /// "Sw<3,3,3> o (8,64):(64,1)", or "Sw<B,M,S> o OFFSET o LAYOUT" when the
-  /// offset is not 0.
+  /// offset is not 0. An identity swizzle (Sw<0,M,S>) with offset 0 prints
+  /// as the bare layout, as CuTe's composition returns the layout itself:
+  /// tile_to_shape(K_INTER<tf32>, (16,8)) is ((8,2),(4,2)):((4,32),(1,64)).
   std::string str() const;
 
   friend bool operator==(const ComposedLayout &a, const ComposedLayout &b) {

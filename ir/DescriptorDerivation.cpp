@@ -37,7 +37,8 @@ struct CanonicalRow {
   SubMode k[2];
 };
 
-// PTX ISA "Canonical Layouts" (seed 001), strides in elements.
+// PTX ISA "Canonical Layouts" (docs/layout-facts.md#canonical-layouts),
+// strides in elements.
 const CanonicalRow CanonicalTable[] = {
     {MajorKind::K,
      false,

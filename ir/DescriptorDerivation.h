@@ -20,7 +20,7 @@
 // offsets of all subtiles are returned, so that advancing a descriptor is an
 // add to its low bits.
 //
-// Example: the seed 002 tile tile_to_shape(K_SW128<bf16>, (128,128)) with a
+// Example (docs/layout-facts.md#subtile-offsets): the tile tile_to_shape(K_SW128<bf16>, (128,128)) with a
 // 64 x 16 MMA on sm_100a gives SW128 (code 2), LBO 16, SBO 1024 and subtile
 // offsets [[0,32,64,96,16384,...],[8192,8224,...]].
 //

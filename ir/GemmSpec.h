@@ -83,7 +83,7 @@ struct GemmSpec {
   /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
   /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes
   /// the largest swizzle atom of the operand's majorness that fits the tile
-  /// (seed 000) and tiles it column-major.
+  /// (docs/layout-facts.md#swizzle-atoms) and tiles it column-major.
   std::optional<ComposedLayout> smemA, smemB;
   /// tilec compile --annotate: codegen comments each MMA with its decoded
   /// descriptors and annotateSource, the .tile lines it came from

@@ -6,7 +6,8 @@
 // is a plain value: the language, the passes, descriptor derivation, codegen
 // and `tilec layout` all share this type (docs/invariants.md, invariant 1).
 //
-// Example: the seed 000 thread-value layout ((4,8),(2,2)):((32,1),(16,8))
+// Example: the sm_80 A-fragment thread-value layout
+// (docs/layout-facts.md#swizzle-atoms) ((4,8),(2,2)):((32,1),(16,8))
 //   index  0 -> coordinate ((0,0),(0,0)) -> offset  0
 //   index  1 -> coordinate ((1,0),(0,0)) -> offset 32
 //   index  4 -> coordinate ((0,1),(0,0)) -> offset  1

@@ -4,8 +4,8 @@
 // (a rank-1 layout is one column), as CuTe's print_layout (without its
 // first line, the layout itself). The SVG shows the same grid with each cell
 // coloured by the shared-memory bank group of its 16-byte chunk (4-byte
-// banks, 8 groups of 4 banks per 128 bytes), so the seed 000 pictures of
-// swizzled tiles can be drawn for any layout.
+// banks, 8 groups of 4 banks per 128 bytes), so the familiar pictures of
+// swizzled tiles (docs/layout-facts.md#swizzle-atoms) can be drawn for any layout.
 //
 // Example: renderAscii of (2,3):(3,1) is
 //       0   1   2

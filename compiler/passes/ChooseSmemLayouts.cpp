@@ -77,7 +77,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     smem.set("atom", tir::Attr::string(atom.nameWithType()));
     smem.set("why", tir::Attr::string(
                         "largest swizzle atom that fits the contiguous "
-                        "extent (seed 000): " +
+                        "extent: " +
                         facts + (skipped.empty() ? "" : "; " + skipped) +
                         (kFirst ? "; tiled K first (order (1, 0)), as the "
                                   "sm_90a TMA boxes fill it"

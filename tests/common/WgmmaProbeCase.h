@@ -82,7 +82,7 @@ makeWgmmaProbeCase(DTypeKind dtype, SwizzleKind swizzle, MajorKind aMajor,
   kSteps = kTotal / mmaK;
 
   // The tiles come from the layout algebra: tile_to_shape of the PTX
-  // swizzle atom, MN-major ones stacked K first (seed 002's order).
+  // swizzle atom, MN-major ones stacked K first (docs/layout-facts.md#subtile-offsets).
   auto algebraTile = [&](MajorKind major,
                          unsigned mn) -> llvm::Expected<SmemTileLayout> {
     std::string atom = std::string(major == MajorKind::K ? "K_" : "MN_") +

@@ -151,7 +151,8 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
     points.push_back({0, 0});
   }
   // Tolerance: the output rounding (half an ulp of C's mantissa), plus f32
-  // accumulation (fp8 wgmma accumulates with fewer mantissa bits: seed 003)
+  // accumulation (fp8 wgmma accumulates with fewer mantissa bits:
+  // docs/layout-facts.md#fp8-accumulation)
   // growing with sqrt(K). A wrong operand element moves a sum by ~0.3.
   bool fp8 = dtypeBits(config.aType) == 8;
   double outRel = std::ldexp(1.0, -int(codecC.mantissaBits()));

@@ -3,9 +3,9 @@
 //
 // Descriptors are built here bit by bit from the PTX ISA's field tables.
 // Expected element addresses come from CuTe layouts written out in the test:
-// the exact layouts of the ISA's worked examples (seed 001) and the tiles of
-// the tcgen05 worked examples with their 16 subtile start offsets (seed
-// 002), evaluated by a small layout evaluator and the byte-address swizzle
+// the exact layouts of the ISA's worked examples and the tiles of the
+// tcgen05 worked examples with their 16 subtile start offsets
+// (docs/layout-facts.md), evaluated by a small layout evaluator and the byte-address swizzle
 // Swizzle<B,4,3>(x) = x ^ ((x & (((1 << B) - 1) << 7)) >> 3).
 //
 //===----------------------------------------------------------------------===//

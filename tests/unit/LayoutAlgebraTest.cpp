@@ -98,17 +98,23 @@ TEST(LayoutSeedTest, Seed004SmemLayouts) {
 }
 
 TEST(LayoutSeedTest, Seed001ExactLayouts) {
-  // Seed 001's exact layouts (PTX ISA figures 166-170). They parse and
-  // print back, and the tiled atoms give the same functions.
-  for (const char *s : {"Sw<0,4,3> o ((8,2),(4,4)):((4,32),(1,64))",
-                        "Sw<1,4,3> o ((8,2),(4,4)):((8,64),(1,4))",
-                        "Sw<0,4,3> o ((8,1,2),(8,2)):((1,8,64),(8,128))",
+  // The PTX ISA's exact layouts (figures 166-170). They parse and print
+  // back, and the tiled atoms give the same functions.
+  for (const char *s : {"Sw<1,4,3> o ((8,2),(4,4)):((8,64),(1,4))",
                         "Sw<1,4,3> o ((8,2,2),(8,2)):((1,8,128),(16,256))",
                         "Sw<2,4,3> o ((8,4,2),(8,2)):((1,8,256),(32,512))"})
     EXPECT_EQ(evalStr(s), s);
+  // An identity swizzle composed at offset 0 is the layout itself (CuTe's
+  // composition(Swizzle<0,M,S>, 0, L) returns L), so it prints bare.
+  EXPECT_EQ(evalStr("Sw<0,4,3> o ((8,2),(4,4)):((4,32),(1,64))"),
+            "((8,2),(4,4)):((4,32),(1,64))");
+  EXPECT_EQ(evalStr("Sw<0,4,3> o ((8,1,2),(8,2)):((1,8,64),(8,128))"),
+            "((8,1,2),(8,2)):((1,8,64),(8,128))");
   // Swizzle<B,4,3> is in bytes; in elements it is Swizzle<B,4-log2(bytes),3>.
   EXPECT_EQ(evalStr("tile_to_shape(K_INTER<tf32>, (16,16))"),
-            "Sw<0,2,3> o ((8,2),(4,4)):((4,32),(1,64))");
+            "((8,2),(4,4)):((4,32),(1,64))");
+  // With an offset the identity swizzle stays (the offset must print).
+  EXPECT_EQ(evalStr("Sw<0,4,3> o 8 o (4,2):(1,4)"), "Sw<0,4,3> o 8 o (4,2):(1,4)");
   EXPECT_EQ(evalStr("upcast(Sw<0,4,3>, 4)"), "Sw<0,2,3>");
   auto sameFunction = [](const std::string &a, const std::string &b) {
     Layout x = eval(a).getComposed().layout, y = lay(b);

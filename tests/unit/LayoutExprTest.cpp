@@ -38,7 +38,7 @@ TEST(LayoutExprTest, Values) {
             "Sw<3,3,3> o ((4,2),(16,4)):((64,256),(1,16))");
 }
 
-// DESIGN.md's sketch spells ORDER as order(1, 0); it is the tuple (1,0).
+// docs/language.md spells ORDER as order(1, 0); it is the tuple (1,0).
 TEST(LayoutExprTest, OrderSpelling) {
   EXPECT_EQ(evalStr("order(1, 0)"), "(1,0)");
   EXPECT_EQ(evalStr("order((1,0), 2)"), "((1,0),2)");
@@ -48,7 +48,7 @@ TEST(LayoutExprTest, OrderSpelling) {
   // Row-major tiling of 16x16 by the 8x8 K_INTER<bf16> atom: the atom's
   // column moves first, so the second atom along K starts at 64 elements.
   EXPECT_EQ(evalStr("tile_to_shape(K_INTER<bf16>, (16,16), order(1, 0))"),
-            "Sw<0,3,3> o ((8,2),(8,2)):((8,128),(1,64))");
+            "((8,2),(8,2)):((8,128),(1,64))");
   llvm::Expected<LayoutValue> v = evaluateLayoutExpr("order(1, 4:2)");
   ASSERT_FALSE(bool(v));
   LayoutExprDiag d = toLayoutExprDiag(v.takeError());

@@ -32,7 +32,7 @@ TEST(IntTupleTest, CompactStrides) {
 }
 
 TEST(LayoutTest, Seed000TVLayoutEvaluation) {
-  // Example table in ir/Layout.h; seed 000: TV((t0,t1),(v0,v1)) =
+  // Example table in ir/Layout.h and docs/layout-facts.md: TV((t0,t1),(v0,v1)) =
   // 32 t0 + t1 + 16 v0 + 8 v1.
   Layout tv = lay("((4,8),(2,2)):((32,1),(16,8))");
   EXPECT_EQ(tv(0), 0);
@@ -72,7 +72,7 @@ TEST(LayoutTest, Coalesce) {
   EXPECT_EQ(coalesce(lay("(2,4):(1,3)")).str(), "(2,4):(1,3)");
   EXPECT_EQ(coalesce(lay("((8,16),(64,2)):((64,512),(1,8192))")).str(),
             "(128,64,2):(64,1,8192)");
-  // By mode (ir/Layout.h example and seed 004's coalesced K-major sA).
+  // By mode (ir/Layout.h example and a coalesced K-major sA).
   llvm::Expected<Layout> byMode =
       coalesce(lay("((8,16),(64,1)):((64,512),(1,0))"), IntTuple({1, 1}));
   ASSERT_TRUE(bool(byMode));

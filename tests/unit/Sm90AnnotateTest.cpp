@@ -2,7 +2,7 @@
 //
 // With Sm90GemmConfig::annotate every wgmma carries `// tilec:` comments
 // naming the subtile and the decoded descriptor; without it the PTX has
-// none. The expected values are typed from seed 001/002: a K-major SW128
+// none. The expected values are typed from docs/layout-facts.md#canonical-layouts: a K-major SW128
 // bf16 tile has LBO 16 B, SBO 1024 B (8 rows of 128 B), k16 steps of 32 B
 // and 64-row M subtiles 64 * 128 B = 8192 B apart.
 //
