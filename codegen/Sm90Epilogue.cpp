@@ -1,10 +1,10 @@
 //===- codegen/Sm90Epilogue.cpp - The sm_90a GEMM's epilogue --------------===//
 //
-// The staging tile (sm90EpilogueTile), the kernel's shared-memory budget
-// (sm90SharedBytes) and the two epilogues of Sm90Epilogue.h.
+// The staging tile (sm90EpilogueTile) and the two epilogues of
+// Sm90Epilogue.h.
 //
-// Accumulator ownership (seed 004, the wgmma D fragment): thread t of a
-// warpgroup holds rows 16 (t / 32) + (t % 32) / 4 + 8 i and columns
+// Accumulator ownership (docs/layout-facts.md#accumulator-ownership): thread
+// t of a warpgroup holds rows 16 (t / 32) + (t % 32) / 4 + 8 i and columns
 // 8 j + 2 (t % 4) + {0, 1} in registers 4 j + 2 i + {0, 1}. That is exactly
 // the fragment of four 8x8 stmatrix matrices (i, j), (i + 1, j), (i, j + 1),
 // (i + 1, j + 1) held in registers 4 j .. 4 j + 7, so one stmatrix.x4 per
@@ -110,19 +110,6 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
   if (auto smem = stagingAddress(tile); !smem)
     return smem.takeError();
   return tile;
-}
-
-unsigned sm90SharedBytes(const Sm90GemmConfig &config) {
-  unsigned staging = 0;
-  auto tile = sm90EpilogueTile(config);
-  if (!tile)
-    llvm::consumeError(tile.takeError());
-  else if (*tile)
-    // The buffers, and one mbarrier per consumer warpgroup (16 bytes) for
-    // the TMA loads of C when beta != 0.
-    staging = (config.bm / 64) * (*tile)->buffers * (*tile)->bytes + 16;
-  return AlignSlack + staging + sm90RingBytes(config) + 16 * config.stages +
-         16;
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
+#include "codegen/Sm90SmemMap.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/PtxDescriptorScan.h"
@@ -260,20 +261,16 @@ struct Builder {
         llvm::GlobalValue::NotThreadLocal, 3);
     smem->setAlignment(llvm::Align(1024));
     llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
-    // [staging buffers][A ring][B ring][barriers]: every staging buffer is
-    // a multiple of 1024 bytes, so the ring stays aligned for SW128 atoms.
+    // The parts of shared memory, from the aligned base (Sm90SmemMap.h).
     llvm::Value *aligned = b.CreateAnd(b.CreateAdd(raw, i32(AlignSlack - 1)),
                                        i32(~(AlignSlack - 1)), "smem.base");
-    unsigned stagingBytes =
-        staging ? consumers * staging->buffers * staging->bytes : 0;
+    Sm90SmemMap map = sm90SmemMap(config);
     stagingBase = aligned;
-    aBase = b.CreateAdd(aligned, i32(stagingBytes), "aBase");
-    bBase = b.CreateAdd(aBase, i32(config.stages * tileA.bytes), "bBase");
-    barBase = b.CreateAdd(bBase, i32(config.stages * tileB.bytes), "barBase");
-    flagAddr = b.CreateAdd(barBase, i32(16 * config.stages), "flag");
-    // After the 16-byte flag: with a staging tile, one mbarrier per
-    // consumer warpgroup for the TMA loads of C (beta != 0).
-    cLoadBars = b.CreateAdd(flagAddr, i32(16), "cLoadBars");
+    aBase = b.CreateAdd(aligned, i32(map.aRing()), "aBase");
+    bBase = b.CreateAdd(aligned, i32(map.bRing()), "bBase");
+    barBase = b.CreateAdd(aligned, i32(map.barriers()), "barBase");
+    flagAddr = b.CreateAdd(aligned, i32(map.flag()), "flag");
+    cLoadBars = b.CreateAdd(aligned, i32(map.cLoadBarriers()), "cLoadBars");
     rank = config.clusterM > 1 || config.splitKCluster
                ? b.CreateIntrinsic(
                      llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})

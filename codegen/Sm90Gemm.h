@@ -210,8 +210,8 @@ sm90EpilogueTile(const Sm90GemmConfig &config);
 /// Example: BM 64, BN 64, BK 64 bf16, 13 stages: 212992.
 unsigned sm90RingBytes(const Sm90GemmConfig &config);
 
-/// Dynamic shared memory of \p config: the alignment slack, the epilogue's
-/// staging buffers, the ring of A and B tiles, and its full/empty barriers.
+/// Dynamic shared memory of \p config: sm90SmemMap(config).totalBytes()
+/// (codegen/Sm90SmemMap.h has the parts).
 unsigned sm90SharedBytes(const Sm90GemmConfig &config);
 
 /// An emitted kernel and how to launch it.

@@ -9,6 +9,7 @@
 #include "codegen/Sm90Gemm.h"
 
 #include "codegen/Sm90Limits.h"
+#include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
@@ -222,17 +223,16 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   auto staging = sm90EpilogueTile(config);
   if (!staging)
     return staging.takeError();
-  unsigned bytes = sm90SharedBytes(config);
+  Sm90SmemMap map = sm90SmemMap(config);
+  unsigned bytes = map.totalBytes();
   const ArchInfo &arch = archInfo(ArchKind::SM90a);
   if (bytes > arch.maxSharedBytesPerCta)
     return fail(
         "the ring needs " + std::to_string(bytes) +
         " bytes of shared memory" +
-        (*staging ? " (with " +
-                        std::to_string((config.bm / 64) * (*staging)->buffers *
-                                       (*staging)->bytes) +
-                        " for the epilogue's staging tiles)"
-                  : std::string()) +
+        (map.stagingBytes ? " (with " + std::to_string(map.stagingBytes) +
+                                " for the epilogue's staging tiles)"
+                          : std::string()) +
         ", more than the " + std::to_string(arch.maxSharedBytesPerCta) +
         " a CTA may have; use fewer stages or a smaller tile");
   if (config.splitKCluster) {

@@ -30,6 +30,7 @@
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
+#include "codegen/Sm90SmemMap.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/Arch.h"
 
@@ -115,26 +116,23 @@ void planKernel(tir::Op &kernel, const KernelView &view,
   int64_t stageBytes = aBytes + bBytes;
   // sm_90a also keeps, beside the ring, the epilogue's staging tiles, one
   // full and one empty mbarrier per stage, a flag word and the slack that
-  // aligns the ring for 128-byte swizzle atoms (codegen/Sm90Gemm.h).
+  // aligns the ring for 128-byte swizzle atoms: the generator's own map
+  // (codegen/Sm90SmemMap.h).
   int64_t staging = 0, perStageExtra = 0, fixed = 0;
   int64_t total = stageBytes * view.stages;
   if (view.arch == ArchKind::SM90a) {
     Sm90GemmConfig config = sm90ConfigOf(kernel, view);
-    auto tile = sm90EpilogueTile(config);
-    if (!tile) {
+    if (auto tile = sm90EpilogueTile(config); !tile) {
       const tir::Op *epilogue = kernel.find("tile.epilogue");
       diags.error(epilogue ? epilogue->loc : kernel.loc,
                   llvm::toString(tile.takeError()));
       return;
     }
-    if (*tile)
-      staging = std::max<int64_t>(1, view.bm / 64) * (*tile)->buffers *
-                (*tile)->bytes;
-    // The generator's own count; what is neither ring nor staging is
-    // barriers, the flag and the alignment slack.
-    total = sm90SharedBytes(config);
-    perStageExtra = 16; // a full and an empty mbarrier
-    fixed = total - (stageBytes + perStageExtra) * view.stages - staging;
+    Sm90SmemMap map = sm90SmemMap(config);
+    staging = map.stagingBytes;
+    perStageExtra = Sm90SmemMap::BarrierPairBytes;
+    fixed = map.fixedBytes();
+    total = map.totalBytes();
   }
   int64_t limit = archInfo(view.arch).maxSharedBytesPerCta;
   const tir::Op *stagesOp = kernel.find("tile.stages");

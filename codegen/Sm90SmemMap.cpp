@@ -1,0 +1,32 @@
+//===- codegen/Sm90SmemMap.cpp - The sm_90a kernel's shared memory --------===//
+#include "codegen/Sm90SmemMap.h"
+
+#include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90Limits.h"
+
+using namespace tilec;
+
+unsigned Sm90SmemMap::fixedBytes() const {
+  return sm90::AlignSlack + FlagBytes + cLoadBarrierBytes();
+}
+
+unsigned Sm90SmemMap::totalBytes() const { return sm90::AlignSlack + end(); }
+
+unsigned tilec::sm90SharedBytes(const Sm90GemmConfig &config) {
+  return sm90SmemMap(config).totalBytes();
+}
+
+Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
+  Sm90SmemMap map;
+  unsigned elem = sm90::elementBytes(config.aType);
+  map.stages = config.stages;
+  map.consumers = config.bm / 64;
+  map.aStageBytes = config.bm * config.bk * elem;
+  map.bStageBytes = config.bn * config.bk * elem;
+  auto tile = sm90EpilogueTile(config);
+  if (!tile)
+    llvm::consumeError(tile.takeError());
+  else if (*tile)
+    map.stagingBytes = map.consumers * (*tile)->buffers * (*tile)->bytes;
+  return map;
+}

@@ -1,0 +1,67 @@
+//===- tests/unit/Sm90SmemMapTest.cpp - The sm_90a shared-memory map ------===//
+//
+// The map's offsets, typed by hand from the tile sizes (not from the code
+// under test), and the kernel builder requesting exactly the map's total.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90SmemMap.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilec;
+
+namespace {
+
+Sm90GemmConfig exampleConfig() {
+  Sm90GemmConfig config; // examples/gemm_sm90.tile's tile
+  config.bm = 128;
+  config.bn = 256;
+  config.bk = 64;
+  config.stages = 4;
+  config.storeSwizzleBytes = 128;
+  return config;
+}
+
+} // namespace
+
+TEST(Sm90SmemMapTest, HeaderExample) {
+  Sm90SmemMap map = sm90SmemMap(exampleConfig());
+  // Two consumer warpgroups x two 64 x 64 bf16 staging buffers (8192 B).
+  EXPECT_EQ(map.stagingBytes, 2u * 2 * 8192);
+  EXPECT_EQ(map.aRing(), 32768u);
+  EXPECT_EQ(map.bRing(), 32768u + 4 * 128 * 64 * 2);          // 98304
+  EXPECT_EQ(map.barriers(), 98304u + 4 * 256 * 64 * 2);       // 229376
+  EXPECT_EQ(map.flag(), 229376u + 4 * 16);                    // 229440
+  EXPECT_EQ(map.cLoadBarriers(), 229440u + 16);
+  EXPECT_EQ(map.end(), 229456u + 16);
+  EXPECT_EQ(map.totalBytes(), 229472u + 1024);
+  EXPECT_EQ(sm90SharedBytes(exampleConfig()), 230496u);
+  // The parts account for every byte.
+  EXPECT_EQ(map.stagingBytes + map.ringBytes() +
+                map.stages * Sm90SmemMap::BarrierPairBytes + map.fixedBytes(),
+            map.totalBytes());
+}
+
+TEST(Sm90SmemMapTest, DirectStoresHaveNoStagingOrCLoadBarriers) {
+  Sm90GemmConfig config = exampleConfig();
+  config.storeTma = false;
+  Sm90SmemMap map = sm90SmemMap(config);
+  EXPECT_EQ(map.stagingBytes, 0u);
+  EXPECT_EQ(map.aRing(), 0u);
+  EXPECT_EQ(map.cLoadBarrierBytes(), 0u);
+  EXPECT_EQ(map.totalBytes(), 1024u + 4 * (128 + 256) * 64 * 2 + 4 * 16 + 16);
+}
+
+TEST(Sm90SmemMapTest, KernelRequestsTheMapsTotal) {
+  for (bool storeTma : {true, false}) {
+    Sm90GemmConfig config = exampleConfig();
+    config.storeTma = storeTma;
+    auto kernel = emitSm90Gemm(config);
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    EXPECT_EQ(kernel->sharedBytes, sm90SmemMap(config).totalBytes());
+    // The barriers are addressed at the map's offset from the aligned base.
+    EXPECT_NE(kernel->ptx.find(std::to_string(sm90SmemMap(config).barriers())),
+              std::string::npos);
+  }
+}
