@@ -120,7 +120,8 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
                                                   unsigned mmaMN);
 
 /// Elements of K one tcgen05.mma consumes (32 bytes): 16 for f16/bf16, 8
-/// for tf32, 32 for e4m3/e5m2.
+/// for tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type it does not
+/// take.
 unsigned sm100MmaK(DTypeKind dtype);
 
 /// Tensor-memory columns the accumulator takes: the smallest power of two

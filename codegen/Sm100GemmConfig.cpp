@@ -10,6 +10,7 @@
 
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
+#include "ir/InstrTable.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -34,7 +35,10 @@ unsigned barrierBytes(const Sm100GemmConfig &config) {
 
 } // namespace
 
-unsigned sm100MmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
+unsigned sm100MmaK(DTypeKind dtype) {
+  const InstrInfo *row = instrFor(MmaFamilyKind::Tcgen05, dtype);
+  return row ? row->k : 0;
+}
 
 llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
                                                   DTypeKind dtype,

@@ -248,7 +248,7 @@ sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
                 ArchKind arch = ArchKind::SM90a);
 
 /// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
-/// tf32, 32 for e4m3/e5m2.
+/// tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type no wgmma takes.
 unsigned sm90WgmmaK(DTypeKind dtype);
 
 /// setmaxnreg targets of \p config: {producer, consumer} registers.

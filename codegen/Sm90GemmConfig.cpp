@@ -12,6 +12,7 @@
 #include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
 #include "ir/DescriptorDerivation.h"
+#include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
 #include "ir/SmemTileFromLayout.h"
 #include "ir/SwizzleAtom.h"
@@ -35,7 +36,10 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
 
-unsigned sm90WgmmaK(DTypeKind dtype) { return 32 / elementBytes(dtype); }
+unsigned sm90WgmmaK(DTypeKind dtype) {
+  const InstrInfo *row = instrFor(MmaFamilyKind::Wgmma, dtype);
+  return row ? row->k : 0;
+}
 
 unsigned sm90RingBytes(const Sm90GemmConfig &config) {
   return config.stages * (config.bm + config.bn) * config.bk *
@@ -65,6 +69,11 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
   // each.
   unsigned bytes = elementBytes(dtype);
   std::string typeName = dtypeName(dtype);
+  const InstrInfo *instr = instrFor(nativeFamily(arch), dtype);
+  if (!instr)
+    return llvm::createStringError(
+        std::string(familyName(nativeFamily(arch))) + " on " +
+        archInfo(arch).name.str() + " takes no " + typeName + " operand");
   std::string expr;
   unsigned span = 0;
   if (major == MajorKind::K) {
@@ -105,7 +114,7 @@ llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
   request.dtype = dtype;
   request.major = major;
   request.mmaMN = mmaMN;
-  request.mmaK = sm90WgmmaK(dtype);
+  request.mmaK = instr->k;
   request.base = 0;
   auto derived = deriveSmemDescriptor(*smemTile, request);
   if (!derived)

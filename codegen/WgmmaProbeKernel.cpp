@@ -10,6 +10,7 @@
 #include "codegen/WgmmaProbeKernel.h"
 
 #include "codegen/PtxEmitter.h"
+#include "ir/InstrTable.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
@@ -21,26 +22,6 @@
 namespace tilec {
 
 namespace {
-/// The operand types wgmma takes from shared memory, with K per instruction
-/// and whether it accepts the transpose (MN-major) immediates.
-struct WgmmaTypeInfo {
-  DTypeKind dtype;
-  unsigned k;
-  bool transposable;
-};
-const WgmmaTypeInfo WgmmaTypes[] = {
-    {DTypeKind::F16, 16, true},   {DTypeKind::BF16, 16, true},
-    {DTypeKind::TF32, 8, false},  {DTypeKind::E4M3, 32, false},
-    {DTypeKind::E5M2, 32, false},
-};
-
-const WgmmaTypeInfo *wgmmaTypeInfo(DTypeKind dtype) {
-  for (const WgmmaTypeInfo &info : WgmmaTypes)
-    if (info.dtype == dtype)
-      return &info;
-  return nullptr;
-}
-
 llvm::Value *inlineAsm(llvm::IRBuilder<> &b, llvm::Type *ret,
                        llvm::ArrayRef<llvm::Value *> args, llvm::StringRef text,
                        llvm::StringRef constraints) {
@@ -80,19 +61,22 @@ void emitCopy(llvm::IRBuilder<> &b, llvm::Function *kernel, llvm::Value *tid,
 } // namespace
 
 llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
-  const WgmmaTypeInfo *info = wgmmaTypeInfo(spec.dtype);
+  // K per instruction, the legal N and whether the operands may be MN-major
+  // (the transpose immediates) come from the instruction table.
+  const InstrInfo *info = instrFor(MmaFamilyKind::Wgmma, spec.dtype);
   if (!info)
     return llvm::createStringError(
         llvm::formatv("wgmma does not read {0} from shared memory",
                       dtypeInfo(spec.dtype).name)
             .str());
-  if (spec.n < 8 || spec.n > 256 || spec.n % 8 != 0)
+  if (!info->allowsN(spec.n))
     return llvm::createStringError(
-        llvm::formatv("N = {0} is not a wgmma N (a multiple of 8 from 8 to "
-                      "256)",
-                      spec.n)
+        llvm::formatv("N = {0} is not a wgmma N (a multiple of {1} from {2} "
+                      "to {3})",
+                      spec.n, info->nStep, info->nMin, info->nMax)
             .str());
-  if (!info->transposable &&
+  bool transposable = info->mnMajorA && info->mnMajorB;
+  if (!transposable &&
       (spec.aMajor != MajorKind::K || spec.bMajor != MajorKind::K))
     return llvm::createStringError(llvm::formatv("wgmma reads {0} K-major only",
                                                  dtypeInfo(spec.dtype).name)
@@ -155,7 +139,7 @@ llvm::Expected<std::string> emitWgmmaProbePtx(const WgmmaProbeSpec &spec) {
   }
   const char *ptxType = dtypeInfo(spec.dtype).ptxName.data();
   std::string trans;
-  if (info->transposable)
+  if (transposable)
     trans = llvm::formatv(", {0}, {1}", spec.aMajor == MajorKind::MN ? 1 : 0,
                           spec.bMajor == MajorKind::MN ? 1 : 0)
                 .str();

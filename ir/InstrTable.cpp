@@ -94,6 +94,13 @@ llvm::StringRef familyName(MmaFamilyKind family) {
   return "";
 }
 
+const InstrInfo *instrFor(MmaFamilyKind family, DTypeKind aType) {
+  for (const InstrInfo &row : InstrTable)
+    if (row.family == family && row.aType == aType)
+      return &row;
+  return nullptr;
+}
+
 MmaFamilyKind nativeFamily(ArchKind arch) {
   switch (arch) {
   case ArchKind::SM80:

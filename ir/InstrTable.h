@@ -58,6 +58,12 @@ llvm::StringRef familyName(MmaFamilyKind family);
 /// tcgen05.mma for sm_100a.
 MmaFamilyKind nativeFamily(ArchKind arch);
 
+/// The first row of \p family whose A operand is \p aType, or nullptr when
+/// the family takes no such A. The rows of one family and A type share K
+/// and the A majorness rule, so the emitters read both from it.
+/// Example: instrFor(Wgmma, TF32)->k is 8, ->mnMajorA false.
+const InstrInfo *instrFor(MmaFamilyKind family, DTypeKind aType);
+
 /// A parsed instruction name: family and shape.
 struct InstrName {
   MmaFamilyKind family;

@@ -97,4 +97,21 @@ TEST(InstrTableTest, LookupErrorsSayWhatIsLegal) {
             "tf32");
 }
 
+TEST(InstrTableTest, InstrForGivesTheFamilysKAndMajorness) {
+  // K is 32 bytes of A on every family (the PTX ISA's shape tables).
+  const InstrInfo *tf32 = instrFor(MmaFamilyKind::Wgmma, DTypeKind::TF32);
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(tf32->k, 8u);
+  EXPECT_FALSE(tf32->mnMajorA);
+  const InstrInfo *bf16 = instrFor(MmaFamilyKind::Wgmma, DTypeKind::BF16);
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_EQ(bf16->k, 16u);
+  EXPECT_TRUE(bf16->mnMajorA && bf16->mnMajorB);
+  const InstrInfo *e5m2 = instrFor(MmaFamilyKind::Tcgen05, DTypeKind::E5M2);
+  ASSERT_NE(e5m2, nullptr);
+  EXPECT_EQ(e5m2->k, 32u);
+  EXPECT_EQ(instrFor(MmaFamilyKind::Wgmma, DTypeKind::F32), nullptr);
+  EXPECT_EQ(instrFor(MmaFamilyKind::MmaSync, DTypeKind::E4M3), nullptr);
+}
+
 } // namespace
