@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
+#include "codegen/SourceLineInfo.h"
 
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
@@ -24,6 +25,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace tilec {
 
@@ -41,6 +43,7 @@ struct Builder {
   llvm::Module &module;
   llvm::IRBuilder<> b;
   llvm::Function *fn = nullptr;
+  std::optional<SourceLineInfo> lines; ///< PTX line directives (--lineinfo)
 
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
   llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr,
@@ -240,10 +243,13 @@ struct Builder {
       llvm::Value *full = fullBar(slot);
       ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
       llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
+      lines->at(KernelPart::SmemA);
       loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))), tmapA,
                kc, m0, full);
+      lines->at(KernelPart::SmemB);
       loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
                tmapB, kc, n0, full);
+      lines->at(KernelPart::Kernel);
     });
     b.CreateBr(exit);
   }
@@ -270,6 +276,7 @@ struct Builder {
           b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
       llvm::Value *bSlot =
           b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
+      lines->at(KernelPart::Mma);
       for (unsigned kk = 0; kk < steps; ++kk) {
         llvm::Value *descA =
             descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
@@ -284,6 +291,7 @@ struct Builder {
       }
       // The slot is free once these MMAs have read it.
       ptx::tcgen05Commit(b, emptyBar(slot));
+      lines->at(KernelPart::Kernel);
     });
     // Every MMA of the tile has completed: D is final.
     ptx::tcgen05Commit(b, accFullBar);
@@ -309,6 +317,7 @@ struct Builder {
 
   void build() {
     createFunction();
+    lines.emplace(*fn, config.source, b);
     emitPrologue();
     llvm::BasicBlock *epilogue = block("epilogue");
     llvm::BasicBlock *roles = block("roles");
@@ -339,8 +348,11 @@ struct Builder {
     values.numK = numK;
     values.tmemBase = tmemBase;
     values.accFullBar = accFullBar;
+    lines->at(KernelPart::Epilogue);
     emitSm100Epilogue(b, config, values, exit);
+    lines->at(KernelPart::Kernel);
     emitExit(exit);
+    lines->finish();
   }
 };
 

@@ -75,6 +75,7 @@
 #include "ir/DType.h"
 #include "ir/InstrDescriptor.h"
 #include "ir/MajorKind.h"
+#include "ir/SourceLines.h"
 
 #include "llvm/Support/Error.h"
 
@@ -96,6 +97,9 @@ struct Sm100GemmConfig {
   DTypeKind cType = DTypeKind::BF16;
   MajorKind aMajor = MajorKind::K;
   MajorKind bMajor = MajorKind::K;
+  /// The .tile lines of the kernel's parts; with source.emit, PTX line
+  /// directives for them (tilec compile --lineinfo).
+  SourceLines source;
 };
 
 /// One operand tile as the sm_100a kernel stages and describes it: the

@@ -41,6 +41,7 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   config.cType = spec.cType;
   config.aMajor = spec.aMajor;
   config.bMajor = spec.bMajor;
+  config.source = spec.source;
   if (llvm::Error err = verifySm100GemmConfig(config))
     return err;
   // The generator stages each operand in the tile sm100OperandTile derives;

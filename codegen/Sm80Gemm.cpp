@@ -338,6 +338,8 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
     kernel.beta = fn->getArg(10);
   }
   kernel.smem = smem;
+  SourceLineInfo lines(*fn, spec.source, builder);
+  kernel.lines = &lines;
 
   // Grouped rasterization: CTAs walk rasterGroupM tile rows column by
   // column so that consecutive CTAs share A and B tiles in L2.
@@ -373,8 +375,11 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   kernel.warpN = builder.CreateUDiv(warp, builder.getInt32(spec.warpsM));
 
   emitSm80Mainloop(kernel);
+  kernel.at(KernelPart::Epilogue);
   emitSm80Epilogue(kernel);
+  kernel.at(KernelPart::Kernel);
   builder.CreateBr(exit);
+  lines.finish();
   return module;
 }
 

@@ -26,6 +26,7 @@
 #include "codegen/NvvmBuilder.h"
 #include "codegen/PtxEmitter.h"
 #include "codegen/SmemAddress.h"
+#include "codegen/SourceLineInfo.h"
 
 #include "llvm/IR/Module.h"
 
@@ -139,6 +140,14 @@ struct Sm80Kernel {
   llvm::Value *smem = nullptr; ///< Dynamic smem base (addrspace 3).
   /// Accumulators after the mainloop: ((i * mmaTilesN + j) * 4 + r).
   std::vector<llvm::Value *> acc;
+  /// PTX line directives (--lineinfo); null: none.
+  SourceLineInfo *lines = nullptr;
+
+  /// Instructions from now on come from \p part's .tile line.
+  void at(KernelPart part) {
+    if (lines)
+      lines->at(part);
+  }
 };
 
 /// Emits the cp.async pipeline and the ldmatrix + mma loop; fills kernel.acc.

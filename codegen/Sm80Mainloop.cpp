@@ -87,6 +87,7 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
                  llvm::Value *kt, llvm::Value *stage) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
   const Sm80OperandPlan &op = *copies.op;
+  kernel.at(&op == &kernel.plan.a ? KernelPart::SmemA : KernelPart::SmemB);
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
   llvm::Value *kOrigin = b.CreateMul(kt, b.getInt32(kernel.plan.spec.bk));
   llvm::Value *stageBase =
@@ -131,6 +132,7 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
                     b.CreateMul(smemElem, b.getInt32(elemBytes)));
     kernel.nv.cpAsync16(dst, src, bytes);
   }
+  kernel.at(KernelPart::Kernel);
 }
 
 /// One operand's per-thread ldmatrix state.
@@ -210,10 +212,13 @@ Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
                         const OperandFragments &fragB, llvm::Value *stage,
                         unsigned ks) {
   Fragments f;
+  kernel.at(KernelPart::SmemA);
   for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
     f.a.push_back(loadFragment(kernel, fragA, stage, t, ks));
+  kernel.at(KernelPart::SmemB);
   for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
     f.b.push_back(loadFragment(kernel, fragB, stage, t, ks));
+  kernel.at(KernelPart::Kernel);
   return f;
 }
 
@@ -352,6 +357,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     }
     if (ks == 0 && acrossTiles)
       refill();
+    kernel.at(KernelPart::Mma);
     for (unsigned i = 0; i < plan.mmaTilesM; ++i)
       for (unsigned j = 0; j < plan.mmaTilesN; ++j) {
         const auto &pair = cur.b[j / 2];
@@ -362,6 +368,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
         for (unsigned r = 0; r < 4; ++r)
           acc[at + r] = d[r];
       }
+    kernel.at(KernelPart::Kernel);
     cur = next;
   }
   for (unsigned i = 0; i < accCount; ++i)

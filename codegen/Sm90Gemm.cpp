@@ -15,6 +15,7 @@
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
+#include "codegen/SourceLineInfo.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/PtxDescriptorScan.h"
@@ -29,6 +30,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace tilec {
 
@@ -44,6 +46,7 @@ struct Builder {
   llvm::Module &module;
   llvm::IRBuilder<> b;
   llvm::Function *fn = nullptr;
+  std::optional<SourceLineInfo> lines; ///< PTX line directives (--lineinfo)
   unsigned consumers = 0;
 
   // Kernel-wide values.
@@ -326,8 +329,11 @@ struct Builder {
         llvm::Value *full = fullBar(slot);
         ptx::mbarrierArriveExpectTx(b, full, i32(stageBytes));
         llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
+        // The wgmma A role is the tensor B under swap-AB.
+        lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
         loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
                  tmapA, kc, m0, full);
+        lines->at(config.swapAB ? KernelPart::SmemA : KernelPart::SmemB);
         llvm::Value *bSlot =
             b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
         if (config.clusterM == 1) {
@@ -342,6 +348,7 @@ struct Builder {
               tmapB, kc, b.CreateAdd(n0, part), full,
               b.getInt16((1u << config.clusterM) - 1));
         }
+        lines->at(KernelPart::Kernel);
       });
       b.CreateBr(next);
     });
@@ -427,7 +434,9 @@ struct Builder {
       emitConsumerTile(ci, lane, aRowOffset, next);
     });
     b.SetInsertPoint(drain);
+    lines->at(KernelPart::Epilogue);
     emitSm90EpilogueDrain(b, config, staging, epilogueValues(ci));
+    lines->at(KernelPart::Kernel);
     b.CreateBr(exit);
   }
 
@@ -472,6 +481,7 @@ struct Builder {
         b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
     llvm::Value *bSlot =
         b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+    lines->at(KernelPart::Mma);
     ptx::wgmmaFence(b);
     for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
       llvm::Value *descA =
@@ -483,6 +493,7 @@ struct Builder {
     }
     ptx::wgmmaCommitGroup(b);
     ptx::wgmmaWaitGroup(b, 1, {});
+    lines->at(KernelPart::Kernel);
     // The group of the previous slot has completed: free that slot, one
     // arrival per consumer warp.
     llvm::BasicBlock *release = block("release");
@@ -503,7 +514,9 @@ struct Builder {
 
     b.SetInsertPoint(done);
     llvm::SmallVector<llvm::Value *> fin(phis.begin(), phis.end());
+    lines->at(KernelPart::Mma);
     fin = ptx::wgmmaWaitGroup(b, 0, fin);
+    lines->at(KernelPart::Kernel);
     if (config.persistent) {
       // The next tile reuses the ring: free this tile's last slot too.
       llvm::BasicBlock *release = block("release.last");
@@ -522,7 +535,9 @@ struct Builder {
       fin = config.splitKCluster ? emitClusterSplitReduce(fin, exit)
                                  : emitSplitReduce(fin, exit);
 
+    lines->at(KernelPart::Epilogue);
     emitSm90Epilogue(b, config, staging, epilogueValues(ci), fin, exit);
+    lines->at(KernelPart::Kernel);
   }
 
   /// What the epilogue reads, for consumer warpgroup \p ci of the tile.
@@ -732,6 +747,7 @@ struct Builder {
 
   void build() {
     createFunction();
+    lines.emplace(*fn, config.source, b);
     emitPrologue();
     llvm::BasicBlock *producer = block("producer");
     llvm::BasicBlock *consumer = block("consumer");
@@ -756,6 +772,7 @@ struct Builder {
     if (config.clusterM > 1 || config.splitKCluster)
       ptx::clusterSync(b);
     b.CreateRetVoid();
+    lines->finish();
   }
 };
 

@@ -111,6 +111,7 @@
 #include "codegen/GemmCodegen.h"
 #include "ir/DType.h"
 #include "ir/MajorKind.h"
+#include "ir/SourceLines.h"
 
 #include "llvm/Support/Error.h"
 
@@ -157,6 +158,9 @@ struct Sm90GemmConfig {
   /// \p annotateSource (the .tile lines it came from); off, no comments.
   bool annotate = false;
   std::string annotateSource;
+  /// The .tile lines of the kernel's parts; with source.emit, PTX line
+  /// directives for them (tilec compile --lineinfo).
+  SourceLines source;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory

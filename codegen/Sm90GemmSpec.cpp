@@ -51,6 +51,7 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   Sm90GemmConfig config;
   config.annotate = spec.annotate;
   config.annotateSource = spec.annotateSource;
+  config.source = spec.source;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;

@@ -169,6 +169,7 @@ CompilationResult compileBuffer(unsigned bufferId,
   for (const GemmSpec *specPtr : selected) {
     GemmSpec spec = *specPtr;
     spec.annotate = options.annotate;
+    spec.source.emit = options.lineInfo;
     const tir::Op *kernel = module->find("tile.kernel", spec.name);
     llvm::SMLoc loc = kernel ? kernel->loc : llvm::SMLoc();
     if (options.emit == EmitKind::LLVM) {

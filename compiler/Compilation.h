@@ -38,6 +38,9 @@ struct CompilationOptions {
   bool printAfterAll = false;
   bool timePasses = false;
   bool annotate = false;
+  /// For --emit=llvm and ptx: PTX line directives (.file/.loc) naming the
+  /// .tile line of each part of the kernel (--lineinfo).
+  bool lineInfo = false;
   /// For --emit=llvm and ptx: the kernel to generate code for. Empty: the
   /// source must hold exactly one kernel (one LLVM/PTX module per kernel).
   std::string kernel;

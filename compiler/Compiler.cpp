@@ -34,6 +34,8 @@ std::string keyText(llvm::StringRef source, const CompileOptions &options,
   text += '\0';
   text += options.passes;
   text += '\0';
+  text += options.lineInfo ? 'L' : '-';
+  text += '\0';
   text += stage;
   text += '\0';
   text += source;
@@ -47,6 +49,7 @@ run(llvm::StringRef source, const CompileOptions &options, EmitKind emit) {
   compileOptions.arch = options.arch;
   compileOptions.emit = emit;
   compileOptions.kernel = options.kernel;
+  compileOptions.lineInfo = options.lineInfo;
   std::string sink;
   llvm::raw_string_ostream log(sink);
   compileOptions.log = &log;

@@ -50,6 +50,9 @@ struct CompileOptions {
   std::string kernel;
   /// Comma-separated passes instead of the default pipeline (like --passes).
   std::string passes;
+  /// PTX line directives naming the .tile line of each part of the kernel
+  /// (like --lineinfo); the source is named "<source>" in them.
+  bool lineInfo = false;
 };
 
 /// A kernel after every pass: the decisions, ready for code generation.

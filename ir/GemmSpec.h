@@ -24,6 +24,7 @@
 #include "ir/ComposedLayout.h"
 #include "ir/DType.h"
 #include "ir/MajorKind.h"
+#include "ir/SourceLines.h"
 
 #include <optional>
 #include <string>
@@ -90,6 +91,9 @@ struct GemmSpec {
   /// ("gemm.tile:14 (mma), gemm.tile:12 (smem a), gemm.tile:13 (smem b)").
   bool annotate = false;
   std::string annotateSource;
+  /// The .tile lines of the kernel's parts, and whether to emit PTX line
+  /// directives for them (tilec compile --lineinfo).
+  SourceLines source;
 
   unsigned warps() const { return warpsM * warpsN; }
   unsigned threads() const { return 32 * warps(); }

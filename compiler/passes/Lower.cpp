@@ -105,6 +105,24 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
            std::to_string(sources.FindLineNumber(op->loc, buffer)) + " (" +
            what.str() + ")";
   };
+  // The same locations as lines, for PTX line directives.
+  auto lineOf = [&](const tir::Op *op) -> unsigned {
+    if (!op || !op->loc.isValid())
+      return 0;
+    unsigned buffer = sources.FindBufferContainingLoc(op->loc);
+    return buffer ? sources.FindLineNumber(op->loc, buffer) : 0;
+  };
+  if (unsigned buffer = sources.FindBufferContainingLoc(kernel.loc)) {
+    llvm::StringRef path =
+        sources.getMemoryBuffer(buffer)->getBufferIdentifier();
+    spec.source.file = llvm::sys::path::filename(path).str();
+    spec.source.directory = llvm::sys::path::parent_path(path).str();
+  }
+  spec.source.kernel = lineOf(&kernel);
+  spec.source.smemA = lineOf(kernel.find("tile.smem", "a"));
+  spec.source.smemB = lineOf(kernel.find("tile.smem", "b"));
+  spec.source.mma = lineOf(mma);
+  spec.source.epilogue = lineOf(kernel.find("tile.epilogue"));
   spec.annotateSource += where(mma, "mma");
   spec.annotateSource += where(kernel.find("tile.smem", "a"), "smem a");
   spec.annotateSource += where(kernel.find("tile.smem", "b"), "smem b");

@@ -3,6 +3,7 @@
 //   tilec compile FILE.tile [-o OUT] [--arch sm_80|sm_90a|sm_100a]
 //     [--emit=ast|ir|lowered|llvm|ptx] [--passes=a,b] [--print-after-all]
 //     [--time-passes] [--verify-diagnostics] [--annotate]
+//     [--lineinfo]
 //
 // FILE may be `-` (stdin) and may hold Tile IR instead of a .tile program.
 // Exit codes: 0 success, 1 a diagnostic (or --verify-diagnostics found a
@@ -74,6 +75,14 @@ cl::opt<bool> annotate(
              "lines)"),
     cl::sub(compileCommand), cl::cat(tilecCategory()));
 
+cl::opt<bool> lineInfo(
+    "lineinfo",
+    cl::desc("llvm and ptx: line directives (.file/.loc, as nvcc -lineinfo) "
+             "naming the .tile line each instruction came from: the smem a/b "
+             "line for loads, the mma line, the epilogue line, the kernel "
+             "line for the rest"),
+    cl::sub(compileCommand), cl::cat(tilecCategory()));
+
 int runCompile() {
   CompilationOptions options;
   if (!archOption.empty()) {
@@ -103,6 +112,7 @@ int runCompile() {
   options.printAfterAll = printAfterAll;
   options.timePasses = timePasses;
   options.annotate = annotate;
+  options.lineInfo = lineInfo;
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);

@@ -22,6 +22,7 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/KernelCheck.h"
+#include "compiler/SimProfileReport.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/SimDriver.h"
@@ -29,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -123,60 +125,6 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
   return out;
 }
 
-/// The PTX line \p line (1-based) of \p ptx, trimmed.
-std::string ptxLine(llvm::StringRef ptx, unsigned line) {
-  llvm::SmallVector<llvm::StringRef> lines;
-  ptx.split(lines, '\n');
-  if (line == 0 || line > lines.size())
-    return "";
-  return lines[line - 1].trim().str();
-}
-
-void printProfileLine(llvm::raw_ostream &os, llvm::StringRef ptx,
-                      const sim::SimLineProfile &l) {
-  os << llvm::format("    ptx:%-6u %10llu execs", l.ptxLine,
-                     (unsigned long long)l.executions);
-  if (l.sharedAccesses)
-    os << llvm::format("  %8llu wavefronts (ideal %llu, %.2fx)",
-                       (unsigned long long)l.sharedWavefronts,
-                       (unsigned long long)l.idealWavefronts,
-                       l.idealWavefronts
-                           ? double(l.sharedWavefronts) / l.idealWavefronts
-                           : 0.0);
-  os << "  " << ptxLine(ptx, l.ptxLine) << "\n";
-}
-
-/// The shared-memory accesses with the most wavefronts beyond the ideal
-/// (bank conflicts), then the most executed lines.
-void printProfile(llvm::raw_ostream &os) {
-  for (const rt::SimModuleProfile &module : rt::takeSimProfile()) {
-    std::vector<sim::SimLineProfile> shared, all = module.lines;
-    for (const sim::SimLineProfile &l : module.lines)
-      if (l.sharedAccesses)
-        shared.push_back(l);
-    auto excess = [](const sim::SimLineProfile &l) {
-      return l.sharedWavefronts - std::min(l.sharedWavefronts,
-                                           l.idealWavefronts);
-    };
-    std::stable_sort(shared.begin(), shared.end(),
-                     [&](const auto &x, const auto &y) {
-                       if (excess(x) != excess(y))
-                         return excess(x) > excess(y);
-                       return x.sharedWavefronts > y.sharedWavefronts;
-                     });
-    std::stable_sort(all.begin(), all.end(), [](const auto &x, const auto &y) {
-      return x.executions > y.executions;
-    });
-    os << "  profile: shared-memory accesses by wavefronts beyond the ideal "
-          "(bank conflicts)\n";
-    for (size_t i = 0; i < shared.size() && i < 8; ++i)
-      printProfileLine(os, module.ptx, shared[i]);
-    os << "  profile: most executed lines (warp-instructions)\n";
-    for (size_t i = 0; i < all.size() && i < 8; ++i)
-      printProfileLine(os, module.ptx, all[i]);
-  }
-}
-
 int runRun() {
   if ((optM != 0 || optN != 0 || optK != 0) &&
       (optM <= 0 || optN <= 0 || optK <= 0)) {
@@ -258,6 +206,7 @@ int runRun() {
   for (const std::string &name : names) {
     CompileOptions options;
     options.kernel = name;
+    options.lineInfo = profile; // the profile names .tile lines
     auto compiled = compiler.compile(source, options);
     if (!compiled) {
       std::string text = withFileName(compiled.takeError());
@@ -339,7 +288,7 @@ int runRun() {
       llvm::outs() << ": " << r.detail;
     llvm::outs() << "\n";
     if (profile)
-      printProfile(llvm::outs());
+      printSimProfile(llvm::outs(), llvm::sys::path::filename(inputFile));
   }
   if (json)
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(results)))

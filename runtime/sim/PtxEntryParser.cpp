@@ -159,6 +159,14 @@ void PtxParser::parseBody() {
       currentScope = static_cast<int>(scopes.size()) - 1;
       continue;
     }
+    // A line directive (`.loc 1 20 1`, no semicolon): the profile's source
+    // lines come from the PTX text itself, so the interpreter skips it.
+    if (source.compare(pos, 4, ".loc") == 0 && pos + 4 < source.size() &&
+        (source[pos + 4] == ' ' || source[pos + 4] == '\t')) {
+      while (pos < source.size() && source[pos] != '\n')
+        ++pos;
+      continue;
+    }
     // A label?
     std::size_t save = pos;
     std::size_t e = pos;

@@ -90,9 +90,28 @@ void PtxParser::run() {
     std::size_t save = pos;
     unsigned saveLine = line;
     std::string_view w = readWord();
-    if (w == ".version" || w == ".target" || w == ".address_size") {
+    // One-line directives; `.file` names the source of `.loc` lines (line
+    // directives change nothing the kernel computes).
+    if (w == ".version" || w == ".target" || w == ".address_size" ||
+        w == ".file") {
       while (pos < source.size() && source[pos] != '\n')
         ++pos;
+      continue;
+    }
+    // Debug sections (`.section .debug_macinfo { }` with line info): data
+    // for debuggers, skipped with their braces.
+    if (w == ".section") {
+      int depth = 0;
+      for (; pos < source.size(); ++pos) {
+        if (source[pos] == '\n')
+          ++line;
+        if (source[pos] == '{')
+          ++depth;
+        if (source[pos] == '}' && --depth == 0) {
+          ++pos;
+          break;
+        }
+      }
       continue;
     }
     if (w == ".visible" || w == ".weak") {
