@@ -846,9 +846,11 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     break;
   case OpKind::TmaLoad:
   case OpKind::TmaStore:
+    execTma(cta, w, ins, exec);
+    break;
   case OpKind::BulkCommit:
   case OpKind::BulkWait:
-    execTma(cta, w, ins, exec);
+    execBulkGroup(cta, w, ins, exec);
     break;
   case OpKind::WgmmaFence:
   case OpKind::WgmmaCommit:

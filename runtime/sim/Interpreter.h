@@ -23,10 +23,12 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilec::sim {
@@ -67,8 +69,10 @@ enum class WaitKind : std::uint8_t {
   Setmaxnreg
 };
 
-/// A wgmma.mma_async issued and not yet executed (it runs when a
-/// wgmma.wait_group retires its group).
+/// A wgmma.mma_async not yet retired. It runs when a wgmma.wait_group
+/// retires its group or, with a seed and even odds (`early`), at a random
+/// earlier scheduling point (in issue order); its accumulators stay in
+/// flight until the retirement.
 struct PendingWgmma {
   WgmmaShape shape;
   std::uint64_t descA = 0, descB = 0;
@@ -78,6 +82,7 @@ struct PendingWgmma {
   std::vector<std::uint32_t> accSlots;
   std::uint32_t group = 0;
   std::uint32_t pc = 0;
+  bool early = false, ran = false;
 };
 
 /// A cp.async not yet landed.
@@ -104,6 +109,8 @@ struct WarpState {
   // cp.async
   std::array<std::uint32_t, 32> cpCommitted{};
   std::vector<PendingCpAsync> cpPending;
+  // cp.async.bulk groups (TMA stores), per thread.
+  std::array<std::uint32_t, 32> bulkCommitted{};
   // wgmma
   std::uint32_t wgmmaCommitted = 0;
   std::vector<PendingWgmma> wgmmaPending;
@@ -113,6 +120,45 @@ struct WarpState {
   std::uint64_t clusterArrivePhase = 0;
   bool clusterArrived = false;
   bool done() const { return liveMask == 0; }
+};
+
+/// A TMA store (cp.async.bulk.tensor global <- shared::cta, bulk_group) not
+/// yet retired. Its source is read, then global memory written, somewhere
+/// between the issue and the cp.async.bulk.wait_group.read / wait_group of
+/// the issuing thread that retires its bulk group: at that wait, or at the
+/// end of the cluster when none does; with a seed, at random scheduling
+/// points before. A shared write into the source before the read is retired
+/// is a race (InterpreterBulkStore.cpp).
+struct PendingBulkStore {
+  SimTensorMap map;
+  std::array<std::int32_t, 5> coords{};
+  std::uint32_t src = 0, bytes = 0; ///< The source box in shared memory.
+  unsigned warp = 0, lane = 0;      ///< The issuing thread.
+  std::uint32_t group = 0;          ///< Its bulk group (commit count).
+  std::uint32_t pc = 0;
+  std::vector<std::uint8_t> box; ///< The source as read.
+  bool read = false, written = false;
+  bool readRetired = false; ///< A wait_group{.read} retired the read.
+};
+
+/// An asynchronous tcgen05 operation of a CTA's tensor pipe not yet
+/// performed: a tcgen05.mma, or the mbarrier arrive of a tcgen05.commit
+/// (which waits for every operation queued before it). They are performed
+/// in order at the end of the issuing warp's slice or, with a seed, at
+/// random later scheduling points (InterpreterTcgen05.cpp).
+struct PendingTcgen05 {
+  bool commit = false;
+  unsigned warp = 0, lane = 0;
+  std::uint32_t pc = 0;
+  // tcgen05.mma.
+  Tcgen05KindKind kind = Tcgen05KindKind::F16;
+  unsigned ctaGroup = 1;
+  std::uint32_t idesc = 0, tmemD = 0;
+  std::uint64_t descA = 0, descB = 0;
+  bool enableInputD = false;
+  unsigned columns = 0; ///< D's columns (N).
+  // tcgen05.commit: the mbarrier offset and the CTA ranks it arrives on.
+  std::uint32_t mbar = 0, targets = 0;
 };
 
 /// One named barrier of a CTA.
@@ -138,6 +184,8 @@ struct CtaState {
   std::vector<std::uint32_t> fenceEpoch;
   /// setmaxnreg per warpgroup: warps arrived and the value.
   std::vector<std::pair<unsigned, unsigned>> setmaxnreg;
+  std::vector<PendingBulkStore> bulkStores;
+  std::vector<PendingTcgen05> tcPending; ///< In issue order.
 };
 
 /// A TMA load in flight.
@@ -183,12 +231,48 @@ private:
   int curLane = -1;
   std::uint32_t curPc = 0;
 
+  /// While alive, a fault names the instruction that issued an asynchronous
+  /// operation being performed now (its CTA, warp, lane, PC) instead of the
+  /// current one; the current one is restored unless a fault unwinds.
+  class IssueSite {
+  public:
+    IssueSite(ClusterRun &run, CtaState &cta, unsigned warp, int lane,
+              std::uint32_t pc)
+        : run(run), cta(run.curCta), warp(run.curWarp), lane(run.curLane),
+          pc(run.curPc), exceptions(std::uncaught_exceptions()) {
+      run.curCta = &cta;
+      run.curWarp = &cta.warps[warp];
+      run.curLane = lane;
+      run.curPc = pc;
+    }
+    ~IssueSite() {
+      if (std::uncaught_exceptions() != exceptions)
+        return;
+      run.curCta = cta;
+      run.curWarp = warp;
+      run.curLane = lane;
+      run.curPc = pc;
+    }
+    IssueSite(const IssueSite &) = delete;
+    IssueSite &operator=(const IssueSite &) = delete;
+
+  private:
+    ClusterRun &run;
+    CtaState *cta;
+    WarpState *warp;
+    int lane;
+    std::uint32_t pc;
+    int exceptions;
+  };
+
   // Scheduling (SimLaunch.cpp).
   bool runnable(WarpState &w);
   void runSlice(CtaState &cta, WarpState &w, unsigned budget);
   void completeTma(std::size_t index);
   void completeCpAsync(CtaState &cta, WarpState &w, std::size_t index);
   void randomAsyncProgress();
+  void landAfterSlice();
+  bool landOneForProgress(bool random);
   void checkBarrierRelease(CtaState &cta, unsigned id);
   void checkClusterRelease();
   void checkSetmaxnregRelease(CtaState &cta, unsigned group);
@@ -235,13 +319,34 @@ private:
                std::uint32_t mask);
   void execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
                  std::uint32_t mask);
+  void runWgmma(CtaState &cta, WarpState &w, PendingWgmma &p);
   void retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep);
-  void execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
-                   std::uint32_t mask);
   void execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
                   std::uint32_t mask);
   SimTensorMap readTensorMap(CtaState &cta, WarpState &w, unsigned lane,
                              std::uint64_t addr);
+
+  // TMA stores and bulk groups (InterpreterBulkStore.cpp).
+  void issueBulkStore(CtaState &cta, WarpState &w, unsigned lane,
+                      const SimTensorMap &map,
+                      const std::array<std::int32_t, 5> &coords,
+                      std::uint64_t src);
+  void execBulkGroup(CtaState &cta, WarpState &w, const Instr &ins,
+                     std::uint32_t mask);
+  void progressBulkStore(CtaState &cta, PendingBulkStore &s, bool write);
+  void randomBulkProgress();
+  void finishBulkStores();
+  void checkBulkSourceWrite(const CtaState &target, std::uint32_t addr,
+                            std::uint32_t bytes, std::string_view what) const;
+
+  // tcgen05 (InterpreterTcgen05.cpp).
+  void execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
+                   std::uint32_t mask);
+  void queueTcgen05Commit(CtaState &cta, WarpState &w, const Instr &ins,
+                          std::uint32_t mask);
+  void performTcgen05(CtaState &cta);
+  void checkTcgen05Columns(const CtaState &cta, unsigned first, unsigned count,
+                           const char *what) const;
 };
 
 /// ElemKind of a PTX type; throws SimFault for one without.

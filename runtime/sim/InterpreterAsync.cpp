@@ -5,9 +5,11 @@
 // table per CTA keyed by shared offset), cp.async (queued per warp, landed
 // at wait_group or earlier in random mode, zero-filled past src-size), TMA
 // loads (queued per cluster, completing tx on the destination CTAs'
-// mbarriers) and stores (with the proxy-fence check), wgmma (queued at
-// issue, executed when a wait_group retires its group; its accumulators are
-// "in flight" until then), mma.sync / ldmatrix / stmatrix, and tcgen05.
+// mbarriers; TMA stores and bulk groups are in InterpreterBulkStore.cpp),
+// wgmma (queued at issue, executed when a wait_group retires its group or,
+// in random mode, at a random point before; its accumulators are "in
+// flight" until the retirement), and mma.sync / ldmatrix / stmatrix.
+// tcgen05 is in InterpreterTcgen05.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/Interpreter.h"
@@ -154,6 +156,7 @@ void ClusterRun::completeCpAsync(CtaState &cta, WarpState &w,
   std::uint8_t buf[16] = {};
   if (op.srcSize)
     GlobalMemory::instance().read(op.src, buf, op.srcSize);
+  checkBulkSourceWrite(cta, op.dst, op.size, "the cp.async copy landing");
   cta.smem.write(op.dst, buf, op.size, "cp.async");
   markGenericWrite(cta, w.index * 32 + op.lane, op.dst, op.size);
 }
@@ -238,8 +241,6 @@ SimTensorMap ClusterRun::readTensorMap(CtaState &cta, WarpState &w,
 void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
                          std::uint32_t mask) {
   const std::vector<Operand> &ops = ins.ops;
-  if (ins.op == OpKind::BulkCommit || ins.op == OpKind::BulkWait)
-    return; // Stores complete at issue.
   forLanes(mask, [&](unsigned l) {
     curLane = static_cast<int>(l);
     const Operand &mapOp = ins.op == OpKind::TmaLoad ? ops[1] : ops[0];
@@ -254,24 +255,7 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
       coords[i] =
           static_cast<std::int32_t>(get(w, ins.elems[mapOp.elemBegin + i], l));
     if (ins.op == OpKind::TmaStore) {
-      std::uint64_t src = address(w, ops[1], l);
-      if (src >= cta.smem.size())
-        throw SimFault(fmt::format("TMA store from shared 0x{:x}, outside "
-                                   "the {} bytes of shared memory",
-                                   src, cta.smem.size()));
-      std::uint32_t bytes = map.boxBytes();
-      for (std::uint32_t i = 0; i < bytes && src + i < cta.writer.size(); ++i) {
-        std::uint16_t t = cta.writer[src + i];
-        if (t && cta.writerEpoch[src + i] == cta.fenceEpoch[t - 1])
-          throw SimFault(fmt::format(
-              "missing fence.proxy.async before the TMA store: shared byte "
-              "0x{:x} of its source box was written by thread {} (warp {} "
-              "lane {}) with a generic-proxy store after that thread's last "
-              "fence.proxy.async",
-              src + i, t - 1, (t - 1) / 32, (t - 1) % 32));
-      }
-      tmaStore(map, coords, cta.smem, static_cast<std::uint32_t>(src),
-               GlobalMemory::instance());
+      issueBulkStore(cta, w, l, map, coords, address(w, ops[1], l));
       return;
     }
     PendingTma op;
@@ -313,6 +297,10 @@ void ClusterRun::completeTma(std::size_t index) {
   for (unsigned r = 0; r < ctas.size(); ++r) {
     if (!(op.dstMask >> r & 1))
       continue;
+    if (!ctas[r].bulkStores.empty())
+      checkBulkSourceWrite(
+          ctas[r], op.dst, op.map.boxBytes(),
+          fmt::format("the TMA load issued at ptx:{}", fn.code[op.pc].line));
     std::uint32_t bytes = tmaLoad(op.map, op.coords, GlobalMemory::instance(),
                                   ctas[r].smem, op.dst);
     mbarArrive(ctas[r], op.mbar, 0, -static_cast<std::int64_t>(bytes),
@@ -377,6 +365,8 @@ void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
     scatterVec(vec, regs);
   } else {
     gatherVec(vec, regs);
+    for (unsigned l = 0; l < 8u * ins.a; ++l)
+      checkBulkSourceWrite(cta, rows[l], 16, "the stmatrix");
     stmatrix(ins.a, ins.trans, rows, regs, cta.smem);
     for (unsigned l = 0; l < 8u * ins.a; ++l)
       markGenericWrite(cta, w.index * 32 + l, rows[l], 16);
@@ -459,29 +449,37 @@ void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
   }
   p.group = ~0u;
   p.pc = curPc;
+  // With a seed, half the wgmmas may run before their wait_group: the other
+  // half keep the latest point, which exposes a missing wait.
+  p.early = options.seed != 0 && rng() % 2;
   w.wgmmaPending.push_back(std::move(p));
 }
 
+void ClusterRun::runWgmma(CtaState &cta, WarpState &w, PendingWgmma &p) {
+  unsigned regs = static_cast<unsigned>(p.accSlots.size());
+  std::vector<std::uint32_t> acc(32 * regs, 0);
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned r = 0; r < regs; ++r)
+      acc[l * regs + r] =
+          static_cast<std::uint32_t>(w.regs[p.accSlots[r] * 32 + l]);
+  {
+    IssueSite site(*this, cta, w.index, -1, p.pc);
+    wgmmaWarp(p.shape, w.index % 4, p.descA, p.hasARegs ? &p.aRegs : nullptr,
+              p.descB, cta.smem, p.scaleD, acc);
+  }
+  for (unsigned l = 0; l < 32; ++l)
+    for (unsigned r = 0; r < regs; ++r)
+      w.regs[p.accSlots[r] * 32 + l] = acc[l * regs + r];
+  p.ran = true;
+}
+
 void ClusterRun::retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep) {
-  std::vector<std::uint32_t> acc;
   std::size_t done = 0;
   for (PendingWgmma &p : w.wgmmaPending) {
     if (p.group == ~0u || p.group + keep >= w.wgmmaCommitted)
       break;
-    unsigned regs = static_cast<unsigned>(p.accSlots.size());
-    acc.assign(32 * regs, 0);
-    for (unsigned l = 0; l < 32; ++l)
-      for (unsigned r = 0; r < regs; ++r)
-        acc[l * regs + r] =
-            static_cast<std::uint32_t>(w.regs[p.accSlots[r] * 32 + l]);
-    std::uint32_t savePc = curPc;
-    curPc = p.pc;
-    wgmmaWarp(p.shape, w.index % 4, p.descA, p.hasARegs ? &p.aRegs : nullptr,
-              p.descB, cta.smem, p.scaleD, acc);
-    curPc = savePc;
-    for (unsigned l = 0; l < 32; ++l)
-      for (unsigned r = 0; r < regs; ++r)
-        w.regs[p.accSlots[r] * 32 + l] = acc[l * regs + r];
+    if (!p.ran)
+      runWgmma(cta, w, p);
     for (std::uint32_t slot : p.accSlots)
       if (!--w.inflight[slot])
         --w.inflightCount;
@@ -490,119 +488,6 @@ void ClusterRun::retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep) {
   w.wgmmaPending.erase(w.wgmmaPending.begin(),
                        w.wgmmaPending.begin() +
                            static_cast<std::ptrdiff_t>(done));
-}
-
-void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
-                             std::uint32_t mask) {
-  const std::vector<Operand> &ops = ins.ops;
-  if (!cta.tmem)
-    cta.tmem = std::make_unique<TensorMemory>();
-  unsigned lane0 = mask ? static_cast<unsigned>(std::countr_zero(mask)) : 0;
-  switch (ins.op) {
-  case OpKind::TcAlloc: {
-    std::uint64_t dst = address(w, ops[0], lane0);
-    unsigned cols = static_cast<unsigned>(get(w, ops[1], lane0));
-    std::uint32_t addr = cta.tmem->allocate(cols);
-    if (dst >= SharedGenericBase)
-      dst -= SharedGenericBase;
-    cta.smem.write(static_cast<std::uint32_t>(dst), &addr, 4,
-                   "tcgen05.alloc result");
-    return;
-  }
-  case OpKind::TcDealloc:
-    cta.tmem->deallocate(static_cast<std::uint32_t>(get(w, ops[0], lane0)),
-                         static_cast<unsigned>(get(w, ops[1], lane0)));
-    return;
-  case OpKind::TcRelinquish:
-    cta.tmem->relinquish();
-    return;
-  case OpKind::TcMma:
-    forLanes(mask, [&](unsigned l) {
-      curLane = static_cast<int>(l);
-      std::uint32_t tmemD = static_cast<std::uint32_t>(address(w, ops[0], l));
-      std::uint64_t descA = get(w, ops[1], l), descB = get(w, ops[2], l);
-      std::uint32_t idesc = static_cast<std::uint32_t>(get(w, ops[3], l));
-      bool enable = get(w, ops[4], l) != 0;
-      Tcgen05KindKind kind = ins.a == 0   ? Tcgen05KindKind::F16
-                             : ins.a == 1 ? Tcgen05KindKind::TF32
-                                          : Tcgen05KindKind::F8F6F4;
-      unsigned group = static_cast<unsigned>(ins.b);
-      if (group == 1) {
-        tcgen05Mma(kind, 1, idesc, descA, descB, tmemD, enable, cta.smem,
-                   nullptr, 0, *cta.tmem);
-        return;
-      }
-      unsigned peer = cta.rank ^ 1;
-      if (peer >= ctas.size())
-        throw SimFault(fmt::format("tcgen05.mma.cta_group::2 in CTA rank {} "
-                                   "of a cluster of {}: no peer CTA",
-                                   cta.rank, ctas.size()));
-      CtaState &other = ctas[peer];
-      if (!other.tmem)
-        other.tmem = std::make_unique<TensorMemory>();
-      CtaState &even = cta.rank % 2 == 0 ? cta : other;
-      CtaState &odd = cta.rank % 2 == 0 ? other : cta;
-      tcgen05Mma(kind, 2, idesc, descA, descB, tmemD, enable, even.smem,
-                 &odd.smem, 0, *even.tmem);
-      tcgen05Mma(kind, 2, idesc, descA, descB, tmemD, enable, odd.smem,
-                 &even.smem, 1, *odd.tmem);
-    });
-    return;
-  case OpKind::TcCommit:
-    // The MMAs ran at issue, so the commit arrives at once.
-    forLanes(mask, [&](unsigned l) {
-      curLane = static_cast<int>(l);
-      std::uint64_t a = address(w, ops[0], l);
-      if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
-        a -= SharedGenericBase;
-      std::uint32_t off;
-      unsigned rank;
-      clusterSmem(cta, a, off, rank);
-      std::uint32_t targets = 1u << rank;
-      if (ins.flag) {
-        if (ops.size() < 2)
-          throw SimFault("tcgen05.commit.multicast without a CTA mask");
-        targets = static_cast<std::uint32_t>(get(w, ops[1], l)) & 0xffff;
-      }
-      for (unsigned r = 0; r < ctas.size(); ++r)
-        if (targets >> r & 1)
-          mbarArrive(ctas[r], off, 1, 0, "tcgen05.commit");
-    });
-    return;
-  case OpKind::TcLd:
-  case OpKind::TcSt: {
-    bool isLd = ins.op == OpKind::TcLd;
-    const Operand &vec = isLd ? ops[0] : ops[1];
-    const Operand &addrOp = isLd ? ops[1] : ops[0];
-    Tcgen05LdShapeKind shape = static_cast<Tcgen05LdShapeKind>(ins.a);
-    unsigned regs = tcgen05LdRegs(shape, static_cast<unsigned>(ins.c));
-    if (vec.kind != OperandKind::Vector || vec.elemCount != regs)
-      throw SimFault(fmt::format("tcgen05.{} .x{} with {} registers; the "
-                                 "shape needs {}",
-                                 isLd ? "ld" : "st", ins.c, vec.elemCount,
-                                 regs));
-    std::uint32_t taddr = static_cast<std::uint32_t>(address(w, addrOp, 0));
-    std::vector<std::uint32_t> buf(32 * regs);
-    if (isLd) {
-      tcgen05Ld(shape, static_cast<unsigned>(ins.c), w.index, taddr, *cta.tmem,
-                buf);
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned r = 0; r < regs; ++r)
-          set(w, ins.elems[vec.elemBegin + r], l, buf[l * regs + r],
-              PtxType::B32);
-    } else {
-      for (unsigned l = 0; l < 32; ++l)
-        for (unsigned r = 0; r < regs; ++r)
-          buf[l * regs + r] = static_cast<std::uint32_t>(
-              get(w, ins.elems[vec.elemBegin + r], l));
-      tcgen05St(shape, static_cast<unsigned>(ins.c), w.index, taddr, buf,
-                *cta.tmem);
-    }
-    return;
-  }
-  default:
-    return;
-  }
 }
 
 } // namespace tilec::sim

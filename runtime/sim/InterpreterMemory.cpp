@@ -3,7 +3,8 @@
 // The state spaces as the interpreter sees them: generic addresses resolved
 // through their windows (shared, param, local) or as global device
 // addresses, shared::cluster addresses of other CTAs, checked loads and
-// stores of every space, the generic-proxy write tracking that the TMA
+// stores of every space (a shared store also checked against the sources of
+// TMA stores in flight), the generic-proxy write tracking that the TMA
 // store's fence check reads, and the shared-memory bank-conflict count of
 // the profile.
 //
@@ -133,6 +134,8 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
       throw SimFault(fmt::format("{} of {} bytes at shared 0x{:x} is outside "
                                  "the CTA's {} bytes of shared memory",
                                  what, bytes, addr, cta.smem.size()));
+    checkBulkSourceWrite(cta, static_cast<std::uint32_t>(addr), bytes,
+                         "the store");
     cta.smem.write(static_cast<std::uint32_t>(addr), src, bytes, what);
     markGenericWrite(cta, w.index * 32 + lane, static_cast<std::uint32_t>(addr),
                      bytes);
@@ -141,6 +144,7 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
     std::uint32_t off;
     unsigned rank;
     SharedMemory &s = clusterSmem(cta, addr, off, rank);
+    checkBulkSourceWrite(ctas[rank], off, bytes, "the store");
     s.write(off, src, bytes, what);
     if (rank == cta.rank)
       markGenericWrite(cta, w.index * 32 + lane, off, bytes);

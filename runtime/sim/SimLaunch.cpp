@@ -4,9 +4,12 @@
 // threads; each cluster's CTAs run interleaved on one thread in a
 // ClusterRun. The scheduler runs a warp until it blocks (or for a slice),
 // round-robin, or, with a seed, picks warps and slice lengths at random and
-// lands pending TMA loads and cp.async copies at random points. When no warp
-// can run and nothing is in flight, the launch deadlocked: the fault lists
-// every warp's line and wait and every mbarrier's state.
+// completes pending asynchronous operations (TMA loads and stores, cp.async
+// copies, wgmma, tcgen05.mma and the arrive of tcgen05.commit) at random
+// points; without a seed, TMA loads and the tensor pipe complete at the end
+// of the issuing warp's slice and the rest at the wait that retires them. When
+// no warp can run and nothing is in flight, the launch deadlocked: the fault
+// lists every warp's line and wait and every mbarrier's state.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/Interpreter.h"
@@ -187,8 +190,8 @@ void ClusterRun::randomAsyncProgress() {
     else
       ++i;
   }
-  for (CtaState &c : ctas)
-    for (WarpState &w : c.warps)
+  for (CtaState &c : ctas) {
+    for (WarpState &w : c.warps) {
       for (std::size_t i = 0; i < w.cpPending.size();) {
         if (rng() % 3 == 0) {
           curCta = &c;
@@ -198,6 +201,51 @@ void ClusterRun::randomAsyncProgress() {
           ++i;
         }
       }
+      // wgmma and the tensor pipe run their queues in order.
+      for (PendingWgmma &p : w.wgmmaPending) {
+        if (p.ran)
+          continue;
+        if (!p.early || rng() % 3)
+          break;
+        runWgmma(c, w, p);
+      }
+    }
+    while (!c.tcPending.empty() && rng() % 3 == 0)
+      performTcgen05(c);
+  }
+  randomBulkProgress();
+}
+
+void ClusterRun::landAfterSlice() {
+  while (!tmaPending.empty())
+    completeTma(0);
+  for (CtaState &c : ctas)
+    while (!c.tcPending.empty())
+      performTcgen05(c);
+}
+
+bool ClusterRun::landOneForProgress(bool random) {
+  if (!tmaPending.empty()) {
+    completeTma(random ? rng() % tmaPending.size() : 0);
+    return true;
+  }
+  bool landed = false;
+  for (CtaState &c : ctas)
+    for (WarpState &w : c.warps)
+      if (!w.cpPending.empty()) {
+        curCta = &c;
+        curWarp = &w;
+        completeCpAsync(c, w, 0);
+        landed = true;
+      }
+  if (landed)
+    return true;
+  for (CtaState &c : ctas)
+    if (!c.tcPending.empty()) {
+      performTcgen05(c);
+      return true;
+    }
+  return false;
 }
 
 void ClusterRun::deadlock() {
@@ -279,20 +327,7 @@ void ClusterRun::run() {
       if (ready.empty()) {
         curCta = nullptr;
         curWarp = nullptr;
-        if (!tmaPending.empty()) {
-          completeTma(random ? rng() % tmaPending.size() : 0);
-          continue;
-        }
-        bool landed = false;
-        for (CtaState &c : ctas)
-          for (WarpState &w : c.warps)
-            if (!w.cpPending.empty()) {
-              curCta = &c;
-              curWarp = &w;
-              completeCpAsync(c, w, 0);
-              landed = true;
-            }
-        if (landed)
+        if (landOneForProgress(random))
           continue;
         deadlock();
       }
@@ -318,9 +353,13 @@ void ClusterRun::run() {
       if (random)
         randomAsyncProgress();
       else
-        while (!tmaPending.empty())
-          completeTma(0);
+        landAfterSlice();
     }
+    // What is still in flight completes as the grid ends.
+    landAfterSlice();
+    finishBulkStores();
+    curCta = nullptr;
+    curWarp = nullptr;
     for (CtaState &c : ctas) {
       curCta = &c;
       if (c.tmem)

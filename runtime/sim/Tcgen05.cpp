@@ -245,6 +245,10 @@ unsigned tcgen05LdRegs(Tcgen05LdShapeKind shape, unsigned num) {
   return ldShape(shape).regs * num;
 }
 
+unsigned tcgen05LdColumns(Tcgen05LdShapeKind shape, unsigned num) {
+  return ldShape(shape).columns * num;
+}
+
 void tcgen05Ld(Tcgen05LdShapeKind shape, unsigned num, unsigned warpId,
                std::uint32_t taddr, const TensorMemory &tmem,
                std::span<std::uint32_t> regs) {

@@ -92,6 +92,8 @@ enum class Tcgen05LdShapeKind { S32x32b, S16x64b, S16x128b, S16x256b };
 
 /// Registers per lane of tcgen05.ld/st.sync.aligned.SHAPE.xNUM.b32.
 unsigned tcgen05LdRegs(Tcgen05LdShapeKind shape, unsigned num);
+/// Tensor-memory columns tcgen05.ld/st.SHAPE.xNUM spans.
+unsigned tcgen05LdColumns(Tcgen05LdShapeKind shape, unsigned num);
 
 /// tcgen05.ld by warp \p warpId of the CTA at \p taddr: \p regs holds
 /// 32 * tcgen05LdRegs(shape, num) registers, lane-major. Throws SimFault when

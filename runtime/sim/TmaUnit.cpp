@@ -353,19 +353,24 @@ std::uint32_t tmaLoad(const SimTensorMap &map,
   return std::uint32_t(box.size());
 }
 
-void tmaStore(const SimTensorMap &map,
-              const std::array<std::int32_t, 5> &coords,
-              const SharedMemory &smem, std::uint32_t smemAddress,
-              GlobalMemory &global) {
+std::vector<std::uint8_t> tmaStoreRead(const SimTensorMap &map,
+                                       const SharedMemory &smem,
+                                       std::uint32_t smemAddress) {
   const char *what = "cp.async.bulk.tensor store";
   checkSmemDestination(map, smemAddress, smem, what);
-  unsigned eb = map.elementBytes();
   std::vector<std::uint8_t> box(map.boxBytes());
   unsigned span = swizzleSpan(map.swizzle);
   for (std::uint32_t off = 0; off < box.size(); off += 16) {
     std::uint32_t n = std::min<std::uint32_t>(16, box.size() - off);
     smem.read(swizzled(smemAddress + off, span), box.data() + off, n, what);
   }
+  return box;
+}
+
+void tmaStoreWrite(const SimTensorMap &map,
+                   const std::array<std::int32_t, 5> &coords,
+                   const std::vector<std::uint8_t> &box, GlobalMemory &global) {
+  unsigned eb = map.elementBytes();
   // Consecutive in-bounds elements of a row are written in one access.
   std::uint64_t runAddr = 0;
   std::uint32_t runOffset = 0, runBytes = 0;
@@ -391,6 +396,13 @@ void tmaStore(const SimTensorMap &map,
                       runBytes = eb;
                     });
   flush();
+}
+
+void tmaStore(const SimTensorMap &map,
+              const std::array<std::int32_t, 5> &coords,
+              const SharedMemory &smem, std::uint32_t smemAddress,
+              GlobalMemory &global) {
+  tmaStoreWrite(map, coords, tmaStoreRead(map, smem, smemAddress), global);
 }
 
 } // namespace tilec::sim

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec::sim {
 
@@ -71,9 +72,23 @@ std::uint32_t tmaLoad(const SimTensorMap &map,
                       const GlobalMemory &global, SharedMemory &smem,
                       std::uint32_t smemAddress);
 
+/// The two halves of a cp.async.bulk.tensor.Nd store, which the interpreter
+/// performs at different points: tmaStoreRead reads the box from shared
+/// memory at \p smemAddress (boxBytes() bytes in box order, the swizzle
+/// undone); tmaStoreWrite writes it to the box at \p coords, skipping the
+/// elements outside the tensor.
+std::vector<std::uint8_t> tmaStoreRead(const SimTensorMap &map,
+                                       const SharedMemory &smem,
+                                       std::uint32_t smemAddress);
+void tmaStoreWrite(const SimTensorMap &map,
+                   const std::array<std::int32_t, 5> &coords,
+                   const std::vector<std::uint8_t> &box, GlobalMemory &global);
+
 /// cp.async.bulk.tensor.Nd store of the box at \p coords from shared
-/// memory at \p smemAddress; elements outside the tensor are skipped.
-void tmaStore(const SimTensorMap &map, const std::array<std::int32_t, 5> &coords,
+/// memory at \p smemAddress, both halves at once; elements outside the
+/// tensor are skipped.
+void tmaStore(const SimTensorMap &map,
+              const std::array<std::int32_t, 5> &coords,
               const SharedMemory &smem, std::uint32_t smemAddress,
               GlobalMemory &global);
 

@@ -1,0 +1,218 @@
+//===- tests/sim/InterpreterAsyncOrderTest.cpp - When async MMAs complete -===//
+//
+// wgmma.mma_async and tcgen05.mma complete at some point between the issue
+// and the wait that orders them (wgmma.wait_group; the mbarrier a
+// tcgen05.commit arrives on). Without a seed the simulator completes a wgmma
+// at its wait_group and the tensor pipe at the end of the issuing warp's
+// slice; a seed picks random points in between, so a kernel that races
+// against an unfinished MMA is caught under some seed. The operands are
+// all ones, so every element of D is K (or K times the overwritten value).
+//
+//===----------------------------------------------------------------------===//
+#include "InterpreterTestUtil.h"
+
+#include <cstring>
+#include <set>
+
+using namespace tilec::sim;
+using namespace tilec::sim::test;
+
+namespace {
+
+/// A K-major, unswizzled descriptor (LBO 128, SBO 256) at \p start: sm_90a
+/// wgmma, or tcgen05 with \p umma (version bit 46).
+std::uint64_t onesDesc(std::uint32_t start, bool umma) {
+  return std::uint64_t(start >> 4) | (std::uint64_t(128 >> 4) << 16) |
+         (std::uint64_t(256 >> 4) << 32) | (std::uint64_t(umma) << 46);
+}
+
+float asFloat(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// What both kernels start with: %rd1 = pout, %rd2 = pa, %rd3 = pb,
+/// %r1 = the thread, %r2 = 16 times it, %r3 = two bf16 ones, %r4 = the warp.
+const char *Prologue = R"(
+  .reg .pred %p<3>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pa];
+  ld.param.u64 %rd3, [pb];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 4;
+  mov.u32 %r3, 0x3f803f80;
+  shr.u32 %r4, %r1, 5;
+)";
+
+/// Warps 0-3 issue one m64n8k16 wgmma over all-ones bf16 A (shared 0) and B
+/// (shared 2048) and commit it; warp 4 overwrites B with 2.0 between two
+/// barriers; then warps 0-3 wait and store D[0] of each lane (16 when the
+/// wgmma ran before the overwrite, 32 after).
+std::string wgmmaPtx() {
+  return kernelPtx(".param .u64 pout, .param .u64 pa, .param .u64 pb",
+                   Prologue + std::string(R"(
+  st.shared.v4.b32 [%r2], {%r3, %r3, %r3, %r3};
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r4, 4;
+  @%p1 bra $L_overwrite;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd2, %rd3, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  bar.sync 1, 160;
+  bar.sync 2, 160;
+  wgmma.wait_group.sync.aligned 0;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.f32 [%rd5], %f1;
+  bra.uni $L_end;
+$L_overwrite:
+  bar.sync 1, 160;
+  and.b32 %r5, %r1, 31;
+  shl.b32 %r6, %r5, 4;
+  add.s32 %r6, %r6, 2048;
+  mov.u32 %r7, 0x40004000;
+  st.shared.v4.b32 [%r6], {%r7, %r7, %r7, %r7};
+  fence.proxy.async.shared::cta;
+  bar.sync 2, 160;
+$L_end:
+  ret;)"));
+}
+
+TEST(InterpreterAsyncOrderTest, SeedsCompleteWgmmaBeforeItsWaitGroup) {
+  auto m = loadOrFail(wgmmaPtx());
+  ASSERT_TRUE(m);
+  DeviceBuffer out(128 * 4);
+  std::uint64_t a = onesDesc(0, false), b = onesDesc(2048, false);
+  std::set<float> seen;
+  for (std::uint64_t seed = 0; seed <= 8; ++seed) {
+    SimLaunchResult r =
+        launch(*m, 1, 160, {&out.address, &a, &b}, 4096, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned t = 0; t < 128; ++t) {
+      float d = out.as<float>()[t];
+      ASSERT_TRUE(d == 16.0f || d == 32.0f) << d << " thread " << t;
+      // Without a seed the wgmma runs at its wait_group, after the
+      // overwrite.
+      if (seed == 0)
+        EXPECT_EQ(d, 32.0f) << "thread " << t;
+      seen.insert(d);
+    }
+  }
+  EXPECT_EQ(seen, (std::set<float>{16.0f, 32.0f}));
+}
+
+/// Thread 0 issues one tcgen05.mma (M = 128, N = 16, K = 16, all-ones bf16
+/// A at shared 0 and B at 4096) into freshly allocated tensor memory and
+/// commits it to the mbarrier at 8192; after a barrier every warp runs
+/// \p wait, then warps 1-3 (not the issuer's warp, whose slice may run on
+/// past the barrier) read their 32 lanes of column 0 and store them.
+std::string tcgen05Ptx(const std::string &wait) {
+  return kernelPtx(".param .u64 pout, .param .u64 pa, .param .u64 pb, "
+                   ".param .u32 pidesc",
+                   Prologue + std::string(R"(
+  ld.param.u32 %r10, [pidesc];
+  mov.u32 %r11, 8192;
+  mov.u32 %r12, 8200;
+  setp.ne.u32 %p1, %r4, 0;
+  @%p1 bra $L_allocated;
+  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r12], 32;
+  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+$L_allocated:
+  st.shared.v4.b32 [%r2], {%r3, %r3, %r3, %r3};
+  add.s32 %r5, %r2, 2048;
+  st.shared.v4.b32 [%r5], {%r3, %r3, %r3, %r3};
+  add.s32 %r5, %r2, 4096;
+  st.shared.v4.b32 [%r5], {%r3, %r3, %r3, %r3};
+  fence.proxy.async.shared::cta;
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra $L_init;
+  mbarrier.init.shared::cta.b64 [%r11], 1;
+$L_init:
+  bar.sync 0;
+  ld.shared.u32 %r13, [%r12];
+  @%p2 bra $L_issued;
+  tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, 0;
+  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r11];
+$L_issued:
+  bar.sync 0;
+  )") + wait + R"(
+  @!%p1 bra $L_read;
+  shl.b32 %r14, %r4, 21;
+  add.s32 %r15, %r13, %r14;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r16}, [%r15];
+  tcgen05.wait::ld.sync.aligned;
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.b32 [%rd5], %r16;
+$L_read:
+  bar.sync 0;
+  @%p1 bra $L_end;
+  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r13, 32;
+$L_end:
+  ret;)",
+                   "sm_100a");
+}
+
+const char *WaitForCommit = R"(mov.u32 %r17, 0;
+$L_wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r11], %r17;
+  @!%p2 bra $L_wait;
+  tcgen05.fence::after_thread_sync;)";
+
+/// idesc: D f32, A and B bf16, K-major, M = 128, N = 16.
+constexpr std::uint32_t IdescM128N16 = (1u << 4) | (1u << 7) | (1u << 10) |
+                                       ((16u >> 3) << 17) | ((128u >> 4) << 24);
+
+SimLaunchResult runTcgen05(const std::string &wait, DeviceBuffer &out,
+                           std::uint64_t seed) {
+  auto m = loadOrFail(tcgen05Ptx(wait));
+  if (!m)
+    return {std::string("the kernel did not load"), 0, {}};
+  std::uint64_t a = onesDesc(0, true), b = onesDesc(4096, true);
+  std::uint32_t idesc = IdescM128N16;
+  for (unsigned t = 0; t < 128; ++t)
+    out.as<std::uint32_t>()[t] = 0;
+  return launch(*m, 1, 128, {&out.address, &a, &b, &idesc}, 9216, 1, seed);
+}
+
+TEST(InterpreterAsyncOrderTest, WaitingForTheCommitSeesTheMma) {
+  DeviceBuffer out(128 * 4);
+  for (std::uint64_t seed = 0; seed <= 8; ++seed) {
+    SimLaunchResult r = runTcgen05(WaitForCommit, out, seed);
+    ASSERT_FALSE(r.error) << "seed " << seed << ": " << *r.error;
+    for (unsigned t = 32; t < 128; ++t)
+      ASSERT_EQ(asFloat(out.as<std::uint32_t>()[t]), 16.0f)
+          << "thread " << t << " seed " << seed;
+  }
+}
+
+TEST(InterpreterAsyncOrderTest, SeedsCatchAReadOfAnUnfinishedTcgen05Mma) {
+  DeviceBuffer out(128 * 4);
+  // Without a seed the tensor pipe finishes at the end of the issuing
+  // warp's slice, before the readers pass the barrier: the race goes
+  // unseen.
+  SimLaunchResult r0 = runTcgen05("", out, 0);
+  ASSERT_FALSE(r0.error) << *r0.error;
+  EXPECT_EQ(asFloat(out.as<std::uint32_t>()[32]), 16.0f);
+  unsigned caught = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SimLaunchResult r = runTcgen05("", out, seed);
+    if (!r.error)
+      continue;
+    EXPECT_NE(r.error->find("race on tensor memory: tcgen05."),
+              std::string::npos)
+        << *r.error;
+    EXPECT_NE(r.error->find("while the tcgen05.mma issued at ptx:"),
+              std::string::npos)
+        << *r.error;
+    ++caught;
+  }
+  EXPECT_GT(caught, 0u);
+}
+
+} // namespace
