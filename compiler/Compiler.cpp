@@ -9,6 +9,7 @@
 #include "compiler/Compiler.h"
 
 #include "compiler/Compilation.h"
+#include "compiler/DiskCache.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -90,6 +91,14 @@ llvm::Expected<size_t> pickKernel(const std::vector<GemmSpec> &specs,
 
 } // namespace
 
+Compiler::Compiler() : disk(DiskCache::fromEnvironment()) {}
+Compiler::~Compiler() = default;
+
+void Compiler::setDiskCache(std::shared_ptr<DiskCache> cache) {
+  std::lock_guard<std::mutex> lock(mutex);
+  disk = std::move(cache);
+}
+
 std::string Compiler::cacheKey(llvm::StringRef source,
                                const CompileOptions &options,
                                llvm::StringRef stage) {
@@ -141,6 +150,21 @@ Compiler::compile(llvm::StringRef source, const CompileOptions &options) {
     }
     ++counters.misses;
   }
+  std::shared_ptr<DiskCache> diskCache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    diskCache = disk;
+  }
+  if (diskCache)
+    if (std::optional<CompiledKernel> stored = diskCache->load(text)) {
+      auto kernel = std::make_shared<CompiledKernel>(std::move(*stored));
+      std::lock_guard<std::mutex> lock(mutex);
+      ++counters.diskHits;
+      auto [it, inserted] = compiled.try_emplace(key, kernel);
+      if (inserted)
+        keyTexts[key] = text;
+      return it->second;
+    }
   llvm::Expected<CompilationResult> result =
       run(source, options, EmitKind::PTX);
   if (!result)
@@ -154,6 +178,8 @@ Compiler::compile(llvm::StringRef source, const CompileOptions &options) {
   auto kernel = std::make_shared<CompiledKernel>();
   static_cast<GemmKernelBinary &>(*kernel) = std::move(binary);
   kernel->lowered.spec = result->specs[*index];
+  if (diskCache)
+    diskCache->store(text, *kernel);
   std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = compiled.try_emplace(key, kernel);
   if (inserted)

@@ -7,7 +7,9 @@
 // for a given M, N, K, the split-K workspace). compiler/GemmLauncher.h
 // launches a CompiledKernel in one call. Results are
 // cached by a content hash of the source, the options and the tilec version,
-// so compiling the same thing again costs a hash and a lookup. A Compiler is
+// so compiling the same thing again costs a hash and a lookup; compiled
+// kernels are also cached on disk (compiler/DiskCache.h: ~/.cache/tilec or
+// $TILEC_CACHE_DIR), so a fresh process reads them back. A Compiler is
 // thread-safe; concurrent requests for the same key may both compile, and
 // the first result stored is the one every caller gets.
 //
@@ -71,14 +73,25 @@ struct CompiledKernel : GemmKernelBinary {
   Dim3 block() const { return {blockThreads, 1, 1}; }
 };
 
-/// Cache statistics.
+/// Cache statistics. A miss in memory that the disk cache served counts as
+/// a miss and a diskHit.
 struct CacheStats {
-  uint64_t hits = 0, misses = 0;
+  uint64_t hits = 0, misses = 0, diskHits = 0;
 };
+
+class DiskCache;
 
 /// Compiles .tile sources in-process, with a cache.
 class Compiler {
 public:
+  /// A compiler with the disk cache the environment asks for
+  /// (DiskCache::fromEnvironment).
+  Compiler();
+  ~Compiler();
+
+  /// Replaces the disk cache; null disables it.
+  void setDiskCache(std::shared_ptr<DiskCache> cache);
+
   /// Source to PTX and launch metadata. Errors carry the diagnostics as
   /// tilec prints them (file `<source>`).
   llvm::Expected<std::shared_ptr<const CompiledKernel>>
@@ -108,6 +121,7 @@ private:
   std::map<std::string, std::shared_ptr<const LoweredKernel>> loweredCache;
   std::map<std::string, std::string> keyTexts; ///< Hash -> full key text.
   CacheStats counters;
+  std::shared_ptr<DiskCache> disk;
 };
 
 /// The tilec version the cache keys include.
