@@ -1,0 +1,175 @@
+//===- capi/CompileApi.cpp - tilec_compile and the kernel accessors -------===//
+//
+// The C face of tilec::Compiler (compiler/Compiler.h): options from the
+// caller's struct (only the fields its struct_size covers), the compile, and
+// read-only views of the CompiledKernel. The lowered text is computed on
+// first use, by the same compiler, so a disk-cache hit stays a file read.
+//
+//===----------------------------------------------------------------------===//
+#include "capi/CApi.h"
+
+#include "ir/Arch.h"
+
+#include <cstddef>
+
+using namespace tilec;
+using tilec::capi::fail;
+using tilec::capi::guard;
+
+namespace {
+
+/// Whether the caller's struct (of \p size bytes) has the member ending at
+/// \p end.
+bool covers(size_t size, size_t end) { return size >= end; }
+
+#define TILEC_HAS(options, member)                                             \
+  covers((options)->struct_size,                                               \
+         offsetof(tilec_compile_options, member) + sizeof((options)->member))
+
+tilec_status readOptions(const tilec_compile_options *in, CompileOptions &out,
+                         std::string &sourceName) {
+  if (!in)
+    return TILEC_OK;
+  if (in->struct_size < sizeof(size_t))
+    return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                "tilec_compile_options.struct_size is " +
+                    std::to_string(in->struct_size) +
+                    "; set it to sizeof(tilec_compile_options)");
+  if (TILEC_HAS(in, kernel) && in->kernel)
+    out.kernel = in->kernel;
+  if (TILEC_HAS(in, arch) && in->arch) {
+    std::optional<ArchKind> arch = parseArch(in->arch);
+    if (!arch)
+      return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                  std::string("unknown arch '") + in->arch +
+                      "' (legal: sm_80, sm_90a, sm_100a)");
+    out.arch = arch;
+  }
+  if (TILEC_HAS(in, line_info))
+    out.lineInfo = in->line_info != 0;
+  if (TILEC_HAS(in, source_name) && in->source_name)
+    sourceName = in->source_name;
+  return TILEC_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+tilec_status tilec_compiler_create(tilec_compiler *out) {
+  return guard([&] {
+    if (!out)
+      return fail(TILEC_ERROR_INVALID_ARGUMENT, "out is null");
+    *out = new tilec_compiler_impl{std::make_shared<Compiler>()};
+    return capi::ok();
+  });
+}
+
+void tilec_compiler_destroy(tilec_compiler compiler) { delete compiler; }
+
+tilec_status tilec_compile(tilec_compiler compiler, const char *source,
+                           size_t length, const tilec_compile_options *options,
+                           tilec_kernel *out) {
+  return guard([&] {
+    if (!compiler || !source || !out)
+      return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                  "tilec_compile: compiler, source and out must not be null");
+    *out = nullptr;
+    auto kernel = std::make_unique<tilec_kernel_impl>();
+    if (tilec_status s =
+            readOptions(options, kernel->options, kernel->sourceName);
+        s != TILEC_OK)
+      return s;
+    kernel->source.assign(source, length);
+    auto compiled =
+        compiler->compiler->compile(kernel->source, kernel->options);
+    if (!compiled)
+      return fail(TILEC_ERROR_COMPILE,
+                  capi::renameSource(llvm::toString(compiled.takeError()),
+                                     kernel->sourceName));
+    kernel->kernel = *compiled;
+    kernel->compiler = compiler->compiler;
+    *out = kernel.release();
+    return capi::ok();
+  });
+}
+
+void tilec_kernel_destroy(tilec_kernel kernel) { delete kernel; }
+
+const char *tilec_kernel_ptx(tilec_kernel kernel) {
+  return kernel ? kernel->kernel->ptx.c_str() : nullptr;
+}
+
+const char *tilec_kernel_entry_name(tilec_kernel kernel) {
+  return kernel ? kernel->kernel->entryName.c_str() : nullptr;
+}
+
+const char *tilec_kernel_arch(tilec_kernel kernel) {
+  return kernel ? archInfo(kernel->kernel->arch).name.data() : nullptr;
+}
+
+tilec_status tilec_kernel_lowered(tilec_kernel kernel, const char **out) {
+  return guard([&] {
+    if (!kernel || !out)
+      return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                  "kernel and out must not be null");
+    std::call_once(kernel->loweredOnce, [&] {
+      auto lowered = kernel->compiler->lower(kernel->source, kernel->options);
+      if (lowered)
+        kernel->lowered = (*lowered)->loweredIR;
+      else
+        kernel->loweredError = capi::renameSource(
+            llvm::toString(lowered.takeError()), kernel->sourceName);
+    });
+    if (!kernel->lowered)
+      return fail(TILEC_ERROR_COMPILE, kernel->loweredError);
+    *out = kernel->lowered->c_str();
+    return capi::ok();
+  });
+}
+
+unsigned tilec_kernel_shared_bytes(tilec_kernel kernel) {
+  return kernel ? kernel->kernel->sharedBytes : 0;
+}
+
+unsigned tilec_kernel_block_threads(tilec_kernel kernel) {
+  return kernel ? kernel->kernel->blockThreads : 0;
+}
+
+size_t tilec_kernel_param_count(tilec_kernel kernel) {
+  return kernel ? kernel->kernel->params.size() : 0;
+}
+
+const char *tilec_kernel_param_name(tilec_kernel kernel, size_t index) {
+  if (!kernel || index >= kernel->kernel->params.size())
+    return nullptr;
+  return kernel->kernel->params[index].name.c_str();
+}
+
+int tilec_kernel_param_kind(tilec_kernel kernel, size_t index) {
+  if (!kernel || index >= kernel->kernel->params.size())
+    return -1;
+  switch (kernel->kernel->params[index].kind) {
+  case KernelParam::Pointer:
+    return TILEC_PARAM_POINTER;
+  case KernelParam::I32:
+    return TILEC_PARAM_I32;
+  case KernelParam::F32:
+    return TILEC_PARAM_F32;
+  case KernelParam::TensorMap:
+    return TILEC_PARAM_TENSOR_MAP;
+  }
+  return -1;
+}
+
+void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n, int64_t k,
+                       unsigned smCount, unsigned grid[3]) {
+  if (!grid)
+    return;
+  Dim3 dim{0, 0, 0};
+  if (kernel && m > 0 && n > 0 && k > 0)
+    dim = kernel->kernel->grid(m, n, k, smCount);
+  grid[0] = dim.x, grid[1] = dim.y, grid[2] = dim.z;
+}
+
+} // extern "C"

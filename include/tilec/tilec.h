@@ -1,0 +1,192 @@
+/*===- include/tilec/tilec.h - The tilec C API -------------------*- C -*-===*\
+|*                                                                            *|
+|* tilec for C, Rust, Go, Python (ctypes) and anything else with a C FFI:     *|
+|* compile a .tile source to PTX and launch metadata, evaluate layout         *|
+|* expressions, and launch a compiled GEMM on device pointers. Plain C, no    *|
+|* C++ exceptions or LLVM types cross it; objects are opaque handles.         *|
+|*                                                                            *|
+|* Errors: every call that can fail returns a tilec_status (TILEC_OK = 0)     *|
+|* and leaves its message, e.g. a compile diagnostic                          *|
+|*   "gemm.tile:12:13: error: BM = 32 is not a multiple of ...",              *|
+|* in tilec_last_error(), which is per thread and valid until the next        *|
+|* failing call on that thread.                                               *|
+|*                                                                            *|
+|* Example:                                                                   *|
+|*   tilec_compiler cc; tilec_kernel k;                                       *|
+|*   tilec_compiler_create(&cc);                                              *|
+|*   if (tilec_compile(cc, src, strlen(src), NULL, &k) != TILEC_OK)           *|
+|*     fprintf(stderr, "%s\n", tilec_last_error());                           *|
+|*   else puts(tilec_kernel_ptx(k));                                          *|
+|*                                                                            *|
+|* ABI: TILEC_API_VERSION grows when calls are added; existing calls keep     *|
+|* their signatures. Structs passed in start with a struct_size member set to *|
+|* sizeof(the struct) by the caller, so fields can be appended later: the     *|
+|* library reads only the fields the caller's struct_size covers.             *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+#ifndef TILEC_TILEC_H
+#define TILEC_TILEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TILEC_API_VERSION 1
+
+#if defined(__GNUC__)
+#define TILEC_API __attribute__((visibility("default")))
+#else
+#define TILEC_API
+#endif
+
+/* Status codes. */
+typedef enum tilec_status {
+  TILEC_OK = 0,
+  TILEC_ERROR_INVALID_ARGUMENT = 1, /* a null handle, a bad option value */
+  TILEC_ERROR_COMPILE = 2,          /* the .tile source has errors */
+  TILEC_ERROR_LAYOUT = 3,           /* a layout expression has an error */
+  TILEC_ERROR_RUNTIME = 4,          /* the driver or simulator failed */
+  TILEC_ERROR_LAUNCH_ARGUMENT = 5,  /* a GEMM problem the kernel refuses */
+  TILEC_ERROR_INTERNAL = 6          /* a bug in tilec */
+} tilec_status;
+
+/* The API version the library implements (TILEC_API_VERSION when built). */
+TILEC_API int tilec_api_version(void);
+/* The tilec version, e.g. "0.1.0". */
+TILEC_API const char *tilec_version(void);
+/* The message of the last failing call on this thread ("" if none). */
+TILEC_API const char *tilec_last_error(void);
+/* For TILEC_ERROR_LAYOUT: the 0-based column of the error in the text. */
+TILEC_API unsigned tilec_last_error_column(void);
+
+/*===-- Compiling ---------------------------------------------------------===*/
+
+typedef struct tilec_compiler_impl *tilec_compiler;
+typedef struct tilec_kernel_impl *tilec_kernel;
+
+/* A compiler with an in-memory cache and the disk cache (~/.cache/tilec,
+ * $TILEC_CACHE_DIR; off with TILEC_NO_DISK_CACHE=1). Thread-safe. */
+TILEC_API tilec_status tilec_compiler_create(tilec_compiler *out);
+TILEC_API void tilec_compiler_destroy(tilec_compiler compiler);
+
+typedef struct tilec_compile_options {
+  size_t struct_size;      /* sizeof(tilec_compile_options) */
+  const char *kernel;      /* NULL: the source must hold one kernel */
+  const char *arch;        /* "sm_80", "sm_90a", "sm_100a"; NULL: the
+                              source's arch line */
+  int line_info;           /* nonzero: PTX .file/.loc line directives */
+  const char *source_name; /* file name in diagnostics; NULL: "<source>" */
+} tilec_compile_options;
+
+/* Compiles \p source (\p length bytes) to a kernel; \p options may be NULL.
+ * A .tile error returns TILEC_ERROR_COMPILE with the diagnostics in
+ * tilec_last_error(). The kernel stays valid after the compiler is gone. */
+TILEC_API tilec_status tilec_compile(tilec_compiler compiler,
+                                     const char *source, size_t length,
+                                     const tilec_compile_options *options,
+                                     tilec_kernel *out);
+TILEC_API void tilec_kernel_destroy(tilec_kernel kernel);
+
+/* Strings owned by the kernel, valid until it is destroyed. */
+TILEC_API const char *tilec_kernel_ptx(tilec_kernel kernel);
+TILEC_API const char *tilec_kernel_entry_name(tilec_kernel kernel);
+TILEC_API const char *tilec_kernel_arch(tilec_kernel kernel);
+/* The decisions of the passes, as `tilec compile --emit=lowered` prints
+ * them (computed on the first call). */
+TILEC_API tilec_status tilec_kernel_lowered(tilec_kernel kernel,
+                                            const char **out);
+TILEC_API unsigned tilec_kernel_shared_bytes(tilec_kernel kernel);
+TILEC_API unsigned tilec_kernel_block_threads(tilec_kernel kernel);
+
+typedef enum tilec_param_kind {
+  TILEC_PARAM_POINTER = 0,   /* .u64 global address */
+  TILEC_PARAM_I32 = 1,       /* .u32 / .s32 */
+  TILEC_PARAM_F32 = 2,       /* .f32 */
+  TILEC_PARAM_TENSOR_MAP = 3 /* a 128-byte grid-constant CUtensorMap */
+} tilec_param_kind;
+
+/* The kernel parameters, in order; index past the end gives NULL / -1. */
+TILEC_API size_t tilec_kernel_param_count(tilec_kernel kernel);
+TILEC_API const char *tilec_kernel_param_name(tilec_kernel kernel,
+                                              size_t index);
+TILEC_API int tilec_kernel_param_kind(tilec_kernel kernel, size_t index);
+/* The launch grid for an M x N x K problem (sm_count 0: one CTA per tile). */
+TILEC_API void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n,
+                                 int64_t k, unsigned sm_count,
+                                 unsigned grid[3]);
+
+/*===-- Layouts -----------------------------------------------------------===*/
+
+typedef struct tilec_layout_impl *tilec_layout;
+
+/* Evaluates a layout expression as `tilec layout` does, e.g.
+ * "tile_to_shape(K_SW128<bf16>, (64,64))". An error returns
+ * TILEC_ERROR_LAYOUT with tilec_last_error_column(). */
+TILEC_API tilec_status tilec_layout_eval(const char *expr, tilec_layout *out);
+TILEC_API void tilec_layout_destroy(tilec_layout layout);
+/* One line in CuTe notation: "Sw<3,3,3> o (8,64):(64,1)". */
+TILEC_API const char *tilec_layout_str(tilec_layout layout);
+/* The number of offsets (the layout's size; 0 for a bare swizzle or an
+ * integer, which have no domain). */
+TILEC_API size_t tilec_layout_size(tilec_layout layout);
+/* Writes min(capacity, size) offsets L(0), L(1), ... to \p out. */
+TILEC_API size_t tilec_layout_offsets(tilec_layout layout, int64_t *out,
+                                      size_t capacity);
+/* An SVG picture of the layout (as `tilec layout --svg`); the string is
+ * owned by the layout. */
+TILEC_API tilec_status tilec_layout_svg(tilec_layout layout, const char **out);
+
+/*===-- Launching ---------------------------------------------------------===*/
+
+typedef struct tilec_context_impl *tilec_context;
+typedef struct tilec_launcher_impl *tilec_launcher;
+
+/* Retains device \p ordinal's primary context (the one PyTorch and the CUDA
+ * runtime use) and makes it current on this thread. Optional where a
+ * context is already current. TILEC_DEVICE=sim selects the simulator. */
+TILEC_API tilec_status tilec_context_create(int ordinal, tilec_context *out);
+TILEC_API tilec_status tilec_context_synchronize(tilec_context context);
+TILEC_API void tilec_context_destroy(tilec_context context);
+
+/* Device memory in the current context, for callers without the CUDA
+ * toolkit (the simulator's memory, under TILEC_DEVICE=sim). */
+TILEC_API tilec_status tilec_device_alloc(size_t bytes, uint64_t *out);
+TILEC_API tilec_status tilec_device_free(uint64_t ptr);
+TILEC_API tilec_status tilec_copy_to_device(uint64_t dst, const void *src,
+                                            size_t bytes);
+TILEC_API tilec_status tilec_copy_to_host(void *dst, uint64_t src,
+                                          size_t bytes);
+
+/* One GEMM: C = alpha * A * B^T + beta * C, A M x K, B N x K (stored as the
+ * kernel's majorness says), C M x N row-major; leading dimensions in
+ * elements. Set struct_size = sizeof(tilec_gemm_args); fields added later
+ * (fused-epilogue operands) take their defaults for older callers. */
+typedef struct tilec_gemm_args {
+  size_t struct_size;
+  uint64_t a, b, c; /* CUdeviceptr */
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;
+  float alpha, beta;
+} tilec_gemm_args;
+
+/* Loads \p kernel into the current context. \p sm_count sizes a persistent
+ * kernel's grid (0: one CTA per tile). */
+TILEC_API tilec_status tilec_launcher_create(tilec_kernel kernel,
+                                             unsigned sm_count,
+                                             tilec_launcher *out);
+TILEC_API void tilec_launcher_destroy(tilec_launcher launcher);
+/* Checks \p args against the kernel (TILEC_ERROR_LAUNCH_ARGUMENT naming the
+ * argument and what is legal) and launches on \p stream (a CUstream; NULL:
+ * the default stream). Asynchronous. */
+TILEC_API tilec_status tilec_launch(tilec_launcher launcher,
+                                    const tilec_gemm_args *args,
+                                    void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEC_TILEC_H */
