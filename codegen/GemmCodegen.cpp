@@ -189,6 +189,7 @@ static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec) {
   binary.aType = spec.aType;
   binary.bType = spec.bType;
   binary.cType = spec.cType;
+  binary.epilogueOps = spec.epilogueOps;
   binary.aMajor = spec.aMajor;
   binary.bMajor = spec.bMajor;
   binary.ptx = std::move(*ptx);

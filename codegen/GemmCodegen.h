@@ -117,6 +117,9 @@ struct GemmKernelBinary {
   unsigned tileM = 0, tileN = 0;   ///< CTA tile in the user's M and N.
   Dim3 cluster;                    ///< Thread-block cluster; {1,1,1}: none.
   std::vector<KernelParam> params; ///< In order.
+  /// The epilogue's element-wise ops; the launcher binds the operands they
+  /// read (bias, scale) by these roles.
+  std::vector<EpilogueOp> epilogueOps;
   /// Operand types and majorness the launcher checks buffers against.
   DTypeKind aType = DTypeKind::BF16, bType = DTypeKind::BF16,
             cType = DTypeKind::BF16;

@@ -20,12 +20,14 @@
 // (ldc and C's base allow it) takes one vector load (only when beta != 0)
 // and one vector store; any other vector (ragged edge, odd or unaligned ldc)
 // goes element by element, each under its own bounds check. Every element is
-// alpha * acc, plus beta * C only when beta != 0: C is never read when
-// beta == 0 (it may hold NaN), and the f32 arithmetic is the same as when
-// the accumulators were stored directly.
+// fma(beta, C, alpha * acc) when beta != 0, alpha * acc otherwise (C is
+// never read when beta == 0: it may hold NaN), then the epilogue's ops: the
+// arithmetic of codegen/EpilogueMath.h, shared with sm_90a.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80Gemm.h"
+
+#include "codegen/EpilogueMath.h"
 
 namespace tilec {
 
@@ -95,19 +97,21 @@ void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
       }
 }
 
-/// alpha * acc (+ beta * old) in f32, and the choice of reading C.
+/// One element's epilogue math (codegen/EpilogueMath.h) in f32, and the
+/// choice of reading C.
 struct Scaler {
   Sm80Kernel &kernel;
   llvm::Value *readC; ///< i1: beta != 0 (constant false without scalars).
+  EpilogueInputs inputs;
 
-  llvm::Value *scale(llvm::Value *acc, llvm::Value *old) const {
+  /// Element (\p row, \p col) of C from its accumulator and, when read,
+  /// its old value.
+  llvm::Value *scale(llvm::Value *acc, llvm::Value *old, llvm::Value *row,
+                     llvm::Value *col) const {
     llvm::IRBuilder<> &b = kernel.nv.ir();
-    if (!kernel.alpha)
-      return acc;
-    llvm::Value *out = b.CreateFMul(kernel.alpha, acc);
-    if (old)
-      out = b.CreateFAdd(out, b.CreateFMul(kernel.beta, old));
-    return out;
+    llvm::Value *x = emitAlphaBeta(b, kernel.alpha, acc, kernel.beta, old);
+    return emitEpilogueOps(b, kernel.plan.spec.epilogueOps, inputs, x, row,
+                           col);
   }
 
   /// compute(nullptr), or under a branch on readC compute(load()), joined
@@ -229,8 +233,13 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
         llvm::Value *out = llvm::PoisonValue::get(vecF32);
         for (unsigned e = 0; e < VectorElems; ++e) {
           llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
+          llvm::Value *along = b.CreateAdd(gFirst, b.getInt32(e));
           out = b.CreateInsertElement(
-              out, scaler.scale(b.CreateExtractElement(acc, e), o), e);
+              out,
+              scaler.scale(b.CreateExtractElement(acc, e), o,
+                           nContiguous ? gLine : along,
+                           nContiguous ? along : gLine),
+              e);
         }
         return out;
       });
@@ -257,7 +266,10 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
         return b.CreateFPExt(
             b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
       },
-      [&](llvm::Value *old) { return scaler.scale(accElem, old); });
+      [&](llvm::Value *old) {
+        return scaler.scale(accElem, old, nContiguous ? gLine : gIndex,
+                            nContiguous ? gIndex : gLine);
+      });
   b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
                        llvm::Align(elemBytes));
   b.CreateBr(next);
@@ -282,7 +294,9 @@ void emitSm80Epilogue(Sm80Kernel &kernel) {
                 kernel.beta
                     ? b.CreateFCmpUNE(kernel.beta,
                                       llvm::ConstantFP::get(b.getFloatTy(), 0.0))
-                    : b.getFalse()};
+                    : b.getFalse(),
+                EpilogueInputs::fromFunction(*kernel.fn, kernel.m, kernel.n,
+                                             kernel.plan.spec.cType)};
   for (unsigned pass = 0; pass < kernel.plan.staging.passes; ++pass) {
     // Every warp is done with the pipeline's buffers (or the last pass).
     kernel.nv.barrier();

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80Gemm.h"
 
+#include "codegen/EpilogueMath.h"
 #include "codegen/PtxEmitter.h"
 #include "ir/Arch.h"
 #include "ir/LayoutAlgebra.h"
@@ -279,6 +280,8 @@ std::vector<KernelParam> sm80GemmParams(const GemmSpec &spec) {
     params.push_back({"alpha", KernelParam::F32});
     params.push_back({"beta", KernelParam::F32});
   }
+  for (KernelParam &param : epilogueParams(spec.epilogueOps))
+    params.push_back(std::move(param));
   return params;
 }
 

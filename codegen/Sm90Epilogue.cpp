@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Epilogue.h"
 
+#include "codegen/EpilogueMath.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/SmemAddress.h"
@@ -153,14 +154,28 @@ struct EpilogueEmitter {
     return b.CreateInBoundsGEP(cType(), v.c, index);
   }
 
-  llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC) {
-    llvm::Value *r = b.CreateFMul(v.alpha, accValue);
-    if (!readC)
-      return r;
+  /// The epilogue math of one element (codegen/EpilogueMath.h) at the
+  /// kernel's (\p row, \p col): the A-role row and B-role row, C's (row,
+  /// col) unless swap-AB transposes them.
+  llvm::Value *finish(llvm::Value *accValue, llvm::Value *old,
+                      llvm::Value *row, llvm::Value *col) {
+    llvm::Value *x = emitAlphaBeta(b, v.alpha, accValue, v.beta, old);
+    if (config.epilogueOps.empty())
+      return x;
+    if (config.swapAB)
+      std::swap(row, col);
+    EpilogueInputs in = EpilogueInputs::fromFunction(
+        *v.fn, config.swapAB ? v.rowsB : v.rowsA,
+        config.swapAB ? v.rowsA : v.rowsB, config.cType);
+    return emitEpilogueOps(b, config.epilogueOps, in, x, row, col);
+  }
+
+  llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC,
+                     llvm::Value *row, llvm::Value *col) {
     llvm::Value *old =
-        b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy());
-    return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                             {v.beta, old, r});
+        readC ? b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy())
+              : nullptr;
+    return finish(accValue, old, row, col);
   }
 
   void storeOne(llvm::Value *row, llvm::Value *col, llvm::Value *value,
@@ -172,7 +187,7 @@ struct EpilogueEmitter {
                    st, after);
     b.SetInsertPoint(st);
     llvm::Value *address = cAddress(row, col);
-    llvm::Value *r = scale(value, address, readC);
+    llvm::Value *r = scale(value, address, readC, row, col);
     b.CreateStore(b.CreateFPTrunc(r, cType()), address);
     b.CreateBr(after);
     b.SetInsertPoint(after);
@@ -204,21 +219,18 @@ struct EpilogueEmitter {
         b.CreateCondBr(fits, wide, narrow);
         b.SetInsertPoint(wide);
         llvm::Value *address = cAddress(row, col);
-        llvm::Value *r0 = b.CreateFMul(v.alpha, v0);
-        llvm::Value *r1 = b.CreateFMul(v.alpha, v1);
         auto *pairType = llvm::FixedVectorType::get(cType(), 2);
         llvm::Align pairAlign(2 * elementBytes(config.cType));
+        llvm::Value *o0 = nullptr, *o1 = nullptr;
         if (readC) {
           llvm::Value *old = b.CreateAlignedLoad(pairType, address, pairAlign);
-          llvm::Value *o0 = b.CreateFPExt(
-              b.CreateExtractElement(old, uint64_t(0)), b.getFloatTy());
-          llvm::Value *o1 = b.CreateFPExt(
-              b.CreateExtractElement(old, uint64_t(1)), b.getFloatTy());
-          r0 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                 {v.beta, o0, r0});
-          r1 = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                 {v.beta, o1, r1});
+          o0 = b.CreateFPExt(b.CreateExtractElement(old, uint64_t(0)),
+                             b.getFloatTy());
+          o1 = b.CreateFPExt(b.CreateExtractElement(old, uint64_t(1)),
+                             b.getFloatTy());
         }
+        llvm::Value *r0 = finish(v0, o0, row, col);
+        llvm::Value *r1 = finish(v1, o1, row, b.CreateAdd(col, i32(1)));
         llvm::Value *pair = llvm::PoisonValue::get(pairType);
         pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, cType()),
                                      uint64_t(0));
@@ -302,21 +314,26 @@ struct EpilogueEmitter {
     return text;
   }
 
-  /// alpha * {lo, hi} (+ beta * \p old, two C elements packed in a b32,
-  /// when given) rounded to C's type, packed into one b32 (lo in the low
-  /// half: the lower column, as stmatrix and ldmatrix have it).
-  llvm::Value *pack(llvm::Value *lo, llvm::Value *hi,
-                    llvm::Value *old = nullptr) {
+  /// The epilogue math of the accumulator pair {lo, hi} at the kernel's
+  /// (\p row, \p col) and (\p row, \p col + 1) (with \p old, two C
+  /// elements packed in a b32, when given) rounded to C's type, packed into
+  /// one b32 (lo in the low half: the lower column, as stmatrix and ldmatrix
+  /// have it).
+  llvm::Value *pack(llvm::Value *lo, llvm::Value *hi, llvm::Value *old,
+                    llvm::Value *row, llvm::Value *col) {
     auto *f2 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
     auto *c2 = llvm::FixedVectorType::get(cType(), 2);
+    llvm::Value *c =
+        old ? b.CreateFPExt(b.CreateBitCast(old, c2), f2) : nullptr;
+    auto oldAt = [&](uint64_t e) {
+      return c ? b.CreateExtractElement(c, e) : nullptr;
+    };
     llvm::Value *pair = llvm::PoisonValue::get(f2);
-    pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, lo), uint64_t(0));
-    pair = b.CreateInsertElement(pair, b.CreateFMul(v.alpha, hi), uint64_t(1));
-    if (old) {
-      llvm::Value *c = b.CreateFPExt(b.CreateBitCast(old, c2), f2);
-      llvm::Value *betas = b.CreateVectorSplat(2, v.beta);
-      pair = b.CreateIntrinsic(llvm::Intrinsic::fma, {f2}, {betas, c, pair});
-    }
+    pair = b.CreateInsertElement(pair, finish(lo, oldAt(0), row, col),
+                                 uint64_t(0));
+    pair = b.CreateInsertElement(
+        pair, finish(hi, oldAt(1), row, b.CreateAdd(col, i32(1))),
+        uint64_t(1));
     return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
   }
 
@@ -362,6 +379,12 @@ struct EpilogueEmitter {
                               : TileCoord{16 * w + 8 * li + l % 8, 8 * lj});
       }
     llvm::Value *base = smem.emitOffset(b, row, col);
+    // This thread's first accumulator element in the kernel's coordinates.
+    llvm::Value *laneRow = b.CreateAdd(
+        b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64))),
+        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))));
+    llvm::Value *laneCol =
+        b.CreateAdd(v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)));
     llvm::Value *buffers = b.CreateAdd(
         v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
         "staging");
@@ -410,9 +433,16 @@ struct EpilogueEmitter {
         if (readC)
           old = ptx::ldmatrix(b, address, count, tile.transposed);
         llvm::SmallVector<llvm::Value *, 4> regs;
-        for (unsigned m = 0; m < count; ++m)
+        // Registers 4 j + 2 m + {0, 1} hold the kernel's row
+        // wgRow + 16 warp + lane / 4 + 8 (m % 2), columns
+        // n0 + 8 (j + m / 2) + 2 (lane % 4) + {0, 1}
+        // (docs/layout-facts.md#accumulator-ownership).
+        for (unsigned m = 0; m < count; ++m) {
+          llvm::Value *accRow = b.CreateAdd(laneRow, i32(8 * (m % 2)));
+          llvm::Value *accCol = b.CreateAdd(laneCol, i32(8 * (j + m / 2)));
           regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
-                              readC ? old[m] : nullptr));
+                              readC ? old[m] : nullptr, accRow, accCol));
+        }
         ptx::stmatrix(b, address, regs, tile.transposed,
                       config.annotate
                           ? stmatrixAnnotation(tile, smem, chunk, p, x4)

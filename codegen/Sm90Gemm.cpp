@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Gemm.h"
 
+#include "codegen/EpilogueMath.h"
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Epilogue.h"
@@ -167,7 +168,8 @@ struct Builder {
 
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    std::vector<KernelParam> params = sm90KernelParams(staging.has_value());
+    std::vector<KernelParam> params =
+        sm90KernelParams(staging.has_value(), config.epilogueOps);
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       switch (param.kind) {
@@ -829,7 +831,8 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
 
 } // namespace
 
-std::vector<KernelParam> sm90KernelParams(bool staged) {
+std::vector<KernelParam> sm90KernelParams(bool staged,
+                                         llvm::ArrayRef<EpilogueOp> ops) {
   using P = KernelParam;
   std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
                                      {"tmapB", P::TensorMap}};
@@ -846,6 +849,8 @@ std::vector<KernelParam> sm90KernelParams(bool staged) {
                                {"counters", P::Pointer}});
   if (staged)
     params.push_back({"storeTma", P::I32});
+  for (KernelParam &param : epilogueParams(ops))
+    params.push_back(std::move(param));
   return params;
 }
 

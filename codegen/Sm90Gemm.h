@@ -110,6 +110,7 @@
 
 #include "codegen/GemmCodegen.h"
 #include "ir/DType.h"
+#include "ir/EpilogueOps.h"
 #include "ir/MajorKind.h"
 #include "ir/SourceLines.h"
 
@@ -161,6 +162,9 @@ struct Sm90GemmConfig {
   /// The .tile lines of the kernel's parts; with source.emit, PTX line
   /// directives for them (tilec compile --lineinfo).
   SourceLines source;
+  /// The epilogue's element-wise ops (ir/EpilogueOps.h), applied after
+  /// alpha/beta on every store path (and after split-K's reduction).
+  std::vector<EpilogueOp> epilogueOps;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
@@ -283,10 +287,12 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 
 /// The kernel's parameters in order (the list at the top of this file):
-/// tmapC and storeTma only with a staging tile (\p staged). The kernel is
+/// tmapC and storeTma only with a staging tile (\p staged), then the
+/// pointers the epilogue ops read (epilogueParams). The kernel is
 /// declared from this list and sm90GemmBinary hands the same list to the
 /// launcher.
-std::vector<KernelParam> sm90KernelParams(bool staged);
+std::vector<KernelParam> sm90KernelParams(bool staged,
+                                         llvm::ArrayRef<EpilogueOp> ops = {});
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

@@ -52,6 +52,7 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   config.annotate = spec.annotate;
   config.annotateSource = spec.annotateSource;
   config.source = spec.source;
+  config.epilogueOps = spec.epilogueOps;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -110,10 +111,12 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // tile along grid z; see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1,
                     config.splitKCluster ? binary.splitK : 1u};
-  binary.params = sm90KernelParams(kernel.staging.has_value());
+  binary.params =
+      sm90KernelParams(kernel.staging.has_value(), config.epilogueOps);
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
+  binary.epilogueOps = config.epilogueOps;
   binary.aMajor = config.aMajor;
   binary.bMajor = config.bMajor;
   // Each map's box is the derived operand tile's (K-major: BK x rows;

@@ -79,6 +79,9 @@ struct KernelItem {
   LayoutText layout; ///< Smem: the expression or `auto`.
   /// Epilogue: the steps; Schedule: one step "schedule" holding the words.
   std::vector<EpilogueStep> steps;
+  /// Epilogue: the element-wise ops before the steps, as written
+  /// (`bias(col)`, `relu`; ir/EpilogueOps.h).
+  std::vector<Ident> epilogueOps;
 };
 
 /// `kernel NAME { ... }`.

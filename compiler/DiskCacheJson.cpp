@@ -207,6 +207,35 @@ bool fromJSON(const llvm::json::Value &value, SourceLines &out,
          o.map("mma", out.mma) && o.map("epilogue", out.epilogue);
 }
 
+/// The epilogue ops as their spellings (ir/EpilogueOps.h), read back with
+/// parseEpilogueOp; an op that no longer parses makes the entry a miss.
+llvm::json::Value epilogueOpsToJson(llvm::ArrayRef<EpilogueOp> ops) {
+  llvm::json::Array array;
+  for (const EpilogueOp &op : ops)
+    array.push_back(formatEpilogueOp(op));
+  return array;
+}
+bool epilogueOpsFromJson(const llvm::json::Object *object,
+                         std::vector<EpilogueOp> &out) {
+  const llvm::json::Array *array =
+      object ? object->getArray("epilogueOps") : nullptr;
+  if (!array)
+    return false;
+  out.clear();
+  for (const llvm::json::Value &text : *array) {
+    std::optional<llvm::StringRef> spelling = text.getAsString();
+    if (!spelling)
+      return false;
+    llvm::Expected<EpilogueOp> op = parseEpilogueOp(*spelling);
+    if (!op) {
+      llvm::consumeError(op.takeError());
+      return false;
+    }
+    out.push_back(*op);
+  }
+  return true;
+}
+
 llvm::json::Value toJSON(const GemmSpec &spec) {
   llvm::json::Object object{
       {"name", spec.name},
@@ -231,6 +260,7 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
       {"annotate", spec.annotate},
       {"annotateSource", spec.annotateSource},
       {"source", spec.source},
+      {"epilogueOps", epilogueOpsToJson(spec.epilogueOps)},
   };
   object["smemA"] = spec.smemA ? toJSON(*spec.smemA) : nullptr;
   object["smemB"] = spec.smemB ? toJSON(*spec.smemB) : nullptr;
@@ -258,7 +288,8 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
         o.map("annotate", out.annotate) &&
         o.map("annotateSource", out.annotateSource) &&
         o.map("source", out.source) && o.map("smemA", out.smemA) &&
-        o.map("smemB", out.smemB)))
+        o.map("smemB", out.smemB) &&
+        epilogueOpsFromJson(object, out.epilogueOps)))
     return false;
   if (fixed.size() != 3 || tile.size() != 3 || warps.size() != 2) {
     path.report("wrong tuple size");
@@ -283,6 +314,7 @@ llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
       {"tile", llvm::json::Array{kernel.tileM, kernel.tileN}},
       {"cluster", kernel.cluster},
       {"params", kernel.params},
+      {"epilogueOps", epilogueOpsToJson(kernel.epilogueOps)},
       {"aType", kernel.aType},
       {"bType", kernel.bType},
       {"cType", kernel.cType},
@@ -325,7 +357,8 @@ compiledKernelFromJson(const llvm::json::Value &value) {
         o.map("persistent", k.persistent) && o.map("ctasPerSm", k.ctasPerSm) &&
         o.map("dependentLaunch", k.dependentLaunch) &&
         o.map("spec", k.lowered.spec) &&
-        o.map("loweredIR", k.lowered.loweredIR)))
+        o.map("loweredIR", k.lowered.loweredIR) &&
+        epilogueOpsFromJson(value.getAsObject(), k.epilogueOps)))
     return std::nullopt;
   if (tile.size() != 2 || fixed.size() != 3)
     return std::nullopt;

@@ -149,6 +149,39 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                                   "the epilogue's stores need it");
       !s)
     return s;
+  // The epilogue ops' vectors: bound by role, present exactly when an op
+  // reads them.
+  for (const EpilogueOp &op : kernel.epilogueOps) {
+    const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
+    if (info.operand.empty())
+      continue;
+    rt::DevicePtr ptr = info.operand == "bias" ? p.bias : p.scale;
+    DTypeKind type = info.operand == "bias" ? kernel.cType : DTypeKind::F32;
+    bool byRow = op.axis == EpilogueAxis::Row;
+    std::string what = info.operand.str() + ", a vector of " +
+                       (byRow ? "M = " + std::to_string(p.m)
+                              : "N = " + std::to_string(p.n)) +
+                       " " + dtypeInfo(type).name.str();
+    if (ptr == 0)
+      return fail("kernel '" + kernel.entryName + "' applies " +
+                  formatEpilogueOp(op) + ": pass " + what + " (" +
+                  info.operand.str() + " is null)");
+    if (rt::Status s = checkPointer(info.operand.str().c_str(), ptr,
+                                    dtypeBits(type) / 8,
+                                    "its elements are read one by one");
+        !s)
+      return s;
+  }
+  for (auto [name, ptr] : {std::pair{"bias", p.bias}, {"scale", p.scale}}) {
+    if (ptr == 0 && hasParam(kernel, name))
+      return fail("kernel '" + kernel.entryName + "' reads a " + name +
+                  " vector, but " + name + " is null");
+    if (ptr != 0 && !hasParam(kernel, name))
+      return fail("kernel '" + kernel.entryName + "' has no " + name +
+                  " op in its epilogue, but " + name +
+                  " is set; pass 0 or add the op (epilogue " + name +
+                  "(col) ...)");
+  }
   if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
     return fail("kernel '" + kernel.entryName +
                 "' has no alpha/beta parameters (C = A * B^T); alpha = " +
@@ -322,6 +355,10 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.alpha);
     else if (name == "beta")
       args.add(p.beta);
+    else if (name == "bias")
+      args.add(p.bias);
+    else if (name == "scale")
+      args.add(p.scale);
     else if (name == "workspace")
       args.add(workspace.ptr());
     else if (name == "counters")

@@ -50,6 +50,10 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
+  /// The vectors the epilogue ops read (ir/EpilogueOps.h): bias in C's
+  /// dtype, scale in f32, each of N elements (`(col)`) or M (`(row)`); 0
+  /// when the kernel has no such op.
+  rt::DevicePtr bias = 0, scale = 0;
 };
 
 /// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,50 @@ Operand drawOperand(const ElementCodec &codec, int64_t rows, int64_t k,
   return op;
 }
 
+/// The reference of one epilogue op on \p x (ir/EpilogueOps.h), in double;
+/// \p operand is the op's vector element (bias, scale) where it reads one.
+double applyOp(const EpilogueOp &op, double x, double operand) {
+  switch (op.kind) {
+  case EpilogueOpKind::Bias:
+    return x + operand;
+  case EpilogueOpKind::Scale:
+    return x * operand;
+  case EpilogueOpKind::Relu:
+    return x < 0 ? 0.0 : x;
+  case EpilogueOpKind::Gelu:
+    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  case EpilogueOpKind::GeluTanh:
+    return 0.5 * x *
+           (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+  case EpilogueOpKind::Silu:
+    return x / (1.0 + std::exp(-x));
+  case EpilogueOpKind::Clamp:
+    return std::min(std::max(x, double(op.lo)), double(op.hi));
+  }
+  return x;
+}
+
+/// An epilogue operand vector: its device bits and its values.
+struct OperandVector {
+  std::vector<uint8_t> bits;
+  std::vector<double> values;
+};
+
+OperandVector drawVector(const ElementCodec &codec, int64_t length,
+                         bool integers, std::mt19937_64 &rng) {
+  OperandVector v;
+  v.bits.assign(size_t(length) * codec.bytes(), 0);
+  v.values.resize(size_t(length));
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(-2, 2);
+  for (int64_t i = 0; i < length; ++i) {
+    auto [bits, value] = codec.encode(integers ? small(rng) : real(rng));
+    v.values[size_t(i)] = value;
+    storeBits(v.bits, size_t(i), bits, codec.bytes());
+  }
+  return v;
+}
+
 } // namespace
 
 KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
@@ -109,12 +154,41 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   if (auto st = dc->upload(cBits.data(), cBits.size()); !st)
     return failWith("upload C: " + st.error().getMessage());
 
-  auto launcher = GemmLauncher::create(kernel, options.smCount);
-  if (!launcher)
-    return failWith("load: " + launcher.error().getMessage());
+  // The epilogue ops' vectors (bias in C's type, scale in f32), each of M or
+  // N elements as its op's axis says.
+  std::map<EpilogueOpKind, OperandVector> vectors;
+  std::vector<rt::DeviceBuffer> vectorBuffers;
   GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), s.m,          s.n,
                       s.k,       lda,       ldb,       ldc,          options.alpha,
                       options.beta};
+  bool transcendental = false;
+  for (const EpilogueOp &op : kernel.epilogueOps) {
+    transcendental |= op.kind == EpilogueOpKind::Gelu ||
+                      op.kind == EpilogueOpKind::GeluTanh ||
+                      op.kind == EpilogueOpKind::Silu;
+    const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
+    if (info.operand.empty())
+      continue;
+    ElementCodec codec(op.kind == EpilogueOpKind::Bias ? kernel.cType
+                                                        : DTypeKind::F32);
+    OperandVector v = drawVector(
+        codec, op.axis == EpilogueAxis::Row ? s.m : s.n,
+        options.integerInputs, rng);
+    auto buffer = rt::DeviceBuffer::allocate(v.bits.size());
+    if (!buffer)
+      return failWith("allocation: " + buffer.error().getMessage());
+    if (auto st = buffer->upload(v.bits.data(), v.bits.size()); !st)
+      return failWith("upload " + info.operand.str() + ": " +
+                      st.error().getMessage());
+    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
+        buffer->ptr();
+    vectorBuffers.push_back(std::move(*buffer));
+    vectors[op.kind] = std::move(v);
+  }
+
+  auto launcher = GemmLauncher::create(kernel, options.smCount);
+  if (!launcher)
+    return failWith("load: " + launcher.error().getMessage());
   if (auto st = launcher->launch(problem); !st)
     return failWith("launch: " + st.error().getMessage());
   if (auto st = rt::synchronizeDefaultStream(); !st)
@@ -133,6 +207,13 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   double absTol = options.integerInputs
                       ? 0.0
                       : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(s.k)) + 1e-4;
+  // gelu, gelu_tanh and silu are computed on the GPU with a fast exp2: an
+  // integer-input result is then no longer exact, and may round to the
+  // neighbouring value of C's type.
+  if (options.integerInputs && transcendental) {
+    outRel = 2 * std::ldexp(1.0, -int(codecC.mantissaBits()));
+    absTol = 1e-6;
+  }
   std::string bad;
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {
@@ -143,6 +224,14 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
         sum += ar[kk] * br[kk];
       double ref = double(options.alpha) * sum +
                    double(options.beta) * c0[size_t(i * s.n + j)];
+      for (const EpilogueOp &op : kernel.epilogueOps) {
+        auto v = vectors.find(op.kind);
+        double operand =
+            v == vectors.end()
+                ? 0.0
+                : v->second.values[size_t(op.axis == EpilogueAxis::Row ? i : j)];
+        ref = applyOp(op, ref, operand);
+      }
       if (options.integerInputs) // The exact value, rounded once to C.
         ref = codecC.encode(ref).second;
       double got = codecC.decode(

@@ -119,6 +119,11 @@ Token Lexer::next() {
     while (cur < end && llvm::isDigit(*cur))
       ++cur;
     const char *digitsEnd = cur;
+    // A fraction (`0.75` in `clamp(-0.5, 0.75)`) rides in the suffix: where
+    // an integer is expected the suffix is an error, and option lists
+    // keep the raw text.
+    if (cur + 1 < end && *cur == '.' && llvm::isDigit(cur[1]))
+      ++cur;
     while (cur < end && isIdentBody(*cur))
       ++cur;
     Token tok = make(TokenKind::Int, start);

@@ -9,6 +9,7 @@
 #include "compiler/Parser.h"
 
 #include "compiler/Lexer.h"
+#include "ir/EpilogueOps.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -549,6 +550,42 @@ bool Parser::parseTile(KernelItem &item) {
 }
 
 bool Parser::parseEpilogue(KernelItem &item) {
+  // The element-wise ops first (`bias(col) gelu_tanh`), then, after `->` or
+  // directly, the store steps (`stmatrix swizzle(128B) -> tma_store`).
+  auto isOp = [](const Ident &word) {
+    return findEpilogueOp(llvm::StringRef(word.name).take_until(
+               [](char c) { return c == '('; })) != nullptr;
+  };
+  if (!tok.is(TokenKind::Ident) || atItemEnd()) {
+    errorExpected("an epilogue op (" + listEpilogueOps() +
+                      ") or step (store, stmatrix, tma_store)",
+                  "after 'epilogue'");
+    return false;
+  }
+  std::vector<Ident> words;
+  if (!parseOptionList(words, "epilogue op"))
+    return false;
+  size_t first = 0;
+  while (first < words.size() && isOp(words[first]))
+    item.epilogueOps.push_back(words[first++]);
+  if (first < words.size()) {
+    EpilogueStep step;
+    step.name = words[first];
+    for (size_t i = first + 1; i < words.size(); ++i) {
+      if (isOp(words[i])) {
+        diags.error(words[i].loc,
+                    "epilogue op '" + words[i].name +
+                        "' comes after the store step '" + step.name.name +
+                        "'; write the ops first, e.g. 'epilogue " +
+                        words[i].name + " -> " + step.name.name + "'");
+        return false;
+      }
+      step.options.push_back(words[i]);
+    }
+    item.steps.push_back(std::move(step));
+  }
+  if (!consumeIf(TokenKind::Arrow))
+    return true;
   do {
     EpilogueStep step;
     if (!parseIdent(step.name, "an epilogue step (store, stmatrix, tma_store)",

@@ -339,7 +339,17 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
           parts.push_back(tir::Attr::string(option.name, option.loc));
         steps.push_back(tir::Attr::makeList(std::move(parts), step.name.loc));
       }
+      // Only the ops: the store is chosen as for `epilogue auto`.
+      if (steps.empty())
+        steps.push_back(
+            tir::Attr::makeList({tir::Attr::ident("auto", item.loc)}));
       child.set("steps", tir::Attr::makeList(std::move(steps), item.loc));
+      if (!item.epilogueOps.empty()) {
+        std::vector<tir::Attr> ops;
+        for (const Ident &op : item.epilogueOps)
+          ops.push_back(tir::Attr::string(op.name, op.loc));
+        child.set("ops", tir::Attr::makeList(std::move(ops), item.loc));
+      }
       break;
     }
     case ItemKind::Schedule:

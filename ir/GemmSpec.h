@@ -23,11 +23,13 @@
 #include "ir/Arch.h"
 #include "ir/ComposedLayout.h"
 #include "ir/DType.h"
+#include "ir/EpilogueOps.h"
 #include "ir/MajorKind.h"
 #include "ir/SourceLines.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilec {
 
@@ -78,6 +80,10 @@ struct GemmSpec {
   unsigned storeSwizzleBytes = 0;
   /// alpha/beta handling.
   EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
+  /// The epilogue's element-wise ops after alpha * acc + beta * C, in order
+  /// (`epilogue bias(col) gelu_tanh -> ...`); codegen/EpilogueMath applies
+  /// them on every store path.
+  std::vector<EpilogueOp> epilogueOps;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.

@@ -1,5 +1,6 @@
 //===- compiler/passes/KernelView.cpp - Typed facts of one kernel ---------===//
 #include "compiler/passes/KernelView.h"
+#include "ir/EpilogueOps.h"
 #include "ir/SwizzleMode.h"
 
 namespace tilec {
@@ -101,6 +102,16 @@ std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
 void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
   // plan-pipeline has replaced `auto`; verify allows `store` and
   // `stmatrix [swizzle(..)] -> tma_store`.
+  spec.epilogueOps.clear();
+  if (const tir::Attr *ops = epilogue.get("ops"); ops && ops->isList())
+    for (const tir::Attr &text : ops->list) {
+      // verify has reported every op that does not parse.
+      llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
+      if (op)
+        spec.epilogueOps.push_back(*op);
+      else
+        llvm::consumeError(op.takeError());
+    }
   const tir::Attr *steps = epilogue.get("steps");
   spec.storeTma = false;
   spec.storeSwizzleBytes = 0;

@@ -11,11 +11,14 @@
 #include "compiler/passes/Passes.h"
 
 #include "compiler/passes/KernelView.h"
-#include "ir/SwizzleMode.h"
+#include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
+#include "ir/SwizzleMode.h"
 
 #include "llvm/ADT/StringMap.h"
+
+#include <map>
 
 namespace tilec {
 
@@ -251,6 +254,36 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                               const KernelView *view) {
   const tir::Attr *steps = op.get("steps");
   unsigned errorsBefore = diags.errorCount();
+  if (const tir::Attr *ops = op.get("ops")) {
+    std::map<std::string, std::string> readers; // operand -> the op reading it
+    for (const tir::Attr &text : ops->list) {
+      llvm::SMLoc loc = text.loc.isValid() ? text.loc : op.loc;
+      if (!text.isString()) {
+        diags.error(loc, "an epilogue op is a string such as \"bias(col)\"");
+        continue;
+      }
+      llvm::Expected<EpilogueOp> parsed = parseEpilogueOp(text.str);
+      if (!parsed) {
+        diags.error(loc, llvm::toString(parsed.takeError()));
+        continue;
+      }
+      llvm::StringRef operand = epilogueOpInfo(parsed->kind).operand;
+      if (!operand.empty()) {
+        auto [it, fresh] = readers.try_emplace(operand.str(), text.str);
+        if (!fresh)
+          diags.error(loc, "epilogue op '" + text.str + "' reads the " +
+                               operand.str() + " vector, which '" +
+                               it->second +
+                               "' already reads; a kernel takes one " +
+                               operand.str() + " vector, applied once");
+      }
+      if (arch && *arch == ArchKind::SM100a)
+        diags.error(loc, "epilogue op '" + text.str +
+                             "' is not implemented for sm_100a yet (its "
+                             "tensor-memory epilogue applies alpha and beta "
+                             "only); the ops run on sm_80 and sm_90a");
+    }
+  }
   if (steps->list.empty())
     diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
                                       "steps: auto, store, stmatrix, tma_store");

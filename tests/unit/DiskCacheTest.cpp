@@ -158,6 +158,9 @@ TEST_F(DiskCacheTest, EveryExampleRoundTrips) {
     EXPECT_EQ(back->lowered.spec.smemA, (*kernel)->lowered.spec.smemA);
     EXPECT_EQ(back->lowered.spec.smemB, (*kernel)->lowered.spec.smemB);
     EXPECT_EQ(back->tensorMaps.size(), (*kernel)->tensorMaps.size());
+    EXPECT_EQ(back->epilogueOps, (*kernel)->epilogueOps);
+    EXPECT_EQ(back->lowered.spec.epilogueOps,
+              (*kernel)->lowered.spec.epilogueOps);
     ++count;
   }
   EXPECT_GE(count, 10u);
@@ -167,9 +170,9 @@ TEST_F(DiskCacheTest, EveryExampleRoundTrips) {
 // When one of these structs changes, add the new field there, then the size
 // here (x86-64 Linux, libstdc++).
 TEST(DiskCacheFormatTest, EveryFieldIsSerialized) {
-  EXPECT_EQ(sizeof(GemmKernelBinary), 232u)
+  EXPECT_EQ(sizeof(GemmKernelBinary), 256u)
       << "GemmKernelBinary changed: update compiler/DiskCacheJson.cpp";
-  EXPECT_EQ(sizeof(GemmSpec), 496u)
+  EXPECT_EQ(sizeof(GemmSpec), 520u)
       << "GemmSpec changed: update compiler/DiskCacheJson.cpp";
   EXPECT_EQ(sizeof(SourceLines), 96u)
       << "SourceLines changed: update compiler/DiskCacheJson.cpp";

@@ -1,0 +1,156 @@
+//===- codegen/EpilogueMath.cpp - One element of the epilogue -------------===//
+#include "codegen/EpilogueMath.h"
+
+#include "codegen/NvvmBuilder.h"
+
+#include "llvm/IR/Intrinsics.h"
+
+#include <cmath>
+
+using namespace tilec;
+
+namespace {
+
+llvm::Value *f32(llvm::IRBuilder<> &b, double value) {
+  return llvm::ConstantFP::get(b.getFloatTy(), value);
+}
+
+/// e^x as 2^(x log2 e) (ex2.approx.f32: relative error about 2^-22).
+llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2,
+                                b.CreateFMul(x, f32(b, M_LOG2E)));
+}
+
+/// erf(x) by Abramowitz and Stegun 7.1.26 on |x| (absolute error below
+/// 1.5e-7), with the sign of x.
+llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x) {
+  llvm::Value *ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Value *t = b.CreateFDiv(
+      f32(b, 1.0), b.CreateFAdd(f32(b, 1.0), b.CreateFMul(f32(b, 0.3275911), ax)));
+  const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
+                      0.254829592};
+  llvm::Value *poly = f32(b, a[0]);
+  for (unsigned i = 1; i < 5; ++i)
+    poly = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                             {poly, t, f32(b, a[i])});
+  poly = b.CreateFMul(poly, t);
+  llvm::Value *e = emitExp(b, b.CreateFNeg(b.CreateFMul(ax, ax)));
+  llvm::Value *y = b.CreateFSub(f32(b, 1.0), b.CreateFMul(poly, e));
+  return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, y, x);
+}
+
+/// tanh(u) = 1 - 2 / (e^(2u) + 1): exact limits +-1 for large |u|.
+llvm::Value *emitTanh(llvm::IRBuilder<> &b, llvm::Value *u) {
+  llvm::Value *e = emitExp(b, b.CreateFMul(u, f32(b, 2.0)));
+  return b.CreateFSub(f32(b, 1.0),
+                      b.CreateFDiv(f32(b, 2.0), b.CreateFAdd(e, f32(b, 1.0))));
+}
+
+/// vector[min(index, length - 1)] as f32.
+llvm::Value *emitOperandLoad(llvm::IRBuilder<> &b, llvm::Value *vector,
+                             DTypeKind type, llvm::Value *index,
+                             llvm::Value *length) {
+  llvm::Value *last = b.CreateSub(length, b.getInt32(1));
+  llvm::Value *at = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, index, last);
+  llvm::Type *element = llvmFloatType(b, type);
+  llvm::Value *ptr = b.CreateInBoundsGEP(
+      element, vector, b.CreateZExt(at, b.getInt64Ty()));
+  llvm::Value *value = b.CreateAlignedLoad(
+      element, ptr, llvm::Align(dtypeBits(type) / 8));
+  return element->isFloatTy() ? value : b.CreateFPExt(value, b.getFloatTy());
+}
+
+} // namespace
+
+std::vector<KernelParam> tilec::epilogueParams(llvm::ArrayRef<EpilogueOp> ops) {
+  std::vector<KernelParam> params;
+  for (const EpilogueOpInfo &info : epilogueOpTable()) {
+    if (info.operand.empty())
+      continue;
+    for (const EpilogueOp &op : ops)
+      if (op.kind == info.kind) {
+        params.push_back({info.operand.str(), KernelParam::Pointer});
+        break;
+      }
+  }
+  return params;
+}
+
+EpilogueInputs EpilogueInputs::fromFunction(llvm::Function &fn,
+                                            llvm::Value *rows,
+                                            llvm::Value *cols,
+                                            DTypeKind cType) {
+  EpilogueInputs in;
+  in.rows = rows;
+  in.cols = cols;
+  in.cType = cType;
+  for (llvm::Argument &arg : fn.args()) {
+    if (arg.getName() == "bias")
+      in.bias = &arg;
+    else if (arg.getName() == "scale")
+      in.scale = &arg;
+  }
+  return in;
+}
+
+llvm::Value *tilec::emitAlphaBeta(llvm::IRBuilder<> &b, llvm::Value *alpha,
+                                  llvm::Value *acc, llvm::Value *beta,
+                                  llvm::Value *old) {
+  if (!alpha)
+    return acc;
+  llvm::Value *scaled = b.CreateFMul(alpha, acc);
+  if (!old)
+    return scaled;
+  return b.CreateIntrinsic(llvm::Intrinsic::fma, {scaled->getType()},
+                           {beta, old, scaled});
+}
+
+llvm::Value *tilec::emitEpilogueOps(llvm::IRBuilder<> &b,
+                                    llvm::ArrayRef<EpilogueOp> ops,
+                                    const EpilogueInputs &in, llvm::Value *x,
+                                    llvm::Value *row, llvm::Value *col) {
+  for (const EpilogueOp &op : ops) {
+    bool byRow = op.axis == EpilogueAxis::Row;
+    llvm::Value *index = byRow ? row : col;
+    llvm::Value *length = byRow ? in.rows : in.cols;
+    switch (op.kind) {
+    case EpilogueOpKind::Bias:
+      x = b.CreateFAdd(x, emitOperandLoad(b, in.bias, in.cType, index, length));
+      break;
+    case EpilogueOpKind::Scale:
+      x = b.CreateFMul(
+          x, emitOperandLoad(b, in.scale, DTypeKind::F32, index, length));
+      break;
+    case EpilogueOpKind::Relu:
+      // maxnum(NaN, 0) is 0; relu keeps a NaN, as torch does.
+      x = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, 0.0)), f32(b, 0.0), x);
+      break;
+    case EpilogueOpKind::Gelu: {
+      llvm::Value *e = emitErf(b, b.CreateFMul(x, f32(b, M_SQRT1_2)));
+      x = b.CreateFMul(b.CreateFMul(x, f32(b, 0.5)),
+                       b.CreateFAdd(f32(b, 1.0), e));
+      break;
+    }
+    case EpilogueOpKind::GeluTanh: {
+      llvm::Value *cube = b.CreateFMul(b.CreateFMul(x, x), x);
+      llvm::Value *inner = b.CreateFMul(
+          f32(b, std::sqrt(2.0 / M_PI)),
+          b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                            {cube, f32(b, 0.044715), x}));
+      x = b.CreateFMul(b.CreateFMul(x, f32(b, 0.5)),
+                       b.CreateFAdd(f32(b, 1.0), emitTanh(b, inner)));
+      break;
+    }
+    case EpilogueOpKind::Silu:
+      x = b.CreateFDiv(
+          x, b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
+      break;
+    case EpilogueOpKind::Clamp:
+      // NaN stays NaN (torch.clamp keeps it).
+      x = b.CreateSelect(b.CreateFCmpOLT(x, f32(b, op.lo)), f32(b, op.lo), x);
+      x = b.CreateSelect(b.CreateFCmpOGT(x, f32(b, op.hi)), f32(b, op.hi), x);
+      break;
+    }
+  }
+  return x;
+}

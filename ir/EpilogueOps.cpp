@@ -1,0 +1,152 @@
+//===- ir/EpilogueOps.cpp - The epilogue's element-wise ops ---------------===//
+#include "ir/EpilogueOps.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+using namespace tilec;
+
+namespace {
+
+const EpilogueOpInfo OpTable[] = {
+    {"bias", EpilogueOpKind::Bias, true, false, "bias"},
+    {"scale", EpilogueOpKind::Scale, true, false, "scale"},
+    {"relu", EpilogueOpKind::Relu, false, false, ""},
+    {"gelu", EpilogueOpKind::Gelu, false, false, ""},
+    {"gelu_tanh", EpilogueOpKind::GeluTanh, false, false, ""},
+    {"silu", EpilogueOpKind::Silu, false, false, ""},
+    {"clamp", EpilogueOpKind::Clamp, false, true, ""},
+};
+
+llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(message.str());
+}
+
+/// A float written in the source: an optional sign, digits, a fraction and
+/// an exponent; std::nullopt for anything else (names, NaN, inf).
+std::optional<float> parseNumber(llvm::StringRef text) {
+  text = text.trim();
+  if (text.empty() || text.size() > 64)
+    return std::nullopt;
+  for (char c : text)
+    if (!llvm::isDigit(c) && c != '.' && c != '-' && c != '+' && c != 'e' &&
+        c != 'E')
+      return std::nullopt;
+  std::string copy = text.str();
+  char *end = nullptr;
+  float value = std::strtof(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+/// The shortest decimal that reads back as \p value: 1, -0.5, 0.1.
+std::string formatNumber(float value) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
+    if (std::strtof(text, nullptr) == value)
+      break;
+  }
+  return text;
+}
+
+} // namespace
+
+llvm::ArrayRef<EpilogueOpInfo> tilec::epilogueOpTable() { return OpTable; }
+
+const EpilogueOpInfo *tilec::findEpilogueOp(llvm::StringRef name) {
+  for (const EpilogueOpInfo &info : OpTable)
+    if (info.name == name)
+      return &info;
+  return nullptr;
+}
+
+const EpilogueOpInfo &tilec::epilogueOpInfo(EpilogueOpKind kind) {
+  for (const EpilogueOpInfo &info : OpTable)
+    if (info.kind == kind)
+      return info;
+  return OpTable[0];
+}
+
+std::string tilec::listEpilogueOps() {
+  std::string out;
+  for (const EpilogueOpInfo &info : OpTable)
+    out += (out.empty() ? "" : ", ") + info.name.str();
+  return out;
+}
+
+llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
+  text = text.trim();
+  llvm::StringRef name = text.take_until([](char c) { return c == '('; });
+  llvm::StringRef rest = text.drop_front(name.size()).trim();
+  name = name.trim();
+  const EpilogueOpInfo *info = findEpilogueOp(name);
+  if (!info)
+    return fail("unknown epilogue op '" + name + "'; legal: " +
+                listEpilogueOps());
+  std::optional<llvm::StringRef> args;
+  if (!rest.empty()) {
+    if (!rest.consume_front("(") || !rest.consume_back(")"))
+      return fail("epilogue op '" + text + "' is not NAME or NAME(...)");
+    args = rest.trim();
+  }
+  EpilogueOp op{info->kind};
+  if (info->takesAxis) {
+    if (!args || (*args != "col" && *args != "row"))
+      return fail("epilogue op '" + info->name + "' needs its axis: " +
+                  info->name + "(col) (one value per column of C, length N) "
+                  "or " + info->name + "(row) (one per row, length M)" +
+                  (args ? ", not '" + args->str() + "'" : std::string()));
+    op.axis = *args == "col" ? EpilogueAxis::Col : EpilogueAxis::Row;
+    return op;
+  }
+  if (info->takesBounds) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    if (args)
+      args->split(parts, ',');
+    std::optional<float> lo, hi;
+    if (parts.size() == 2) {
+      lo = parseNumber(parts[0]);
+      hi = parseNumber(parts[1]);
+    }
+    if (!lo || !hi)
+      return fail("epilogue op 'clamp' needs two finite numbers, "
+                  "clamp(LO, HI), e.g. clamp(-1, 1)" +
+                  (args ? ", not 'clamp(" + args->str() + ")'"
+                        : std::string()));
+    if (!(*lo <= *hi))
+      return fail("clamp(" + args->str() + ") has LO = " + formatNumber(*lo) +
+                  " above HI = " + formatNumber(*hi) + "; LO <= HI is legal");
+    op.lo = *lo;
+    op.hi = *hi;
+    return op;
+  }
+  if (args)
+    return fail("epilogue op '" + info->name + "' takes no options, not '(" +
+                *args + ")'");
+  return op;
+}
+
+std::string tilec::formatEpilogueOp(const EpilogueOp &op) {
+  const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
+  if (info.takesAxis)
+    return info.name.str() +
+           (op.axis == EpilogueAxis::Row ? "(row)" : "(col)");
+  if (info.takesBounds)
+    return info.name.str() + "(" + formatNumber(op.lo) + ", " +
+           formatNumber(op.hi) + ")";
+  return info.name.str();
+}
+
+std::string tilec::formatEpilogueOps(llvm::ArrayRef<EpilogueOp> ops) {
+  std::string out;
+  for (const EpilogueOp &op : ops)
+    out += (out.empty() ? "" : " ") + formatEpilogueOp(op);
+  return out;
+}
