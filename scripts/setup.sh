@@ -11,7 +11,7 @@ BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build}
 
 packages=(cmake ninja-build g++ llvm-22-dev llvm-22-tools lld-22 libfmt-dev
           libgtest-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev
-          libffi-dev libz3-dev python3)
+          libffi-dev libz3-dev python3 python3-pytest)
 source "$TILEC_ROOT/scripts/install-packages.sh"
 install_missing_packages setup "${packages[@]}"
 

@@ -1,0 +1,106 @@
+"""ctypes bindings of include/tilec/tilec.h (libtilec.so).
+
+The library is found, in order: $TILEC_LIBRARY, libtilec.so next to this
+package (where `pip install` puts it), the system's library path. ctypes
+needs no build for a particular CPython, so one package serves every Python.
+"""
+import ctypes
+import ctypes.util
+import os
+
+API_VERSION = 1
+
+OK = 0
+ERROR_INVALID_ARGUMENT = 1
+ERROR_COMPILE = 2
+ERROR_LAYOUT = 3
+ERROR_RUNTIME = 4
+ERROR_LAUNCH_ARGUMENT = 5
+ERROR_INTERNAL = 6
+
+
+class CompileOptions(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("kernel", ctypes.c_char_p),
+        ("arch", ctypes.c_char_p),
+        ("line_info", ctypes.c_int),
+        ("source_name", ctypes.c_char_p),
+    ]
+
+
+def _candidates():
+    env = os.environ.get("TILEC_LIBRARY")
+    if env:
+        yield env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("libtilec.so",):
+        path = os.path.join(here, name)
+        if os.path.exists(path):
+            yield path
+    found = ctypes.util.find_library("tilec")
+    if found:
+        yield found
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise ImportError(
+        "tilec: cannot load libtilec.so (set TILEC_LIBRARY to its path)"
+        + ("; " + "; ".join(errors) if errors else ""))
+
+
+lib = _load()
+
+_P = ctypes.c_void_p
+_S = ctypes.c_char_p
+_signatures = {
+    "tilec_api_version": (ctypes.c_int, []),
+    "tilec_version": (_S, []),
+    "tilec_last_error": (_S, []),
+    "tilec_last_error_column": (ctypes.c_uint, []),
+    "tilec_compiler_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
+    "tilec_compiler_destroy": (None, [_P]),
+    "tilec_compile": (ctypes.c_int, [_P, _S, ctypes.c_size_t,
+                                     ctypes.POINTER(CompileOptions),
+                                     ctypes.POINTER(_P)]),
+    "tilec_kernel_destroy": (None, [_P]),
+    "tilec_kernel_ptx": (_S, [_P]),
+    "tilec_kernel_entry_name": (_S, [_P]),
+    "tilec_kernel_arch": (_S, [_P]),
+    "tilec_kernel_lowered": (ctypes.c_int, [_P, ctypes.POINTER(_S)]),
+    "tilec_kernel_shared_bytes": (ctypes.c_uint, [_P]),
+    "tilec_kernel_block_threads": (ctypes.c_uint, [_P]),
+    "tilec_kernel_param_count": (ctypes.c_size_t, [_P]),
+    "tilec_kernel_param_name": (_S, [_P, ctypes.c_size_t]),
+    "tilec_kernel_param_kind": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "tilec_kernel_grid": (None, [_P, ctypes.c_int64, ctypes.c_int64,
+                                 ctypes.c_int64, ctypes.c_uint,
+                                 ctypes.POINTER(ctypes.c_uint)]),
+    "tilec_layout_eval": (ctypes.c_int, [_S, ctypes.POINTER(_P)]),
+    "tilec_layout_destroy": (None, [_P]),
+    "tilec_layout_str": (_S, [_P]),
+    "tilec_layout_size": (ctypes.c_size_t, [_P]),
+    "tilec_layout_offsets": (ctypes.c_size_t, [_P,
+                                               ctypes.POINTER(ctypes.c_int64),
+                                               ctypes.c_size_t]),
+    "tilec_layout_svg": (ctypes.c_int, [_P, ctypes.POINTER(_S)]),
+}
+for _name, (_res, _args) in _signatures.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+if lib.tilec_api_version() < API_VERSION:
+    raise ImportError(
+        f"tilec: libtilec.so implements API version {lib.tilec_api_version()}"
+        f", this package needs {API_VERSION}")
+
+
+def last_error():
+    return lib.tilec_last_error().decode("utf-8", "replace")
