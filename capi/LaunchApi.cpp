@@ -2,9 +2,9 @@
 //
 // The C face of the runtime (runtime/Device.h, runtime/DeviceBuffer.h) and
 // of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
-// the caller's struct_size, so operands appended later (fused epilogues)
-// keep their defaults for older callers. Arguments are checked
-// (checkGemmProblem) before anything is launched.
+// the caller's struct_size, so operands appended later (API 2: the epilogue
+// vectors bias and scale) keep their defaults for older callers. Arguments are
+// checked (checkGemmProblem) before anything is launched.
 //
 // Example (simulator): TILEC_DEVICE=sim, tilec_context_create(0, &ctx),
 // tilec_device_alloc for A, B, C, tilec_launcher_create(kernel, 0, &l),
@@ -97,6 +97,8 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.ldc = TILEC_ARG(args, ldc, 0);
   p.alpha = TILEC_ARG(args, alpha, 1.0f);
   p.beta = TILEC_ARG(args, beta, 0.0f);
+  p.bias = TILEC_ARG(args, bias, 0);
+  p.scale = TILEC_ARG(args, scale, 0);
   return p;
 }
 

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 1
+#define TILEC_API_VERSION 2
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -160,16 +160,20 @@ TILEC_API tilec_status tilec_copy_to_device(uint64_t dst, const void *src,
 TILEC_API tilec_status tilec_copy_to_host(void *dst, uint64_t src,
                                           size_t bytes);
 
-/* One GEMM: C = alpha * A * B^T + beta * C, A M x K, B N x K (stored as the
- * kernel's majorness says), C M x N row-major; leading dimensions in
+/* One GEMM: C = ops(alpha * A * B^T + beta * C), A M x K, B N x K (stored
+ * as the kernel's majorness says), C M x N row-major; leading dimensions in
  * elements. Set struct_size = sizeof(tilec_gemm_args); fields added later
- * (fused-epilogue operands) take their defaults for older callers. */
+ * take their defaults (0) for callers compiled against an older header. */
 typedef struct tilec_gemm_args {
   size_t struct_size;
   uint64_t a, b, c; /* CUdeviceptr */
   int64_t m, n, k;
   int64_t lda, ldb, ldc;
   float alpha, beta;
+  /* API 2: the vectors the kernel's epilogue ops read (`epilogue bias(col)
+   * relu -> store`): bias in C's dtype, scale in f32, N elements for (col),
+   * M for (row); 0 when the kernel has no such op. */
+  uint64_t bias, scale;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent

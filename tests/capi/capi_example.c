@@ -3,14 +3,16 @@
 |* Compiles a .tile file through libtilec.so and checks what comes back: the  *|
 |* PTX and its metadata, a diagnostic with file:line:col for a broken source, *|
 |* layout evaluation. With --launch (TILEC_DEVICE=sim, or a GPU) it also runs *|
-|* a 64 x 48 x 40 GEMM on random small-integer bf16 inputs and checks every   *|
-|* element of C against a CPU reference (exact: every sum is a bf16 integer). *|
+|* a 64 x 48 x 40 GEMM on random small-integer bf16 inputs, plain and with a  *|
+|* bias(col) relu epilogue, and checks every element of C against a CPU       *|
+|* reference (exact: every sum is a bf16 integer).                            *|
 |*                                                                            *|
 |*   tilec-capi-example examples/gemm_sm80.tile [--launch]                    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #include "tilec/tilec.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,20 @@ static char *readFile(const char *path, size_t *length) {
   return text;
 }
 
+/* \p source with its "epilogue store" line replaced by \p epilogue (the
+ * caller frees it), or NULL when it has none. */
+static char *withEpilogue(const char *source, const char *epilogue) {
+  const char *line = strstr(source, "epilogue store");
+  if (!line)
+    return NULL;
+  size_t head = (size_t)(line - source), tail = strlen(line + 14);
+  char *out = malloc(head + strlen(epilogue) + tail + 1);
+  memcpy(out, source, head);
+  strcpy(out + head, epilogue);
+  strcat(out, line + 14);
+  return out;
+}
+
 static uint16_t toBf16(float x) { /* exact for the small integers used */
   uint32_t bits;
   memcpy(&bits, &x, 4);
@@ -54,21 +70,26 @@ static float fromBf16(uint16_t h) {
   return x;
 }
 
-/* C = A * B^T for the K-major bf16 kernel of examples/gemm_sm80.tile. */
-static void launchAndCheck(tilec_kernel kernel) {
+/* C = A * B^T for the K-major bf16 kernel of examples/gemm_sm80.tile, or
+ * with \p withBias C = relu(A * B^T + bias). */
+static void launchAndCheck(tilec_kernel kernel, int withBias) {
   enum { M = 64, N = 48, K = 40 };
-  static uint16_t a[M * K], b[N * K], c[M * N];
+  static uint16_t a[M * K], b[N * K], c[M * N], bias[N];
   static float ref[M * N];
   srand(7);
   for (int i = 0; i < M * K; ++i)
     a[i] = toBf16((float)(rand() % 5 - 2));
   for (int i = 0; i < N * K; ++i)
     b[i] = toBf16((float)(rand() % 5 - 2));
+  for (int j = 0; j < N; ++j)
+    bias[j] = toBf16((float)(rand() % 9 - 4));
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       float sum = 0;
       for (int p = 0; p < K; ++p)
         sum += fromBf16(a[i * K + p]) * fromBf16(b[j * K + p]);
+      if (withBias)
+        sum = sum + fromBf16(bias[j]) > 0 ? sum + fromBf16(bias[j]) : 0;
       ref[i * N + j] = sum;
     }
 
@@ -77,12 +98,14 @@ static void launchAndCheck(tilec_kernel kernel) {
     printf("SKIP launch: %s\n", tilec_last_error());
     return;
   }
-  uint64_t da, db, dc;
+  uint64_t da, db, dc, dbias;
   CHECK(tilec_device_alloc(sizeof a, &da) == TILEC_OK);
   CHECK(tilec_device_alloc(sizeof b, &db) == TILEC_OK);
   CHECK(tilec_device_alloc(sizeof c, &dc) == TILEC_OK);
+  CHECK(tilec_device_alloc(sizeof bias, &dbias) == TILEC_OK);
   CHECK(tilec_copy_to_device(da, a, sizeof a) == TILEC_OK);
   CHECK(tilec_copy_to_device(db, b, sizeof b) == TILEC_OK);
+  CHECK(tilec_copy_to_device(dbias, bias, sizeof bias) == TILEC_OK);
   memset(c, 0xff, sizeof c); /* poisoned: NaN */
   CHECK(tilec_copy_to_device(dc, c, sizeof c) == TILEC_OK);
 
@@ -93,6 +116,16 @@ static void launchAndCheck(tilec_kernel kernel) {
   args.m = M, args.n = N, args.k = K;
   args.lda = K, args.ldb = K, args.ldc = N;
   args.alpha = 1.0f, args.beta = 0.0f;
+  if (withBias) {
+    /* A caller built against API 1 (no bias field) is read up to its
+     * struct_size: its bias is 0, which this kernel refuses. */
+    tilec_gemm_args old = args;
+    old.struct_size = offsetof(tilec_gemm_args, bias);
+    old.bias = dbias; /* beyond struct_size: not read */
+    CHECK(tilec_launch(launcher, &old, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "bias") != NULL);
+    args.bias = dbias;
+  }
 
   /* A refused problem is an error with a message, and nothing launches. */
   tilec_gemm_args bad = args;
@@ -108,13 +141,15 @@ static void launchAndCheck(tilec_kernel kernel) {
     if (fromBf16(c[i]) != ref[i] && wrong++ < 5)
       fprintf(stderr, "C[%d][%d] = %g, expected %g\n", i / N, i % N,
               fromBf16(c[i]), ref[i]);
-  printf("launch %dx%dx%d: %d/%d wrong\n", M, N, K, wrong, M * N);
+  printf("launch %dx%dx%d%s: %d/%d wrong\n", M, N, K,
+         withBias ? " bias(col) relu" : "", wrong, M * N);
   CHECK(wrong == 0);
 
   tilec_launcher_destroy(launcher);
   CHECK(tilec_device_free(da) == TILEC_OK);
   CHECK(tilec_device_free(db) == TILEC_OK);
   CHECK(tilec_device_free(dc) == TILEC_OK);
+  CHECK(tilec_device_free(dbias) == TILEC_OK);
   tilec_context_destroy(ctx);
 }
 
@@ -204,8 +239,18 @@ int main(int argc, char **argv) {
         TILEC_ERROR_LAYOUT);
   CHECK(tilec_last_error_column() == 20);
 
-  if (argc > 2 && strcmp(argv[2], "--launch") == 0)
-    launchAndCheck(kernel);
+  if (argc > 2 && strcmp(argv[2], "--launch") == 0) {
+    launchAndCheck(kernel, 0);
+    /* The same kernel with a fused epilogue (API 2's bias operand). */
+    char *fused = withEpilogue(source, "epilogue bias(col) relu -> store");
+    tilec_kernel biased = NULL;
+    CHECK(fused && tilec_compile(compiler, fused, strlen(fused), NULL,
+                                 &biased) == TILEC_OK);
+    if (biased)
+      launchAndCheck(biased, 1);
+    tilec_kernel_destroy(biased);
+    free(fused);
+  }
 
   tilec_kernel_destroy(kernel);
   tilec_compiler_destroy(compiler);
