@@ -133,6 +133,7 @@ void printStages(const char *what, Samples &frontEnd, Samples &irBuild,
 void benchSm80(const std::string &source, const std::string &sourceName,
                int runs, const std::string &ptxDir) {
   Compiler compiler;
+  compiler.setDiskCache(nullptr); // cold compiles, not reads of the disk cache
   Samples total, cpu, frontEnd, irBuild;
   StageSamples stages;
   std::string ptx;
