@@ -119,6 +119,11 @@ struct EpilogueEmitter {
   llvm::IRBuilder<> &b;
   const Sm90GemmConfig &config;
   const Sm90EpilogueValues &v;
+  /// What the ops read: the kernel's operand vectors and C's M x N (the
+  /// B-role rows are C's rows under swap-AB).
+  EpilogueInputs inputs = EpilogueInputs::fromFunction(
+      *v.fn, config.swapAB ? v.rowsB : v.rowsA,
+      config.swapAB ? v.rowsA : v.rowsB, config.cType);
 
   llvm::BasicBlock *block(const llvm::Twine &name) {
     return llvm::BasicBlock::Create(b.getContext(), name, v.fn);
@@ -164,10 +169,7 @@ struct EpilogueEmitter {
       return x;
     if (config.swapAB)
       std::swap(row, col);
-    EpilogueInputs in = EpilogueInputs::fromFunction(
-        *v.fn, config.swapAB ? v.rowsB : v.rowsA,
-        config.swapAB ? v.rowsA : v.rowsB, config.cType);
-    return emitEpilogueOps(b, config.epilogueOps, in, x, row, col);
+    return emitEpilogueOps(b, config.epilogueOps, inputs, x, row, col);
   }
 
   llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC,

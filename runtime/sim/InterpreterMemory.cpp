@@ -49,34 +49,46 @@ void ClusterRun::markGenericWrite(CtaState &cta, unsigned thread,
   }
 }
 
+namespace {
+
+/// A generic address becomes the state space whose window holds it (local,
+/// param, shared::cluster) and its offset there; anything else is global.
+/// Other spaces are left as they are.
+void resolveGeneric(SpaceKind &space, std::uint64_t &addr) {
+  if (space != SpaceKind::Generic)
+    return;
+  for (auto [base, window] :
+       {std::pair{LocalGenericBase, SpaceKind::Local},
+        {ParamGenericBase, SpaceKind::Param},
+        {SharedGenericBase, SpaceKind::SharedCluster}})
+    if (addr >= base && addr < base + WindowSize) {
+      space = window;
+      addr -= base;
+      return;
+    }
+  space = SpaceKind::Global;
+}
+
+void checkSharedBounds(const CtaState &cta, std::uint64_t addr,
+                       unsigned bytes, const char *what) {
+  if (addr + bytes > cta.smem.size())
+    throw SimFault(fmt::format("{} of {} bytes at shared 0x{:x} is outside "
+                               "the CTA's {} bytes of shared memory",
+                               what, bytes, addr, cta.smem.size()));
+}
+
+} // namespace
+
 void ClusterRun::load(CtaState &cta, WarpState &w, unsigned lane,
                       SpaceKind space, std::uint64_t addr, void *dst,
                       unsigned bytes, const char *what) {
-  if (space == SpaceKind::Generic) {
-    if (addr >= LocalGenericBase && addr < LocalGenericBase + WindowSize) {
-      space = SpaceKind::Local;
-      addr -= LocalGenericBase;
-    } else if (addr >= ParamGenericBase &&
-               addr < ParamGenericBase + WindowSize) {
-      space = SpaceKind::Param;
-      addr -= ParamGenericBase;
-    } else if (addr >= SharedGenericBase &&
-               addr < SharedGenericBase + WindowSize) {
-      space = SpaceKind::SharedCluster;
-      addr -= SharedGenericBase;
-    } else {
-      space = SpaceKind::Global;
-    }
-  }
+  resolveGeneric(space, addr);
   switch (space) {
   case SpaceKind::Global:
     GlobalMemory::instance().read(addr, dst, bytes);
     return;
   case SpaceKind::Shared:
-    if (addr + bytes > cta.smem.size())
-      throw SimFault(fmt::format("{} of {} bytes at shared 0x{:x} is outside "
-                                 "the CTA's {} bytes of shared memory",
-                                 what, bytes, addr, cta.smem.size()));
+    checkSharedBounds(cta, addr, bytes, what);
     cta.smem.read(static_cast<std::uint32_t>(addr), dst, bytes, what);
     return;
   case SpaceKind::SharedCluster: {
@@ -108,32 +120,17 @@ void ClusterRun::load(CtaState &cta, WarpState &w, unsigned lane,
 void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
                        SpaceKind space, std::uint64_t addr, const void *src,
                        unsigned bytes, const char *what) {
-  if (space == SpaceKind::Generic) {
-    if (addr >= LocalGenericBase && addr < LocalGenericBase + WindowSize) {
-      space = SpaceKind::Local;
-      addr -= LocalGenericBase;
-    } else if (addr >= ParamGenericBase &&
-               addr < ParamGenericBase + WindowSize) {
-      throw SimFault(fmt::format("{} to the kernel parameters (generic "
-                                 "address 0x{:x}) is illegal",
-                                 what, addr));
-    } else if (addr >= SharedGenericBase &&
-               addr < SharedGenericBase + WindowSize) {
-      space = SpaceKind::SharedCluster;
-      addr -= SharedGenericBase;
-    } else {
-      space = SpaceKind::Global;
-    }
-  }
+  resolveGeneric(space, addr);
+  if (space == SpaceKind::Param)
+    throw SimFault(fmt::format("{} to the kernel parameters (generic "
+                               "address 0x{:x}) is illegal",
+                               what, addr + ParamGenericBase));
   switch (space) {
   case SpaceKind::Global:
     GlobalMemory::instance().write(addr, src, bytes);
     return;
   case SpaceKind::Shared:
-    if (addr + bytes > cta.smem.size())
-      throw SimFault(fmt::format("{} of {} bytes at shared 0x{:x} is outside "
-                                 "the CTA's {} bytes of shared memory",
-                                 what, bytes, addr, cta.smem.size()));
+    checkSharedBounds(cta, addr, bytes, what);
     checkBulkSourceWrite(cta, static_cast<std::uint32_t>(addr), bytes,
                          "the store");
     cta.smem.write(static_cast<std::uint32_t>(addr), src, bytes, what);
