@@ -54,6 +54,8 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
                             unsigned smCount) const {
   (void)k;
+  if (arch == ArchKind::SM100a)
+    return sm100LaunchGrid(*this, m, n, smCount);
   if (arch != ArchKind::SM90a)
     return {static_cast<unsigned>(ceilDiv(m, tileM) * ceilDiv(n, tileN)), 1,
             1};

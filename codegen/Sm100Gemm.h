@@ -160,6 +160,11 @@ struct Sm100GemmKernel {
 /// The kernel's parameters in order (the list at the top of this file).
 std::vector<KernelParam> sm100KernelParams();
 
+/// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
+/// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.
+Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+                     unsigned smCount);
+
 /// Builds the kernel and returns its PTX for sm_100a.
 llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config);
 

@@ -66,6 +66,15 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   return config;
 }
 
+Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+                     unsigned smCount) {
+  (void)smCount;
+  auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+  return {static_cast<unsigned>(ceilDiv(m, kernel.tileM) *
+                                ceilDiv(n, kernel.tileN)),
+          1, 1};
+}
+
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   const Sm100GemmConfig &config = kernel.config;
   GemmKernelBinary binary;
