@@ -9,8 +9,12 @@
 #include "capi/CApi.h"
 
 #include "ir/Arch.h"
+#include "ir/DType.h"
+#include "ir/MajorKind.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 using namespace tilec;
 using tilec::capi::fail;
@@ -170,6 +174,31 @@ void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n, int64_t k,
   if (kernel && m > 0 && n > 0 && k > 0)
     dim = kernel->kernel->grid(m, n, k, smCount);
   grid[0] = dim.x, grid[1] = dim.y, grid[2] = dim.z;
+}
+
+tilec_status tilec_kernel_operands(tilec_kernel kernel,
+                                   tilec_kernel_operand_info *out) {
+  if (!kernel || !out || out->struct_size < sizeof(size_t))
+    return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                "kernel and out must not be null and out->struct_size set");
+  const GemmKernelBinary &k = *kernel->kernel;
+  tilec_kernel_operand_info info{};
+  info.struct_size = sizeof info;
+  // The names are llvm::StringRefs into static tables, NUL-terminated.
+  info.a_type = dtypeInfo(k.aType).name.data();
+  info.b_type = dtypeInfo(k.bType).name.data();
+  info.c_type = dtypeInfo(k.cType).name.data();
+  info.a_major = majorName(k.aMajor).data();
+  info.b_major = majorName(k.bMajor).data();
+  info.fixed_m = k.fixedM;
+  info.fixed_n = k.fixedN;
+  info.fixed_k = k.fixedK;
+  info.ldc_multiple = k.ldcMultiple;
+  info.c_align_bytes = k.cAlignBytes;
+  size_t size = std::min(out->struct_size, sizeof info);
+  std::memcpy(out, &info, size);
+  out->struct_size = size;
+  return capi::ok();
 }
 
 } // extern "C"

@@ -6,6 +6,18 @@
 // vectors bias and scale) keep their defaults for older callers. Arguments are
 // checked (checkGemmProblem) before anything is launched.
 //
+// API 3, for callers such as PyTorch that launch the same problems many times
+// and capture them into CUDA graphs:
+//   - a launcher remembers the context it was loaded into (the primary
+//     context tilec_context_create retains, which torch uses too) and makes
+//     it current for each launch when the calling thread has another or none,
+//     restoring the caller's afterwards;
+//   - it keeps the last few PreparedGemms (checked arguments, encoded tensor
+//     maps) keyed on every argument and the stream, so a repeated launch is
+//     one driver call;
+//   - tilec_launch_prepare does all but the launch, so that the split-K
+//     workspace is allocated before a graph capture, not during it.
+//
 // Example (simulator): TILEC_DEVICE=sim, tilec_context_create(0, &ctx),
 // tilec_device_alloc for A, B, C, tilec_launcher_create(kernel, 0, &l),
 // tilec_launch(l, &args, NULL), tilec_context_synchronize(ctx).
@@ -16,9 +28,14 @@
 #include "compiler/GemmLauncher.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
+#include "runtime/DriverApi.h"
 
+#include <array>
 #include <cstddef>
+#include <cstring>
 #include <map>
+#include <optional>
+#include <vector>
 
 using namespace tilec;
 using tilec::capi::fail;
@@ -28,8 +45,18 @@ struct tilec_context_impl {
   rt::Context context;
 };
 
+/// The arguments and stream a PreparedGemm was made for.
+using PreparedKey = std::array<uint64_t, 16>;
+
 struct tilec_launcher_impl {
   GemmLauncher launcher;
+  /// The context the module was loaded into (null: none was current, or
+  /// the simulator).
+  CUcontext context = nullptr;
+  std::mutex mutex;
+  /// The most recent prepared launches, replaced round robin.
+  std::vector<std::pair<PreparedKey, PreparedGemm>> prepared;
+  size_t nextSlot = 0;
 };
 
 namespace {
@@ -100,6 +127,126 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.bias = TILEC_ARG(args, bias, 0);
   p.scale = TILEC_ARG(args, scale, 0);
   return p;
+}
+
+PreparedKey preparedKey(const GemmProblem &p, void *stream) {
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return uint64_t(u);
+  };
+  return {p.a,       p.b,          p.c,          uint64_t(p.m),
+          uint64_t(p.n), uint64_t(p.k), uint64_t(p.lda), uint64_t(p.ldb),
+          uint64_t(p.ldc), bits(p.alpha), bits(p.beta), p.bias,
+          p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)), 0, 0};
+}
+
+constexpr size_t PreparedSlots = 8;
+
+/// The prepared launch of \p problem on \p stream: from the launcher's
+/// recent ones, or checked and prepared now (growing the workspace). Call
+/// with launcher.mutex held.
+rt::Result<const PreparedGemm *>
+findOrPrepare(tilec_launcher_impl &launcher, const GemmProblem &problem,
+              void *stream) {
+  PreparedKey key = preparedKey(problem, stream);
+  for (const auto &[k, prepared] : launcher.prepared)
+    if (k == key)
+      return &prepared;
+  rt::Result<PreparedGemm> prepared = launcher.launcher.prepare(
+      problem, static_cast<CUstream_st *>(stream));
+  if (!prepared)
+    return prepared.error();
+  if (launcher.prepared.size() < PreparedSlots) {
+    launcher.prepared.emplace_back(key, prepared.take());
+    return &launcher.prepared.back().second;
+  }
+  auto &slot = launcher.prepared[launcher.nextSlot];
+  launcher.nextSlot = (launcher.nextSlot + 1) % PreparedSlots;
+  slot = {key, prepared.take()};
+  return &slot.second;
+}
+
+/// Makes \p context current on this thread while it lives, when another
+/// (or none) is; restores the caller's on destruction.
+class ScopedContext {
+public:
+  explicit ScopedContext(CUcontext context) {
+    if (!context)
+      return;
+    auto api = rt::driverApi();
+    if (!api)
+      return;
+    driver = *api;
+    CUcontext current = nullptr;
+    if (driver->ctxGetCurrent(&current) != CUDA_SUCCESS || current == context)
+      return;
+    if (driver->ctxSetCurrent(context) == CUDA_SUCCESS) {
+      previous = current;
+      switched = true;
+    }
+  }
+  ~ScopedContext() {
+    if (switched)
+      driver->ctxSetCurrent(previous);
+  }
+  ScopedContext(const ScopedContext &) = delete;
+  ScopedContext &operator=(const ScopedContext &) = delete;
+
+private:
+  const rt::DriverApi *driver = nullptr;
+  CUcontext previous = nullptr;
+  bool switched = false;
+};
+
+/// The checked problem of \p args, or a status to return.
+std::optional<tilec_status> readChecked(tilec_launcher launcher,
+                                        const tilec_gemm_args *args,
+                                        GemmProblem &problem) {
+  if (!launcher || !args)
+    return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                "launcher and args must not be null");
+  if (args->struct_size < sizeof(size_t))
+    return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                "tilec_gemm_args.struct_size is " +
+                    std::to_string(args->struct_size) +
+                    "; set it to sizeof(tilec_gemm_args)");
+  problem = readProblem(args);
+  if (rt::Status s = checkGemmProblem(launcher->launcher.kernel(), problem);
+      !s)
+    return fail(TILEC_ERROR_LAUNCH_ARGUMENT, s.error().getMessage());
+  return std::nullopt;
+}
+
+/// The current context, or null (no driver, none current).
+CUcontext currentContext() {
+  auto api = rt::driverApi();
+  CUcontext ctx = nullptr;
+  if (api && (*api)->ctxGetCurrent(&ctx) != CUDA_SUCCESS)
+    ctx = nullptr;
+  return ctx;
+}
+
+/// tilec_launch (\p launch) and tilec_launch_prepare: check \p args, find
+/// or make the prepared launch in the launcher's context, launch it.
+tilec_status prepareAndLaunch(tilec_launcher launcher,
+                              const tilec_gemm_args *args, void *stream,
+                              bool launch) {
+  return guard([&] {
+    GemmProblem problem;
+    if (std::optional<tilec_status> bad = readChecked(launcher, args, problem))
+      return *bad;
+    std::lock_guard<std::mutex> lock(launcher->mutex);
+    ScopedContext scope(launcher->context);
+    rt::Result<const PreparedGemm *> prepared =
+        findOrPrepare(*launcher, problem, stream);
+    if (!prepared)
+      return runtimeError(prepared.error());
+    if (launch)
+      if (rt::Status s = launcher->launcher.launch(**prepared); !s)
+        return runtimeError(s.error());
+    return capi::ok();
+  });
 }
 
 } // namespace
@@ -180,7 +327,8 @@ tilec_status tilec_launcher_create(tilec_kernel kernel, unsigned smCount,
         GemmLauncher::create(*kernel->kernel, smCount);
     if (!launcher)
       return runtimeError(launcher.error());
-    *out = new tilec_launcher_impl{launcher.take()};
+    *out = new tilec_launcher_impl{launcher.take(), currentContext(), {}, {},
+                                   0};
     return capi::ok();
   });
 }
@@ -189,25 +337,21 @@ void tilec_launcher_destroy(tilec_launcher launcher) { delete launcher; }
 
 tilec_status tilec_launch(tilec_launcher launcher, const tilec_gemm_args *args,
                           void *stream) {
-  return guard([&] {
-    if (!launcher || !args)
-      return fail(TILEC_ERROR_INVALID_ARGUMENT,
-                  "launcher and args must not be null");
-    if (args->struct_size < sizeof(size_t))
-      return fail(TILEC_ERROR_INVALID_ARGUMENT,
-                  "tilec_gemm_args.struct_size is " +
-                      std::to_string(args->struct_size) +
-                      "; set it to sizeof(tilec_gemm_args)");
-    GemmProblem problem = readProblem(args);
-    if (rt::Status s = checkGemmProblem(launcher->launcher.kernel(), problem);
-        !s)
-      return fail(TILEC_ERROR_LAUNCH_ARGUMENT, s.error().getMessage());
-    if (rt::Status s = launcher->launcher.launch(
-            problem, static_cast<CUstream_st *>(stream));
-        !s)
-      return runtimeError(s.error());
-    return capi::ok();
-  });
+  return prepareAndLaunch(launcher, args, stream, /*launch=*/true);
+}
+
+tilec_status tilec_launch_prepare(tilec_launcher launcher,
+                                  const tilec_gemm_args *args, void *stream) {
+  return prepareAndLaunch(launcher, args, stream, /*launch=*/false);
+}
+
+uint64_t tilec_kernel_workspace_bytes(tilec_kernel kernel, int64_t m,
+                                      int64_t n) {
+  if (!kernel || m <= 0 || n <= 0)
+    return 0;
+  const GemmKernelBinary &binary = *kernel->kernel;
+  return binary.workspaceBytes(uint64_t(m), uint64_t(n)) +
+         binary.counterBytes(uint64_t(m), uint64_t(n));
 }
 
 } // extern "C"

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 2
+#define TILEC_API_VERSION 3
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -118,6 +118,20 @@ TILEC_API void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n,
                                  int64_t k, unsigned sm_count,
                                  unsigned grid[3]);
 
+/* API 3: what the kernel expects of its operands (in the TN view: A is
+ * M x K, B N x K, C M x N row-major), so a caller can check its buffers.
+ * Strings are static. */
+typedef struct tilec_kernel_operand_info {
+  size_t struct_size;               /* sizeof(tilec_kernel_operand_info) */
+  const char *a_type, *b_type, *c_type; /* "bf16", "f16", "tf32", "f32", ... */
+  const char *a_major, *b_major;    /* "K" or "MN": the contiguous extent */
+  int64_t fixed_m, fixed_n, fixed_k; /* extents fixed by the program; 0: any */
+  unsigned ldc_multiple;            /* ldc must be a multiple of this */
+  unsigned c_align_bytes;           /* C's address alignment */
+} tilec_kernel_operand_info;
+TILEC_API tilec_status tilec_kernel_operands(tilec_kernel kernel,
+                                             tilec_kernel_operand_info *out);
+
 /*===-- Layouts -----------------------------------------------------------===*/
 
 typedef struct tilec_layout_impl *tilec_layout;
@@ -188,6 +202,80 @@ TILEC_API void tilec_launcher_destroy(tilec_launcher launcher);
 TILEC_API tilec_status tilec_launch(tilec_launcher launcher,
                                     const tilec_gemm_args *args,
                                     void *stream);
+
+/*===-- API 3: prepared launches, graphs, the heuristic, descriptors ------===*/
+
+/* Everything tilec_launch does except the launch: checks \p args, encodes
+ * the tensor maps and allocates the split-K workspace this M x N needs.
+ * Call it (or launch once) outside CUDA graph capture for every shape a
+ * captured launch will use: allocation is not allowed while capturing. A
+ * launcher keeps its last few prepared problems (keyed on every argument
+ * and the stream), so launching one of them again is one driver call. Each
+ * launch makes the launcher's context (the one current at
+ * tilec_launcher_create) current for its duration when the calling thread
+ * has another or none. */
+TILEC_API tilec_status tilec_launch_prepare(tilec_launcher launcher,
+                                            const tilec_gemm_args *args,
+                                            void *stream);
+/* Bytes of split-K workspace and tile counters the launcher allocates for
+ * an M x N problem (0 for a kernel that needs none). */
+TILEC_API uint64_t tilec_kernel_workspace_bytes(tilec_kernel kernel,
+                                                int64_t m, int64_t n);
+
+/* The config codegen's sm_90a heuristic picks for C (M x N) = A B^T with
+ * K-deep operands on \p sms SMs (0: 132), in the .tile language's terms
+ * where it has them. */
+typedef struct tilec_sm90_choice {
+  size_t struct_size;          /* sizeof(tilec_sm90_choice) */
+  unsigned bm, bn, bk, stages; /* `tile (BM, BN, BK)`, `stages` */
+  int swap_ab;                 /* `schedule swap_ab` */
+  unsigned split_k;            /* `split_k(S)`; 1: no split */
+  int split_k_cluster;         /* splits reduced in a cluster (else global) */
+  /* No .tile words yet: a persistent grid, 2x1 clusters, CTAs per SM. */
+  int persistent;
+  unsigned cluster_m, ctas_per_sm;
+} tilec_sm90_choice;
+TILEC_API tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k,
+                                         unsigned sms,
+                                         tilec_sm90_choice *out);
+
+/* Shared-memory matrix descriptors, as `tilec desc` derives them. */
+typedef struct tilec_descriptor_impl *tilec_descriptor;
+typedef struct tilec_desc_request {
+  size_t struct_size;  /* sizeof(tilec_desc_request) */
+  const char *arch;    /* "sm_90a" or "sm_100a" */
+  const char *dtype;   /* "bf16", "f16", "tf32", "e4m3", ... */
+  const char *major;   /* "K" or "MN" */
+  const char *layout;  /* the smem tile, e.g. "tile_to_shape(K_SW128<bf16>,
+                          (128,64))" */
+  int64_t mma_mn, mma_k; /* the MMA operand's rows and K, e.g. 64 x 16 */
+  uint64_t base;       /* shared-memory byte address of the tile */
+} tilec_desc_request;
+typedef struct tilec_descriptor_fields {
+  size_t struct_size;
+  uint64_t desc;          /* the encoded 64-bit descriptor */
+  unsigned layout_type;   /* encoded swizzle mode */
+  const char *swizzle;    /* "none", "SW32", "SW64", "SW128" */
+  uint64_t start_address, lbo, sbo; /* bytes */
+  unsigned base_offset, version, lbo_mode;
+  const char *canonical;  /* the canonical layout it matched */
+  size_t rows, cols;      /* subtiles: MN down, K across */
+} tilec_descriptor_fields;
+/* Derives the descriptor; a bad arch, dtype or major is
+ * TILEC_ERROR_INVALID_ARGUMENT, a layout that matches no canonical form
+ * TILEC_ERROR_LAYOUT, each with what would be legal. */
+TILEC_API tilec_status tilec_desc(const tilec_desc_request *req,
+                                  tilec_descriptor *out);
+TILEC_API void tilec_descriptor_destroy(tilec_descriptor desc);
+/* The fields, owned by the descriptor. */
+TILEC_API const tilec_descriptor_fields *
+tilec_descriptor_get(tilec_descriptor desc);
+/* The report `tilec desc` prints (fields, canonical form, offsets table). */
+TILEC_API const char *tilec_descriptor_report(tilec_descriptor desc);
+/* Writes min(capacity, rows * cols) subtile start offsets in bytes, row
+ * by row. */
+TILEC_API size_t tilec_descriptor_offsets(tilec_descriptor desc, int64_t *out,
+                                          size_t capacity);
 
 #ifdef __cplusplus
 }

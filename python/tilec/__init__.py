@@ -4,15 +4,27 @@
     k = tilec.compile("examples/gemm_sm80.tile")
     print(k.params, k.shared_bytes)
     print(tilec.layout("K_SW128<bf16>"))      # Sw<3,3,3> o (8,64):(64,1)
+    k(a, b, c)                                # launch on torch tensors
+    c = tilec.gemm(a, b)                      # a @ b, the program chosen
 
 Errors in a .tile program raise tilec.CompileError with the diagnostic
 (file:line:col, the source line and a caret). Built on the C API
 (include/tilec/tilec.h) through ctypes.
 """
+import sys as _sys
+
 from ._api import CompileError, Kernel, Layout, LayoutError, compile, layout
+from ._desc import Descriptor, desc
 from ._lib import lib as _clib
+from ._torch_op import gemm
+from ._torch_op import register as _register_torch_ops
 
 __version__ = _clib.tilec_version().decode()
 
-__all__ = ["CompileError", "Kernel", "Layout", "LayoutError", "compile",
-           "layout", "__version__"]
+__all__ = ["CompileError", "Descriptor", "Kernel", "Layout", "LayoutError",
+           "compile", "desc", "gemm", "layout", "__version__"]
+
+# With torch already imported, tilec::gemm is registered now, so that
+# torch.compile sees it before tracing; otherwise on the first tilec.gemm.
+if "torch" in _sys.modules:
+    _register_torch_ops()

@@ -4,6 +4,7 @@ import os
 import threading
 
 from . import _lib
+from ._launch import Launchable
 from ._lib import lib
 
 _PARAM_KINDS = {0: "pointer", 1: "i32", 2: "f32", 3: "tensormap"}
@@ -48,14 +49,17 @@ def _destroy(obj, function):
             pass
 
 
-class Kernel:
-    """A compiled kernel: PTX and what a launcher needs."""
+class Kernel(Launchable):
+    """A compiled kernel: PTX and what a launcher needs; call it on device
+    tensors to launch it (kernel(a, b, c, alpha=, beta=, stream=, bias=,
+    scale=), see tilec._launch)."""
 
     def __init__(self, handle):
         self._handle = handle
         self._lowered = None
 
     def __del__(self):
+        self._release_launchers()
         _destroy(self, "tilec_kernel_destroy")
 
     @property
@@ -80,6 +84,14 @@ class Kernel:
                 raise CompileError(_lib.last_error())
             self._lowered = out.value.decode()
         return self._lowered
+
+    def explain(self):
+        """The compiler's decisions and why, one per line (the `why` of each
+        choice in the lowered IR: layouts, instruction, pipeline,
+        schedule)."""
+        lines = [line.strip() for line in self.lowered.splitlines()
+                 if "why =" in line]
+        return "\n".join(lines)
 
     @property
     def params(self):

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 1
+API_VERSION = 3
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -26,6 +26,68 @@ class CompileOptions(ctypes.Structure):
         ("arch", ctypes.c_char_p),
         ("line_info", ctypes.c_int),
         ("source_name", ctypes.c_char_p),
+    ]
+
+
+class GemmArgs(ctypes.Structure):
+    """tilec_gemm_args, up to the fields this package sets (API 2); the
+    library reads only what struct_size covers."""
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
+        ("c", ctypes.c_uint64),
+        ("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
+        ("lda", ctypes.c_int64), ("ldb", ctypes.c_int64),
+        ("ldc", ctypes.c_int64),
+        ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
+        ("bias", ctypes.c_uint64), ("scale", ctypes.c_uint64),
+    ]
+
+
+class OperandInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("a_type", ctypes.c_char_p), ("b_type", ctypes.c_char_p),
+        ("c_type", ctypes.c_char_p),
+        ("a_major", ctypes.c_char_p), ("b_major", ctypes.c_char_p),
+        ("fixed_m", ctypes.c_int64), ("fixed_n", ctypes.c_int64),
+        ("fixed_k", ctypes.c_int64),
+        ("ldc_multiple", ctypes.c_uint), ("c_align_bytes", ctypes.c_uint),
+    ]
+
+
+class Sm90Choice(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("bm", ctypes.c_uint), ("bn", ctypes.c_uint), ("bk", ctypes.c_uint),
+        ("stages", ctypes.c_uint),
+        ("swap_ab", ctypes.c_int), ("split_k", ctypes.c_uint),
+        ("split_k_cluster", ctypes.c_int), ("persistent", ctypes.c_int),
+        ("cluster_m", ctypes.c_uint), ("ctas_per_sm", ctypes.c_uint),
+    ]
+
+
+class DescRequest(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("arch", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+        ("major", ctypes.c_char_p), ("layout", ctypes.c_char_p),
+        ("mma_mn", ctypes.c_int64), ("mma_k", ctypes.c_int64),
+        ("base", ctypes.c_uint64),
+    ]
+
+
+class DescFields(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("desc", ctypes.c_uint64), ("layout_type", ctypes.c_uint),
+        ("swizzle", ctypes.c_char_p),
+        ("start_address", ctypes.c_uint64), ("lbo", ctypes.c_uint64),
+        ("sbo", ctypes.c_uint64),
+        ("base_offset", ctypes.c_uint), ("version", ctypes.c_uint),
+        ("lbo_mode", ctypes.c_uint),
+        ("canonical", ctypes.c_char_p),
+        ("rows", ctypes.c_size_t), ("cols", ctypes.c_size_t),
     ]
 
 
@@ -90,6 +152,27 @@ _signatures = {
                                                ctypes.POINTER(ctypes.c_int64),
                                                ctypes.c_size_t]),
     "tilec_layout_svg": (ctypes.c_int, [_P, ctypes.POINTER(_S)]),
+    "tilec_context_create": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_P)]),
+    "tilec_context_destroy": (None, [_P]),
+    "tilec_launcher_create": (ctypes.c_int, [_P, ctypes.c_uint,
+                                             ctypes.POINTER(_P)]),
+    "tilec_launcher_destroy": (None, [_P]),
+    "tilec_launch": (ctypes.c_int, [_P, ctypes.POINTER(GemmArgs), _P]),
+    "tilec_launch_prepare": (ctypes.c_int, [_P, ctypes.POINTER(GemmArgs),
+                                            _P]),
+    "tilec_kernel_workspace_bytes": (ctypes.c_uint64, [_P, ctypes.c_int64,
+                                                       ctypes.c_int64]),
+    "tilec_kernel_operands": (ctypes.c_int, [_P, ctypes.POINTER(OperandInfo)]),
+    "tilec_sm90_choose": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_int64, ctypes.c_uint,
+                                         ctypes.POINTER(Sm90Choice)]),
+    "tilec_desc": (ctypes.c_int, [ctypes.POINTER(DescRequest),
+                                  ctypes.POINTER(_P)]),
+    "tilec_descriptor_destroy": (None, [_P]),
+    "tilec_descriptor_get": (ctypes.POINTER(DescFields), [_P]),
+    "tilec_descriptor_report": (_S, [_P]),
+    "tilec_descriptor_offsets": (ctypes.c_size_t, [
+        _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]),
 }
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)

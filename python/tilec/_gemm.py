@@ -1,0 +1,183 @@
+"""tilec.gemm(a, b, out=None): C = A @ B on torch tensors, as torch.matmul
+computes it, with a tilec kernel chosen for the shapes, dtypes, majorness and
+the current device's arch.
+
+The program is .tile source generated here (program_source):
+  - sm_90a: the tile, stages, instruction and schedule (swap_ab, split_k)
+    that codegen's heuristic (codegen/Sm90Heuristic.h, through
+    tilec_sm90_choose) picks for (M, N, K) on the device's SMs. The .tile
+    language has no words for its persistent grid and 2x1 clusters, so
+    large shapes get the non-persistent form of its 128 x 256 config.
+  - sm_80 (and other GPUs from compute capability 8.0): gemm_sm80.tile's
+    128 x 128 x 32, 4 stages.
+Each program is compiled once per process (a dict) and once per tilec build
+across processes (the disk cache, ~/.cache/tilec).
+
+a is M x K, b is K x N (torch.matmul's convention); a row-major a is K-major,
+a transposed view (a.t() of a contiguous K x M) M-major; b = w.t() of a
+contiguous N x K weight is K-major, a row-major b N-major. Other strides are
+copied to contiguous first. float32 inputs run as tf32 (K-major only: a
+transposed f32 operand is copied); float8 inputs give bf16.
+"""
+import ctypes
+import os
+import threading
+
+from . import _lib
+from ._lib import lib
+
+_OUT_DTYPE = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16",
+              "e5m2": "bf16"}
+_ELEMENT = {"bfloat16": "bf16", "float16": "f16", "float32": "tf32",
+            "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_MMA_K_BYTES = 32  # wgmma and mma.sync K per instruction, in bytes
+_BYTES = {"bf16": 2, "f16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1}
+
+_kernels = {}
+_kernels_lock = threading.Lock()
+
+
+def arch_of(capability):
+    """The tilec target of a compute capability (major, minor)."""
+    override = os.environ.get("TILEC_GEMM_ARCH")
+    if override:
+        return override
+    major, minor = capability
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    raise ValueError(f"compute capability {major}.{minor}: tilec needs 8.0 "
+                     "or newer")
+
+
+def sm90_choice(m, n, k, sms=0):
+    """codegen's sm_90a config for the shape, as a dict."""
+    out = _lib.Sm90Choice()
+    out.struct_size = ctypes.sizeof(out)
+    if lib.tilec_sm90_choose(m, n, k, sms, ctypes.byref(out)) != _lib.OK:
+        raise ValueError(_lib.last_error())
+    return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
+
+
+def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
+    """(.tile source, cache key) of the GEMM program for these operands.
+    a_major is "K" or "M", b_major "K" or "N"."""
+    c_type = _OUT_DTYPE[a_type]
+    el = _BYTES[a_type]
+    mma_k = _MMA_K_BYTES // el
+    lines = [f"  arch     {arch}",
+             f"  a        : {a_type}[M, K] major({a_major})",
+             f"  b        : {b_type}[N, K] major({b_major})",
+             f"  c        : {c_type}[M, N] major(N)",
+             "  acc      f32"]
+    if arch == "sm_90a":
+        ch = sm90_choice(m, n, k, sms)
+        bk = ch["bk"] * 2 // el  # the heuristic's BK is 128 bytes of bf16
+        lines += [f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {bk})",
+                  f"  stages   {ch['stages']}",
+                  f"  mma      wgmma.m64n{ch['bn']}k{mma_k} "
+                  f"warpgroups({ch['bm'] // 64})"]
+        schedule = (["swap_ab"] if ch["swap_ab"] else []) + (
+            [f"split_k({ch['split_k']})"] if ch["split_k"] > 1 else [])
+        if schedule:
+            lines.append("  schedule " + " ".join(schedule))
+        key_extra = (ch["bm"], ch["bn"], bk, ch["stages"], ch["swap_ab"],
+                     ch["split_k"])
+    elif arch == "sm_80":
+        lines += ["  tile     (BM = 128, BN = 128, BK = 32)",
+                  "  stages   4"]
+        key_extra = ()
+    else:
+        raise ValueError(f"tilec.gemm: arch {arch} (legal: sm_80, sm_90a)")
+    name = "tilec_gemm_{}_{}{}_{}".format(a_type, a_major.lower(),
+                                          b_major.lower(), arch)
+    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
+    return source, (arch, a_type, b_type, a_major, b_major) + key_extra
+
+
+def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
+    """The compiled Kernel of program_source's program (cached)."""
+    from ._api import compile
+    source, key = program_source(arch, a_type, b_type, a_major, b_major, m,
+                                 n, k, sms)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        with _kernels_lock:
+            kernel = _kernels.get(key)
+            if kernel is None:
+                kernel = _kernels[key] = compile(source)
+    return kernel
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _device_facts(device):
+    torch = _torch()
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    facts = _facts.get(index)
+    if facts is None:
+        props = torch.cuda.get_device_properties(index)
+        facts = _facts[index] = (arch_of((props.major, props.minor)),
+                                 props.multi_processor_count)
+    return facts
+
+
+_facts = {}
+
+
+def _operand_major(t, k_dim):
+    """'K' when t's K dim (k_dim) has unit stride, 'MN' when the other has,
+    None when neither."""
+    other = 1 - k_dim
+    if t.stride(k_dim) == 1 or t.shape[k_dim] == 1:
+        return "K"
+    if t.stride(other) == 1 or t.shape[other] == 1:
+        return "MN"
+    return None
+
+
+def gemm_impl(a, b, out=None):
+    """The eager implementation behind tilec.gemm and the tilec::gemm op."""
+    torch = _torch()
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        raise ValueError("a, b: tilec.gemm takes torch tensors")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"a, b: shapes {tuple(a.shape)} and {tuple(b.shape)}"
+                         " (legal: 2-D, a M x K and b K x N)")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"a, b: shapes {tuple(a.shape)} and {tuple(b.shape)}"
+                         f" do not multiply (legal: b with {a.shape[1]} rows)")
+    if a.dtype != b.dtype:
+        raise ValueError(f"a, b: dtypes {a.dtype} and {b.dtype} (legal: one "
+                         "dtype)")
+    a_type = _ELEMENT.get(str(a.dtype).replace("torch.", ""))
+    if a_type is None:
+        raise ValueError(f"a: dtype {a.dtype} (legal: bfloat16, float16, "
+                         "float32 (as tf32), float8_e4m3fn, float8_e5m2)")
+    if not a.is_cuda or not b.is_cuda:
+        raise ValueError(f"a, b: on {a.device} and {b.device} (legal: CUDA "
+                         "tensors)")
+    m, k = a.shape
+    n = b.shape[1]
+    a_major = _operand_major(a, 1)
+    b_major = _operand_major(b, 0)
+    only_k = _BYTES[a_type] != 2  # tf32 and fp8: K-major operands only
+    if a_major is None or (only_k and a_major != "K"):
+        a, a_major = a.contiguous(), "K"
+    if b_major is None or (only_k and b_major != "K"):
+        b, b_major = b.t().contiguous().t(), "K"
+    arch, sms = _device_facts(a.device)
+    kernel = kernel_for(arch, a_type, a_type,
+                        "K" if a_major == "K" else "M",
+                        "K" if b_major == "K" else "N", m, n, k, sms)
+    if out is None:
+        out_dtype = getattr(torch, {"bf16": "bfloat16", "f16": "float16",
+                                    "f32": "float32"}[_OUT_DTYPE[a_type]])
+        out = torch.empty((m, n), dtype=out_dtype, device=a.device)
+    # The kernel's B is N x K: b (K x N) is its transpose view.
+    return kernel(a, b, out)

@@ -1,0 +1,221 @@
+"""Launching a compiled kernel on device tensors: Kernel(a, b, c, ...).
+
+Each launch: the operands are checked in Python (_operands.resolve, before
+anything reaches the GPU), the stream is read (torch's current stream on
+every call unless one is given) and the C API's tilec_launch runs it, which
+keeps the last few prepared problems so that a repeated launch is one driver
+call. The module is loaded once per device into the device's primary
+context (the one torch uses), retained by tilec_context_create; the Kernel
+keeps its launchers, and with them the modules, alive.
+
+CUDA graphs: module loading and the split-K workspace (kernels with a
+global-memory split-K reduction) must happen outside capture. Launch once
+before capturing, or call kernel.prepare(a, b, c) (or kernel.prepare(device)
+for kernels without a workspace); a captured launch that would need either
+raises ValueError instead of breaking the capture.
+"""
+import ctypes
+import sys
+import threading
+
+from . import _lib
+from ._lib import lib
+from ._operands import resolve
+
+_contexts = {}  # device index -> tilec_context (retained primary context)
+_contexts_lock = threading.Lock()
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _device_index(device):
+    """The CUDA ordinal of device (None: torch's current device, else 0)."""
+    if device is None:
+        torch = _torch()
+        return torch.cuda.current_device() if torch else 0
+    if isinstance(device, int):
+        return device
+    index = getattr(device, "index", None)
+    if index is None and str(device).startswith("cuda"):
+        torch = _torch()
+        return torch.cuda.current_device() if torch else 0
+    if index is None:
+        raise ValueError(f"device {device!r} is not a CUDA device (legal: "
+                         "an ordinal, 'cuda:N' or a torch.device)")
+    return index
+
+
+def _context(index):
+    with _contexts_lock:
+        ctx = _contexts.get(index)
+        if ctx is None:
+            handle = ctypes.c_void_p()
+            if lib.tilec_context_create(index,
+                                        ctypes.byref(handle)) != _lib.OK:
+                raise RuntimeError(_lib.last_error())
+            ctx = _contexts[index] = handle
+        return ctx
+
+
+def _stream_handle(stream, index):
+    if stream is None:
+        torch = _torch()
+        if torch is None:
+            return None
+        return torch.cuda.current_stream(index).cuda_stream or None
+    if isinstance(stream, int):
+        return stream or None
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None:
+        raise ValueError(f"stream: {type(stream).__name__} (legal: None for "
+                         "torch's current stream, a torch.cuda.Stream or a "
+                         "CUstream as an int)")
+    return handle or None
+
+
+def _capturing():
+    torch = _torch()
+    return bool(torch and torch.cuda.is_available()
+                and torch.cuda.is_current_stream_capturing())
+
+
+class Launchable:
+    """The launching half of Kernel; needs self._handle."""
+
+    def _launch_state(self):
+        state = self.__dict__.get("_state")
+        if state is None:
+            info = _lib.OperandInfo()
+            info.struct_size = ctypes.sizeof(info)
+            if lib.tilec_kernel_operands(self._handle,
+                                         ctypes.byref(info)) != _lib.OK:
+                raise RuntimeError(_lib.last_error())
+            names = [p[0] for p in self.params]
+            state = self.__dict__["_state"] = {
+                "info": {f: (getattr(info, f).decode()
+                             if isinstance(getattr(info, f), bytes)
+                             else getattr(info, f))
+                         for f, _ in _lib.OperandInfo._fields_[1:]},
+                "has_bias": "bias" in names, "has_scale": "scale" in names,
+                "workspace": "workspace" in names,
+                "launchers": {}, "ready": {}, "lock": threading.Lock(),
+            }
+        return state
+
+    @property
+    def operands(self):
+        """The kernel's operand types, majorness and fixed extents."""
+        return dict(self._launch_state()["info"])
+
+    def _launcher(self, index):
+        state = self._launch_state()
+        launcher = state["launchers"].get(index)
+        if launcher is not None:
+            return launcher
+        if _capturing():
+            raise ValueError(
+                f"kernel {self.entry_name}: not loaded on device {index} and "
+                "a CUDA graph is being captured (legal: launch it once or "
+                "call kernel.prepare(device) before the capture)")
+        with state["lock"]:
+            launcher = state["launchers"].get(index)
+            if launcher is None:
+                _context(index)
+                torch = _torch()
+                guard = torch.cuda.device(index) if torch else None
+                handle = ctypes.c_void_p()
+                if guard:
+                    guard.__enter__()
+                try:
+                    status = lib.tilec_launcher_create(self._handle, 0,
+                                                       ctypes.byref(handle))
+                finally:
+                    if guard:
+                        guard.__exit__(None, None, None)
+                if status != _lib.OK:
+                    raise RuntimeError(_lib.last_error())
+                launcher = state["launchers"][index] = handle
+        return launcher
+
+    def check(self, a, b, c, bias=None, scale=None):
+        """The checks a launch makes, without launching: (m, n, k, lda, ldb,
+        ldc, pointers, device index). ValueError names what is wrong."""
+        state = self._launch_state()
+        return resolve(state["info"], a, b, c, bias, scale,
+                       state["has_bias"], state["has_scale"])
+
+    def _args(self, a, b, c, alpha, beta, bias, scale):
+        m, n, k, lda, ldb, ldc, ptrs, device = self.check(a, b, c, bias,
+                                                          scale)
+        args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), ptrs[0], ptrs[1],
+                             ptrs[2], m, n, k, lda, ldb, ldc, alpha, beta,
+                             ptrs[3], ptrs[4])
+        return args, (m, n), _device_index(device)
+
+    def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,
+                stream=None, bias=None, scale=None, device=None):
+        """Loads the module on a device (prepare(device)) and, given
+        operands, prepares their launch (the tensor maps and the split-K
+        workspace), without launching: do it before a CUDA graph capture."""
+        if a is None:
+            self._launcher(_device_index(device))
+            return self
+        args, mn, index = self._args(a, b, c, alpha, beta, bias, scale)
+        launcher = self._launcher(index)
+        status = lib.tilec_launch_prepare(launcher, ctypes.byref(args),
+                                          _stream_handle(stream, index))
+        self._raise_for(status)
+        self._note_ready(index, mn)
+        return self
+
+    def _note_ready(self, index, mn):
+        state = self._launch_state()
+        if state["workspace"]:
+            need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)
+            ready = state["ready"]
+            ready[index] = max(ready.get(index, 0), need)
+
+    def _raise_for(self, status):
+        if status == _lib.OK:
+            return
+        if status in (_lib.ERROR_LAUNCH_ARGUMENT,
+                      _lib.ERROR_INVALID_ARGUMENT):
+            raise ValueError(_lib.last_error())
+        raise RuntimeError(_lib.last_error())
+
+    def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, bias=None,
+                 scale=None):
+        """C = alpha * A B^T + beta * C (then the epilogue ops) on device
+        tensors, on `stream` (None: torch's current stream). Returns c."""
+        args, mn, index = self._args(a, b, c, alpha, beta, bias, scale)
+        launcher = self._launcher(index)
+        state = self.__dict__["_state"]
+        if state["workspace"] and _capturing():
+            need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)
+            if need > state["ready"].get(index, 0):
+                raise ValueError(
+                    f"kernel {self.entry_name}: M x N = {mn[0]} x {mn[1]} "
+                    f"needs a {need}-byte split-K workspace, which cannot be "
+                    "allocated during CUDA graph capture (legal: call "
+                    "kernel.prepare(a, b, c) or launch this shape once "
+                    "before the capture)")
+        status = lib.tilec_launch(launcher, ctypes.byref(args),
+                                  _stream_handle(stream, index))
+        if status != _lib.OK:
+            self._raise_for(status)
+        if state["workspace"]:
+            self._note_ready(index, mn)
+        return c
+
+    def _release_launchers(self):
+        state = self.__dict__.get("_state")
+        if not state:
+            return
+        for handle in state["launchers"].values():
+            try:
+                lib.tilec_launcher_destroy(handle)
+            except Exception:  # noqa: BLE001  (interpreter exit)
+                pass
+        state["launchers"].clear()

@@ -1,0 +1,171 @@
+"""Argument checks of Kernel(a, b, c), the C API's heuristic and
+descriptors, and tilec.gemm's programs: no GPU needed. The operands are
+objects with __cuda_array_interface__ at made-up addresses, which the checks
+read without touching them (a launch would need a GPU: tests/python/
+test_gpu_torch.py)."""
+import os
+
+import pytest
+
+import tilec
+from tilec import _gemm
+from tilec._operands import resolve
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+BASE = 0x7f0000000000
+
+
+class Fake:
+    """A CUDA array as __cuda_array_interface__ describes it."""
+
+    def __init__(self, shape, typestr="<f2", strides=None, ptr=BASE):
+        size = int(typestr[2:])
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr, "version": 3,
+            "data": (ptr, False),
+            "strides": None if strides is None else
+            tuple(s * size for s in strides)}
+
+
+def f16_kernel(a_major="K", b_major="K", arch="sm_90a"):
+    source, _ = _gemm.program_source(arch, "f16", "f16", a_major, b_major,
+                                     4096, 4096, 4096)
+    return tilec.compile(source)
+
+
+def test_kernel_reports_its_operands():
+    info = f16_kernel("M", "N").operands
+    assert (info["a_type"], info["c_type"]) == ("f16", "f16")
+    assert (info["a_major"], info["b_major"]) == ("MN", "MN")
+
+
+def test_k_major_dims_and_leading_dimensions():
+    k = f16_kernel()
+    m, n, kk, lda, ldb, ldc, ptrs, _ = k.check(
+        Fake((64, 7168)), Fake((2112, 7168), ptr=BASE + 1 << 24),
+        Fake((64, 2112), ptr=BASE + 2 << 24))
+    assert (m, n, kk, lda, ldb, ldc) == (64, 2112, 7168, 7168, 7168, 2112)
+    assert ptrs[0] == BASE
+    # B as the transpose view of an N x K row-major weight (w.t()).
+    m, n, kk, lda, ldb, ldc, _, _ = k.check(
+        Fake((64, 7168)), Fake((7168, 2112), strides=(1, 7168)),
+        Fake((64, 2112)))
+    assert (n, kk, ldb) == (2112, 7168, 7168)
+
+
+def test_mn_major_stored_and_transposed_view():
+    k = f16_kernel("M", "N")
+    # A stored K x M row-major, B stored K x N row-major.
+    dims = k.check(Fake((256, 128)), Fake((256, 64)), Fake((128, 64)))[:6]
+    assert dims == (128, 64, 256, 128, 64, 64)
+    # A as the M x K transpose view of a K x M row-major tensor.
+    dims = k.check(Fake((128, 256), strides=(1, 136)), Fake((256, 64)),
+                   Fake((128, 64)))[:6]
+    assert dims == (128, 64, 256, 136, 64, 64)
+
+
+@pytest.mark.parametrize("args, message", [
+    (dict(a=Fake((64, 128), "<f4")), "a: dtype f32 is not the kernel's a "
+     "type (legal: f16)"),
+    (dict(a=Fake((64, 128), strides=(1, 64))), "a: shape (64, 128) with "
+     "strides (1, 64) is not a K-major"),
+    (dict(b=Fake((32, 100))), "b: shape (32, 100)"),
+    (dict(c=Fake((64, 32), strides=(1, 64))), "c: strides (1, 64) (legal: "
+     "row-major"),
+    (dict(a=Fake((64, 128), ptr=BASE + 2)), "a: data pointer 0x7f0000000002 "
+     "is not 16-byte aligned"),
+    (dict(a=Fake((64, 128), strides=(132, 1))), "a: leading dimension lda = "
+     "132 elements (legal: at least 128 and a multiple of 8 f16"),
+    (dict(a=Fake((64, 128, 1))), "a: 3-D tensor"),
+    (dict(c=object()), "c: object is not a tensor"),
+    (dict(bias=Fake((32,))), "bias: the kernel has no bias op"),
+])
+def test_bad_operands_name_the_argument(args, message):
+    k = f16_kernel()
+    operands = dict(a=Fake((64, 128)), b=Fake((32, 128)), c=Fake((64, 32)))
+    operands.update(args)
+    with pytest.raises(ValueError) as e:
+        k.check(**operands)
+    assert message in str(e.value)
+
+
+def test_fixed_extents_are_checked():
+    with open(os.path.join(ROOT, "examples", "gemm_decode_auto_sm90.tile")) as f:
+        k = tilec.compile(f.read().replace("bf16", "f16"))
+    with pytest.raises(ValueError, match="the kernel fixes M = 64"):
+        k.check(Fake((32, 7168)), Fake((2112, 7168)), Fake((32, 2112)))
+
+
+def test_resolve_reads_dims_from_c():
+    info = dict(a_type="tf32", b_type="tf32", c_type="f32", a_major="K",
+                b_major="K", fixed_m=0, fixed_n=0, fixed_k=0, ldc_multiple=1,
+                c_align_bytes=16)
+    dims = resolve(info, Fake((8, 8), "<f4"), Fake((8, 8), "<f4"),
+                   Fake((8, 8), "<f4"))[:6]
+    assert dims == (8, 8, 8, 8, 8, 8)
+
+
+def test_sm90_heuristic_through_the_c_api():
+    # codegen/Sm90Heuristic.h's example.
+    choice = _gemm.sm90_choice(64, 2112, 7168, 132)
+    assert (choice["swap_ab"], choice["bm"], choice["bn"], choice["stages"],
+            choice["split_k"], choice["split_k_cluster"]) == (1, 64, 64, 13,
+                                                              2, 1)
+    big = _gemm.sm90_choice(4096, 4096, 4096, 132)
+    assert (big["bm"], big["bn"], big["swap_ab"]) == (128, 256, 0)
+    with pytest.raises(ValueError, match="M = 0"):
+        _gemm.sm90_choice(0, 1, 1)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("majors", [("K", "K"), ("K", "N"), ("M", "K"),
+                                    ("M", "N")])
+def test_gemm_programs_compile(arch, majors):
+    for shape in [(64, 2112, 7168), (4096, 4096, 4096)]:
+        source, key = _gemm.program_source(arch, "bf16", "bf16", *majors,
+                                           *shape, 132)
+        kernel = tilec.compile(source)
+        assert kernel.arch == arch and key[0] == arch
+
+
+def test_decode_program_is_the_heuristics_choice():
+    source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
+                                     2112, 7168, 132)
+    assert "tile     (BM = 64, BN = 64, BK = 64)" in source
+    assert "stages   13" in source
+    assert "schedule swap_ab split_k(2)" in source
+    lowered = tilec.compile(source).explain()
+    assert "swap_ab = 1, split_k = 2" in lowered
+
+
+def test_desc_matches_the_readme():
+    d = tilec.desc("tile_to_shape(K_SW128<bf16>, (128,128))", dtype="bf16",
+                   major="K", mma=(64, 16), arch="sm_100a")
+    assert d.desc == 0x4000404000010000
+    assert (d.swizzle, d.lbo, d.sbo, d.layout_type) == ("SW128", 16, 1024, 2)
+    assert d.offsets[0][:5] == [0, 32, 64, 96, 16384]
+    assert d.offsets[1][0] == 8192
+    assert "desc           0x4000404000010000" in str(d)
+
+
+def test_desc_errors_say_what_is_legal():
+    with pytest.raises(ValueError, match="legal: sm_90a, sm_100a"):
+        tilec.desc("K_SW128<bf16>", dtype="bf16", major="K", mma=(64, 16),
+                   arch="sm_80")
+    with pytest.raises(ValueError, match="legal: K, MN"):
+        tilec.desc("K_SW128<bf16>", dtype="bf16", major="Q", mma=(64, 16))
+    with pytest.raises(tilec.LayoutError):
+        tilec.desc("tile_to_shape(K_SW128<bf16>, (128,", dtype="bf16",
+                   major="K", mma=(64, 16))
+
+
+def test_torch_checks_without_a_gpu():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    k = f16_kernel()
+    a = torch.zeros(64, 128, dtype=torch.float16)
+    b = torch.zeros(32, 128, dtype=torch.float16)
+    c = torch.zeros(64, 32, dtype=torch.float16)
+    with pytest.raises(ValueError, match="a: the tensor is on cpu"):
+        k(a, b, c)
+    with pytest.raises(ValueError, match="a: dtype bf16"):
+        k(a.bfloat16(), b, c)
