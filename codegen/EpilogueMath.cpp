@@ -2,6 +2,7 @@
 #include "codegen/EpilogueMath.h"
 
 #include "codegen/NvvmBuilder.h"
+#include "codegen/PtxInlineAsm.h"
 
 #include "llvm/IR/Intrinsics.h"
 
@@ -60,6 +61,39 @@ llvm::Value *emitOperandLoad(llvm::IRBuilder<> &b, llvm::Value *vector,
   return element->isFloatTy() ? value : b.CreateFPExt(value, b.getFloatTy());
 }
 
+/// R[min(row, M - 1)][min(col, cols - 1)] as f32, R row-major with
+/// leading dimension ldr, in C's type.
+llvm::Value *emitResidualLoad(llvm::IRBuilder<> &b, const EpilogueInputs &in,
+                              llvm::Value *row, llvm::Value *col,
+                              llvm::Value *cols) {
+  auto clamp = [&](llvm::Value *index, llvm::Value *length) {
+    return b.CreateZExt(
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, index,
+                                b.CreateSub(length, b.getInt32(1))),
+        b.getInt64Ty());
+  };
+  llvm::Value *at = b.CreateAdd(
+      b.CreateMul(clamp(row, in.rows), b.CreateZExt(in.ldr, b.getInt64Ty())),
+      clamp(col, cols));
+  llvm::Type *element = llvmFloatType(b, in.cType);
+  llvm::Value *value = b.CreateAlignedLoad(
+      element, b.CreateInBoundsGEP(element, in.residual, at),
+      llvm::Align(dtypeBits(in.cType) / 8));
+  return element->isFloatTy() ? value : b.CreateFPExt(value, b.getFloatTy());
+}
+
+/// silu(x) = x / (1 + e^-x).
+llvm::Value *emitSilu(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return b.CreateFDiv(x,
+                      b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
+}
+
+/// \p ops applied to \p x at (\p row, \p col), the column-indexed operands
+/// being \p cols long.
+llvm::Value *applyOps(llvm::IRBuilder<> &b, llvm::ArrayRef<EpilogueOp> ops,
+                      const EpilogueInputs &in, llvm::Value *x,
+                      llvm::Value *row, llvm::Value *col, llvm::Value *cols);
+
 } // namespace
 
 std::vector<KernelParam> tilec::epilogueParams(llvm::ArrayRef<EpilogueOp> ops) {
@@ -70,6 +104,8 @@ std::vector<KernelParam> tilec::epilogueParams(llvm::ArrayRef<EpilogueOp> ops) {
     for (const EpilogueOp &op : ops)
       if (op.kind == info.kind) {
         params.push_back({info.operand.str(), KernelParam::Pointer});
+        if (op.kind == EpilogueOpKind::Residual)
+          params.push_back({"ldr", KernelParam::I32});
         break;
       }
   }
@@ -89,6 +125,10 @@ EpilogueInputs EpilogueInputs::fromFunction(llvm::Function &fn,
       in.bias = &arg;
     else if (arg.getName() == "scale")
       in.scale = &arg;
+    else if (arg.getName() == "residual")
+      in.residual = &arg;
+    else if (arg.getName() == "ldr")
+      in.ldr = &arg;
   }
   return in;
 }
@@ -109,14 +149,89 @@ llvm::Value *tilec::emitEpilogueOps(llvm::IRBuilder<> &b,
                                     llvm::ArrayRef<EpilogueOp> ops,
                                     const EpilogueInputs &in, llvm::Value *x,
                                     llvm::Value *row, llvm::Value *col) {
+  assert(!findSwiglu(ops) && "swiglu goes through emitSwigluElement");
+  return applyOps(b, ops, in, x, row, col, in.cols);
+}
+
+llvm::Value *tilec::emitSwigluElement(llvm::IRBuilder<> &b,
+                                      llvm::ArrayRef<EpilogueOp> ops,
+                                      const EpilogueInputs &in,
+                                      llvm::Value *gate, llvm::Value *up,
+                                      llvm::Value *row, llvm::Value *gateCol,
+                                      llvm::Value *upCol, llvm::Value *col) {
+  auto [before, after] = splitAtSwiglu(ops);
+  gate = applyOps(b, before, in, gate, row, gateCol, in.cols);
+  up = applyOps(b, before, in, up, row, upCol, in.cols);
+  llvm::Value *x = b.CreateFMul(emitSilu(b, gate), up);
+  return applyOps(b, after, in, x, row, col,
+                  b.CreateLShr(in.cols, b.getInt32(1)));
+}
+
+std::string tilec::describeEpiloguePlacement(const GemmSpec &spec) {
+  if (spec.epilogueOps.empty())
+    return "";
+  std::string text;
+  switch (spec.arch) {
+  case ArchKind::SM80:
+    text = "per element of the staged f32 tile, in the copy loop to C";
+    break;
+  case ArchKind::SM90a:
+    text = spec.storeTma
+               ? "per accumulator pair in registers, before stmatrix into "
+                 "the staging tile and the TMA store (and on the direct "
+                 "stores when C has no tensor map)"
+               : "per accumulator in registers, on the direct stores";
+    break;
+  default:
+    return "not applied: " + archInfo(spec.arch).name.str() +
+           " has no epilogue ops";
+  }
+  if (spec.splitK > 1)
+    text += "; once, after the split-K reduction of " +
+            std::to_string(spec.splitK) + " partials";
+  if (spec.swapAB)
+    text += "; swap-AB: the kernel's rows are C's columns";
+  if (const EpilogueOp *swiglu = findSwiglu(spec.epilogueOps))
+    text += swiglu->pairing == SwigluPairingKind::Interleaved
+                ? "; swiglu pairs columns 2j, 2j + 1: C is M x N/2"
+                : "; swiglu pairs column j of each " + std::to_string(spec.bn) +
+                      "-column tile with j + " + std::to_string(spec.bn / 2) +
+                      ": C is M x N/2";
+  return text;
+}
+
+void tilec::emitEpilogueAnnotation(llvm::IRBuilder<> &b,
+                                   llvm::ArrayRef<EpilogueOp> ops,
+                                   llvm::StringRef where) {
+  if (ops.empty())
+    return;
+  // No '$' (an operand in asm text) or line break can occur in the text.
+  ptx::emitAsm(b, b.getVoidTy(),
+               "// tilec: epilogue " + formatEpilogueOps(ops) + " (" +
+                   where.str() + ")",
+               "", {});
+}
+
+namespace {
+
+llvm::Value *applyOps(llvm::IRBuilder<> &b, llvm::ArrayRef<EpilogueOp> ops,
+                      const EpilogueInputs &in, llvm::Value *x,
+                      llvm::Value *row, llvm::Value *col, llvm::Value *cols) {
   for (const EpilogueOp &op : ops) {
     bool byRow = op.axis == EpilogueAxis::Row;
     llvm::Value *index = byRow ? row : col;
-    llvm::Value *length = byRow ? in.rows : in.cols;
+    llvm::Value *length = byRow ? in.rows : cols;
     switch (op.kind) {
     case EpilogueOpKind::Bias:
-      x = b.CreateFAdd(x, emitOperandLoad(b, in.bias, in.cType, index, length));
+      x = b.CreateFAdd(x, emitOperandLoad(b, in.bias,
+                                          epilogueOperandType(op, in.cType),
+                                          index, length));
       break;
+    case EpilogueOpKind::Residual:
+      x = b.CreateFAdd(x, emitResidualLoad(b, in, row, col, cols));
+      break;
+    case EpilogueOpKind::Swiglu:
+      llvm_unreachable("swiglu pairs two elements (emitSwigluElement)");
     case EpilogueOpKind::Scale:
       x = b.CreateFMul(
           x, emitOperandLoad(b, in.scale, DTypeKind::F32, index, length));
@@ -142,8 +257,7 @@ llvm::Value *tilec::emitEpilogueOps(llvm::IRBuilder<> &b,
       break;
     }
     case EpilogueOpKind::Silu:
-      x = b.CreateFDiv(
-          x, b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
+      x = emitSilu(b, x);
       break;
     case EpilogueOpKind::Clamp:
       // NaN stays NaN (torch.clamp keeps it).
@@ -154,3 +268,5 @@ llvm::Value *tilec::emitEpilogueOps(llvm::IRBuilder<> &b,
   }
   return x;
 }
+
+} // namespace

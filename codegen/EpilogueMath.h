@@ -7,10 +7,18 @@
 //   x = fma(beta, c_old, alpha * acc)      (alpha * acc when C is not read)
 //   x = op_n(... op_1(x))                  (ir/EpilogueOps.h, in order)
 //
-// then the caller casts x to C's type. The ops that read an operand vector
-// (bias, scale) take kernel parameters of the same name (epilogueParams);
-// their index is clamped into the vector, so a tile's out-of-range elements
-// (computed, then not stored) never read past it.
+// then the caller casts x to C's type. The ops that read an operand (bias,
+// scale, residual with its leading dimension ldr) take kernel parameters of
+// the same name (epilogueParams); their indices are clamped into the
+// operand, so a tile's out-of-range elements (computed, then not stored)
+// never read past it.
+//
+// swiglu combines two accumulator elements into one of C: the store paths
+// find the pair (swigluSources in ir/EpilogueOps.h) and call
+// emitSwigluElement, which applies the ops before swiglu to each at its
+// accumulator column, silu(gate) * up, then the ops after it at C's column.
+// C (and a residual) then has N / 2 columns; beta must be 0 (the launcher
+// checks), so C is never read.
 //
 // Example: `epilogue bias(col) relu` turns element (i, j) into
 //   max(fma(beta, c[i][j], alpha * acc) + bias[min(j, N - 1)], 0).
@@ -22,6 +30,7 @@
 #include "codegen/GemmCodegen.h"
 #include "ir/DType.h"
 #include "ir/EpilogueOps.h"
+#include "ir/GemmSpec.h"
 
 #include "llvm/IR/IRBuilder.h"
 
@@ -30,7 +39,8 @@
 namespace tilec {
 
 /// The kernel parameters \p ops read: one global pointer per operand role
-/// ("bias", "scale"), each once, in the op table's order.
+/// ("bias", "scale", "residual"), each once, in the op table's order; the
+/// residual's leading dimension "ldr" (i32) right after it.
 std::vector<KernelParam> epilogueParams(llvm::ArrayRef<EpilogueOp> ops);
 
 /// What the ops read besides the element: the operand pointers (null when
@@ -38,6 +48,8 @@ std::vector<KernelParam> epilogueParams(llvm::ArrayRef<EpilogueOp> ops);
 /// bias's type).
 struct EpilogueInputs {
   llvm::Value *bias = nullptr, *scale = nullptr;
+  llvm::Value *residual = nullptr, *ldr = nullptr;
+  /// M and the accumulator's N (C has N / 2 columns with swiglu).
   llvm::Value *rows = nullptr, *cols = nullptr;
   DTypeKind cType = DTypeKind::BF16;
 
@@ -52,12 +64,36 @@ llvm::Value *emitAlphaBeta(llvm::IRBuilder<> &b, llvm::Value *alpha,
                            llvm::Value *acc, llvm::Value *beta,
                            llvm::Value *old);
 
-/// \p ops applied in order to the f32 \p x of C's element (\p row, \p col)
-/// (i32, C's coordinates, possibly outside M x N).
+/// \p ops (without swiglu) applied in order to the f32 \p x of C's element
+/// (\p row, \p col) (i32, C's coordinates, possibly outside M x N).
 llvm::Value *emitEpilogueOps(llvm::IRBuilder<> &b,
                              llvm::ArrayRef<EpilogueOp> ops,
                              const EpilogueInputs &in, llvm::Value *x,
                              llvm::Value *row, llvm::Value *col);
+
+/// One element of C for a kernel with swiglu in \p ops: \p gate and \p up
+/// (alpha * acc each) at accumulator columns \p gateCol and \p upCol of
+/// row \p row, the ops before swiglu applied to each, silu(gate) * up,
+/// then the ops after it at C's column \p col.
+llvm::Value *emitSwigluElement(llvm::IRBuilder<> &b,
+                               llvm::ArrayRef<EpilogueOp> ops,
+                               const EpilogueInputs &in, llvm::Value *gate,
+                               llvm::Value *up, llvm::Value *row,
+                               llvm::Value *gateCol, llvm::Value *upCol,
+                               llvm::Value *col);
+
+/// Where \p spec's ops are applied, for --emit=lowered: the store path
+/// (sm_80's staged copy loop; sm_90a's stmatrix/TMA-store tile with its
+/// direct fallback, or direct stores), after the split-K reduction, with
+/// swap-AB's transposition, swiglu's pairing; "" without ops.
+std::string describeEpiloguePlacement(const GemmSpec &spec);
+
+/// tilec compile --annotate: a `// tilec: epilogue ...` comment in the PTX
+/// before a store path's math, naming \p ops and \p where ("direct
+/// stores"); nothing when \p ops is empty.
+void emitEpilogueAnnotation(llvm::IRBuilder<> &b,
+                            llvm::ArrayRef<EpilogueOp> ops,
+                            llvm::StringRef where);
 
 } // namespace tilec
 

@@ -22,7 +22,10 @@
 // goes element by element, each under its own bounds check. Every element is
 // fma(beta, C, alpha * acc) when beta != 0, alpha * acc otherwise (C is
 // never read when beta == 0: it may hold NaN), then the epilogue's ops: the
-// arithmetic of codegen/EpilogueMath.h, shared with sm_90a.
+// arithmetic of codegen/EpilogueMath.h, shared with sm_90a. With swiglu
+// the loop walks C's half-width tile and each element reads its gate and
+// up accumulators from the staged tile (either pairing: any thread can
+// read any staged element).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80Gemm.h"
@@ -114,6 +117,20 @@ struct Scaler {
                            col);
   }
 
+  /// Element (\p row, \p col) of C with swiglu from its gate and up
+  /// accumulators at columns \p gateCol and \p upCol (beta is 0: C is not
+  /// read).
+  llvm::Value *swiglu(llvm::Value *gate, llvm::Value *up, llvm::Value *row,
+                      llvm::Value *gateCol, llvm::Value *upCol,
+                      llvm::Value *col) const {
+    llvm::IRBuilder<> &b = kernel.nv.ir();
+    return emitSwigluElement(
+        b, kernel.plan.spec.epilogueOps, inputs,
+        emitAlphaBeta(b, kernel.alpha, gate, kernel.beta, nullptr),
+        emitAlphaBeta(b, kernel.alpha, up, kernel.beta, nullptr), row, gateCol,
+        upCol, col);
+  }
+
   /// compute(nullptr), or under a branch on readC compute(load()), joined
   /// by a phi: C is loaded only when beta != 0.
   template <typename Load, typename Compute>
@@ -154,15 +171,25 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   llvm::Type *vecType = llvm::FixedVectorType::get(elem, VectorElems);
   llvm::Type *vecF32 = llvm::FixedVectorType::get(f32, VectorElems);
   llvm::Align vecAlign(VectorElems * elemBytes);
+  // swiglu: C's tile has BN / 2 columns, each from two staged ones (lower
+  // rejects an M-contiguous C).
+  const EpilogueOp *swiglu = findSwiglu(spec.epilogueOps);
+  assert((!swiglu || nContiguous) && "swiglu with an M-contiguous C");
+  unsigned outBn = swiglu ? spec.bn / 2 : spec.bn;
 
-  unsigned lineLength = nContiguous ? spec.bn : staging.rows;
-  unsigned lines = nContiguous ? staging.rows : spec.bn;
+  unsigned lineLength = nContiguous ? outBn : staging.rows;
+  unsigned lines = nContiguous ? staging.rows : outBn;
   unsigned vectorsPerLine = lineLength / VectorElems;
   unsigned threads = spec.threads();
   // rows and bn are multiples of 16 and threads is 32 * warps, so every
-  // thread copies the same number of vectors.
-  assert(lines * vectorsPerLine % threads == 0 && "uneven copy loop");
-  unsigned trips = lines * vectorsPerLine / threads;
+  // thread copies the same number of vectors (swiglu's half tile may leave
+  // the last trip partly idle).
+  assert((swiglu || lines * vectorsPerLine % threads == 0) &&
+         "uneven copy loop");
+  unsigned trips = (lines * vectorsPerLine + threads - 1) / threads;
+  if (spec.annotate)
+    emitEpilogueAnnotation(b, spec.epilogueOps,
+                           "sm_80: staged f32 tile, copy loop to C");
 
   llvm::BasicBlock *pre = b.GetInsertBlock();
   auto *loop = llvm::BasicBlock::Create(context, "copy.loop", kernel.fn);
@@ -195,12 +222,41 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
         b.CreateAdd(b.getInt32(pass * rowsPerWarp), r));
   }
   llvm::Value *gRow = b.CreateAdd(kernel.m0, tileRow);
-  llvm::Value *gCol = b.CreateAdd(kernel.n0, col);
+  // With swiglu C's tile starts at column n0 / 2 and C has N / 2 columns.
+  llvm::Value *gCol =
+      b.CreateAdd(swiglu ? b.CreateLShr(kernel.n0, 1) : kernel.n0, col);
+  llvm::Value *cCols = swiglu ? b.CreateLShr(kernel.n, 1) : kernel.n;
   llvm::Value *gLine = nContiguous ? gRow : gCol;
   llvm::Value *gFirst = nContiguous ? gCol : gRow;
-  llvm::Value *lineLimit = nContiguous ? kernel.m : kernel.n;
-  llvm::Value *firstLimit = nContiguous ? kernel.n : kernel.m;
+  llvm::Value *lineLimit = nContiguous ? kernel.m : cCols;
+  llvm::Value *firstLimit = nContiguous ? cCols : kernel.m;
   llvm::Value *lineIn = b.CreateICmpULT(gLine, lineLimit);
+  if (swiglu)
+    lineIn = b.CreateAnd(lineIn, b.CreateICmpULT(line, b.getInt32(lines)));
+  // swiglu's staged (gate, up) columns of the tile's C column \p c, and
+  // the accumulator's (gate, up) elements there as f32.
+  auto sources =
+      [&](llvm::Value *c) -> std::pair<llvm::Value *, llvm::Value *> {
+    if (swiglu->pairing == SwigluPairingKind::Interleaved) {
+      llvm::Value *gate = b.CreateShl(c, 1);
+      return {gate, b.CreateAdd(gate, b.getInt32(1))};
+    }
+    return {c, b.CreateAdd(c, b.getInt32(spec.bn / 2))};
+  };
+  auto staged = [&](llvm::Value *c) {
+    llvm::Value *offset = staging.smem.emitOffset(b, stagedRow, c);
+    return b.CreateAlignedLoad(f32,
+                               b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                                           b.CreateMul(offset, b.getInt32(4))),
+                               llvm::Align(4));
+  };
+  // One element of C with swiglu at tile column \p c, C column \p gc.
+  auto swigluAt = [&](llvm::Value *c, llvm::Value *gc) {
+    auto [gate, up] = sources(c);
+    return scaler.swiglu(staged(gate), staged(up), gRow,
+                         b.CreateAdd(kernel.n0, gate),
+                         b.CreateAdd(kernel.n0, up), gc);
+  };
   llvm::Value *ldc = b.CreateZExt(kernel.ldc, b.getInt64Ty());
   auto address = [&](llvm::Value *firstIndex) {
     llvm::Value *index = b.CreateAdd(
@@ -223,26 +279,37 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
 
   // The whole vector: one load of C (beta != 0 only) and one store.
   b.SetInsertPoint(vector);
-  llvm::Value *acc = b.CreateAlignedLoad(vecF32, smemPtr, llvm::Align(16));
-  llvm::Value *value = scaler.withOldC(
-      [&] {
-        return b.CreateFPExt(b.CreateAlignedLoad(vecType, ptr, vecAlign),
-                             vecF32);
-      },
-      [&](llvm::Value *old) {
-        llvm::Value *out = llvm::PoisonValue::get(vecF32);
-        for (unsigned e = 0; e < VectorElems; ++e) {
-          llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-          llvm::Value *along = b.CreateAdd(gFirst, b.getInt32(e));
-          out = b.CreateInsertElement(
-              out,
-              scaler.scale(b.CreateExtractElement(acc, e), o,
-                           nContiguous ? gLine : along,
-                           nContiguous ? along : gLine),
-              e);
-        }
-        return out;
-      });
+  llvm::Value *value = nullptr;
+  if (swiglu) {
+    value = llvm::PoisonValue::get(vecF32);
+    for (unsigned e = 0; e < VectorElems; ++e)
+      value =
+          b.CreateInsertElement(value,
+                                swigluAt(b.CreateAdd(col, b.getInt32(e)),
+                                         b.CreateAdd(gFirst, b.getInt32(e))),
+                                e);
+  } else {
+    llvm::Value *acc = b.CreateAlignedLoad(vecF32, smemPtr, llvm::Align(16));
+    value = scaler.withOldC(
+        [&] {
+          return b.CreateFPExt(b.CreateAlignedLoad(vecType, ptr, vecAlign),
+                               vecF32);
+        },
+        [&](llvm::Value *old) {
+          llvm::Value *out = llvm::PoisonValue::get(vecF32);
+          for (unsigned e = 0; e < VectorElems; ++e) {
+            llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
+            llvm::Value *along = b.CreateAdd(gFirst, b.getInt32(e));
+            out = b.CreateInsertElement(
+                out,
+                scaler.scale(b.CreateExtractElement(acc, e), o,
+                             nContiguous ? gLine : along,
+                             nContiguous ? along : gLine),
+                e);
+          }
+          return out;
+        });
+  }
   b.CreateAlignedStore(b.CreateFPTrunc(value, vecType), ptr, vecAlign);
   b.CreateBr(latch);
 
@@ -259,17 +326,22 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
                  store, next);
   b.SetInsertPoint(store);
   llvm::Value *elemPtr = address(gIndex);
-  llvm::Value *accElem = b.CreateAlignedLoad(
-      f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
-  llvm::Value *out = scaler.withOldC(
-      [&] {
-        return b.CreateFPExt(
-            b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
-      },
-      [&](llvm::Value *old) {
-        return scaler.scale(accElem, old, nContiguous ? gLine : gIndex,
-                            nContiguous ? gIndex : gLine);
-      });
+  llvm::Value *out = nullptr;
+  if (swiglu) {
+    out = swigluAt(b.CreateAdd(col, e), gIndex);
+  } else {
+    llvm::Value *accElem =
+        b.CreateAlignedLoad(f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
+    out = scaler.withOldC(
+        [&] {
+          return b.CreateFPExt(
+              b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
+        },
+        [&](llvm::Value *old) {
+          return scaler.scale(accElem, old, nContiguous ? gLine : gIndex,
+                              nContiguous ? gIndex : gLine);
+        });
+  }
   b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
                        llvm::Align(elemBytes));
   b.CreateBr(next);

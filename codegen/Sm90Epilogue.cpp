@@ -54,6 +54,25 @@ llvm::Expected<SmemAddress> stagingAddress(const Sm90EpilogueTile &tile) {
 
 llvm::Expected<std::optional<Sm90EpilogueTile>>
 sm90EpilogueTile(const Sm90GemmConfig &config) {
+  // swiglu needs both columns of a pair in one thread (Verify says so
+  // where the program wrote the schedule or the steps).
+  if (const EpilogueOp *swiglu = findSwiglu(config.epilogueOps)) {
+    if (config.swapAB)
+      return fail("epilogue op 'swiglu' pairs two columns of C in one "
+                  "thread, but under swap_ab C's columns are the wgmma's M "
+                  "rows, spread over lanes; write 'schedule split_k(1)' "
+                  "(or split_k(N)) to keep A and B in place");
+    if (config.bn % 16 != 0)
+      return fail("epilogue op 'swiglu' pairs the two halves of each tile's "
+                  "BN = " +
+                  std::to_string(config.bn) +
+                  " columns in blocks of 8; BN must be a multiple of 16");
+    if (swiglu->pairing == SwigluPairingKind::Interleaved && config.storeTma)
+      return fail("swiglu(interleaved) leaves one element of C per "
+                  "accumulator pair, which stmatrix cannot stage; write "
+                  "'epilogue ... swiglu(interleaved) -> store', or 'swiglu' "
+                  "(the halves of each tile) with the staged store");
+  }
   if (!config.storeTma || (config.cType != DTypeKind::BF16 &&
                            config.cType != DTypeKind::F16))
     return std::nullopt;
@@ -62,6 +81,10 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
   unsigned rowBytes = config.storeSwizzleBytes;
   Sm90EpilogueTile tile;
   tile.transposed = config.swapAB;
+  // swiglu: C's tile is BN / 2 columns wide (Verify rejects swiglu with
+  // swap-AB or an odd BN / 16 and swiglu(interleaved) staged).
+  const unsigned bn =
+      findSwiglu(config.epilogueOps) ? config.bn / 2 : config.bn;
   if (config.swapAB) {
     // A staging row is the warpgroup's 64 A-role rows (C's columns): 128
     // bytes; a chunk is the largest power-of-two run of wgmma N columns
@@ -74,13 +97,13 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
     rowBytes = 128;
     tile.cols = 64;
     tile.rows = 64;
-    while (config.bn % tile.rows != 0)
+    while (bn % tile.rows != 0)
       tile.rows /= 2;
-    tile.chunks = config.bn / tile.rows;
+    tile.chunks = bn / tile.rows;
   } else {
     // The widest row whose columns divide BN (BN is a multiple of 8).
     unsigned widest = 128;
-    while (widest > 16 && config.bn % (widest / elem) != 0)
+    while (widest > 16 && bn % (widest / elem) != 0)
       widest /= 2;
     if (rowBytes == 0)
       rowBytes = widest;
@@ -90,13 +113,14 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
                   "128");
     tile.rows = 64;
     tile.cols = rowBytes / elem;
-    if (config.bn % tile.cols != 0)
-      return fail("BN = " + std::to_string(config.bn) +
-                  " is not a multiple of the " + std::to_string(tile.cols) +
-                  " " + type + " columns of a " + std::to_string(rowBytes) +
+    if (bn % tile.cols != 0)
+      return fail(std::string(bn == config.bn ? "BN" : "BN / 2 (swiglu)") +
+                  " = " + std::to_string(bn) + " is not a multiple of the " +
+                  std::to_string(tile.cols) + " " + type + " columns of a " +
+                  std::to_string(rowBytes) +
                   "-byte staging row; use a row of at most " +
                   std::to_string(widest) + " bytes or a BN that it divides");
-    tile.chunks = config.bn / tile.cols;
+    tile.chunks = bn / tile.cols;
   }
   tile.swizzleBytes = rowBytes == 16 ? 0 : rowBytes;
   tile.layout = "tile_to_shape(" +
@@ -124,6 +148,9 @@ struct EpilogueEmitter {
   EpilogueInputs inputs = EpilogueInputs::fromFunction(
       *v.fn, config.swapAB ? v.rowsB : v.rowsA,
       config.swapAB ? v.rowsA : v.rowsB, config.cType);
+
+  /// swiglu's up registers for the pair pack() is given.
+  llvm::Value *swigluUp[2] = {nullptr, nullptr};
 
   llvm::BasicBlock *block(const llvm::Twine &name) {
     return llvm::BasicBlock::Create(b.getContext(), name, v.fn);
@@ -170,6 +197,57 @@ struct EpilogueEmitter {
     if (config.swapAB)
       std::swap(row, col);
     return emitEpilogueOps(b, config.epilogueOps, inputs, x, row, col);
+  }
+
+  /// swiglu's element of C at the kernel's \p row and C's column \p outCol
+  /// from the gate and up accumulators at columns \p gateCol and \p upCol
+  /// (no swap-AB; beta is 0).
+  llvm::Value *finishSwiglu(llvm::Value *gate, llvm::Value *up,
+                            llvm::Value *row, llvm::Value *gateCol,
+                            llvm::Value *upCol, llvm::Value *outCol) {
+    return emitSwigluElement(b, config.epilogueOps, inputs,
+                             emitAlphaBeta(b, v.alpha, gate, v.beta, nullptr),
+                             emitAlphaBeta(b, v.alpha, up, v.beta, nullptr),
+                             row, gateCol, upCol, outCol);
+  }
+
+  /// With swiglu: this thread's elements of C, one per (gate, up) pair of
+  /// accumulators, each stored under its own bounds check (C is M x N / 2).
+  void emitDirectSwiglu(const EpilogueOp &swiglu,
+                        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *row0,
+                        llvm::Value *col0) {
+    llvm::Value *cRows = v.rowsA, *cCols = b.CreateLShr(v.rowsB, i32(1));
+    llvm::Value *half = b.CreateLShr(v.n0, i32(1));
+    bool interleaved = swiglu.pairing == SwigluPairingKind::Interleaved;
+    // Halves: block j of the first half pairs with block j + BN / 16.
+    unsigned blocks = interleaved ? config.bn / 8 : config.bn / 16;
+    for (unsigned j = 0; j < blocks; ++j)
+      for (unsigned i = 0; i < 2; ++i)
+        for (unsigned e = 0; e < (interleaved ? 1u : 2u); ++e) {
+          llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
+          llvm::Value *gateCol = b.CreateAdd(col0, i32(8 * j + e));
+          llvm::Value *gate = acc[4 * j + 2 * i + e], *up, *upCol, *outCol;
+          if (interleaved) {
+            // The pair (2 o, 2 o + 1) is this thread's register pair.
+            up = acc[4 * j + 2 * i + 1];
+            upCol = b.CreateAdd(gateCol, i32(1));
+            outCol = b.CreateLShr(gateCol, i32(1));
+          } else {
+            up = acc[4 * (j + config.bn / 16) + 2 * i + e];
+            upCol = b.CreateAdd(gateCol, i32(config.bn / 2));
+            outCol = b.CreateAdd(half, b.CreateSub(gateCol, v.n0));
+          }
+          llvm::BasicBlock *st = block("swiglu.st");
+          llvm::BasicBlock *after = block("swiglu.st.after");
+          b.CreateCondBr(b.CreateAnd(b.CreateICmpULT(row, cRows),
+                                     b.CreateICmpULT(outCol, cCols)),
+                         st, after);
+          b.SetInsertPoint(st);
+          llvm::Value *r = finishSwiglu(gate, up, row, gateCol, upCol, outCol);
+          b.CreateStore(b.CreateFPTrunc(r, cType()), cAddress(row, outCol));
+          b.CreateBr(after);
+          b.SetInsertPoint(after);
+        }
   }
 
   llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC,
@@ -260,6 +338,14 @@ struct EpilogueEmitter {
         "row0");
     llvm::Value *col0 = b.CreateAdd(
         v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    if (config.annotate)
+      emitEpilogueAnnotation(b, config.epilogueOps, directAnnotation().c_str());
+    if (const EpilogueOp *swiglu = findSwiglu(config.epilogueOps)) {
+      // C is not read (the launcher keeps beta at 0).
+      emitDirectSwiglu(*swiglu, acc, row0, col0);
+      b.CreateBr(exit);
+      return;
+    }
     llvm::BasicBlock *withBeta = block("epilogue.beta");
     llvm::BasicBlock *noBeta = block("epilogue.nobeta");
     b.CreateCondBr(
@@ -271,6 +357,13 @@ struct EpilogueEmitter {
     b.SetInsertPoint(withBeta);
     emitDirect(acc, row0, col0, /*readC=*/true);
     b.CreateBr(exit);
+  }
+
+  /// Where the direct path applies the ops, for --annotate.
+  std::string directAnnotation() const {
+    return std::string("sm_90a: direct stores from registers") +
+           (config.splitK ? ", after the split-K reduction" : "") +
+           (config.swapAB ? ", swap-AB (C's rows are the wgmma N)" : "");
   }
 
   // --- stmatrix + TMA store ----------------------------------------------
@@ -325,6 +418,23 @@ struct EpilogueEmitter {
                     llvm::Value *row, llvm::Value *col) {
     auto *f2 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
     auto *c2 = llvm::FixedVectorType::get(cType(), 2);
+    if (findSwiglu(config.epilogueOps)) {
+      // swiglu (halves): \p lo and \p hi are the gate pair at accumulator
+      // columns col, col + 1; their up pair is BN / 2 columns on, in
+      // registers upFor(lo), upFor(hi); C's column is col - n0 / 2.
+      llvm::Value *outCol = b.CreateSub(col, b.CreateLShr(v.n0, i32(1)));
+      llvm::Value *pair = llvm::PoisonValue::get(f2);
+      for (unsigned e = 0; e < 2; ++e) {
+        llvm::Value *gateCol = b.CreateAdd(col, i32(e));
+        pair = b.CreateInsertElement(
+            pair,
+            finishSwiglu(e ? hi : lo, swigluUp[e], row, gateCol,
+                         b.CreateAdd(gateCol, i32(config.bn / 2)),
+                         b.CreateAdd(outCol, i32(e))),
+            uint64_t(e));
+      }
+      return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
+    }
     llvm::Value *c =
         old ? b.CreateFPExt(b.CreateBitCast(old, c2), f2) : nullptr;
     auto oldAt = [&](uint64_t e) {
@@ -391,6 +501,15 @@ struct EpilogueEmitter {
         v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
         "staging");
     unsigned elem = elementBytes(config.cType);
+    // swiglu: the tile's C columns start at n0 / 2 (the TMA box's x).
+    bool swiglu = findSwiglu(config.epilogueOps) != nullptr;
+    llvm::Value *cCol0 = swiglu ? b.CreateLShr(v.n0, i32(1)) : v.n0;
+    if (config.annotate)
+      emitEpilogueAnnotation(
+          b, config.epilogueOps,
+          std::string("sm_90a: stmatrix into the staging tile, TMA store") +
+              (config.splitK ? ", after the split-K reduction" : "") +
+              (readC ? ", C read back with ldmatrix (beta != 0)" : ""));
     for (unsigned chunk = 0; chunk < tile.chunks; ++chunk) {
       llvm::Value *buffer =
           b.CreateAdd(buffers, i32((chunk % tile.buffers) * tile.bytes));
@@ -400,7 +519,7 @@ struct EpilogueEmitter {
       llvm::Value *wgRow = b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64)));
       llvm::Value *x, *y;
       if (!tile.transposed) {
-        x = b.CreateAdd(v.n0, i32(chunk * tile.cols));
+        x = b.CreateAdd(cCol0, i32(chunk * tile.cols));
         y = wgRow;
       } else {
         x = wgRow;
@@ -442,6 +561,12 @@ struct EpilogueEmitter {
         for (unsigned m = 0; m < count; ++m) {
           llvm::Value *accRow = b.CreateAdd(laneRow, i32(8 * (m % 2)));
           llvm::Value *accCol = b.CreateAdd(laneCol, i32(8 * (j + m / 2)));
+          if (swiglu) {
+            // The up registers: BN / 16 blocks of 8 columns further on.
+            unsigned up = 4 * (j + config.bn / 16) + 2 * m;
+            swigluUp[0] = acc[up];
+            swigluUp[1] = acc[up + 1];
+          }
           regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
                               readC ? old[m] : nullptr, accRow, accCol));
         }
@@ -482,14 +607,19 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
   llvm::BasicBlock *direct = emitter.block("epilogue.direct");
   b.CreateCondBr(b.CreateICmpNE(values.storeTma, b.getInt32(0)), tma, direct);
   b.SetInsertPoint(tma);
-  // beta == 0 never reads C (it may hold NaN).
-  b.CreateCondBr(b.CreateFCmpOEQ(values.beta,
-                                 llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
-                 tmaNoBeta, tmaBeta);
+  // beta == 0 never reads C (it may hold NaN); with swiglu C is never read
+  // (the launcher keeps beta at 0).
+  bool swiglu = findSwiglu(config.epilogueOps) != nullptr;
+  b.CreateCondBr(
+      b.CreateFCmpOEQ(values.beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
+      tmaNoBeta, swiglu ? tmaNoBeta : tmaBeta);
   b.SetInsertPoint(tmaNoBeta);
   emitter.emitTmaStoreTile(*staging, smem, acc, exit, /*readC=*/false);
   b.SetInsertPoint(tmaBeta);
-  emitter.emitTmaStoreTile(*staging, smem, acc, exit, /*readC=*/true);
+  if (swiglu)
+    b.CreateUnreachable();
+  else
+    emitter.emitTmaStoreTile(*staging, smem, acc, exit, /*readC=*/true);
   b.SetInsertPoint(direct);
   emitter.emitDirectTile(acc, exit);
 }

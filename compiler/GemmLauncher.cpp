@@ -134,10 +134,36 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                              kernel.bType, perSixteenBytes(kernel.bType));
       !s)
     return s;
-  if (rt::Status s = checkLd("ldc", p.ldc, "N", p.n, kernel.cType,
+  // With swiglu C is M x N / 2 (ir/EpilogueOps.h).
+  bool swiglu = findSwiglu(kernel.epilogueOps) != nullptr;
+  if (swiglu && p.n % 2 != 0)
+    return fail("kernel '" + kernel.entryName +
+                "' applies swiglu, which pairs N = " + std::to_string(p.n) +
+                " accumulator columns into C's N/2: N must be even");
+  if (swiglu &&
+      findSwiglu(kernel.epilogueOps)->pairing ==
+          SwigluPairingKind::TileHalves &&
+      kernel.tileN && p.n % kernel.tileN != 0)
+    return fail(
+        "kernel '" + kernel.entryName +
+        "' applies swiglu to the halves of each tile of BN = " +
+        std::to_string(kernel.tileN) + " columns: N = " + std::to_string(p.n) +
+        " must be a multiple of " + std::to_string(kernel.tileN) + " (e.g. " +
+        std::to_string((p.n + kernel.tileN - 1) / kernel.tileN * kernel.tileN) +
+        "), or compile swiglu(interleaved), which takes any even N");
+  int64_t cCols = epilogueOutputCols(kernel.epilogueOps, p.n);
+  const char *cColsName = swiglu ? "N/2 (swiglu)" : "N";
+  if (rt::Status s = checkLd("ldc", p.ldc, cColsName, cCols, kernel.cType,
                              std::max(1u, kernel.ldcMultiple));
       !s)
     return s;
+  if (swiglu && p.beta != 0.0f)
+    return fail("kernel '" + kernel.entryName +
+                "' applies swiglu: C (M x N/2) is written, not read, so "
+                "beta = " +
+                std::to_string(p.beta) +
+                " has nothing to scale; 0 is legal (add a 'residual' op "
+                "to add a tensor)");
   const char *loads = kernel.tensorMaps.empty()
                           ? "the kernel loads 16-byte vectors"
                           : "TMA reads from 16-byte aligned addresses";
@@ -155,13 +181,25 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
     const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
     if (info.operand.empty())
       continue;
-    rt::DevicePtr ptr = info.operand == "bias" ? p.bias : p.scale;
-    DTypeKind type = info.operand == "bias" ? kernel.cType : DTypeKind::F32;
+    rt::DevicePtr ptr = op.kind == EpilogueOpKind::Bias    ? p.bias
+                        : op.kind == EpilogueOpKind::Scale ? p.scale
+                                                           : p.residual;
+    DTypeKind type = epilogueOperandType(op, kernel.cType);
     bool byRow = op.axis == EpilogueAxis::Row;
-    std::string what = info.operand.str() + ", a vector of " +
-                       (byRow ? "M = " + std::to_string(p.m)
-                              : "N = " + std::to_string(p.n)) +
-                       " " + dtypeInfo(type).name.str();
+    // A column vector after swiglu follows C's N/2 columns.
+    bool half = swiglu && &op > findSwiglu(kernel.epilogueOps);
+    std::string what = op.kind == EpilogueOpKind::Residual
+                           ? "residual, an M x " + std::string(cColsName) +
+                                 " = " + std::to_string(p.m) + " x " +
+                                 std::to_string(cCols) + " " +
+                                 dtypeInfo(type).name.str() +
+                                 " tensor with leading "
+                                 "dimension ldr"
+                           : info.operand.str() + ", a vector of " +
+                                 (byRow  ? "M = " + std::to_string(p.m)
+                                  : half ? "N/2 = " + std::to_string(cCols)
+                                         : "N = " + std::to_string(p.n)) +
+                                 " " + dtypeInfo(type).name.str();
     if (ptr == 0)
       return fail("kernel '" + kernel.entryName + "' applies " +
                   formatEpilogueOp(op) + ": pass " + what + " (" +
@@ -171,8 +209,13 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                                     "its elements are read one by one");
         !s)
       return s;
+    if (op.kind == EpilogueOpKind::Residual)
+      if (rt::Status s = checkLd("ldr", p.ldr, cColsName, cCols, type, 1); !s)
+        return s;
   }
-  for (auto [name, ptr] : {std::pair{"bias", p.bias}, {"scale", p.scale}}) {
+  for (auto [name, ptr] : {std::pair{"bias", p.bias},
+                           {"scale", p.scale},
+                           {"residual", p.residual}}) {
     if (ptr == 0 && hasParam(kernel, name))
       return fail("kernel '" + kernel.entryName + "' reads a " + name +
                   " vector, but " + name + " is null");
@@ -180,7 +223,7 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
       return fail("kernel '" + kernel.entryName + "' has no " + name +
                   " op in its epilogue, but " + name +
                   " is set; pass 0 or add the op (epilogue " + name +
-                  "(col) ...)");
+                  (std::string(name) == "residual" ? "" : "(col)") + " ...)");
   }
   if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
     return fail("kernel '" + kernel.entryName +
@@ -209,8 +252,10 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
       rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
       base = p.b;
       break;
-    default:
-      rows = uint64_t(p.m), cols = uint64_t(p.n), ld = uint64_t(p.ldc);
+    default: // C: M x N, or M x N/2 with swiglu.
+      rows = uint64_t(p.m),
+      cols = uint64_t(epilogueOutputCols(kernel.epilogueOps, p.n));
+      ld = uint64_t(p.ldc);
       base = p.c;
       break;
     }
@@ -359,6 +404,10 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.bias);
     else if (name == "scale")
       args.add(p.scale);
+    else if (name == "residual")
+      args.add(p.residual);
+    else if (name == "ldr")
+      i32(p.ldr);
     else if (name == "workspace")
       args.add(workspace.ptr());
     else if (name == "counters")

@@ -51,16 +51,23 @@ struct GemmProblem {
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   /// The vectors the epilogue ops read (ir/EpilogueOps.h): bias in C's
-  /// dtype, scale in f32, each of N elements (`(col)`) or M (`(row)`); 0
-  /// when the kernel has no such op.
+  /// dtype (or the type `bias(col, T)` names), scale in f32, each of N
+  /// elements (`(col)`) or M (`(row)`); 0 when the kernel has no such op.
   rt::DevicePtr bias = 0, scale = 0;
+  /// The `residual` op's tensor: C's shape and dtype, row-major with
+  /// leading dimension ldr (elements); 0 without the op.
+  rt::DevicePtr residual = 0;
+  int64_t ldr = 0;
 };
 
 /// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K
 /// from 1 to 2^31 - 1; lda, ldb, ldc cover their extents and are whole
 /// 16-byte rows; A, B, C non-null and 16-byte aligned; alpha = 1 and beta =
-/// 0 for a kernel without epilogue scalars. The error says which argument,
-/// its value and what would be legal.
+/// 0 for a kernel without epilogue scalars; the epilogue ops' operands
+/// present exactly when an op reads them, aligned to their element, ldr
+/// covering C's columns; with swiglu N even, C (and ldc) N / 2 wide and
+/// beta = 0. The error says which argument, its value and what would be
+/// legal.
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                             const GemmProblem &problem);
 

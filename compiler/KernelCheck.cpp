@@ -84,8 +84,25 @@ double applyOp(const EpilogueOp &op, double x, double operand) {
     return x / (1.0 + std::exp(-x));
   case EpilogueOpKind::Clamp:
     return std::min(std::max(x, double(op.lo)), double(op.hi));
+  case EpilogueOpKind::Residual:
+    return x + operand;
+  case EpilogueOpKind::Swiglu: // Pairs two elements: see swigluColumns.
+    break;
   }
   return x;
+}
+
+/// The accumulator columns (gate, up) of C's column \p o under \p swiglu,
+/// written out here from docs/language.md rather than taken from ir/, so a
+/// wrong pairing in either shows up: tile halves (BN = \p bn accumulator
+/// columns per tile, the first half gate, the second up) or interleaved
+/// (2 o, 2 o + 1).
+std::pair<int64_t, int64_t> swigluColumns(const EpilogueOp &swiglu, int64_t o,
+                                          int64_t bn) {
+  if (swiglu.pairing == SwigluPairingKind::Interleaved)
+    return {2 * o, 2 * o + 1};
+  int64_t tile = o / (bn / 2), within = o % (bn / 2);
+  return {tile * bn + within, tile * bn + bn / 2 + within};
 }
 
 /// An epilogue operand vector: its device bits and its values.
@@ -126,16 +143,24 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
   int64_t lda = leadingDimension(aK ? s.k : s.m, codecA.bytes());
   int64_t ldb = leadingDimension(bK ? s.k : s.n, codecB.bytes());
-  int64_t ldc = leadingDimension(s.n, codecC.bytes());
+  // With swiglu C (and a residual) has N / 2 columns.
+  const EpilogueOp *swiglu = nullptr;
+  for (const EpilogueOp &op : kernel.epilogueOps)
+    if (op.kind == EpilogueOpKind::Swiglu)
+      swiglu = &op;
+  int64_t cCols = swiglu ? s.n / 2 : s.n;
+  int64_t ldc = leadingDimension(cCols, codecC.bytes());
+  if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
+    ldc += multiple - ldc % multiple;
   Operand a = drawOperand(codecA, s.m, s.k, aK, lda, options.integerInputs,
                           rng);
   Operand b = drawOperand(codecB, s.n, s.k, bK, ldb, options.integerInputs,
                           rng);
   std::vector<uint8_t> cBits(size_t(ldc * s.m) * codecC.bytes(), 0xFF);
-  std::vector<double> c0(size_t(s.m * s.n), 0.0);
+  std::vector<double> c0(size_t(s.m * cCols), 0.0);
   if (options.beta != 0.0f) {
-    Operand c = drawOperand(codecC, s.m, s.n, true, ldc, options.integerInputs,
-                            rng);
+    Operand c =
+        drawOperand(codecC, s.m, cCols, true, ldc, options.integerInputs, rng);
     cBits = std::move(c.bits);
     c0 = std::move(c.values);
   }
@@ -154,34 +179,53 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   if (auto st = dc->upload(cBits.data(), cBits.size()); !st)
     return failWith("upload C: " + st.error().getMessage());
 
-  // The epilogue ops' vectors (bias in C's type, scale in f32), each of M or
-  // N elements as its op's axis says.
+  // The epilogue ops' vectors (bias in C's type or its own, scale in f32),
+  // each of M or N (N / 2 after swiglu) elements as its op's axis says; the
+  // residual, M x cCols in C's type with a leading dimension of its own
+  // (not a multiple of anything: its elements are read one by one).
   std::map<EpilogueOpKind, OperandVector> vectors;
+  int64_t ldr = cCols + 5;
   std::vector<rt::DeviceBuffer> vectorBuffers;
   GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), s.m,          s.n,
                       s.k,       lda,       ldb,       ldc,          options.alpha,
                       options.beta};
-  bool transcendental = false;
+  bool transcendental = false, afterSwiglu = false;
   for (const EpilogueOp &op : kernel.epilogueOps) {
     transcendental |= op.kind == EpilogueOpKind::Gelu ||
                       op.kind == EpilogueOpKind::GeluTanh ||
-                      op.kind == EpilogueOpKind::Silu;
+                      op.kind == EpilogueOpKind::Silu ||
+                      op.kind == EpilogueOpKind::Swiglu;
+    afterSwiglu |= op.kind == EpilogueOpKind::Swiglu;
     const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
     if (info.operand.empty())
       continue;
-    ElementCodec codec(op.kind == EpilogueOpKind::Bias ? kernel.cType
-                                                        : DTypeKind::F32);
-    OperandVector v = drawVector(
-        codec, op.axis == EpilogueAxis::Row ? s.m : s.n,
-        options.integerInputs, rng);
+    DTypeKind type = op.kind == EpilogueOpKind::Scale ? DTypeKind::F32
+                     : op.operandType                 ? *op.operandType
+                                                      : kernel.cType;
+    ElementCodec codec(type);
+    OperandVector v;
+    if (op.kind == EpilogueOpKind::Residual) {
+      Operand r =
+          drawOperand(codec, s.m, cCols, true, ldr, options.integerInputs, rng);
+      v = {std::move(r.bits), std::move(r.values)};
+    } else {
+      v = drawVector(codec,
+                     op.axis == EpilogueAxis::Row ? s.m
+                     : afterSwiglu                ? cCols
+                                                  : s.n,
+                     options.integerInputs, rng);
+    }
     auto buffer = rt::DeviceBuffer::allocate(v.bits.size());
     if (!buffer)
       return failWith("allocation: " + buffer.error().getMessage());
     if (auto st = buffer->upload(v.bits.data(), v.bits.size()); !st)
       return failWith("upload " + info.operand.str() + ": " +
                       st.error().getMessage());
-    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
-        buffer->ptr();
+    (op.kind == EpilogueOpKind::Bias    ? problem.bias
+     : op.kind == EpilogueOpKind::Scale ? problem.scale
+                                        : problem.residual) = buffer->ptr();
+    if (op.kind == EpilogueOpKind::Residual)
+      problem.ldr = ldr;
     vectorBuffers.push_back(std::move(*buffer));
     vectors[op.kind] = std::move(v);
   }
@@ -215,22 +259,44 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
     absTol = 1e-6;
   }
   std::string bad;
+  auto dot = [&](int64_t i, int64_t j) {
+    double sum = 0;
+    const double *ar = &a.values[size_t(i * s.k)];
+    const double *br = &b.values[size_t(j * s.k)];
+    for (int64_t kk = 0; kk < s.k; ++kk)
+      sum += ar[kk] * br[kk];
+    return sum;
+  };
+  // ops[first, last) applied to x at row i, column j (an accumulator
+  // column before swiglu, C's after it).
+  auto apply = [&](size_t first, size_t last, double x, int64_t i, int64_t j) {
+    for (size_t at = first; at < last; ++at) {
+      const EpilogueOp &op = kernel.epilogueOps[at];
+      auto v = vectors.find(op.kind);
+      size_t index = op.kind == EpilogueOpKind::Residual
+                         ? size_t(i * cCols + j)
+                         : size_t(op.axis == EpilogueAxis::Row ? i : j);
+      x = applyOp(op, x, v == vectors.end() ? 0.0 : v->second.values[index]);
+    }
+    return x;
+  };
+  size_t opCount = kernel.epilogueOps.size();
+  size_t swigluAt = swiglu ? size_t(swiglu - kernel.epilogueOps.data()) : 0;
   for (int64_t i = 0; i < s.m; ++i)
-    for (int64_t j = 0; j < s.n; ++j) {
-      double sum = 0;
-      const double *ar = &a.values[size_t(i * s.k)];
-      const double *br = &b.values[size_t(j * s.k)];
-      for (int64_t kk = 0; kk < s.k; ++kk)
-        sum += ar[kk] * br[kk];
-      double ref = double(options.alpha) * sum +
-                   double(options.beta) * c0[size_t(i * s.n + j)];
-      for (const EpilogueOp &op : kernel.epilogueOps) {
-        auto v = vectors.find(op.kind);
-        double operand =
-            v == vectors.end()
-                ? 0.0
-                : v->second.values[size_t(op.axis == EpilogueAxis::Row ? i : j)];
-        ref = applyOp(op, ref, operand);
+    for (int64_t j = 0; j < cCols; ++j) {
+      double ref;
+      if (swiglu) {
+        auto [g, u] = swigluColumns(*swiglu, j, kernel.tileN);
+        double gate =
+            apply(0, swigluAt, double(options.alpha) * dot(i, g), i, g);
+        double up = apply(0, swigluAt, double(options.alpha) * dot(i, u), i, u);
+        ref = apply(swigluAt + 1, opCount, gate / (1.0 + std::exp(-gate)) * up,
+                    i, j);
+      } else {
+        ref = apply(0, opCount,
+                    double(options.alpha) * dot(i, j) +
+                        double(options.beta) * c0[size_t(i * cCols + j)],
+                    i, j);
       }
       if (options.integerInputs) // The exact value, rounded once to C.
         ref = codecC.encode(ref).second;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <tuple>
 
 using namespace tilec;
 
@@ -21,6 +22,8 @@ const EpilogueOpInfo OpTable[] = {
     {"gelu_tanh", EpilogueOpKind::GeluTanh, false, false, ""},
     {"silu", EpilogueOpKind::Silu, false, false, ""},
     {"clamp", EpilogueOpKind::Clamp, false, true, ""},
+    {"residual", EpilogueOpKind::Residual, false, false, "residual"},
+    {"swiglu", EpilogueOpKind::Swiglu, false, false, ""},
 };
 
 llvm::Error fail(const llvm::Twine &message) {
@@ -81,6 +84,41 @@ std::string tilec::listEpilogueOps() {
   return out;
 }
 
+DTypeKind tilec::epilogueOperandType(const EpilogueOp &op, DTypeKind cType) {
+  if (op.kind == EpilogueOpKind::Scale)
+    return DTypeKind::F32;
+  return op.operandType.value_or(cType);
+}
+
+const EpilogueOp *tilec::findSwiglu(llvm::ArrayRef<EpilogueOp> ops) {
+  for (const EpilogueOp &op : ops)
+    if (op.kind == EpilogueOpKind::Swiglu)
+      return &op;
+  return nullptr;
+}
+
+std::pair<llvm::ArrayRef<EpilogueOp>, llvm::ArrayRef<EpilogueOp>>
+tilec::splitAtSwiglu(llvm::ArrayRef<EpilogueOp> ops) {
+  const EpilogueOp *swiglu = findSwiglu(ops);
+  if (!swiglu)
+    return {ops, {}};
+  size_t at = size_t(swiglu - ops.data());
+  return {ops.take_front(at), ops.drop_front(at + 1)};
+}
+
+int64_t tilec::epilogueOutputCols(llvm::ArrayRef<EpilogueOp> ops, int64_t n) {
+  return findSwiglu(ops) ? n / 2 : n;
+}
+
+std::pair<int64_t, int64_t> tilec::swigluSources(const EpilogueOp &swiglu,
+                                                 int64_t col, int64_t bn) {
+  if (swiglu.pairing == SwigluPairingKind::Interleaved)
+    return {2 * col, 2 * col + 1};
+  int64_t half = bn / 2;
+  int64_t gate = col / half * bn + col % half;
+  return {gate, gate + half};
+}
+
 llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
   text = text.trim();
   llvm::StringRef name = text.take_until([](char c) { return c == '('; });
@@ -98,12 +136,48 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
   }
   EpilogueOp op{info->kind};
   if (info->takesAxis) {
-    if (!args || (*args != "col" && *args != "row"))
+    // bias(col) or bias(col, TYPE).
+    llvm::StringRef axis, type;
+    if (args)
+      std::tie(axis, type) = args->split(',');
+    axis = axis.trim();
+    type = type.trim();
+    if (!args || (axis != "col" && axis != "row"))
       return fail("epilogue op '" + info->name + "' needs its axis: " +
                   info->name + "(col) (one value per column of C, length N) "
                   "or " + info->name + "(row) (one per row, length M)" +
                   (args ? ", not '" + args->str() + "'" : std::string()));
-    op.axis = *args == "col" ? EpilogueAxis::Col : EpilogueAxis::Row;
+    op.axis = axis == "col" ? EpilogueAxis::Col : EpilogueAxis::Row;
+    if (args->contains(',')) {
+      std::optional<DTypeKind> dtype = parseDType(type);
+      bool legal =
+          dtype && (*dtype == DTypeKind::BF16 || *dtype == DTypeKind::F16 ||
+                    *dtype == DTypeKind::F32);
+      if (op.kind != EpilogueOpKind::Bias || !legal)
+        return fail(op.kind != EpilogueOpKind::Bias
+                        ? "epilogue op '" + info->name +
+                              "' reads f32 only; "
+                              "write " +
+                              info->name + "(" + axis + "), not '" +
+                              info->name + "(" + args->str() + ")'"
+                        : "bias's vector type '" + type +
+                              "' is not "
+                              "bf16, f16 or f32; e.g. bias(" +
+                              axis +
+                              ", f32), "
+                              "or bias(" +
+                              axis + ") for C's type");
+      op.operandType = *dtype;
+    }
+    return op;
+  }
+  if (op.kind == EpilogueOpKind::Swiglu && args) {
+    if (*args != "interleaved")
+      return fail("epilogue op 'swiglu' pairs the halves of each tile, or "
+                  "with swiglu(interleaved) columns 2j and 2j + 1; not "
+                  "'swiglu(" +
+                  *args + ")'");
+    op.pairing = SwigluPairingKind::Interleaved;
     return op;
   }
   if (info->takesBounds) {
@@ -136,8 +210,13 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
 std::string tilec::formatEpilogueOp(const EpilogueOp &op) {
   const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
   if (info.takesAxis)
-    return info.name.str() +
-           (op.axis == EpilogueAxis::Row ? "(row)" : "(col)");
+    return info.name.str() + (op.axis == EpilogueAxis::Row ? "(row" : "(col") +
+           (op.operandType ? ", " + dtypeInfo(*op.operandType).name.str()
+                           : std::string()) +
+           ")";
+  if (op.kind == EpilogueOpKind::Swiglu &&
+      op.pairing == SwigluPairingKind::Interleaved)
+    return "swiglu(interleaved)";
   if (info.takesBounds)
     return info.name.str() + "(" + formatNumber(op.lo) + ", " +
            formatNumber(op.hi) + ")";

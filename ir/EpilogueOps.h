@@ -1,4 +1,5 @@
-//===- ir/EpilogueOps.h - The epilogue's element-wise ops --------*- C++ -*-===//
+//===- ir/EpilogueOps.h - The epilogue's element-wise ops --------*- C++
+//-*-===//
 //
 // The ops a kernel's epilogue applies to each accumulator element after
 // alpha * acc + beta * C, in the order written, before the cast to C's type:
@@ -12,31 +13,62 @@
 // launcher (binds the operands by role) and the CPU reference all read it.
 //
 //   bias(col|row)   + bias[j] (col: one per column of C, length N) or
-//                   bias[i] (row: one per row, length M), in C's dtype
+//                   bias[i] (row: one per row, length M), in C's dtype;
+//   bias(col, T)    the same with the vector in T (bf16, f16 or f32)
 //   scale(col|row)  * scale[j] or scale[i], f32
 //   relu            max(x, 0)
 //   gelu            x * (1 + erf(x / sqrt(2))) / 2
 //   gelu_tanh       x * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2
 //   silu            x / (1 + exp(-x))
 //   clamp(lo, hi)   min(max(x, lo), hi)
+//   residual        + R[i][j]: a second tensor of C's shape and dtype,
+//                   row-major with its own leading dimension ldr
+//   swiglu          gated halves: silu(x[i][g]) * x[i][u], one output per
+//                   pair, so C has N/2 columns. The pairing:
+//                     swiglu               halves of each CTA tile: with BN
+//                       accumulator columns per tile t, output column
+//                       t BN/2 + r takes g = t BN + r, u = g + BN/2
+//                       (r < BN/2): gate and up rows of B alternate in
+//                       blocks of BN/2;
+//                     swiglu(interleaved)  output column o takes g = 2 o,
+//                       u = 2 o + 1.
+//                   The ops before swiglu see accumulator columns (a
+//                   bias(col) of length N), the ops after it C's (N/2).
 //
 // Example: parseEpilogueOp("clamp(-1, 1.5)") is {Clamp, None, -1, 1.5};
-// "bias(diag)" is an error naming the legal axes.
+// "bias(diag)" is an error naming the legal axes; "bias(col, f32)" is
+// {Bias, Col} with operandType f32.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_IR_EPILOGUEOPS_H
 #define TILEC_IR_EPILOGUEOPS_H
 
+#include "ir/DType.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace tilec {
 
-enum class EpilogueOpKind { Bias, Scale, Relu, Gelu, GeluTanh, Silu, Clamp };
+enum class EpilogueOpKind {
+  Bias,
+  Scale,
+  Relu,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Clamp,
+  Residual,
+  Swiglu,
+};
+
+/// How swiglu pairs the gate and up columns (the header's comment).
+enum class SwigluPairingKind { TileHalves, Interleaved };
 
 /// Which index of C an operand vector follows.
 enum class EpilogueAxis {
@@ -49,9 +81,14 @@ struct EpilogueOp {
   EpilogueOpKind kind;
   EpilogueAxis axis = EpilogueAxis::None;
   float lo = 0, hi = 0; ///< clamp's bounds.
+  /// bias's vector type when written (`bias(col, f32)`); unset: C's.
+  std::optional<DTypeKind> operandType;
+  SwigluPairingKind pairing = SwigluPairingKind::TileHalves; ///< swiglu's.
 
   friend bool operator==(const EpilogueOp &a, const EpilogueOp &b) {
-    return a.kind == b.kind && a.axis == b.axis && a.lo == b.lo && a.hi == b.hi;
+    return a.kind == b.kind && a.axis == b.axis && a.lo == b.lo &&
+           a.hi == b.hi && a.operandType == b.operandType &&
+           a.pairing == b.pairing;
   }
 };
 
@@ -61,8 +98,9 @@ struct EpilogueOpInfo {
   EpilogueOpKind kind;
   bool takesAxis;    ///< `(col)` or `(row)` required.
   bool takesBounds;  ///< `(lo, hi)` required.
-  /// The kernel parameter (and launcher role) of its operand vector: "bias",
-  /// "scale"; empty when it reads none.
+  /// The kernel parameter (and launcher role) of its operand: "bias",
+  /// "scale", "residual" (with its leading dimension "ldr"); empty when it
+  /// reads none.
   llvm::StringRef operand;
 };
 
@@ -74,6 +112,23 @@ const EpilogueOpInfo *findEpilogueOp(llvm::StringRef name);
 std::string listEpilogueOps();
 /// The row of \p kind.
 const EpilogueOpInfo &epilogueOpInfo(EpilogueOpKind kind);
+
+/// The element type of the operand \p op reads in a kernel whose C is
+/// \p cType: bias's written type or C's, scale f32, residual C's.
+DTypeKind epilogueOperandType(const EpilogueOp &op, DTypeKind cType);
+
+/// The swiglu op of \p ops, or null.
+const EpilogueOp *findSwiglu(llvm::ArrayRef<EpilogueOp> ops);
+/// The ops before swiglu (all of them without one) and after it.
+std::pair<llvm::ArrayRef<EpilogueOp>, llvm::ArrayRef<EpilogueOp>>
+splitAtSwiglu(llvm::ArrayRef<EpilogueOp> ops);
+/// C's columns for an accumulator of \p n columns: n / 2 with swiglu.
+int64_t epilogueOutputCols(llvm::ArrayRef<EpilogueOp> ops, int64_t n);
+/// The accumulator columns (gate, up) of output column \p col of a kernel
+/// with \p bn accumulator columns per CTA tile (ir's formula; codegen
+/// and the CPU reference both follow it).
+std::pair<int64_t, int64_t> swigluSources(const EpilogueOp &swiglu, int64_t col,
+                                          int64_t bn);
 
 /// Parses one op as written (`bias(col)`, `relu`, `clamp(-1, 1)`); the
 /// error says what is legal.
