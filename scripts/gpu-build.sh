@@ -6,6 +6,8 @@
 #   gpu-build.sh tests  then  run command="bash scripts/gpu-run.sh"    carry=[".carry"]
 #   gpu-build.sh bench  then  run command="bash scripts/gpu-bench.sh"  carry=[".carry"]
 #   gpu-build.sh crossval  then  run command="bash scripts/gpu-crossval.sh"  carry=[".carry"]
+#   BUILD_DIR=build-static-py gpu-build.sh python  then
+#     run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -euo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
@@ -14,22 +16,30 @@ BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
 # call carries at most 64 MiB, so a call takes one set:
 #   tests: the gpu tests and the example runners (scripts/gpu-run.sh)
 #   bench: the benchmarks (scripts/gpu-bench.sh)
+#   python: libtilec.so for the Python package (scripts/gpu-python.sh),
+#     staged in .carry-py/ so that it leaves the other sets' .carry/ alone
 set_name=${1:-tests}
+stage=$TILEC_ROOT/.carry
 case $set_name in
   tests) wanted="tests/tilec-gputests examples/run_tile examples/saxpy" ;;
   bench) wanted="bench/Sm90GemmBench bench/Sm90FP8Bench bench/GemmBench" ;;
   crossval) wanted="compiler/tilec/tilec tests/tilec-gputests" ;;
-  *) echo "usage: gpu-build.sh [tests|bench|crossval]" >&2; exit 2 ;;
+  python) wanted="capi/libtilec.so"; stage=$TILEC_ROOT/.carry-py ;;
+  *) echo "usage: gpu-build.sh [tests|bench|crossval|python]" >&2; exit 2 ;;
 esac
 BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
-  TILEC_TARGETS="$(for exe in $wanted; do basename "$exe"; done | xargs)" \
+  TILEC_TARGETS="$(for exe in $wanted; do basename "$exe"; done |
+    sed 's/^libtilec.so$/tilec_capi/' | xargs)" \
   bash "$TILEC_ROOT/scripts/setup.sh"
-stage=$TILEC_ROOT/.carry
 rm -rf "$stage"
 mkdir -p "$stage/bin"
 for exe in $wanted; do
   strip -o "$stage/bin/$(basename "$exe")" "$BUILD_DIR/$exe"
 done
+if [ "$set_name" = python ] && ldd "$stage/bin/libtilec.so" | grep -i llvm; then
+  echo "gpu-build.sh: libtilec.so depends on a shared LLVM" >&2
+  exit 1
+fi
 tar -C "$stage" -cf - bin | xz -T0 -6 >"$stage/bin.tar.xz"
 rm -rf "$stage/bin"
 du -sh "$stage"

@@ -132,13 +132,22 @@ _facts = {}
 
 def _operand_major(t, k_dim):
     """'K' when t's K dim (k_dim) has unit stride, 'MN' when the other has,
-    None when neither."""
+    None when neither or when the other stride (the leading dimension) is
+    not whole 16-byte rows, which the kernels cannot read."""
     other = 1 - k_dim
-    if t.stride(k_dim) == 1 or t.shape[k_dim] == 1:
+    row_elements = 16 // t.element_size()
+    if (t.stride(k_dim) == 1 or t.shape[k_dim] == 1) and \
+            t.stride(other) % row_elements == 0:
         return "K"
-    if t.stride(other) == 1 or t.shape[other] == 1:
+    if (t.stride(other) == 1 or t.shape[other] == 1) and \
+            t.stride(k_dim) % row_elements == 0:
         return "MN"
     return None
+
+
+# (dtype, a layout, b layout, M, N, K, device) -> (kernel, copy a, copy b):
+# the eager fast path, so that a repeated call costs dictionary lookups.
+_plans = {}
 
 
 def gemm_impl(a, b, out=None):
@@ -155,6 +164,27 @@ def gemm_impl(a, b, out=None):
     if a.dtype != b.dtype:
         raise ValueError(f"a, b: dtypes {a.dtype} and {b.dtype} (legal: one "
                          "dtype)")
+    m, k = a.shape
+    n = b.shape[1]
+    key = (a.dtype, a.stride(), b.stride(), m, n, k, a.get_device())
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = _plan(a, b)
+    kernel, copy_a, copy_b = plan
+    if copy_a:
+        a = a.contiguous()
+    if copy_b:
+        b = b.t().contiguous().t()
+    if out is None:
+        out = torch.empty((m, n), dtype=kernel._out_dtype, device=a.device)
+    # The kernel's B is N x K: b (K x N) is its transpose view.
+    return kernel(a, b, out)
+
+
+def _plan(a, b):
+    """The kernel for a @ b and whether a (to row-major) or b (to the
+    transpose of a row-major N x K) must be copied first."""
+    torch = _torch()
     a_type = _ELEMENT.get(str(a.dtype).replace("torch.", ""))
     if a_type is None:
         raise ValueError(f"a: dtype {a.dtype} (legal: bfloat16, float16, "
@@ -166,18 +196,18 @@ def gemm_impl(a, b, out=None):
     n = b.shape[1]
     a_major = _operand_major(a, 1)
     b_major = _operand_major(b, 0)
-    only_k = _BYTES[a_type] != 2  # tf32 and fp8: K-major operands only
-    if a_major is None or (only_k and a_major != "K"):
-        a, a_major = a.contiguous(), "K"
-    if b_major is None or (only_k and b_major != "K"):
-        b, b_major = b.t().contiguous().t(), "K"
     arch, sms = _device_facts(a.device)
+    only_k = _BYTES[a_type] != 2  # tf32 and fp8 are K-major only
+    if arch == "sm_80" and a_type != "bf16" and a_type != "f16":
+        raise ValueError(f"a: dtype {a.dtype} on {arch} (legal: bfloat16, "
+                         "float16; tf32 and fp8 need sm_90a)")
+    copy_a = a_major is None or (only_k and a_major != "K")
+    copy_b = b_major is None or (only_k and b_major != "K")
     kernel = kernel_for(arch, a_type, a_type,
-                        "K" if a_major == "K" else "M",
-                        "K" if b_major == "K" else "N", m, n, k, sms)
-    if out is None:
-        out_dtype = getattr(torch, {"bf16": "bfloat16", "f16": "float16",
-                                    "f32": "float32"}[_OUT_DTYPE[a_type]])
-        out = torch.empty((m, n), dtype=out_dtype, device=a.device)
-    # The kernel's B is N x K: b (K x N) is its transpose view.
-    return kernel(a, b, out)
+                        "K" if copy_a or a_major == "K" else "M",
+                        "K" if copy_b or b_major == "K" else "N", m, n, k,
+                        sms)
+    kernel._out_dtype = getattr(torch, {"bf16": "bfloat16",
+                                        "f16": "float16",
+                                        "f32": "float32"}[_OUT_DTYPE[a_type]])
+    return kernel, copy_a, copy_b

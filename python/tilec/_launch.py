@@ -59,12 +59,21 @@ def _context(index):
         return ctx
 
 
+def _current_stream(index):
+    """torch's current stream on device index as a CUstream int (0: the
+    default stream), or None without torch."""
+    torch = _torch()
+    if torch is None:
+        return None
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:  # no torch.cuda.Stream object: ~10x cheaper
+        return raw(index) or None
+    return torch.cuda.current_stream(index).cuda_stream or None
+
+
 def _stream_handle(stream, index):
     if stream is None:
-        torch = _torch()
-        if torch is None:
-            return None
-        return torch.cuda.current_stream(index).cuda_stream or None
+        return _current_stream(index)
     if isinstance(stream, int):
         return stream or None
     handle = getattr(stream, "cuda_stream", None)
@@ -101,6 +110,7 @@ class Launchable:
                 "has_bias": "bias" in names, "has_scale": "scale" in names,
                 "workspace": "workspace" in names,
                 "launchers": {}, "ready": {}, "lock": threading.Lock(),
+                "fast": {},
             }
         return state
 
@@ -189,9 +199,32 @@ class Launchable:
                  scale=None):
         """C = alpha * A B^T + beta * C (then the epilogue ops) on device
         tensors, on `stream` (None: torch's current stream). Returns c."""
+        state = self.__dict__.get("_state") or self._launch_state()
+        # Fast path: torch tensors seen before with the same pointers,
+        # shapes, strides, dtypes and devices passed every check then.
+        key = None
+        if bias is None and scale is None and hasattr(a, "get_device") and \
+                hasattr(b, "get_device") and hasattr(c, "get_device"):
+            key = (a.data_ptr(), b.data_ptr(), c.data_ptr(), a.shape,
+                   b.shape, c.shape, a.stride(), b.stride(), c.stride(),
+                   a.dtype, b.dtype, c.dtype, a.get_device(),
+                   b.get_device(), c.get_device(), alpha, beta)
+            hit = state["fast"].get(key)
+            if hit is not None and not state["workspace"]:
+                args, index, launcher = hit
+                status = lib.tilec_launch(
+                    launcher, args,
+                    _current_stream(index) if stream is None
+                    else _stream_handle(stream, index))
+                if status != _lib.OK:
+                    self._raise_for(status)
+                return c
         args, mn, index = self._args(a, b, c, alpha, beta, bias, scale)
         launcher = self._launcher(index)
-        state = self.__dict__["_state"]
+        if key is not None:
+            if len(state["fast"]) >= 256:
+                state["fast"].clear()
+            state["fast"][key] = (ctypes.byref(args), index, launcher)
         if state["workspace"] and _capturing():
             need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)
             if need > state["ready"].get(index, 0):
