@@ -150,6 +150,120 @@ TEST(GemmLauncher, ChecksScalarsOfAKernelWithoutThem) {
             "and 0 are legal");
 }
 
+/// \p kernel with the epilogue \p ops and their parameters.
+GemmKernelBinary withOps(GemmKernelBinary kernel,
+                         std::vector<llvm::StringRef> ops) {
+  for (llvm::StringRef text : ops) {
+    llvm::Expected<EpilogueOp> op = parseEpilogueOp(text);
+    EXPECT_TRUE(bool(op)) << text.str();
+    if (!op) {
+      llvm::consumeError(op.takeError());
+      continue;
+    }
+    kernel.epilogueOps.push_back(*op);
+    llvm::StringRef operand = epilogueOpInfo(op->kind).operand;
+    if (!operand.empty())
+      kernel.params.push_back({operand.str(), KernelParam::Pointer});
+    if (op->kind == EpilogueOpKind::Residual)
+      kernel.params.push_back({"ldr", KernelParam::I32});
+  }
+  return kernel;
+}
+
+TEST(GemmLauncher, ChecksTheResidual) {
+  GemmKernelBinary kernel = withOps(sm80Binary(), {"relu", "residual"});
+  GemmProblem p = problem(100, 64, 32);
+  EXPECT_EQ(check(kernel, p),
+            "kernel 'k80' applies residual: pass residual, an M x N = 100 x "
+            "64 bf16 tensor with leading dimension ldr (residual is null)");
+  p.residual = 0x40001;
+  p.ldr = 64;
+  EXPECT_EQ(check(kernel, p),
+            "residual = 0x40001 is not 2-byte aligned (offset 1); its "
+            "elements are read one by one");
+  p.residual = 0x40002;
+  p.ldr = 63;
+  EXPECT_EQ(check(kernel, p), "ldr = 63 must be at least N = 64");
+  p.ldr = 67; // Any ldr >= N: the residual is read element by element.
+  EXPECT_EQ(check(kernel, p), "ok");
+  GemmProblem extra = problem(100, 64, 32);
+  extra.residual = 0x40000;
+  EXPECT_EQ(check(sm80Binary(), extra),
+            "kernel 'k80' has no residual op in its epilogue, but residual is "
+            "set; pass 0 or add the op (epilogue residual ...)");
+}
+
+TEST(GemmLauncher, ChecksSwiglusShapes) {
+  GemmKernelBinary kernel =
+      withOps(sm90Binary(128, 128, false), {"swiglu", "residual"});
+  GemmProblem p = problem(100, 256, 64);
+  p.residual = 0x40000;
+  p.ldr = 128; // C and the residual are M x N/2.
+  p.ldc = 128;
+  EXPECT_EQ(check(kernel, p), "ok");
+  p.ldr = 127;
+  EXPECT_EQ(check(kernel, p), "ldr = 127 must be at least N/2 (swiglu) = 128");
+  p.ldr = 128;
+  p.ldc = 120;
+  EXPECT_EQ(check(kernel, p),
+            "ldc = 120 must be at least N/2 (swiglu) = 128");
+  p.ldc = 128;
+  p.beta = 0.5f;
+  EXPECT_EQ(check(kernel, p),
+            "kernel 'k' applies swiglu: C (M x N/2) is written, not read, so "
+            "beta = 0.500000 has nothing to scale; 0 is legal (add a "
+            "'residual' op to add a tensor)");
+  // The halves of each BN = 128 tile: N a multiple of 128.
+  GemmProblem ragged = problem(100, 264, 64);
+  ragged.residual = 0x40000;
+  ragged.ldr = ragged.ldc = 136;
+  EXPECT_EQ(check(kernel, ragged),
+            "kernel 'k' applies swiglu to the halves of each tile of BN = 128 "
+            "columns: N = 264 must be a multiple of 128 (e.g. 384), or "
+            "compile swiglu(interleaved), which takes any even N");
+  GemmKernelBinary interleaved =
+      withOps(sm90Binary(128, 128, false), {"swiglu(interleaved)"});
+  ragged.residual = 0;
+  EXPECT_EQ(check(interleaved, ragged), "ok");
+  ragged.n = 265;
+  EXPECT_EQ(check(interleaved, ragged),
+            "kernel 'k' applies swiglu, which pairs N = 265 accumulator "
+            "columns into C's N/2: N must be even");
+  // C's tensor map covers N/2 columns.
+  GemmProblem mapped = problem(100, 256, 64);
+  mapped.ldc = 128;
+  kernel.tensorMaps.push_back(kernel.tensorMaps[0]);
+  kernel.tensorMaps.back().matrix = 'C';
+  kernel.tensorMaps.back().param = "tmapC";
+  auto maps = gemmTensorMaps(withOps(kernel, {}), mapped);
+  ASSERT_TRUE(maps.ok()) << maps.error().getMessage();
+  ASSERT_EQ(maps->size(), 3u);
+  ASSERT_TRUE((*maps)[2].has_value());
+  EXPECT_EQ((*maps)[2]->globalDims[0], 128u); // K-major plan: {cols, rows}
+  EXPECT_EQ((*maps)[2]->globalDims[1], 100u);
+}
+
+TEST(GemmLauncher, ChecksABiasOfItsOwnType) {
+  GemmKernelBinary kernel = withOps(sm80Binary(), {"bias(row, f32)"});
+  GemmProblem p = problem(100, 64, 32);
+  p.bias = 0x50002;
+  EXPECT_EQ(check(kernel, p),
+            "bias = 0x50002 is not 4-byte aligned (offset 2); its elements "
+            "are read one by one");
+  p.bias = 0;
+  EXPECT_EQ(check(kernel, p),
+            "kernel 'k80' applies bias(row, f32): pass bias, a vector of M = "
+            "100 f32 (bias is null)");
+  // A column vector after swiglu has C's N/2 elements.
+  GemmKernelBinary half =
+      withOps(sm90Binary(128, 128, false), {"swiglu", "bias(col, f16)"});
+  GemmProblem q = problem(100, 256, 64);
+  q.ldc = 128;
+  EXPECT_EQ(check(half, q),
+            "kernel 'k' applies bias(col, f16): pass bias, a vector of N/2 = "
+            "128 f16 (bias is null)");
+}
+
 TEST(GemmLauncher, Sm90TensorMapsFollowTheTiles) {
   GemmProblem p = problem(1000, 1304, 1024);
   p.lda = 1032; // Padded rows: the stride is lda, not K.
