@@ -1,22 +1,16 @@
 //===- codegen/GemmCodegen.cpp - GemmSpec to PTX, per target --------------===//
 //
-// Dispatch on the spec's arch. Each target's generator lives in its own files
-// (Sm80Gemm.cpp, Sm90Gemm.cpp with Sm90GemmSpec.cpp reading the spec); this
-// file only routes, runs the PTX emitter, holds the arch-neutral launch rules
-// (grid, workspace) and reports targets that have no GEMM generator yet.
+// The entry points of code generation. Each asks the spec's row of the
+// target table (codegen/GemmTarget.h); this file holds only the
+// arch-neutral rules: the schedules a target without them refuses, the
+// launch arguments every kernel checks, the split-K workspace.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmCodegen.h"
 
-#include "codegen/PtxEmitter.h"
-#include "codegen/Sm100GemmSpec.h"
-#include "codegen/Sm80Gemm.h"
-#include "codegen/Sm90GemmSpec.h"
+#include "codegen/GemmTarget.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <climits>
@@ -25,25 +19,20 @@ namespace tilec {
 
 namespace {
 
-llvm::Error unsupportedArch(const GemmSpec &spec) {
-  return llvm::createStringError("no GEMM code generator for " +
-                                 archInfo(spec.arch).name.str() +
-                                 " yet (not implemented); sm_80, sm_90a "
-                                 "and sm_100a are supported");
-}
-
-/// Schedules only the sm_90a generator implements.
+/// swap-AB and split-K, on a target that does not implement them.
 llvm::Error checkSchedule(const GemmSpec &spec) {
-  if (spec.arch == ArchKind::SM90a || (!spec.swapAB && spec.splitK <= 1))
+  if (gemmTarget(spec.arch).hasDecodeSchedules() ||
+      (!spec.swapAB && spec.splitK <= 1))
     return llvm::Error::success();
+  std::string targets = decodeScheduleTargetNames();
   return llvm::createStringError(
-      llvm::formatv("schedule{0}{1} is implemented for sm_90a only; {2} "
+      llvm::formatv("schedule{0}{1} is implemented for {3} only; {2} "
                     "kernels run with the plain schedule",
                     spec.swapAB ? " swap_ab" : "",
                     spec.splitK > 1
                         ? llvm::formatv(" split_k({0})", spec.splitK).str()
                         : "",
-                    archInfo(spec.arch).name)
+                    archInfo(spec.arch).name, targets)
           .str());
 }
 
@@ -54,23 +43,7 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
                             unsigned smCount) const {
   (void)k;
-  if (arch == ArchKind::SM100a)
-    return sm100LaunchGrid(*this, m, n, smCount);
-  if (arch != ArchKind::SM90a)
-    return {static_cast<unsigned>(ceilDiv(m, tileM) * ceilDiv(n, tileN)), 1,
-            1};
-  // The kernel's roles: A is the user's B under swap-AB (sm90GemmBinary
-  // maps them the other way).
-  Sm90GemmConfig roles;
-  roles.bm = swapAB ? tileN : tileM;
-  roles.bn = swapAB ? tileM : tileN;
-  roles.clusterM = cluster.x;
-  roles.splitK = splitK > 1;
-  roles.persistent = persistent;
-  roles.ctasPerSm = ctasPerSm;
-  Sm90Grid g = sm90LaunchGrid(roles, swapAB ? n : m, swapAB ? m : n, splitK,
-                              smCount);
-  return {g.x, g.y, g.z};
+  return gemmTarget(arch).grid(*this, m, n, smCount);
 }
 
 /// Output tiles a split-K launch numbers: the A-role tile count is rounded
@@ -99,18 +72,7 @@ uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
 llvm::Error checkGemmSpec(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
     return err;
-  if (spec.arch == ArchKind::SM90a) {
-    auto config = sm90ConfigFromSpec(spec);
-    return config ? llvm::Error::success() : config.takeError();
-  }
-  if (spec.arch == ArchKind::SM100a) {
-    auto config = sm100ConfigFromSpec(spec);
-    return config ? llvm::Error::success() : config.takeError();
-  }
-  if (spec.arch != ArchKind::SM80)
-    return unsupportedArch(spec);
-  auto plan = planSm80Gemm(spec);
-  return plan ? llvm::Error::success() : plan.takeError();
+  return gemmTarget(spec.arch).check(spec);
 }
 
 llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
@@ -139,10 +101,10 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
   return checkLd("ldc", ldc, cRows ? n : m, cRows ? "N" : "M");
 }
 
-static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec);
-
 llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
-  llvm::Expected<GemmKernelBinary> binary = emitGemmForArch(spec);
+  if (llvm::Error err = checkSchedule(spec))
+    return err;
+  llvm::Expected<GemmKernelBinary> binary = gemmTarget(spec.arch).emit(spec);
   if (binary) {
     binary->fixedM = spec.fixedM;
     binary->fixedN = spec.fixedN;
@@ -151,87 +113,10 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
   return binary;
 }
 
-/// emitGemm for the spec's arch, before the target-independent fields.
-static llvm::Expected<GemmKernelBinary> emitGemmForArch(const GemmSpec &spec) {
-  if (llvm::Error err = checkSchedule(spec))
-    return err;
-  if (spec.arch == ArchKind::SM90a) {
-    auto config = sm90ConfigFromSpec(spec);
-    if (!config)
-      return config.takeError();
-    auto kernel = emitSm90Gemm(*config);
-    if (!kernel)
-      return kernel.takeError();
-    return sm90GemmBinary(std::move(*kernel), spec.splitK);
-  }
-  if (spec.arch == ArchKind::SM100a) {
-    auto config = sm100ConfigFromSpec(spec);
-    if (!config)
-      return config.takeError();
-    auto kernel = emitSm100Gemm(*config);
-    if (!kernel)
-      return kernel.takeError();
-    return sm100GemmBinary(std::move(*kernel));
-  }
-  if (spec.arch != ArchKind::SM80)
-    return unsupportedArch(spec);
-  auto plan = planSm80Gemm(spec);
-  if (!plan)
-    return plan.takeError();
-  llvm::LLVMContext context;
-  auto module = buildSm80GemmModule(*plan, context);
-  if (!module)
-    return module.takeError();
-  auto ptx =
-      emitPtx(**module, spec.arch, {.optimize = true, .profile = plan->profile});
-  if (!ptx)
-    return ptx.takeError();
-  GemmKernelBinary binary;
-  binary.arch = spec.arch;
-  binary.aType = spec.aType;
-  binary.bType = spec.bType;
-  binary.cType = spec.cType;
-  binary.epilogueOps = spec.epilogueOps;
-  binary.aMajor = spec.aMajor;
-  binary.bMajor = spec.bMajor;
-  binary.ptx = std::move(*ptx);
-  binary.entryName = spec.name;
-  binary.blockThreads = spec.threads();
-  binary.sharedBytes = plan->sharedBytes;
-  binary.tileM = spec.bm;
-  binary.tileN = spec.bn;
-  binary.params = sm80GemmParams(spec);
-  return binary;
-}
-
 llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
     return err;
-  if (spec.arch == ArchKind::SM90a) {
-    auto config = sm90ConfigFromSpec(spec);
-    if (!config)
-      return config.takeError();
-    return emitSm90GemmLlvmIr(*config);
-  }
-  if (spec.arch == ArchKind::SM100a) {
-    auto config = sm100ConfigFromSpec(spec);
-    if (!config)
-      return config.takeError();
-    return emitSm100GemmLlvmIr(*config);
-  }
-  if (spec.arch != ArchKind::SM80)
-    return unsupportedArch(spec);
-  auto plan = planSm80Gemm(spec);
-  if (!plan)
-    return plan.takeError();
-  llvm::LLVMContext context;
-  auto module = buildSm80GemmModule(*plan, context);
-  if (!module)
-    return module.takeError();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  (*module)->print(os, nullptr);
-  return text;
+  return gemmTarget(spec.arch).emitLlvmIr(spec);
 }
 
 } // namespace tilec

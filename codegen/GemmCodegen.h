@@ -4,8 +4,9 @@
 // The one entry the compiler calls to turn a lowered GEMM into a loadable
 // kernel: PTX text plus everything a launcher needs (entry name, parameters,
 // grid, block, dynamic shared memory, the tensor maps to encode and the
-// workspace to provide). It dispatches on the spec's arch; a target without a
-// GEMM generator is a clear error, not a crash.
+// workspace to provide). Each entry asks the spec's row of the table of
+// targets (codegen/GemmTarget.h); the parameter lists below are each
+// generator's.
 //
 // sm_80 (codegen/Sm80Gemm.h), parameters in order:
 //   A, B, C (global pointers), M, N, K (i32), lda, ldb, ldc (i32, elements),
@@ -135,17 +136,20 @@ struct GemmKernelBinary {
   /// the extent is a run-time argument: the launcher refuses a problem that
   /// disagrees with them.
   int64_t fixedM = 0, fixedN = 0, fixedK = 0;
-  /// sm_90a decode strategy: the kernel computes C^T = B A^T, so the small M
-  /// becomes the wgmma N.
+  /// The schedule facts below are arch-neutral; a target's row sets those
+  /// its generator implements (GemmTarget::hasDecodeSchedules).
+  /// Decode strategy: the kernel computes C^T = B A^T, so the small M
+  /// becomes the MMA's N.
   bool swapAB = false;
-  /// sm_90a split-K: K is split over grid.z = splitK CTAs per output tile,
+  /// Split-K: K is split over grid.z = splitK CTAs per output tile,
   /// reduced in a workspace; 1 = no split.
   unsigned splitK = 1;
-  /// sm_90a split-K in a cluster: the splitK CTAs of a tile are one 1x1xS
+  /// Split-K in a cluster: the splitK CTAs of a tile are one 1x1xS
   /// cluster (cluster.z = splitK) and reduce through distributed shared
   /// memory, so the launch needs no workspace or counters.
   bool splitKCluster = false;
-  /// sm_90a persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop.
+  /// Persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop over
+  /// tiles (sm_90a; sm_100a).
   bool persistent = false;
   unsigned ctasPerSm = 1;
   /// The kernel executes `griddepcontrol.wait` before its first access to

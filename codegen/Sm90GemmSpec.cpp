@@ -15,6 +15,29 @@
 
 namespace tilec {
 
+Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
+  Sm90GemmConfig config;
+  config.annotate = spec.annotate;
+  config.annotateSource = spec.annotateSource;
+  config.source = spec.source;
+  config.epilogueOps = spec.epilogueOps;
+  if (!spec.name.empty())
+    config.name = spec.name;
+  config.bm = spec.bm;
+  config.bn = spec.bn;
+  config.bk = spec.bk;
+  config.stages = spec.stages;
+  config.aType = spec.aType;
+  config.bType = spec.bType;
+  config.cType = spec.cType;
+  config.aMajor = spec.aMajor;
+  config.bMajor = spec.bMajor;
+  config.swapAB = spec.swapAB;
+  config.storeTma = spec.storeTma;
+  config.storeSwizzleBytes = spec.storeSwizzleBytes;
+  return config;
+}
+
 llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
@@ -48,25 +71,7 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
                   staged->layout + " = " + expected->str() +
                   " (write that, or 'auto' where it picks the same)");
   }
-  Sm90GemmConfig config;
-  config.annotate = spec.annotate;
-  config.annotateSource = spec.annotateSource;
-  config.source = spec.source;
-  config.epilogueOps = spec.epilogueOps;
-  if (!spec.name.empty())
-    config.name = spec.name;
-  config.bm = spec.bm;
-  config.bn = spec.bn;
-  config.bk = spec.bk;
-  config.stages = spec.stages;
-  config.aType = spec.aType;
-  config.bType = spec.bType;
-  config.cType = spec.cType;
-  config.aMajor = spec.aMajor;
-  config.bMajor = spec.bMajor;
-  config.swapAB = spec.swapAB;
-  config.storeTma = spec.storeTma;
-  config.storeSwizzleBytes = spec.storeSwizzleBytes;
+  Sm90GemmConfig config = sm90ConfigOf(spec);
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
   config.splitK = spec.splitK > 1;

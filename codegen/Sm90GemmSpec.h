@@ -18,6 +18,11 @@
 
 namespace tilec {
 
+/// The spec's fields in the sm_90a config (name, tile, stages, types,
+/// majorness, swap-AB, the epilogue), unchecked: what plan-pipeline sizes
+/// before code generation checks it. split-K is left to sm90ConfigFromSpec.
+Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec);
+
 /// The sm_90a config of a lowered GemmSpec: arch sm_90a, bf16 A, B, C with
 /// f32 accumulation, A and B K-major, C row-major; name, BM, BN, BK,
 /// stages, swap-AB and split-K carry over (BM = 64 * consumer warpgroups);

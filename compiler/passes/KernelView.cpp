@@ -99,6 +99,37 @@ std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
   return view;
 }
 
+GemmSpec KernelView::spec() const {
+  GemmSpec spec;
+  spec.name = kernel->symbol;
+  spec.arch = arch;
+  spec.aType = aType;
+  spec.bType = bType;
+  spec.cType = cType;
+  spec.accType = accType;
+  spec.aMajor = aMajor;
+  spec.bMajor = bMajor;
+  spec.cMajor = cRowMajor ? MajorKind::MN : MajorKind::K;
+  spec.fixedM = fixedM.value_or(0);
+  spec.fixedN = fixedN.value_or(0);
+  spec.fixedK = fixedK.value_or(0);
+  spec.bm = static_cast<unsigned>(bm);
+  spec.bn = static_cast<unsigned>(bn);
+  spec.bk = static_cast<unsigned>(bk);
+  spec.stages = static_cast<unsigned>(stages);
+  if (const tir::Op *schedule = kernel->find("tile.schedule")) {
+    const tir::Attr *swap = schedule->get("swap_ab");
+    const tir::Attr *split = schedule->get("split_k");
+    spec.swapAB = swap && swap->isInt() && swap->intValue != 0;
+    spec.splitK = split && split->isInt() && split->intValue > 1
+                      ? static_cast<unsigned>(split->intValue)
+                      : 1;
+  }
+  if (const tir::Op *epilogue = kernel->find("tile.epilogue"))
+    epilogueInto(*epilogue, spec);
+  return spec;
+}
+
 void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
   // plan-pipeline has replaced `auto`; verify allows `store` and
   // `stmatrix [swizzle(..)] -> tma_store`.

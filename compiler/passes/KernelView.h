@@ -47,6 +47,12 @@ struct KernelView {
   }
   /// The tile extent along M (a) or N (b).
   int64_t mnExtent(char operand) const { return operand == 'a' ? bm : bn; }
+
+  /// What the kernel has decided so far as a GemmSpec, the form the target
+  /// table (codegen/GemmTarget.h) reads: name, arch, types, majorness, fixed
+  /// extents, tile and stages, and the schedule (tile.schedule's swap_ab,
+  /// split_k) and epilogue (epilogueInto) where the kernel has them.
+  GemmSpec spec() const;
 };
 
 /// The steps of a decided tile.epilogue (plan-pipeline has replaced `auto`)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
+#include "codegen/EpilogueMath.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
 
@@ -45,22 +46,7 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   }
   if (!ok)
     return false;
-  spec.name = kernel.symbol;
-  spec.arch = view.arch;
-  spec.aType = view.aType;
-  spec.bType = view.bType;
-  spec.cType = view.cType;
-  spec.accType = view.accType;
-  spec.aMajor = view.aMajor;
-  spec.bMajor = view.bMajor;
-  spec.cMajor = MajorKind::MN;
-  spec.fixedM = view.fixedM.value_or(0);
-  spec.fixedN = view.fixedN.value_or(0);
-  spec.fixedK = view.fixedK.value_or(0);
-  spec.bm = static_cast<unsigned>(view.bm);
-  spec.bn = static_cast<unsigned>(view.bn);
-  spec.bk = static_cast<unsigned>(view.bk);
-  spec.stages = static_cast<unsigned>(view.stages);
+  spec = view.spec();
   // The smem layouts as values: what the passes decided, evaluated once
   // more by the layout library.
   for (char operand : {'a', 'b'}) {
@@ -126,16 +112,10 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   spec.annotateSource += where(mma, "mma");
   spec.annotateSource += where(kernel.find("tile.smem", "a"), "smem a");
   spec.annotateSource += where(kernel.find("tile.smem", "b"), "smem b");
-  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
-    const tir::Attr *swap = schedule->get("swap_ab");
-    const tir::Attr *split = schedule->get("split_k");
-    spec.swapAB = swap && swap->isInt() && swap->intValue != 0;
-    spec.splitK = split && split->isInt() && split->intValue > 1
-                      ? static_cast<unsigned>(split->intValue)
-                      : 1;
-  }
-  if (const tir::Op *epilogue = kernel.find("tile.epilogue"))
-    epilogueInto(*epilogue, spec);
+  // --emit=lowered: where the epilogue's ops run.
+  if (tir::Op *epilogue = kernel.find("tile.epilogue"))
+    if (std::string where = describeEpiloguePlacement(spec); !where.empty())
+      epilogue->set("applied", tir::Attr::string(where));
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");
     if (warps && warps->isList() && warps->list.size() == 2 &&

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
+#include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
@@ -362,12 +363,15 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   const tir::Attr *swap = op.get("swap_ab");
   bool swaps = swap && swap->isInt() && swap->intValue != 0;
   bool splits = split && split->isInt() && split->intValue > 1;
-  if (arch && *arch != ArchKind::SM90a && (swaps || splits))
+  if (arch && !gemmTarget(*arch).hasDecodeSchedules() && (swaps || splits)) {
+    std::string targets = decodeScheduleTargetNames();
     diags.error(op.loc,
                 "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
-                    " is implemented for sm_90a only; " + archInfo(*arch).name +
+                    " is implemented for " + targets + " only; " +
+                    archInfo(*arch).name +
                     " kernels take 'schedule "
                     "auto' (the plain schedule)");
+  }
 }
 
 void Verifier::verifyKernel(tir::Op &kernel) {

@@ -1,0 +1,84 @@
+//===- codegen/GemmTarget.cpp - The table of GEMM targets -----------------===//
+//
+// The lookup of a row and the behaviour a row inherits unless it overrides
+// it: the plain schedule, the direct-store epilogue, a shared memory of
+// just the stages, one CTA per output tile.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GemmTarget.h"
+
+#include "ir/DType.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+namespace tilec {
+
+const GemmTarget &gemmTarget(ArchKind arch) {
+  switch (arch) {
+#define TILEC_GEMM_TARGET(ARCH, FACTORY)                                       \
+  case ArchKind::ARCH:                                                         \
+    return FACTORY();
+#include "codegen/GemmTargets.def"
+  }
+  llvm_unreachable("every ArchKind has a row in GemmTargets.def");
+}
+
+std::string decodeScheduleTargetNames() {
+  std::string names;
+  for (const ArchInfo &info : allArchs())
+    if (gemmTarget(info.kind).hasDecodeSchedules())
+      names += (names.empty() ? "" : ", ") + info.name.str();
+  return names;
+}
+
+std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
+                                           const std::string &reduction) {
+  return std::string("written in the program: ") +
+         (spec.swapAB ? "A and B swapped (C^T = B * A^T: M is the MMA's N, N "
+                        "fills the 64-row M atoms)"
+                      : "A and B as written") +
+         (spec.splitK > 1 ? "; K split over " + std::to_string(spec.splitK) +
+                                " CTAs per output tile, " + reduction
+                          : "");
+}
+
+GemmScheduleChoice GemmTarget::schedule(const GemmSpec &spec,
+                                        bool written) const {
+  GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
+  choice.why = written ? writtenScheduleWhy(spec, "reduced in a workspace")
+                       : "the plain schedule: " +
+                             archInfo(arch()).name.str() + " has no other";
+  return choice;
+}
+
+GemmEpilogueChoice GemmTarget::autoEpilogue(const GemmSpec &spec) const {
+  (void)spec;
+  return {{{"store"}},
+          archInfo(arch()).name.str() +
+              " stores registers to global memory (no TMA store)"};
+}
+
+llvm::Expected<GemmSmemBudget>
+GemmTarget::sharedMemory(const GemmSpec &spec) const {
+  GemmSmemBudget budget;
+  budget.stageBytes = int64_t(spec.bm) * spec.bk * dtypeBits(spec.aType) / 8 +
+                      int64_t(spec.bn) * spec.bk * dtypeBits(spec.bType) / 8;
+  budget.total = budget.stageBytes * spec.stages;
+  return budget;
+}
+
+Dim3 GemmTarget::tileGrid(const GemmKernelBinary &kernel, uint64_t m,
+                          uint64_t n) {
+  auto ceilDiv = [](uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; };
+  return {static_cast<unsigned>(ceilDiv(m, kernel.tileM) *
+                                ceilDiv(n, kernel.tileN)),
+          1, 1};
+}
+
+Dim3 GemmTarget::grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+                      unsigned smCount) const {
+  (void)smCount;
+  return tileGrid(kernel, m, n);
+}
+
+} // namespace tilec

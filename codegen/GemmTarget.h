@@ -1,0 +1,143 @@
+//===- codegen/GemmTarget.h - One table of GEMM targets ----------*- C++ -*-===//
+//
+// Everything that differs between the GEMM generators of sm_80, sm_90a and
+// sm_100a sits behind one interface with one row per architecture
+// (codegen/GemmTargets.def lists the rows). The compiler's passes, the code
+// generator's entry points and the launcher ask the row of a kernel's arch
+// instead of switching on ArchKind:
+//
+//   plan-pipeline  schedule(), autoEpilogue(), sharedMemory(), planWarps()
+//   codegen        check(), emit(), emitLlvmIr()
+//   launcher       grid()
+//
+// A row reads the arch-neutral GemmSpec and turns it into its own config
+// (Sm80GemmPlan, Sm90GemmConfig, Sm100GemmConfig) itself; nothing outside a
+// row includes its generator's headers. Adding a target means a new
+// generator, one class implementing this interface and one line in
+// GemmTargets.def.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_GEMMTARGET_H
+#define TILEC_CODEGEN_GEMMTARGET_H
+
+#include "codegen/GemmCodegen.h"
+#include "ir/Arch.h"
+#include "ir/GemmSpec.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// What `schedule auto` (or a written schedule) becomes on a target, and why.
+struct GemmScheduleChoice {
+  bool swapAB = false;
+  unsigned splitK = 1;
+  std::string why;
+};
+
+/// What `epilogue auto` becomes: the store steps (each a list of words, as
+/// the tile.epilogue op's "steps" attribute holds them) and why.
+struct GemmEpilogueChoice {
+  std::vector<std::vector<std::string>> steps;
+  std::string why;
+};
+
+/// The dynamic shared memory a kernel needs, in the parts plan-pipeline's
+/// messages name. total = stages * (stageBytes + perStageExtra) + staging +
+/// fixed.
+struct GemmSmemBudget {
+  int64_t stageBytes = 0;    ///< One stage: a BM x BK tile of A, BN x BK of B.
+  int64_t perStageExtra = 0; ///< Per stage beside the tiles (mbarriers).
+  int64_t staging = 0;       ///< The epilogue's staging tiles.
+  int64_t fixed = 0;         ///< Flags, barriers, alignment slack.
+  int64_t total = 0;
+};
+
+/// The sm_80 warp arrangement and what it changes in the shared memory.
+struct GemmWarpPlan {
+  unsigned m = 0, n = 0;
+  /// What the kernel requests when the epilogue's staging tile extends the
+  /// stage buffers (0: the budget's total).
+  int64_t sharedBytes = 0;
+  std::string why;
+};
+
+class GemmTarget {
+public:
+  virtual ~GemmTarget() = default;
+
+  virtual ArchKind arch() const = 0;
+
+  // --- Planning (compiler/passes/PlanPipeline.cpp). The spec holds what the
+  // passes decided so far: types, majorness, tile, stages, fixed extents
+  // and, where already decided, the schedule and the epilogue steps.
+
+  /// Whether the target implements swap-AB and split-K (`schedule`).
+  virtual bool hasDecodeSchedules() const { return false; }
+  /// The schedule of \p spec: \p written is true for a schedule the program
+  /// wrote (spec.swapAB, spec.splitK hold it; only the why is added),
+  /// false for `schedule auto` or none.
+  virtual GemmScheduleChoice schedule(const GemmSpec &spec,
+                                      bool written) const;
+  /// What `epilogue auto` becomes for \p spec.
+  virtual GemmEpilogueChoice autoEpilogue(const GemmSpec &spec) const;
+  /// The shared memory of \p spec; an error (reported at the epilogue)
+  /// when the epilogue's staging tile is not legal.
+  virtual llvm::Expected<GemmSmemBudget>
+  sharedMemory(const GemmSpec &spec) const;
+  /// The warp arrangement, for targets whose warps the tile decides
+  /// (sm_80); std::nullopt elsewhere. An error (reported at the tile) when
+  /// none fits.
+  virtual llvm::Expected<std::optional<GemmWarpPlan>>
+  planWarps(const GemmSpec &spec) const {
+    (void)spec;
+    return std::nullopt;
+  }
+
+  // --- Code generation (codegen/GemmCodegen.cpp).
+
+  /// Checks \p spec against what the generator supports; the error names
+  /// the field, its value and the legal values.
+  virtual llvm::Error check(const GemmSpec &spec) const = 0;
+  /// Builds the kernel and its launch facts (target-independent fields such
+  /// as the fixed extents are filled by emitGemm).
+  virtual llvm::Expected<GemmKernelBinary> emit(const GemmSpec &spec) const = 0;
+  /// The kernel's LLVM IR as text, before optimization.
+  virtual llvm::Expected<std::string>
+  emitLlvmIr(const GemmSpec &spec) const = 0;
+
+  // --- Launch (GemmKernelBinary::grid).
+
+  /// The grid of \p kernel for an M x N problem on \p smCount SMs (0:
+  /// unknown, one CTA per tile).
+  virtual Dim3 grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+                    unsigned smCount) const;
+
+protected:
+  /// The one-CTA-per-tile grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1).
+  static Dim3 tileGrid(const GemmKernelBinary &kernel, uint64_t m,
+                       uint64_t n);
+  /// "no K split" / "A and B as written" phrasing shared by the rows: a
+  /// written schedule's why.
+  static std::string writtenScheduleWhy(const GemmSpec &spec,
+                                        const std::string &reduction);
+};
+
+/// The row of \p arch.
+const GemmTarget &gemmTarget(ArchKind arch);
+
+/// The targets that implement swap-AB and split-K, for messages: "sm_90a".
+std::string decodeScheduleTargetNames();
+
+/// The rows, one per line of GemmTargets.def (their factories).
+#define TILEC_GEMM_TARGET(ARCH, FACTORY) const GemmTarget &FACTORY();
+#include "codegen/GemmTargets.def"
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_GEMMTARGET_H

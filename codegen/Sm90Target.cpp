@@ -1,0 +1,178 @@
+//===- codegen/Sm90Target.cpp - The sm_90a row of the GEMM targets --------===//
+//
+// TMA + wgmma (codegen/Sm90Gemm.h). `schedule auto` swaps A and B when M is
+// fixed at 128 or less (a decode shape: M becomes the wgmma N and N fills
+// the 64-row M atoms), and splits K when M, N and K are all fixed and the
+// output tiles would fill less than half of an H100/H200's 132 SMs, by the
+// run-time heuristic's rule (codegen/Sm90Heuristic.h); the splits of a tile
+// are summed through distributed shared memory in a cluster where the ring
+// holds one f32 tile (at most 8 splits), else in a global workspace. A
+// 16-bit C is staged in swizzled shared memory and written by TMA stores;
+// the shared memory is the generator's own map (codegen/Sm90SmemMap.h).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GemmTarget.h"
+
+#include "codegen/Sm90GemmSpec.h"
+#include "codegen/Sm90Heuristic.h"
+#include "codegen/Sm90Limits.h"
+#include "codegen/Sm90SmemMap.h"
+
+namespace tilec {
+
+namespace {
+
+/// How the K splits of one output tile are summed, for the schedule's why
+/// (sm90ConfigFromSpec makes the same choice).
+std::string splitReduction(const GemmSpec &spec, unsigned splits) {
+  Sm90GemmConfig config = sm90ConfigOf(spec);
+  if (sm90SplitKClusterFits(config, splits))
+    return "reduced through distributed shared memory in a 1x1x" +
+           std::to_string(splits) + " cluster";
+  if (splits > sm90::MaxClusterCtas)
+    return "reduced in a global workspace (a cluster holds at most " +
+           std::to_string(sm90::MaxClusterCtas) + " CTAs)";
+  return "reduced in a global workspace (the ring's " +
+         std::to_string(sm90RingBytes(config)) +
+         " bytes do not hold an f32 partial of " +
+         std::to_string(config.bm * config.bn * 4) + ")";
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+class Sm90Target final : public GemmTarget {
+public:
+  ArchKind arch() const override { return ArchKind::SM90a; }
+
+  bool hasDecodeSchedules() const override { return true; }
+
+  GemmScheduleChoice schedule(const GemmSpec &spec,
+                              bool written) const override {
+    GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
+    if (written) {
+      choice.why = writtenScheduleWhy(spec, spec.splitK > 1
+                                                ? splitReduction(spec,
+                                                                 spec.splitK)
+                                                : "");
+      return choice;
+    }
+    int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
+    std::string &why = choice.why;
+    if (m && m <= 128) {
+      choice.swapAB = true;
+      why = "M = " + std::to_string(m) +
+            " is fixed and at most 128 (a decode shape): A and B swapped, "
+            "so M is the wgmma N (BN = " +
+            std::to_string(spec.bn) + ") and N fills the 64-row M atoms";
+    } else {
+      why = m ? "M = " + std::to_string(m) + " is large: A and B as written"
+              : "M is a run-time argument: A and B as written (write "
+                "'schedule swap_ab' for small M)";
+    }
+    if (!(m && n && k)) {
+      why += "; K not split (M, N and K are not all fixed)";
+      return choice;
+    }
+    int64_t rowsA = choice.swapAB ? n : m, rowsB = choice.swapAB ? m : n;
+    int64_t tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
+    int64_t kTiles = ceilDiv(k, spec.bk);
+    // The same rule as the run-time heuristic, for the H200's 132 SMs.
+    unsigned s = sm90DecodeSplits(static_cast<unsigned>(tiles),
+                                  static_cast<unsigned>(kTiles), spec.bn, 132);
+    if (s > 1) {
+      choice.splitK = s;
+      why += "; " + std::to_string(tiles) + " output tiles for 132 SMs and " +
+             std::to_string(kTiles) + " k-tiles: K split over " +
+             std::to_string(s) + " CTAs per tile (up to " +
+             std::to_string(ceilDiv(kTiles, s)) + " k-tiles each), " +
+             splitReduction(spec, s);
+    } else {
+      why += "; K not split (" + std::to_string(tiles) + " output tiles, " +
+             std::to_string(kTiles) + " k-tiles)";
+    }
+    return choice;
+  }
+
+  GemmEpilogueChoice autoEpilogue(const GemmSpec &spec) const override {
+    std::string c = dtypeInfo(spec.cType).name.str();
+    if (spec.cType == DTypeKind::BF16 || spec.cType == DTypeKind::F16)
+      return {{{"stmatrix"}, {"tma_store"}},
+              "c is " + c +
+                  " on sm_90a: each warpgroup's tile is staged in swizzled "
+                  "shared memory (the widest atom whose row divides the "
+                  "tile) and written by TMA stores (beta != 0: C's chunk is "
+                  "TMA-loaded into the buffer first); direct stores when "
+                  "C's tensor map is not possible (C, ldc or N not whole "
+                  "16-byte units)"};
+    return {{{"store"}},
+            "c is " + c +
+                ": stmatrix moves 16-bit elements, so registers go to "
+                "global memory directly"};
+  }
+
+  llvm::Expected<GemmSmemBudget>
+  sharedMemory(const GemmSpec &spec) const override {
+    llvm::Expected<GemmSmemBudget> budget = GemmTarget::sharedMemory(spec);
+    if (!budget)
+      return budget.takeError();
+    // Beside the ring: the epilogue's staging tiles, one full and one
+    // empty mbarrier per stage, a flag word and the alignment slack.
+    Sm90GemmConfig config = sm90ConfigOf(spec);
+    if (auto tile = sm90EpilogueTile(config); !tile)
+      return tile.takeError();
+    Sm90SmemMap map = sm90SmemMap(config);
+    budget->staging = map.stagingBytes;
+    budget->perStageExtra = Sm90SmemMap::BarrierPairBytes;
+    budget->fixed = map.fixedBytes();
+    budget->total = map.totalBytes();
+    return budget;
+  }
+
+  llvm::Error check(const GemmSpec &spec) const override {
+    auto config = sm90ConfigFromSpec(spec);
+    return config ? llvm::Error::success() : config.takeError();
+  }
+
+  llvm::Expected<GemmKernelBinary> emit(const GemmSpec &spec) const override {
+    auto config = sm90ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    auto kernel = emitSm90Gemm(*config);
+    if (!kernel)
+      return kernel.takeError();
+    return sm90GemmBinary(std::move(*kernel), spec.splitK);
+  }
+
+  llvm::Expected<std::string>
+  emitLlvmIr(const GemmSpec &spec) const override {
+    auto config = sm90ConfigFromSpec(spec);
+    if (!config)
+      return config.takeError();
+    return emitSm90GemmLlvmIr(*config);
+  }
+
+  Dim3 grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+            unsigned smCount) const override {
+    // The kernel's roles: A is the user's B under swap-AB (sm90GemmBinary
+    // maps them the other way).
+    Sm90GemmConfig roles;
+    roles.bm = kernel.swapAB ? kernel.tileN : kernel.tileM;
+    roles.bn = kernel.swapAB ? kernel.tileM : kernel.tileN;
+    roles.clusterM = kernel.cluster.x;
+    roles.splitK = kernel.splitK > 1;
+    roles.persistent = kernel.persistent;
+    roles.ctasPerSm = kernel.ctasPerSm;
+    Sm90Grid g = sm90LaunchGrid(roles, kernel.swapAB ? n : m,
+                                kernel.swapAB ? m : n, kernel.splitK, smCount);
+    return {g.x, g.y, g.z};
+  }
+};
+
+} // namespace
+
+const GemmTarget &sm90GemmTarget() {
+  static const Sm90Target target;
+  return target;
+}
+
+} // namespace tilec

@@ -1,0 +1,135 @@
+//===- tests/unit/GemmTargetTest.cpp - The table of GEMM targets ----------===//
+//
+// Every arch has a row that answers for it; plan-pipeline's shared-memory
+// count is what each generator's kernel requests; the grids and the
+// schedule choices match numbers typed by hand.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/GemmTarget.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilec;
+
+namespace {
+
+GemmSpec specFor(ArchKind arch, unsigned bm, unsigned bn, unsigned bk,
+                 unsigned stages) {
+  GemmSpec spec;
+  spec.name = "table_test";
+  spec.arch = arch;
+  spec.bm = bm;
+  spec.bn = bn;
+  spec.bk = bk;
+  spec.stages = stages;
+  if (arch == ArchKind::SM80) {
+    spec.warpsM = 2;
+    spec.warpsN = 4;
+  }
+  return spec;
+}
+
+} // namespace
+
+TEST(GemmTargetTest, EveryArchHasItsRow) {
+  for (const ArchInfo &info : allArchs())
+    EXPECT_EQ(gemmTarget(info.kind).arch(), info.kind) << info.name.str();
+  EXPECT_FALSE(gemmTarget(ArchKind::SM80).hasDecodeSchedules());
+  EXPECT_TRUE(gemmTarget(ArchKind::SM90a).hasDecodeSchedules());
+  EXPECT_EQ(decodeScheduleTargetNames(),
+            gemmTarget(ArchKind::SM100a).hasDecodeSchedules()
+                ? "sm_90a, sm_100a"
+                : "sm_90a");
+}
+
+// The kernel requests exactly the shared memory plan-pipeline checked
+// against the limit (for sm_80: the budget, or the staging tile that
+// extends it).
+TEST(GemmTargetTest, PlannedSharedMemoryIsWhatTheKernelRequests) {
+  struct Case {
+    ArchKind arch;
+    unsigned bm, bn, bk, stages;
+  } cases[] = {{ArchKind::SM80, 128, 128, 32, 4},
+               {ArchKind::SM80, 128, 256, 64, 3},
+               {ArchKind::SM90a, 128, 256, 64, 4},
+               {ArchKind::SM90a, 64, 64, 64, 8},
+               {ArchKind::SM100a, 128, 256, 64, 4},
+               {ArchKind::SM100a, 128, 64, 64, 6}};
+  for (const Case &c : cases) {
+    GemmSpec spec = specFor(c.arch, c.bm, c.bn, c.bk, c.stages);
+    const GemmTarget &target = gemmTarget(c.arch);
+    llvm::Expected<GemmSmemBudget> budget = target.sharedMemory(spec);
+    ASSERT_TRUE(bool(budget)) << llvm::toString(budget.takeError());
+    EXPECT_EQ(budget->stageBytes, int64_t(c.bm + c.bn) * c.bk * 2);
+    EXPECT_EQ(budget->total, c.stages * (budget->stageBytes +
+                                         budget->perStageExtra) +
+                                 budget->staging + budget->fixed);
+    llvm::Expected<std::optional<GemmWarpPlan>> warps = target.planWarps(spec);
+    ASSERT_TRUE(bool(warps)) << llvm::toString(warps.takeError());
+    int64_t planned =
+        *warps && (*warps)->sharedBytes ? (*warps)->sharedBytes : budget->total;
+    llvm::Expected<GemmKernelBinary> binary = target.emit(spec);
+    ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+    EXPECT_EQ(int64_t(binary->sharedBytes), planned)
+        << archInfo(c.arch).name.str() << " " << c.bm << "x" << c.bn << "x"
+        << c.bk << ", " << c.stages << " stages";
+  }
+}
+
+TEST(GemmTargetTest, Sm80WarpsAndTheirFailure) {
+  const GemmTarget &sm80 = gemmTarget(ArchKind::SM80);
+  auto warps = sm80.planWarps(specFor(ArchKind::SM80, 128, 128, 32, 4));
+  ASSERT_TRUE(bool(warps) && *warps);
+  EXPECT_EQ((*warps)->m, 2u); // the first candidate: 2 x 4 warps of 64 x 32
+  EXPECT_EQ((*warps)->n, 4u);
+  // 24 rows: no m16 split of the warps divides it.
+  auto none = sm80.planWarps(specFor(ArchKind::SM80, 24, 128, 32, 4));
+  ASSERT_FALSE(bool(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("no warp arrangement"),
+            std::string::npos);
+  EXPECT_FALSE(*gemmTarget(ArchKind::SM90a).planWarps(
+      specFor(ArchKind::SM90a, 128, 256, 64, 4)));
+}
+
+TEST(GemmTargetTest, GridsByHand) {
+  GemmKernelBinary kernel;
+  kernel.arch = ArchKind::SM80;
+  kernel.tileM = 128;
+  kernel.tileN = 128;
+  // ceil(1000 / 128) = 8 tile rows, ceil(1304 / 128) = 11 tile columns.
+  Dim3 g = kernel.grid(1000, 1304, 1024);
+  EXPECT_EQ(g.x, 88u);
+  EXPECT_EQ(g.y, 1u);
+  // sm_90a, not persistent: (tile rows, tile columns, splits).
+  kernel.arch = ArchKind::SM90a;
+  kernel.tileN = 256;
+  g = kernel.grid(1000, 1304, 1024);
+  EXPECT_EQ(g.x, 8u);
+  EXPECT_EQ(g.y, 6u);
+  EXPECT_EQ(g.z, 1u);
+}
+
+TEST(GemmTargetTest, Sm90DecodeScheduleByHand) {
+  // M = 64 fixed with N = 2112, K = 7168 and 64 x 64 tiles: swap A and B;
+  // 33 output tiles for 132 SMs and 112 k-tiles split K in two.
+  GemmSpec spec = specFor(ArchKind::SM90a, 64, 64, 64, 8);
+  spec.fixedM = 64;
+  spec.fixedN = 2112;
+  spec.fixedK = 7168;
+  GemmScheduleChoice choice =
+      gemmTarget(ArchKind::SM90a).schedule(spec, /*written=*/false);
+  EXPECT_TRUE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 2u);
+  EXPECT_NE(choice.why.find("33 output tiles"), std::string::npos)
+      << choice.why;
+  // A written schedule is kept; a target without decode schedules says its
+  // plain schedule is the only one.
+  spec.swapAB = false;
+  spec.splitK = 1;
+  choice = gemmTarget(ArchKind::SM90a).schedule(spec, /*written=*/true);
+  EXPECT_FALSE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 1u);
+  spec.arch = ArchKind::SM80;
+  choice = gemmTarget(ArchKind::SM80).schedule(spec, /*written=*/false);
+  EXPECT_EQ(choice.why, "the plain schedule: sm_80 has no other");
+}
