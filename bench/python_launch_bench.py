@@ -96,6 +96,20 @@ def launch_section():
           "(microseconds, median of 25 x 200 launches)")
     for name, fn in rows:
         print(f"  {name:34s} {host_cost(fn):7.2f} us")
+    # Where a Kernel call's time goes: the checks of a first call (Python),
+    # and the C API's launch with the arguments already built (C, driver).
+    args, _, index = kernel._args(a, w, c, 1.0, 0.0, None, None)
+    launcher = kernel._launcher(index)
+    from tilec import _launch
+    from tilec._lib import lib
+    stream = _launch._current_stream(index)
+    print(f"  {'  of which: checks (slow path)':34s} "
+          f"{host_cost(lambda: kernel.check(a, w, c)):7.2f} us")
+    print(f"  {'  of which: tilec_launch (C)':34s} "
+          f"{host_cost(lambda: lib.tilec_launch(launcher, args, stream)):7.2f}"
+          " us")
+    print(f"  {'  of which: torch current stream':34s} "
+          f"{host_cost(lambda: _launch._current_stream(index)):7.2f} us")
     print(f"  tilec kernel: {kernel!r}")
 
 
