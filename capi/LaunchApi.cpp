@@ -3,7 +3,8 @@
 // The C face of the runtime (runtime/Device.h, runtime/DeviceBuffer.h) and
 // of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
 // the caller's struct_size, so operands appended later (API 2: the epilogue
-// vectors bias and scale) keep their defaults for older callers. Arguments are
+// vectors bias and scale; API 4: the residual and ldr) keep their defaults
+// for older callers. Arguments are
 // checked (checkGemmProblem) before anything is launched.
 //
 // API 3, for callers such as PyTorch that launch the same problems many times
@@ -126,6 +127,8 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.beta = TILEC_ARG(args, beta, 0.0f);
   p.bias = TILEC_ARG(args, bias, 0);
   p.scale = TILEC_ARG(args, scale, 0);
+  p.residual = TILEC_ARG(args, residual, 0);
+  p.ldr = TILEC_ARG(args, ldr, 0);
   return p;
 }
 

@@ -78,6 +78,10 @@ private:
   void verifyKernel(tir::Op &kernel);
   void verifyOperand(const tir::Op &op);
   void verifyMma(const tir::Op &op, const KernelView *view);
+  /// swiglu's rules: once, no residual before it, a pairing the store
+  /// path can stage, BN a multiple of 16, no swap-AB.
+  void verifySwiglu(llvm::ArrayRef<std::pair<EpilogueOp, llvm::SMLoc>> ops,
+                    bool staged, const KernelView *view);
   void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                       const KernelView *view);
   void verifySchedule(const tir::Op &op, std::optional<ArchKind> arch);
@@ -251,10 +255,50 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
                                           "major(N); make b major(K)");
 }
 
+void Verifier::verifySwiglu(
+    llvm::ArrayRef<std::pair<EpilogueOp, llvm::SMLoc>> ops, bool staged,
+    const KernelView *view) {
+  auto at = llvm::find_if(ops, [](const auto &op) {
+    return op.first.kind == EpilogueOpKind::Swiglu;
+  });
+  if (at == ops.end())
+    return;
+  const EpilogueOp &swiglu = at->first;
+  llvm::SMLoc loc = at->second;
+  // A residual has C's shape: after swiglu, M x N / 2.
+  for (auto it = ops.begin(); it != at; ++it)
+    if (it->first.kind == EpilogueOpKind::Residual)
+      diags.error(it->second,
+                  "epilogue op 'residual' adds a tensor of C's shape, which "
+                  "swiglu halves to M x N/2; write it after swiglu, e.g. "
+                  "'epilogue swiglu residual'");
+  if (swiglu.pairing == SwigluPairingKind::Interleaved && staged)
+    diags.error(loc, "swiglu(interleaved) leaves one element of C per "
+                     "accumulator pair, which stmatrix cannot stage; write "
+                     "'-> store', or 'swiglu' (the halves of each tile) with "
+                     "the staged store");
+  if (!view)
+    return;
+  if (view->bn % 16 != 0)
+    diags.error(loc,
+                "epilogue op 'swiglu' pairs the two halves of each "
+                "tile's BN = " +
+                    llvm::Twine(view->bn) +
+                    " columns in blocks of 8; BN must be a multiple of 16");
+  const tir::Op *schedule = view->kernel->find("tile.schedule");
+  const tir::Attr *swap = schedule ? schedule->get("swap_ab") : nullptr;
+  if (swap && swap->isInt() && swap->intValue != 0)
+    diags.error(loc, "epilogue op 'swiglu' pairs two columns of C in one "
+                     "thread, but under swap_ab C's columns are the wgmma's "
+                     "M rows, spread over lanes; drop swap_ab from the "
+                     "schedule");
+}
+
 void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                               const KernelView *view) {
   const tir::Attr *steps = op.get("steps");
   unsigned errorsBefore = diags.errorCount();
+  std::vector<std::pair<EpilogueOp, llvm::SMLoc>> parsedOps;
   if (const tir::Attr *ops = op.get("ops")) {
     std::map<std::string, std::string> readers; // operand -> the op reading it
     for (const tir::Attr &text : ops->list) {
@@ -268,15 +312,25 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
         diags.error(loc, llvm::toString(parsed.takeError()));
         continue;
       }
+      parsedOps.push_back({*parsed, loc});
       llvm::StringRef operand = epilogueOpInfo(parsed->kind).operand;
+      if (parsed->kind == EpilogueOpKind::Swiglu)
+        operand = "swiglu"; // Once: it halves C's columns.
       if (!operand.empty()) {
         auto [it, fresh] = readers.try_emplace(operand.str(), text.str);
-        if (!fresh)
-          diags.error(loc, "epilogue op '" + text.str + "' reads the " +
-                               operand.str() + " vector, which '" +
+        if (!fresh && operand == "swiglu")
+          diags.error(loc, "epilogue op '" + text.str + "' follows '" +
                                it->second +
-                               "' already reads; a kernel takes one " +
-                               operand.str() + " vector, applied once");
+                               "', which already halves C's columns; a "
+                               "kernel takes one swiglu");
+        else if (!fresh)
+          diags.error(
+              loc, "epilogue op '" + text.str + "' reads the " + operand.str() +
+                       (operand == "residual" ? " tensor" : " vector") +
+                       ", which '" + it->second +
+                       "' already reads; a kernel takes one " + operand.str() +
+                       (operand == "residual" ? " tensor" : " vector") +
+                       ", applied once");
       }
       if (arch && *arch == ArchKind::SM100a)
         diags.error(loc, "epilogue op '" + text.str +
@@ -332,6 +386,7 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
     if (step.isList() && !step.list.empty() && step.list[0].isIdent())
       sequence += (sequence.empty() ? "" : " -> ") + step.list[0].str;
   bool staged = sequence == "stmatrix -> tma_store";
+  verifySwiglu(parsedOps, staged, view);
   if (diags.errorCount() != errorsBefore)
     return; // the steps themselves are wrong; the sequence adds nothing
   if (!sequence.empty() && sequence != "auto" && sequence != "store" &&

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 3
+#define TILEC_API_VERSION 4
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -185,9 +185,15 @@ typedef struct tilec_gemm_args {
   int64_t lda, ldb, ldc;
   float alpha, beta;
   /* API 2: the vectors the kernel's epilogue ops read (`epilogue bias(col)
-   * relu -> store`): bias in C's dtype, scale in f32, N elements for (col),
-   * M for (row); 0 when the kernel has no such op. */
+   * relu -> store`): bias in C's dtype (or the type `bias(col, f32)`
+   * names), scale in f32, N elements for (col) (N/2 after swiglu), M for
+   * (row); 0 when the kernel has no such op. */
   uint64_t bias, scale;
+  /* API 4: the `residual` op's tensor, C's shape (M x N, or M x N/2 with
+   * swiglu) and dtype, row-major with leading dimension ldr (elements);
+   * 0 and 0 when the kernel has no residual op. */
+  uint64_t residual;
+  int64_t ldr;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent
