@@ -23,12 +23,21 @@ const GemmTarget &gemmTarget(ArchKind arch) {
   llvm_unreachable("every ArchKind has a row in GemmTargets.def");
 }
 
-std::string decodeScheduleTargetNames() {
+/// The names of the targets whose row answers \p has.
+static std::string targetNames(bool (GemmTarget::*has)() const) {
   std::string names;
   for (const ArchInfo &info : allArchs())
-    if (gemmTarget(info.kind).hasDecodeSchedules())
+    if ((gemmTarget(info.kind).*has)())
       names += (names.empty() ? "" : ", ") + info.name.str();
   return names;
+}
+
+std::string decodeScheduleTargetNames() {
+  return targetNames(&GemmTarget::hasDecodeSchedules);
+}
+
+std::string persistentScheduleTargetNames() {
+  return targetNames(&GemmTarget::hasPersistentSchedule);
 }
 
 std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
@@ -39,7 +48,18 @@ std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
                       : "A and B as written") +
          (spec.splitK > 1 ? "; K split over " + std::to_string(spec.splitK) +
                                 " CTAs per output tile, " + reduction
-                          : "");
+                          : "") +
+         (spec.persistent
+              ? "; persistent: one CTA per SM loops over the tiles in groups "
+                "of " +
+                    std::to_string(spec.rasterGroupM) +
+                    " tile rows, loading the next tile while it stores this "
+                    "one"
+              : "") +
+         (spec.clusterM > 1 ? "; 2x1 clusters: the two CTAs take "
+                              "neighbouring tile rows and multicast the B "
+                              "tile they share"
+                            : "");
 }
 
 GemmScheduleChoice GemmTarget::schedule(const GemmSpec &spec,

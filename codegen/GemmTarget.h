@@ -79,6 +79,9 @@ public:
 
   /// Whether the target implements swap-AB and split-K (`schedule`).
   virtual bool hasDecodeSchedules() const { return false; }
+  /// Whether the target implements `schedule persistent` and
+  /// `cluster(2)`.
+  virtual bool hasPersistentSchedule() const { return false; }
   /// The schedule of \p spec: \p written is true for a schedule the program
   /// wrote (spec.swapAB, spec.splitK hold it; only the why is added),
   /// false for `schedule auto` or none.
@@ -133,6 +136,8 @@ const GemmTarget &gemmTarget(ArchKind arch);
 
 /// The targets that implement swap-AB and split-K, for messages: "sm_90a".
 std::string decodeScheduleTargetNames();
+/// The targets that implement `schedule persistent` and `cluster(2)`.
+std::string persistentScheduleTargetNames();
 
 /// The rows, one per line of GemmTargets.def (their factories).
 #define TILEC_GEMM_TARGET(ARCH, FACTORY) const GemmTarget &FACTORY();

@@ -34,6 +34,9 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.bMajor = spec.bMajor;
   config.swapAB = spec.swapAB;
   config.storeTma = spec.storeTma;
+  config.persistent = spec.persistent;
+  config.groupM = spec.rasterGroupM;
+  config.clusterM = spec.clusterM;
   config.storeSwizzleBytes = spec.storeSwizzleBytes;
   return config;
 }

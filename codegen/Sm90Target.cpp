@@ -45,6 +45,7 @@ public:
   ArchKind arch() const override { return ArchKind::SM90a; }
 
   bool hasDecodeSchedules() const override { return true; }
+  bool hasPersistentSchedule() const override { return true; }
 
   GemmScheduleChoice schedule(const GemmSpec &spec,
                               bool written) const override {

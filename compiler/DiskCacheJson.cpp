@@ -254,6 +254,8 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
       {"rasterGroupM", spec.rasterGroupM},
       {"swapAB", spec.swapAB},
       {"splitK", spec.splitK},
+      {"persistent", spec.persistent},
+      {"clusterM", spec.clusterM},
       {"storeTma", spec.storeTma},
       {"storeSwizzleBytes", spec.storeSwizzleBytes},
       {"scalars", enumToJson(spec.scalars, kScalarKinds)},
@@ -285,6 +287,8 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
         o.map("storeSwizzleBytes", out.storeSwizzleBytes) && scalars &&
         enumFromJson(*scalars, out.scalars, kScalarKinds,
                      path.field("scalars")) &&
+        o.map("persistent", out.persistent) &&
+        o.map("clusterM", out.clusterM) &&
         o.map("annotate", out.annotate) &&
         o.map("annotateSource", out.annotateSource) &&
         o.map("source", out.source) && o.map("smemA", out.smemA) &&

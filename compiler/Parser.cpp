@@ -484,7 +484,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
     EpilogueStep words;
     words.name = {"schedule", item.loc};
     if (!tok.is(TokenKind::Ident) || atItemEnd()) {
-      errorExpected("'auto' or schedule options (swap_ab, split_k(N))",
+      errorExpected("'auto' or schedule options (swap_ab, split_k(N), "
+                    "persistent, cluster(2))",
                     "after 'schedule'");
       return false;
     }

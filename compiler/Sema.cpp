@@ -15,6 +15,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace tilec {
@@ -181,7 +182,9 @@ tir::Attr Sema::buildDim(const Expr *expr) {
 }
 
 /// `schedule auto` -> mode = auto; `schedule swap_ab split_k(4)` -> mode =
-/// fixed, swap_ab = 1, split_k = 4 (plan-pipeline decides `auto`).
+/// fixed, swap_ab = 1, split_k = 4; `schedule persistent cluster(2)` ->
+/// persistent = 8 (the tile rows of a group), cluster_m = 2 (plan-pipeline
+/// decides `auto`).
 void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
   op.set("mode", tir::Attr::ident("auto", item.loc)); // First when printed.
   const Ident *autoWord = nullptr;
@@ -198,6 +201,29 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
         op.set("swap_ab", tir::Attr::integer(1, word.loc));
         continue;
       }
+      // `persistent` or `persistent(G)`: G tile rows per group (8).
+      if (text == "persistent" ||
+          (text.starts_with("persistent(") && text.ends_with(")"))) {
+        int64_t group = 8;
+        llvm::StringRef arg =
+            text.drop_front(strlen("persistent(")).drop_back().trim();
+        if (text != "persistent" &&
+            (arg.getAsInteger(10, group) || group < 1 || group > 64))
+          diags.error(word.loc, "persistent takes the tile rows of a group, "
+                                "an integer from 1 to 64, not '" +
+                                    arg + "'");
+        op.set("persistent", tir::Attr::integer(group, word.loc));
+        continue;
+      }
+      if (text.consume_front("cluster(") && text.consume_back(")")) {
+        int64_t ctas = 0;
+        if (text.trim().getAsInteger(10, ctas) || ctas < 1 || ctas > 2)
+          diags.error(word.loc, "cluster takes the CTAs of a cluster along "
+                                "M, 1 or 2, not '" +
+                                    text.trim() + "'");
+        op.set("cluster_m", tir::Attr::integer(ctas, word.loc));
+        continue;
+      }
       int64_t splits = 0;
       if (text.consume_front("split_k(") && text.consume_back(")")) {
         if (text.trim().getAsInteger(10, splits) || splits < 1 || splits > 64)
@@ -208,8 +234,8 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
         continue;
       }
       diags.error(word.loc, "unknown schedule option '" + word.name +
-                                "'; legal: auto, or swap_ab and/or "
-                                "split_k(N)");
+                                "'; legal: auto, or any of swap_ab, "
+                                "split_k(N), persistent[(G)], cluster(2)");
     }
   if (autoWord && fixed)
     diags.error(autoWord->loc, "'schedule auto' lets the compiler choose; "

@@ -191,6 +191,8 @@ bool isPlainIdent(llvm::StringRef text) {
   for (char c : text)
     if (!(llvm::isAlnum(c) || c == '_' || c == '.' || c == ':'))
       return false;
+        {"persistent", IntAttr, false},
+        {"cluster_m", IntAttr, false},
   return !text.ends_with(".") && !text.ends_with(":");
 }
 

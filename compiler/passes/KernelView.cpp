@@ -124,6 +124,14 @@ GemmSpec KernelView::spec() const {
     spec.splitK = split && split->isInt() && split->intValue > 1
                       ? static_cast<unsigned>(split->intValue)
                       : 1;
+    const tir::Attr *group = schedule->get("persistent");
+    const tir::Attr *cluster = schedule->get("cluster_m");
+    spec.persistent = group && group->isInt() && group->intValue > 0;
+    if (spec.persistent)
+      spec.rasterGroupM = static_cast<unsigned>(group->intValue);
+    spec.clusterM = cluster && cluster->isInt() && cluster->intValue > 1
+                        ? static_cast<unsigned>(cluster->intValue)
+                        : 1;
   }
   if (const tir::Op *epilogue = kernel->find("tile.epilogue"))
     epilogueInto(*epilogue, spec);

@@ -132,6 +132,9 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
               tir::Attr::integer(choice.swapAB, attrLoc(*op, "swap_ab")));
   decided.set("split_k",
               tir::Attr::integer(choice.splitK, attrLoc(*op, "split_k")));
+  for (const char *kept : {"persistent", "cluster_m"})
+    if (const tir::Attr *attr = op->get(kept))
+      decided.set(kept, *attr);
   decided.set("why", tir::Attr::string(choice.why));
   *op = std::move(decided);
 }

@@ -428,6 +428,33 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                     "auto' (the plain schedule)");
   }
 }
+  const tir::Attr *group = op.get("persistent");
+  const tir::Attr *cluster = op.get("cluster_m");
+  bool persistent = group && group->isInt() && group->intValue > 0;
+  bool clustered = cluster && cluster->isInt() && cluster->intValue > 1;
+  if (group && group->isInt() && (group->intValue < 0 || group->intValue > 64))
+    diags.error(attrLoc(op, "persistent"),
+                "persistent = " + llvm::Twine(group->intValue) +
+                    " tile rows per group is out of range; 1 to 64 are legal");
+  if (cluster && cluster->isInt() &&
+      (cluster->intValue < 1 || cluster->intValue > 2))
+    diags.error(attrLoc(op, "cluster_m"),
+                "cluster_m = " + llvm::Twine(cluster->intValue) +
+                    " is out of range; 1 or 2 CTAs along M are legal");
+  if (arch && !gemmTarget(*arch).hasPersistentSchedule() &&
+      (persistent || clustered))
+    diags.error(op.loc, "schedule " +
+                            std::string(persistent ? "persistent" : "cluster") +
+                            " is implemented for " +
+                            persistentScheduleTargetNames() + " only; " +
+                            archInfo(*arch).name +
+                            " kernels take 'schedule auto'");
+  if (splits && (persistent || clustered))
+    diags.error(op.loc,
+                "schedule split_k with " +
+                    std::string(persistent ? "persistent" : "cluster(2)") +
+                    " is not implemented: the K splits of a tile are their "
+                    "own grid z (or 1x1xS cluster); drop one of them");
 
 void Verifier::verifyKernel(tir::Op &kernel) {
   llvm::StringRef archName = kernel.getText("arch");

@@ -237,9 +237,9 @@ typedef struct tilec_sm90_choice {
   int swap_ab;                 /* `schedule swap_ab` */
   unsigned split_k;            /* `split_k(S)`; 1: no split */
   int split_k_cluster;         /* splits reduced in a cluster (else global) */
-  /* No .tile words yet: a persistent grid, 2x1 clusters, CTAs per SM. */
-  int persistent;
-  unsigned cluster_m, ctas_per_sm;
+  int persistent;               /* `schedule persistent` */
+  unsigned cluster_m;           /* `cluster(2)` */
+  unsigned ctas_per_sm;         /* no .tile word: occupancy target */
 } tilec_sm90_choice;
 TILEC_API tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k,
                                          unsigned sms,

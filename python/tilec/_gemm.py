@@ -5,9 +5,10 @@ the current device's arch.
 The program is .tile source generated here (program_source):
   - sm_90a: the tile, stages, instruction and schedule (swap_ab, split_k)
     that codegen's heuristic (codegen/Sm90Heuristic.h, through
-    tilec_sm90_choose) picks for (M, N, K) on the device's SMs. The .tile
-    language has no words for its persistent grid and 2x1 clusters, so
-    large shapes get the non-persistent form of its 128 x 256 config.
+    tilec_sm90_choose) picks for (M, N, K) on the device's SMs, with its
+    persistent grid and 2x1 clusters (`schedule persistent cluster(2)`; the
+    clusters only where the multicast B-role tile is K-major); its
+    CTAs-per-SM target has no .tile word and is left at 1.
   - sm_80 (and other GPUs from compute capability 8.0): gemm_sm80.tile's
     128 x 128 x 32, 4 stages.
 Each program is compiled once per process (a dict) and once per tilec build
@@ -60,6 +61,12 @@ def sm90_choice(m, n, k, sms=0):
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
 
+def _multicast_ok(a_major, b_major, swap_ab):
+    """A 2x1 cluster multicasts the kernel's B-role tile, which must be
+    K-major (the user's A under swap-AB)."""
+    return (a_major if swap_ab else b_major) == "K"
+
+
 def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
     """(.tile source, cache key) of the GEMM program for these operands.
     a_major is "K" or "M", b_major "K" or "N"."""
@@ -79,11 +86,14 @@ def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
                   f"  mma      wgmma.m64n{ch['bn']}k{mma_k} "
                   f"warpgroups({ch['bm'] // 64})"]
         schedule = (["swap_ab"] if ch["swap_ab"] else []) + (
-            [f"split_k({ch['split_k']})"] if ch["split_k"] > 1 else [])
+            [f"split_k({ch['split_k']})"] if ch["split_k"] > 1 else []) + (
+            ["persistent"] if ch["persistent"] else []) + (
+            ["cluster(2)"] if ch["cluster_m"] == 2 and
+            _multicast_ok(a_major, b_major, ch["swap_ab"]) else [])
         if schedule:
             lines.append("  schedule " + " ".join(schedule))
         key_extra = (ch["bm"], ch["bn"], bk, ch["stages"], ch["swap_ab"],
-                     ch["split_k"])
+                     ch["split_k"], ch["persistent"], ch["cluster_m"])
     elif arch == "sm_80":
         lines += ["  tile     (BM = 128, BN = 128, BK = 32)",
                   "  stages   4"]
