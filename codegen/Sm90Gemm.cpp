@@ -13,6 +13,7 @@
 #include "codegen/EpilogueMath.h"
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
+#include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
@@ -56,6 +57,7 @@ struct Builder {
   llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
               *alpha = nullptr, *beta = nullptr;
   llvm::Value *workspace = nullptr, *counters = nullptr;
+  llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
   llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
               *split = nullptr, *tileId = nullptr, *flagAddr = nullptr,
               *cLoadBars = nullptr;
@@ -169,7 +171,8 @@ struct Builder {
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
     std::vector<KernelParam> params =
-        sm90KernelParams(staging.has_value(), config.epilogueOps);
+        sm90KernelParams(staging.has_value(), config.epilogueOps,
+                         config.blockScale.has_value());
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       switch (param.kind) {
@@ -219,6 +222,10 @@ struct Builder {
     workspace = byName["workspace"];
     counters = byName["counters"];
     storeTma = staging ? byName["storeTma"] : nullptr;
+    if (config.blockScale) {
+      sfa = byName["sfa"];
+      sfb = byName["sfb"];
+    }
   }
 
   void emitPrologue() {
@@ -456,6 +463,11 @@ struct Builder {
     unsigned regs = 64 * config.bn / 128;
     llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
     llvm::SmallVector<llvm::Value *> acc(regs, zero);
+    std::optional<Sm90BlockScale> scaler;
+    if (config.blockScale)
+      scaler.emplace(b, *config.blockScale, config.bn,
+                     Sm90BlockScaleValues{sfa, sfb, tid, ci, m0, n0, rowsA,
+                                          rowsB, k});
 
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("consume.head");
@@ -473,12 +485,19 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
 
     b.SetInsertPoint(body);
+    // Block scales: this K block's scales load while the slot fills, and
+    // the wgmmas sum into a fresh accumulator (Sm90BlockScale.h).
+    std::optional<Sm90BlockScales> scales;
+    if (scaler)
+      scales = scaler->load(b.CreateAdd(kBegin, kt));
     llvm::Value *it = b.CreateAdd(itBase, kt);
     llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
     llvm::Value *parity =
         b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
     ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
     llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
+    if (scaler)
+      cur.assign(regs, zero);
     llvm::Value *aSlot = b.CreateAdd(
         b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
     llvm::Value *bSlot =
@@ -494,7 +513,12 @@ struct Builder {
                          config.annotate ? wgmmaAnnotation(kk) : "");
     }
     ptx::wgmmaCommitGroup(b);
-    ptx::wgmmaWaitGroup(b, 1, {});
+    if (scaler) // Promote now: wait for this block's partial sums.
+      cur = scaler->promote(
+          llvm::SmallVector<llvm::Value *>(phis.begin(), phis.end()),
+          ptx::wgmmaWaitGroup(b, 0, cur), *scales);
+    else
+      ptx::wgmmaWaitGroup(b, 1, {});
     lines->at(KernelPart::Kernel);
     // The group of the previous slot has completed: free that slot, one
     // arrival per consumer warp.
@@ -832,7 +856,8 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
 } // namespace
 
 std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops) {
+                                         llvm::ArrayRef<EpilogueOp> ops,
+                                         bool blockScaled) {
   using P = KernelParam;
   std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
                                      {"tmapB", P::TensorMap}};
@@ -851,6 +876,8 @@ std::vector<KernelParam> sm90KernelParams(bool staged,
     params.push_back({"storeTma", P::I32});
   for (KernelParam &param : epilogueParams(ops))
     params.push_back(std::move(param));
+  if (blockScaled)
+    params.insert(params.end(), {{"sfa", P::Pointer}, {"sfb", P::Pointer}});
   return params;
 }
 

@@ -165,6 +165,10 @@ struct Sm90GemmConfig {
   /// The epilogue's element-wise ops (ir/EpilogueOps.h), applied after
   /// alpha/beta on every store path (and after split-K's reduction).
   std::vector<EpilogueOp> epilogueOps;
+  /// Block-scaled fp8 (codegen/Sm90BlockScale.h): per BK = 128 block the
+  /// wgmmas sum into a fresh accumulator that is promoted into the main one
+  /// with SFA * SFB; std::nullopt: the plain K loop.
+  std::optional<BlockScaleSpec> blockScale;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
@@ -288,11 +292,12 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 
 /// The kernel's parameters in order (the list at the top of this file):
 /// tmapC and storeTma only with a staging tile (\p staged), then the
-/// pointers the epilogue ops read (epilogueParams). The kernel is
-/// declared from this list and sm90GemmBinary hands the same list to the
-/// launcher.
+/// pointers the epilogue ops read (epilogueParams), then sfa and sfb when
+/// \p blockScaled (codegen/Sm90BlockScale.h). The kernel is declared from
+/// this list and sm90GemmBinary hands the same list to the launcher.
 std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops = {});
+                                         llvm::ArrayRef<EpilogueOp> ops = {},
+                                         bool blockScaled = false);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

@@ -21,6 +21,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.annotateSource = spec.annotateSource;
   config.source = spec.source;
   config.epilogueOps = spec.epilogueOps;
+  config.blockScale = spec.blockScale;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -74,6 +75,18 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
                   staged->layout + " = " + expected->str() +
                   " (write that, or 'auto' where it picks the same)");
   }
+  if (spec.blockScale) {
+    // The verify pass reports these at the .tile lines; a spec built
+    // another way gets them here.
+    if (spec.swapAB)
+      return fail("block scales with swap-AB are not implemented; drop "
+                  "swap_ab (a small fixed M picks it: make M a run-time "
+                  "extent or write 'schedule split_k(1)')");
+    if (spec.bk != spec.blockScale->kBlock)
+      return fail("block scales need BK = " +
+                  std::to_string(spec.blockScale->kBlock) + ", not " +
+                  std::to_string(spec.bk));
+  }
   Sm90GemmConfig config = sm90ConfigOf(spec);
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
@@ -119,8 +132,9 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // tile along grid z; see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1,
                     config.splitKCluster ? binary.splitK : 1u};
-  binary.params =
-      sm90KernelParams(kernel.staging.has_value(), config.epilogueOps);
+  binary.params = sm90KernelParams(kernel.staging.has_value(),
+                                   config.epilogueOps,
+                                   config.blockScale.has_value());
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;

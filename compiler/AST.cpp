@@ -85,6 +85,16 @@ void printItem(const KernelItem &item, llvm::raw_ostream &os) {
         os << " " << option.name;
     }
     break;
+  case ItemKind::Scale:
+    os << "Scale " << item.name.name << " dtype=" << item.dtype.name
+       << " block=(";
+    for (size_t i = 0; i < item.dims.size(); ++i) {
+      if (i)
+        os << ", ";
+      printExpr(item.dims[i].get(), os);
+    }
+    os << ")";
+    break;
   case ItemKind::Schedule:
     os << "Schedule";
     for (const EpilogueStep &words : item.steps)

@@ -62,7 +62,8 @@ enum class ItemKind {
   Smem,
   Mma,
   Epilogue,
-  Schedule
+  Schedule,
+  Scale
 };
 
 /// One line of a kernel body. Which fields are set depends on kind.
@@ -70,9 +71,11 @@ struct KernelItem {
   ItemKind kind;
   llvm::SMLoc loc;           ///< The keyword (or the operand name).
   Ident name;                ///< Arch: target; Operand: a|b|c; Acc: dtype;
-                             ///< Smem: operand; Mma: instruction or `auto`.
-  Ident dtype;               ///< Operand.
-  std::vector<ExprPtr> dims; ///< Operand: one per extent.
+                             ///< Smem, Scale: operand; Mma: instruction or
+                             ///< `auto`.
+  Ident dtype;               ///< Operand, Scale.
+  std::vector<ExprPtr> dims; ///< Operand: one per extent; Scale: the block
+                             ///< `block(1, 128)`, (MN, K) extents.
   Ident major;               ///< Operand: the contiguous extent.
   std::vector<std::pair<Ident, ExprPtr>> tileSizes; ///< Tile.
   ExprPtr value;     ///< Stages: the count; Mma: warpgroups (may be null).

@@ -264,6 +264,10 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
       {"source", spec.source},
       {"epilogueOps", epilogueOpsToJson(spec.epilogueOps)},
   };
+  if (spec.blockScale)
+    object["blockScale"] = llvm::json::Array{
+        spec.blockScale->aRows, spec.blockScale->bRows,
+        spec.blockScale->kBlock};
   object["smemA"] = spec.smemA ? toJSON(*spec.smemA) : nullptr;
   object["smemB"] = spec.smemB ? toJSON(*spec.smemB) : nullptr;
   return object;
@@ -298,6 +302,17 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
   if (fixed.size() != 3 || tile.size() != 3 || warps.size() != 2) {
     path.report("wrong tuple size");
     return false;
+  }
+  // Absent in entries of unscaled kernels.
+  out.blockScale.reset();
+  if (const llvm::json::Value *scale = object->get("blockScale")) {
+    std::vector<unsigned> blocks;
+    if (!llvm::json::fromJSON(*scale, blocks, path.field("blockScale")) ||
+        blocks.size() != 3) {
+      path.field("blockScale").report("expected [aRows, bRows, kBlock]");
+      return false;
+    }
+    out.blockScale = BlockScaleSpec{blocks[0], blocks[1], blocks[2]};
   }
   out.fixedM = fixed[0], out.fixedN = fixed[1], out.fixedK = fixed[2];
   out.bm = tile[0], out.bn = tile[1], out.bk = tile[2];

@@ -107,6 +107,38 @@ bool hasParam(const GemmKernelBinary &kernel, const char *name) {
   return false;
 }
 
+/// Block scales (codegen/Sm90BlockScale.h): sfa f32[M, ceil(K / 128)] and
+/// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, present exactly when
+/// the kernel takes them (the sfa and sfb parameters).
+rt::Status checkBlockScales(const GemmKernelBinary &kernel,
+                            const GemmProblem &p) {
+  int64_t kBlocks = (p.k + 127) / 128, nBlocks = (p.n + 127) / 128;
+  for (auto [name, ptr, rows, rowsText, line] :
+       {std::tuple{"sfa", p.sfa, p.m, "M", "scale a f32 block(1, 128)"},
+        {"sfb", p.sfb, nBlocks, "ceil(N / 128)",
+         "scale b f32 block(128, 128)"}}) {
+    std::string shape = std::string("f32[") + rowsText +
+                        ", ceil(K / 128)] = [" + std::to_string(rows) + ", " +
+                        std::to_string(kBlocks) + "]";
+    bool takes = hasParam(kernel, name);
+    if (!takes && ptr != 0)
+      return fail("kernel '" + kernel.entryName + "' has no block scales, "
+                  "but " + name + " is set; pass 0 or add '" + line + "'");
+    if (!takes)
+      continue;
+    if (ptr == 0)
+      return fail("kernel '" + kernel.entryName + "' is block-scaled: pass " +
+                  name + ", a row-major " + shape + " tensor (" + name +
+                  " is null)");
+    if (rt::Status s =
+            checkPointer(name, ptr, 4, ("its elements are f32; it holds a "
+                                        "row-major " + shape).c_str());
+        !s)
+      return s;
+  }
+  return rt::success();
+}
+
 } // namespace
 
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
@@ -225,6 +257,8 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                   " is set; pass 0 or add the op (epilogue " + name +
                   (std::string(name) == "residual" ? "" : "(col)") + " ...)");
   }
+  if (rt::Status s = checkBlockScales(kernel, p); !s)
+    return s;
   if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
     return fail("kernel '" + kernel.entryName +
                 "' has no alpha/beta parameters (C = A * B^T); alpha = " +
@@ -406,6 +440,10 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.scale);
     else if (name == "residual")
       args.add(p.residual);
+    else if (name == "sfa")
+      args.add(p.sfa);
+    else if (name == "sfb")
+      args.add(p.sfb);
     else if (name == "ldr")
       i32(p.ldr);
     else if (name == "workspace")

@@ -58,6 +58,11 @@ struct GemmProblem {
   /// leading dimension ldr (elements); 0 without the op.
   rt::DevicePtr residual = 0;
   int64_t ldr = 0;
+  /// Block scales of a block-scaled fp8 kernel (`scale a f32 block(1,
+  /// 128)`, `scale b f32 block(128, 128)`): sfa f32[M, ceil(K / 128)] and
+  /// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0
+  /// for an unscaled kernel.
+  rt::DevicePtr sfa = 0, sfb = 0;
 };
 
 /// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K
@@ -66,7 +71,8 @@ struct GemmProblem {
 /// 0 for a kernel without epilogue scalars; the epilogue ops' operands
 /// present exactly when an op reads them, aligned to their element, ldr
 /// covering C's columns; with swiglu N even, C (and ldc) N / 2 wide and
-/// beta = 0. The error says which argument, its value and what would be
+/// beta = 0; sfa and sfb present (4-byte aligned) exactly when the kernel
+/// is block-scaled. The error says which argument, its value and what would be
 /// legal.
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                             const GemmProblem &problem);

@@ -126,6 +126,35 @@ OperandVector drawVector(const ElementCodec &codec, int64_t length,
   return v;
 }
 
+/// Block scales (`scale a f32 block(1, 128)`, `scale b f32 block(128,
+/// 128)`): sfa is M x ceil(K / 128), sfb ceil(N / 128) x ceil(K / 128),
+/// row-major f32, each 2^u with u uniform in [-4, 4] (a whole u in [-2, 2]
+/// for integer inputs, so every product and sum stays exact in f32).
+struct BlockScales {
+  int64_t kBlocks = 0;
+  std::vector<float> a, b;
+  double at(const std::vector<float> &s, int64_t row, int64_t kk) const {
+    return s[size_t(row * kBlocks + kk / 128)];
+  }
+};
+
+BlockScales drawBlockScales(const RunShape &s, bool integers,
+                            std::mt19937_64 &rng) {
+  BlockScales scales;
+  scales.kBlocks = (s.k + 127) / 128;
+  std::uniform_real_distribution<double> real(-4.0, 4.0);
+  std::uniform_int_distribution<int> small(-2, 2);
+  auto draw = [&](int64_t rows) {
+    std::vector<float> v(size_t(rows * scales.kBlocks));
+    for (float &x : v)
+      x = float(std::exp2(integers ? double(small(rng)) : real(rng)));
+    return v;
+  };
+  scales.a = draw(s.m);
+  scales.b = draw((s.n + 127) / 128);
+  return scales;
+}
+
 } // namespace
 
 KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
@@ -230,6 +259,26 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
     vectors[op.kind] = std::move(v);
   }
 
+  // Block-scaled kernels take sfa and sfb (compiler/GemmLauncher.h).
+  bool scaled = false;
+  for (const KernelParam &param : kernel.params)
+    scaled |= param.name == "sfa";
+  BlockScales scales;
+  if (scaled) {
+    scales = drawBlockScales(s, options.integerInputs, rng);
+    for (auto [values, ptr] : {std::pair{&scales.a, &problem.sfa},
+                               {&scales.b, &problem.sfb}}) {
+      size_t bytes = values->size() * sizeof(float);
+      auto buffer = rt::DeviceBuffer::allocate(bytes);
+      if (!buffer)
+        return failWith("allocation: " + buffer.error().getMessage());
+      if (auto st = buffer->upload(values->data(), bytes); !st)
+        return failWith("upload scales: " + st.error().getMessage());
+      *ptr = buffer->ptr();
+      vectorBuffers.push_back(std::move(*buffer));
+    }
+  }
+
   auto launcher = GemmLauncher::create(kernel, options.smCount);
   if (!launcher)
     return failWith("load: " + launcher.error().getMessage());
@@ -259,10 +308,26 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
     absTol = 1e-6;
   }
   std::string bad;
+  // Block-scaled: the dequantized A[i, k] SFA[i, k / 128] times B[j, k]
+  // SFB[j / 128, k / 128], and sum |products| for the tolerance: the tensor
+  // core sums each 128-K block with ~14 mantissa bits (2^-11 of the block's
+  // |products| bounds it, docs/layout-facts.md#fp8-accumulation) and the
+  // promotion adds the blocks in f32.
+  double scaledAbsSum = 0;
   auto dot = [&](int64_t i, int64_t j) {
     double sum = 0;
     const double *ar = &a.values[size_t(i * s.k)];
     const double *br = &b.values[size_t(j * s.k)];
+    if (scaled) {
+      scaledAbsSum = 0;
+      for (int64_t kk = 0; kk < s.k; ++kk) {
+        double p = ar[kk] * scales.at(scales.a, i, kk) * br[kk] *
+                   scales.at(scales.b, j / 128, kk);
+        sum += p;
+        scaledAbsSum += std::fabs(p);
+      }
+      return sum;
+    }
     for (int64_t kk = 0; kk < s.k; ++kk)
       sum += ar[kk] * br[kk];
     return sum;
@@ -303,6 +368,11 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
       double got = codecC.decode(
           loadBits(out, size_t(i * ldc + j), codecC.bytes()));
       double tol = outRel * std::fabs(ref) + absTol;
+      if (scaled && !options.integerInputs)
+        tol = outRel * std::fabs(ref) +
+              std::ldexp(std::fabs(double(options.alpha)) * scaledAbsSum,
+                         -11) +
+              1e-6;
       double err = std::fabs(got - ref);
       ++result.checked;
       if (!(err <= tol) && result.wrong++ < options.maxReported)

@@ -76,6 +76,7 @@ private:
   bool parseOperand(KernelItem &item);
   bool parseTile(KernelItem &item);
   bool parseEpilogue(KernelItem &item);
+  bool parseScale(KernelItem &item);
   bool parseOptionList(std::vector<Ident> &options, llvm::StringRef what);
 
   Lexer lexer;
@@ -251,7 +252,7 @@ static bool startsStatement(llvm::StringRef line) {
       line.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
   for (llvm::StringRef keyword :
        {"kernel", "layout", "print", "const", "arch", "acc", "tile", "stages",
-        "smem", "mma", "epilogue", "schedule"})
+        "smem", "mma", "epilogue", "schedule", "scale"})
     if (word == keyword)
       return true;
   return false;
@@ -415,7 +416,7 @@ bool Parser::parseItem(KernelDecl &kernel) {
     if (!tok.is(TokenKind::Error))
       diags.error(tok.loc(),
                   "expected a kernel item (arch, a/b/c operand, "
-                  "acc, tile, stages, smem, mma, epilogue, schedule), "
+                  "acc, scale, tile, stages, smem, mma, epilogue, schedule), "
                   "found " +
                       describeToken());
     return false;
@@ -478,6 +479,10 @@ bool Parser::parseItem(KernelDecl &kernel) {
     item.kind = ItemKind::Epilogue;
     if (!parseEpilogue(item))
       return false;
+  } else if (keyword == "scale") {
+    item.kind = ItemKind::Scale;
+    if (!parseScale(item))
+      return false;
   } else if (keyword == "schedule") {
     // `schedule auto` or `schedule swap_ab split_k(4)`: sema reads the words.
     item.kind = ItemKind::Schedule;
@@ -496,7 +501,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
     diags.error(item.loc,
                 "unknown kernel item '" + keyword +
                     "'; expected arch, an operand ('a : bf16[M, K] major(K)'),"
-                    " acc, tile, stages, smem, mma, epilogue or schedule");
+                    " acc, scale, tile, stages, smem, mma, epilogue or "
+                    "schedule");
     return false;
   }
   expectLineEnd(what);
@@ -597,6 +603,29 @@ bool Parser::parseEpilogue(KernelItem &item) {
     item.steps.push_back(std::move(step));
   } while (consumeIf(TokenKind::Arrow));
   return true;
+}
+
+bool Parser::parseScale(KernelItem &item) {
+  // `scale a f32 block(1, 128)`: the operand, the scale type, the block of
+  // operand elements (MN extent, K extent) one scale covers.
+  if (!parseIdent(item.name, "an operand name (a or b)", "after 'scale'") ||
+      !parseIdent(item.dtype, "the scale type (f32)", "after the operand"))
+    return false;
+  if (!tok.isIdent("block") || atLineBreak()) {
+    errorExpected("'block(MN, K)'", "after the scale type");
+    return false;
+  }
+  advance();
+  if (!expect(TokenKind::LParen, "after 'block'"))
+    return false;
+  NestingScope scope(nesting);
+  do {
+    ExprPtr extent = parseExpr();
+    if (!extent)
+      return false;
+    item.dims.push_back(std::move(extent));
+  } while (consumeIf(TokenKind::Comma));
+  return expect(TokenKind::RParen, "to close 'block(...)'");
 }
 
 bool Parser::parseOptionList(std::vector<Ident> &options,

@@ -378,6 +378,18 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       }
       break;
     }
+    case ItemKind::Scale: {
+      child.name = "tile.scale";
+      child.symbol = item.name.name;
+      child.set("dtype", tir::Attr::ident(item.dtype.name, item.dtype.loc));
+      std::vector<tir::Attr> block;
+      for (const ExprPtr &extent : item.dims) {
+        std::optional<int64_t> value = evaluate(extent.get());
+        block.push_back(tir::Attr::integer(value.value_or(0), extent->loc));
+      }
+      child.set("block", tir::Attr::makeList(std::move(block), item.loc));
+      break;
+    }
     case ItemKind::Schedule:
       child.name = "tile.schedule";
       buildSchedule(item, child);

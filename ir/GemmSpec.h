@@ -39,6 +39,22 @@ enum class EpilogueScalarKind {
   Runtime, ///< C = alpha * A * B^T + beta * C, alpha/beta are f32 arguments.
 };
 
+/// DeepGEMM-style block scales of fp8 operands (`scale a f32 block(1, 128)`,
+/// `scale b f32 block(128, 128)`): one f32 per block of aRows x kBlock
+/// elements of A and bRows x kBlock of B, and
+///   C[m, n] = sum over kb of SFA[m / aRows, kb] * SFB[n / bRows, kb] *
+///             (A * B^T)[m, n] over K block kb,
+/// SFA row-major f32[ceil(M / aRows), ceil(K / kBlock)], SFB row-major
+/// f32[ceil(N / bRows), ceil(K / kBlock)]. The kernel sums each K block in
+/// a fresh accumulator and promotes it into the f32 main accumulator with
+/// the two scales (docs/layout-facts.md#fp8-accumulation).
+struct BlockScaleSpec {
+  unsigned aRows = 1;     ///< Rows of A one scale covers.
+  unsigned bRows = 128;   ///< Rows of B (columns of C) one scale covers.
+  unsigned kBlock = 128;  ///< K extent of both blocks; BK equals it.
+  bool operator==(const BlockScaleSpec &) const = default;
+};
+
 /// The lowered GEMM kernel handed to codegen.
 struct GemmSpec {
   std::string name = "tilec_gemm";
@@ -84,6 +100,8 @@ struct GemmSpec {
   /// (`epilogue bias(col) gelu_tanh -> ...`); codegen/EpilogueMath applies
   /// them on every store path.
   std::vector<EpilogueOp> epilogueOps;
+  /// Block scales of A and B (`scale` lines); std::nullopt: unscaled.
+  std::optional<BlockScaleSpec> blockScale;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.

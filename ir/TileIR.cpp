@@ -123,6 +123,17 @@ const std::vector<OpSchema> &schemaTable() {
         {"shape", ListAttr, true},
         {"major", IdentAttr, true}}},
       {"tile.acc", false, false, "acc", 1, 1, {{"dtype", IdentAttr, true}}},
+      // `scale a f32 block(1, 128)`: block-scaled operands (fp8 GEMM);
+      // lower adds `promote`, how the kernel applies the scales.
+      {"tile.scale",
+       true,
+       false,
+       "scale",
+       0,
+       2,
+       {{"dtype", IdentAttr, true},
+        {"block", ListAttr, true},
+        {"promote", StringAttr, false}}},
       {"tile.tile",
        false,
        false,

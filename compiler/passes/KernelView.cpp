@@ -135,6 +135,23 @@ GemmSpec KernelView::spec() const {
   }
   if (const tir::Op *epilogue = kernel->find("tile.epilogue"))
     epilogueInto(*epilogue, spec);
+  // `scale a/b f32 block(MN, K)`: verify allows only a block(1, 128) with
+  // b block(128, 128), both present.
+  const tir::Op *scaleA = kernel->find("tile.scale", "a");
+  const tir::Op *scaleB = kernel->find("tile.scale", "b");
+  if (scaleA || scaleB) {
+    BlockScaleSpec scale;
+    auto extent = [](const tir::Op *op, size_t i, unsigned &out) {
+      const tir::Attr *block = op ? op->get("block") : nullptr;
+      if (block && block->isList() && block->list.size() == 2 &&
+          block->list[i].isInt() && block->list[i].intValue > 0)
+        out = static_cast<unsigned>(block->list[i].intValue);
+    };
+    extent(scaleA, 0, scale.aRows);
+    extent(scaleB, 0, scale.bRows);
+    extent(scaleA ? scaleA : scaleB, 1, scale.kBlock);
+    spec.blockScale = scale;
+  }
   return spec;
 }
 

@@ -8,6 +8,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "codegen/EpilogueMath.h"
+#include "codegen/Sm90BlockScale.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
 
@@ -116,6 +117,10 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   if (tir::Op *epilogue = kernel.find("tile.epilogue"))
     if (std::string where = describeEpiloguePlacement(spec); !where.empty())
       epilogue->set("applied", tir::Attr::string(where));
+  // --emit=lowered: how the block scales are applied.
+  if (tir::Op *scale = kernel.find("tile.scale"))
+    if (std::string how = describeBlockScalePromotion(spec); !how.empty())
+      scale->set("promote", tir::Attr::string(how));
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");
     if (warps && warps->isList() && warps->list.size() == 2 &&

@@ -12,6 +12,7 @@
 
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
+#include "compiler/passes/VerifyScale.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
@@ -568,6 +569,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
     if (op.name == "tile.schedule")
       verifySchedule(op, arch);
   }
+  verifyBlockScales(kernel, arch, view ? &*view : nullptr, diags);
 }
 
 void Verifier::verifyModule(tir::Op &module) {

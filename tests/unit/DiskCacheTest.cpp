@@ -172,7 +172,7 @@ TEST_F(DiskCacheTest, EveryExampleRoundTrips) {
 TEST(DiskCacheFormatTest, EveryFieldIsSerialized) {
   EXPECT_EQ(sizeof(GemmKernelBinary), 256u)
       << "GemmKernelBinary changed: update compiler/DiskCacheJson.cpp";
-  EXPECT_EQ(sizeof(GemmSpec), 528u)
+  EXPECT_EQ(sizeof(GemmSpec), 544u)
       << "GemmSpec changed: update compiler/DiskCacheJson.cpp";
   EXPECT_EQ(sizeof(SourceLines), 96u)
       << "SourceLines changed: update compiler/DiskCacheJson.cpp";

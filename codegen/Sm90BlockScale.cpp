@@ -1,0 +1,147 @@
+//===- codegen/Sm90BlockScale.cpp - Block-scaled fp8 promotion on sm_90a --===//
+//
+// The loads and fmas of Sm90BlockScale.h. Only built for kernels with
+// scales, so unscaled kernels' PTX does not change.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90BlockScale.h"
+
+#include <array>
+#include <numeric>
+
+namespace tilec {
+
+namespace {
+/// The one B-scale block height this file implements (BlockScaleSpec::bRows,
+/// verified by the verify pass).
+constexpr unsigned ScaleRows = 128;
+} // namespace
+
+unsigned sm90BlockScaleSlots(unsigned bn) {
+  if (bn == 0)
+    return 1;
+  // A tile starts at n0 = t * BN, so n0 % 128 is a multiple of g = gcd(BN,
+  // 128), at most 128 - g; from there BN columns reach
+  // floor((128 - g + BN - 1) / 128) blocks further.
+  unsigned g = std::gcd(bn, ScaleRows);
+  return (ScaleRows - g + bn - 1) / ScaleRows + 1;
+}
+
+std::string describeBlockScalePromotion(const GemmSpec &spec) {
+  if (!spec.blockScale)
+    return "";
+  const BlockScaleSpec &s = *spec.blockScale;
+  std::string text =
+      "per K block of " + std::to_string(s.kBlock) +
+      " (= BK): wgmma into a fresh f32 accumulator, then acc += SFA[row, kb] "
+      "* SFB[col / " +
+      std::to_string(s.bRows) +
+      ", kb] * partial (the tensor core sums fp8 with ~14 mantissa bits; f32 "
+      "across blocks); scales read by the consumers from global memory; ";
+  unsigned slots = sm90BlockScaleSlots(spec.bn);
+  std::string bn = std::to_string(spec.bn);
+  if (s.bRows % spec.bn == 0)
+    text += "BN = " + bn + " divides " + std::to_string(s.bRows) +
+            ": one B scale per tile";
+  else if (spec.bn % s.bRows == 0)
+    text += "BN = " + bn + " is " + std::to_string(spec.bn / s.bRows) +
+            " B scale blocks: each 8-column chunk's scale fixed at compile "
+            "time";
+  else
+    text += "BN = " + bn + " and " + std::to_string(s.bRows) +
+            " do not divide: a tile meets up to " + std::to_string(slots) +
+            " B scale blocks, each 8-column chunk picks its scale at run time";
+  return text;
+}
+
+Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b,
+                               const BlockScaleSpec &spec, unsigned bn,
+                               const Sm90BlockScaleValues &values)
+    : b(b), spec(spec), bn(bn), slots(sm90BlockScaleSlots(bn)), v(values) {
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *kb = b.CreateUDiv(b.CreateAdd(v.k, b.getInt32(spec.kBlock - 1)),
+                                 b.getInt32(spec.kBlock), "sf.kblocks");
+  kBlocks = b.CreateZExt(kb, i64);
+  // Rows of this thread (Sm90BlockScale.h): m0 + 64 consumer + 16 warp +
+  // lane / 4 (+ 8), clamped to M - 1.
+  llvm::Value *lane = b.CreateAnd(v.tid, b.getInt32(31));
+  llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, b.getInt32(5)),
+                                  b.getInt32(3));
+  llvm::Value *row0 = b.CreateAdd(
+      b.CreateAdd(v.m0, b.CreateMul(v.consumer, b.getInt32(64))),
+      b.CreateAdd(b.CreateMul(warp, b.getInt32(16)),
+                  b.CreateLShr(lane, b.getInt32(2))),
+      "sf.row0");
+  llvm::Value *lastRow = b.CreateSub(v.m, b.getInt32(1));
+  for (unsigned h = 0; h < 2; ++h) {
+    llvm::Value *row = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(row0, b.getInt32(8 * h)), lastRow);
+    rowA[h] = b.CreateMul(b.CreateZExt(row, i64), kBlocks);
+  }
+  rowB0 = b.CreateUDiv(v.n0, b.getInt32(ScaleRows), "sf.rowb");
+  lastRowB = b.CreateUDiv(b.CreateSub(v.n, b.getInt32(1)),
+                          b.getInt32(ScaleRows));
+  if (ScaleRows % bn != 0 && bn % ScaleRows != 0)
+    colInBlock = b.CreateURem(v.n0, b.getInt32(ScaleRows), "sf.col");
+}
+
+llvm::Value *Sm90BlockScale::loadF32(llvm::Value *base, llvm::Value *index) {
+  llvm::Type *f32 = b.getFloatTy();
+  return b.CreateAlignedLoad(f32, b.CreateInBoundsGEP(f32, base, index),
+                             llvm::Align(4));
+}
+
+Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
+  Sm90BlockScales scales;
+  llvm::Value *kb64 = b.CreateZExt(kb, b.getInt64Ty());
+  for (unsigned h = 0; h < 2; ++h)
+    scales.a[h] = loadF32(v.sfa, b.CreateAdd(rowA[h], kb64));
+  for (unsigned s = 0; s < slots; ++s) {
+    llvm::Value *row = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(rowB0, b.getInt32(s)), lastRowB);
+    llvm::Value *at =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()), kBlocks),
+                    kb64);
+    scales.b.push_back(loadF32(v.sfb, at));
+  }
+  return scales;
+}
+
+llvm::SmallVector<llvm::Value *>
+Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
+                        llvm::ArrayRef<llvm::Value *> part,
+                        const Sm90BlockScales &scales) {
+  llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
+  // Per slot the two row scales: SFA[r] * SFB[slot], SFA[r + 8] * SFB[slot].
+  llvm::SmallVector<std::array<llvm::Value *, 2>, 4> combined;
+  for (llvm::Value *sb : scales.b)
+    combined.push_back({b.CreateFMul(scales.a[0], sb, "sf.s0"),
+                        b.CreateFMul(scales.a[1], sb, "sf.s1")});
+  unsigned chunks = bn / 8;
+  for (unsigned j = 0; j < chunks; ++j) {
+    std::array<llvm::Value *, 2> scale;
+    if (!colInBlock) {
+      // 128 % BN == 0: slot 0; BN % 128 == 0 (n0 on a block): 8 j / 128.
+      scale = combined[ScaleRows % bn == 0 ? 0 : 8 * j / ScaleRows];
+    } else {
+      // The chunk's slot ((n0 % 128) + 8 j) / 128, selected at run time.
+      llvm::Value *slot = b.CreateUDiv(
+          b.CreateAdd(colInBlock, b.getInt32(8 * j)), b.getInt32(ScaleRows));
+      scale = combined[0];
+      for (unsigned s = 1; s < combined.size(); ++s) {
+        llvm::Value *is = b.CreateICmpEQ(slot, b.getInt32(s));
+        for (unsigned h = 0; h < 2; ++h)
+          scale[h] = b.CreateSelect(is, combined[s][h], scale[h]);
+      }
+    }
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned e = 0; e < 2; ++e) {
+        unsigned i = 4 * j + 2 * h + e;
+        out[i] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                   {scale[h], part[i], main[i]});
+      }
+  }
+  return out;
+}
+
+} // namespace tilec

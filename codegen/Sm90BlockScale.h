@@ -1,0 +1,110 @@
+//===- codegen/Sm90BlockScale.h - Block-scaled fp8 promotion on sm_90a -*- C++
+//-*-===//
+//
+// DeepGEMM-style block scaling (ir/GemmSpec.h, BlockScaleSpec) in the sm_90a
+// kernel of codegen/Sm90Gemm.h. Per ring slot (BK = 128 = one scale block of
+// K) each consumer warpgroup runs its wgmmas into a fresh zero accumulator,
+// waits for them, and promotes the partial sum into the f32 main
+// accumulator:
+//   main[i] = fma(SFA[row(i), kb] * SFB[col(i) / 128, kb], part[i], main[i])
+// The tensor core sums fp8 products with about 14 mantissa bits
+// (docs/layout-facts.md#fp8-accumulation); promoting every 128 of K keeps
+// that error to one block's worth and does the long sum in f32.
+//
+// Which scales a thread needs follows from the wgmma accumulator layout
+// (docs/layout-facts.md#accumulator-ownership): register 4 j + 2 h + e of
+// thread (warp w, lane l) of a warpgroup holds row 16 w + l / 4 + 8 h and
+// column 8 j + 2 (l % 4) + e. So a thread needs two A scales per K block
+// (rows r and r + 8), and one B scale per 8-column chunk j. A chunk never
+// straddles a 128-column scale block (BN and n0 are multiples of 8), so the
+// chunk's B scale is SFB[(n0 + 8 j) / 128, kb]. Where 128 % BN == 0 that is
+// one scale per tile; where BN % 128 == 0 the chunk's slot (8 j) / 128 is
+// known at compile time; otherwise (BN = 96, 160, 192: two scale blocks meet
+// in some tiles, at a place that depends on the tile) the slot
+// ((n0 % 128) + 8 j) / 128 is computed at run time and selects among the
+// scales loaded for the tile (at most sm90BlockScaleSlots(BN) of them).
+//
+// The scales are read by the consumers with plain global loads, issued at
+// the top of each K step before the full-barrier wait, so their latency
+// hides behind the wait and the wgmmas. (DeepGEMM TMA-loads SFA per stage
+// in a transposed layout; that saves a consumer's 2 loads per K block and is
+// the next step, not needed for correctness.) SFA rows past M and SFB rows
+// past ceil(N / 128) are clamped to the last row: their products land in C
+// elements the epilogue never stores.
+//
+// Kernel parameters (appended after the epilogue ops' pointers):
+//   .param .u64 sfa   f32[M, ceil(K / 128)], row-major
+//   .param .u64 sfb   f32[ceil(N / 128), ceil(K / 128)], row-major
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM90BLOCKSCALE_H
+#define TILEC_CODEGEN_SM90BLOCKSCALE_H
+
+#include "ir/GemmSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/IRBuilder.h"
+
+#include <string>
+
+namespace tilec {
+
+/// How many SFB rows one BN-wide tile can touch: bn / 128 when 128 divides
+/// BN, 1 when BN divides 128, else one more than the worst-placed tile
+/// needs. Examples: 128 -> 1, 64 -> 1, 256 -> 2, 96 -> 2, 192 -> 2, 240 -> 3.
+unsigned sm90BlockScaleSlots(unsigned bn);
+
+/// `--emit=lowered`: how the kernel of \p spec applies its block scales
+/// (the `promote` attribute of tile.scale); "" without scales.
+std::string describeBlockScalePromotion(const GemmSpec &spec);
+
+/// What the promotion reads, for one consumer warpgroup and output tile.
+struct Sm90BlockScaleValues {
+  llvm::Value *sfa = nullptr, *sfb = nullptr; ///< global f32 pointers
+  llvm::Value *tid = nullptr;      ///< threadIdx.x
+  llvm::Value *consumer = nullptr; ///< consumer warpgroup (0 or 1)
+  llvm::Value *m0 = nullptr, *n0 = nullptr; ///< the tile's first row, column
+  llvm::Value *m = nullptr, *n = nullptr, *k = nullptr; ///< problem extents
+};
+
+/// The scales of one K block, loaded by one thread.
+struct Sm90BlockScales {
+  llvm::Value *a[2] = {nullptr, nullptr}; ///< rows r and r + 8
+  llvm::SmallVector<llvm::Value *, 4> b;  ///< per slot (sm90BlockScaleSlots)
+};
+
+/// Emits the scale loads and the promotion of one consumer warpgroup.
+class Sm90BlockScale {
+public:
+  /// Computes the tile's row and column indices at the insertion point.
+  Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
+                 unsigned bn, const Sm90BlockScaleValues &values);
+
+  /// Loads the scales of K block \p kb (an i32 index into ceil(K / 128)).
+  Sm90BlockScales load(llvm::Value *kb);
+
+  /// main[i] + scaleA(row(i)) * scaleB(chunk(i)) * part[i], one fma per
+  /// register: the promotion of one K block's partial sums \p part.
+  llvm::SmallVector<llvm::Value *>
+  promote(llvm::ArrayRef<llvm::Value *> main,
+          llvm::ArrayRef<llvm::Value *> part, const Sm90BlockScales &scales);
+
+private:
+  llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);
+
+  llvm::IRBuilder<> &b;
+  BlockScaleSpec spec;
+  unsigned bn;
+  unsigned slots;
+  Sm90BlockScaleValues v;
+  llvm::Value *kBlocks = nullptr;         ///< ceil(K / 128), i64
+  llvm::Value *rowA[2] = {nullptr, nullptr}; ///< clamped SFA rows, i64
+  llvm::Value *rowB0 = nullptr;           ///< n0 / 128, i32
+  llvm::Value *lastRowB = nullptr;        ///< ceil(N / 128) - 1, i32
+  llvm::Value *colInBlock = nullptr;      ///< n0 % 128 (runtime slots only)
+};
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM90BLOCKSCALE_H
