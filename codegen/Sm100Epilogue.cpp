@@ -8,9 +8,15 @@
 // warp gets row 32 w + l and one f32 per column. A thread therefore holds
 // consecutive columns of one row: pairs of them are adjacent in C.
 //
-// Synchronization (9.7.16.6.4): the MMA warp's tcgen05.commit arrives on
-// the accumulator-full mbarrier; each epilogue thread waits on it and then
+// Synchronization (PTX ISA 9.7.16.6.4, "Canonical synchronization
+// patterns"): the MMA warp's tcgen05.commit arrives on the buffer's
+// accumulator-full mbarrier; each epilogue thread waits on it and then
 // executes tcgen05.fence::after_thread_sync before its first tcgen05.ld.
+// The other direction: after the tcgen05.wait::ld of its last chunk each
+// thread executes tcgen05.fence::before_thread_sync and arrives on the
+// buffer's accumulator-empty mbarrier (count 128), which the MMA thread
+// waits on (then fences after) before its next MMA into the buffer. The
+// stores of the last chunk come after the arrival, from registers.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Epilogue.h"
@@ -125,6 +131,7 @@ struct EpilogueEmitter {
   void emitChunks(llvm::Value *taddr, llvm::Value *row, bool readC,
                   llvm::BasicBlock *exit) {
     unsigned chunk = sm100EpilogueChunk(config);
+    unsigned last = (config.bn - 1) / chunk * chunk;
     llvm::Value *hasK = b.CreateICmpNE(v.numK, i32(0));
     llvm::Value *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
     llvm::Value *rowIn = b.CreateICmpULT(row, v.rowsA);
@@ -135,6 +142,11 @@ struct EpilogueEmitter {
       llvm::SmallVector<llvm::Value *> values =
           ptx::tcgen05Ld32x32b(b, b.CreateAdd(taddr, i32(c0)), chunk);
       values = ptx::tcgen05WaitLd(b, values);
+      if (c0 == last) {
+        // The thread's last load of the buffer is complete: hand it back.
+        ptx::tcgen05FenceBeforeThreadSync(b);
+        ptx::mbarrierArrive(b, v.accEmptyBar);
+      }
       // K = 0: no MMA wrote D, whose contents are then undefined.
       for (llvm::Value *&value : values)
         value = b.CreateSelect(hasK, value, zero);
@@ -152,7 +164,7 @@ struct EpilogueEmitter {
   void emit(llvm::BasicBlock *exit) {
     llvm::Value *warp = b.CreateLShr(v.tid, i32(5), "warp");
     llvm::Value *lane = b.CreateAnd(v.tid, i32(31), "lane");
-    ptx::mbarrierWaitParity(b, v.accFullBar, i32(0), "wait.acc");
+    ptx::mbarrierWaitParity(b, v.accFullBar, v.accParity, "wait.acc");
     ptx::tcgen05FenceAfterThreadSync(b);
     // Warp w reads TMEM lanes 32 (w % 4) ..: the lane field is bits 31..16.
     llvm::Value *lanes = b.CreateMul(b.CreateAnd(warp, i32(3)), i32(32));

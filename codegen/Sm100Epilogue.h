@@ -1,10 +1,12 @@
 //===- codegen/Sm100Epilogue.h - The sm_100a GEMM's epilogue -----*- C++ -*-===//
 //
 // The part of the sm_100a kernel (Sm100Gemm.h) run by the epilogue
-// warpgroup (warps 0..3): wait until the MMA warp's last commit has filled
-// the accumulator in tensor memory, read each warp's 32 rows with
-// tcgen05.ld.32x32b in chunks of columns, and store C = alpha * acc (+ beta
-// * C) directly to global memory, predicated on the ragged edges. Private to
+// warpgroup (warps 0..3) for one output tile: wait until the MMA warp's
+// last commit of the tile has filled its accumulator buffer in tensor
+// memory, read each warp's 32 rows with tcgen05.ld.32x32b in chunks of
+// columns, hand the buffer back to the MMA warp (accumulator-empty) once
+// the last load has completed, and store C = alpha * acc (+ beta * C)
+// directly to global memory, predicated on the ragged edges. Private to
 // codegen/Sm100Gemm.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -27,8 +29,10 @@ struct Sm100EpilogueValues {
   llvm::Value *rowsA = nullptr, *rowsB = nullptr; ///< M and N
   llvm::Value *alpha = nullptr, *beta = nullptr;
   llvm::Value *numK = nullptr;      ///< K tiles; 0: the accumulator is 0
-  llvm::Value *tmemBase = nullptr;  ///< the allocation's TMEM address
-  llvm::Value *accFullBar = nullptr; ///< completes once, when D is final
+  llvm::Value *tmemBase = nullptr;  ///< the tile's accumulator buffer
+  llvm::Value *accFullBar = nullptr; ///< completes when the buffer's D is final
+  llvm::Value *accEmptyBar = nullptr; ///< each thread arrives after its loads
+  llvm::Value *accParity = nullptr;  ///< the phase of this use of the buffer
 };
 
 /// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when BN is an

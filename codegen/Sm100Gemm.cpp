@@ -2,10 +2,11 @@
 //
 // Builds the kernel described in Sm100Gemm.h with IRBuilder: prologue
 // (barrier init, TMEM allocation and its handoff) -> one branch per role
-// (epilogue warps 0..3, producer warp 4, MMA warp 5) -> exit (TMEM
-// deallocation). Unlike sm_90a, no accumulator lives in registers during
-// the K loop: the MMA warp's single elected thread only issues
-// instructions, and the epilogue reads D from tensor memory at the end.
+// (epilogue warps 0..3, producer warp 4, MMA warp 5), each a loop over the
+// CTA's tiles -> exit (TMEM deallocation). Unlike sm_90a, no accumulator
+// lives in registers during the K loop: the MMA warp's single elected
+// thread only issues instructions, and the epilogue reads D from tensor
+// memory, one accumulator buffer while the MMAs fill the other.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
@@ -16,6 +17,7 @@
 #include "codegen/Sm100Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Tcgen05InlineAsm.h"
+#include "codegen/TileOrder.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -46,12 +48,15 @@ struct Builder {
   std::optional<SourceLineInfo> lines; ///< PTX line directives (--lineinfo)
 
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
-  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr,
-              *ldc = nullptr, *alpha = nullptr, *beta = nullptr;
+  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
+              *alpha = nullptr, *beta = nullptr;
   llvm::Value *tid = nullptr, *warp = nullptr, *m0 = nullptr, *n0 = nullptr;
-  llvm::Value *numK = nullptr;
+  llvm::Value *numK = nullptr, *tilesM = nullptr, *tilesN = nullptr;
   llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
-  llvm::Value *accFullBar = nullptr, *tmemSlot = nullptr, *tmemBase = nullptr;
+  llvm::Value *accBarBase = nullptr, *tmemSlot = nullptr, *tmemBase = nullptr;
+  /// Accumulator buffers and the TMEM columns of each.
+  unsigned buffers = sm100AccumulatorBuffers(config);
+  unsigned columns = sm100TmemColumns(config);
 
   Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
           Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
@@ -71,34 +76,91 @@ struct Builder {
         barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
   }
 
+  /// The accumulator-full mbarrier of buffer \p buf (one tcgen05.commit
+  /// per tile) and its accumulator-empty mbarrier (an arrival from each
+  /// epilogue thread once its tcgen05.ld of the buffer are done).
+  llvm::Value *accFullBar(llvm::Value *buf) {
+    return b.CreateAdd(accBarBase, b.CreateMul(buf, i32(8)));
+  }
+  llvm::Value *accEmptyBar(llvm::Value *buf) {
+    return b.CreateAdd(accBarBase,
+                       b.CreateMul(b.CreateAdd(buf, i32(buffers)), i32(8)));
+  }
+
   /// `barrier.sync 0;`: the CTA's barrier without .aligned, so that warps
   /// whose elected thread took a longer path may arrive divergent.
   void ctaBarrier() {
     ptx::emitAsm(b, b.getVoidTy(), "barrier.sync 0;", "~{memory}", {});
   }
 
-  /// kt = 0 .. numK - 1 around \p body(kt, slot, parity) of the ring.
-  void forK(const llvm::Twine &name,
-            const std::function<void(llvm::Value *kt, llvm::Value *slot,
-                                     llvm::Value *parity)> &body) {
+  /// v = start, start + stride, ... while v < bound, around \p body(v,
+  /// next), which must end by branching to next.
+  void loop(
+      const llvm::Twine &name, llvm::Value *start, llvm::Value *bound,
+      llvm::Value *stride,
+      const std::function<void(llvm::Value *v, llvm::BasicBlock *next)> &body) {
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
     llvm::BasicBlock *bodyBlock = block(name + ".body");
+    llvm::BasicBlock *latch = block(name + ".latch");
     llvm::BasicBlock *exit = block(name + ".exit");
     b.CreateBr(head);
     b.SetInsertPoint(head);
-    llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
-    kt->addIncoming(i32(0), pre);
-    b.CreateCondBr(b.CreateICmpULT(kt, numK), bodyBlock, exit);
+    llvm::PHINode *v = b.CreatePHI(b.getInt32Ty(), 2, name);
+    v->addIncoming(start, pre);
+    b.CreateCondBr(b.CreateICmpULT(v, bound), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    llvm::Value *slot = b.CreateURem(kt, i32(config.stages), "slot");
-    llvm::Value *parity =
-        b.CreateAnd(b.CreateUDiv(kt, i32(config.stages)), i32(1), "parity");
-    body(kt, slot, parity);
-    kt->addIncoming(b.CreateAdd(kt, i32(1), "kt.next", true, true),
-                    b.GetInsertBlock());
+    body(v, latch);
+    b.SetInsertPoint(latch);
+    v->addIncoming(b.CreateAdd(v, stride, name + ".next", true, true), latch);
     b.CreateBr(head);
     b.SetInsertPoint(exit);
+  }
+
+  /// kt = 0 .. numK - 1 around \p body(kt, slot, parity) of the ring; the
+  /// ring's position continues from \p base (the K tiles of the CTA's
+  /// earlier tiles), so its phases run on across tiles.
+  void forK(const llvm::Twine &name, llvm::Value *base,
+            const std::function<void(llvm::Value *kt, llvm::Value *slot,
+                                     llvm::Value *parity)> &body) {
+    loop(name, i32(0), numK, i32(1),
+         [&](llvm::Value *kt, llvm::BasicBlock *next) {
+           llvm::Value *it = b.CreateAdd(base, kt, "it");
+           llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
+           llvm::Value *parity = b.CreateAnd(
+               b.CreateUDiv(it, i32(config.stages)), i32(1), "parity");
+           body(kt, slot, parity);
+           b.CreateBr(next);
+         });
+  }
+
+  /// The CTA's tiles: t = ctaid.x, ctaid.x + nctaid.x, ... below tilesM x
+  /// tilesN, in the grouped order (codegen/TileOrder.h). Sets m0 and n0 for
+  /// \p body(i) with i = (t - ctaid.x) / nctaid.x, the CTA's own count of
+  /// tiles; then continues at \p exit. Every role walks the same sequence.
+  void forTiles(const llvm::Twine &name, llvm::BasicBlock *exit,
+                const std::function<void(llvm::Value *i)> &body) {
+    llvm::Value *first =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
+    llvm::Value *stride =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+    loop(name, first, b.CreateMul(tilesM, tilesN, "tiles"), stride,
+         [&](llvm::Value *t, llvm::BasicBlock *next) {
+           TileCoord tile =
+               emitGroupedTile(b, t, tilesM, tilesN, config.groupM);
+           m0 = b.CreateMul(tile.row, i32(config.bm), "m0");
+           n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
+           body(b.CreateUDiv(b.CreateSub(t, first), stride, "i"));
+           b.CreateBr(next);
+         });
+    b.CreateBr(exit);
+  }
+
+  /// Buffer of the CTA's tile \p i and the parity of its use: i % buffers
+  /// and (i / buffers) & 1.
+  std::pair<llvm::Value *, llvm::Value *> accumulator(llvm::Value *i) {
+    return {b.CreateURem(i, i32(buffers), "buf"),
+            b.CreateAnd(b.CreateUDiv(i, i32(buffers)), i32(1), "accParity")};
   }
 
   void createFunction() {
@@ -145,12 +207,10 @@ struct Builder {
     ptx::gridDependentsLaunch(b);
     tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
     warp = b.CreateLShr(tid, i32(5), "warp");
-    llvm::Value *cta =
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
-    llvm::Value *tilesM = b.CreateUDiv(
-        b.CreateAdd(rowsA, i32(config.bm - 1)), i32(config.bm), "tilesM");
-    m0 = b.CreateMul(b.CreateURem(cta, tilesM), i32(config.bm), "m0");
-    n0 = b.CreateMul(b.CreateUDiv(cta, tilesM), i32(config.bn), "n0");
+    tilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(config.bm - 1)),
+                          i32(config.bm), "tilesM");
+    tilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
+                          i32(config.bn), "tilesN");
     numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
                         "numK");
 
@@ -160,16 +220,16 @@ struct Builder {
         llvm::GlobalValue::NotThreadLocal, 3);
     smem->setAlignment(llvm::Align(1024));
     llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
-    // [A ring][B ring][full][empty][acc full][TMEM address], from a base
-    // aligned for SW128 atoms.
+    // [A ring][B ring][full][empty][acc full][acc empty][TMEM address], from
+    // a base aligned for SW128 atoms.
     aBase = b.CreateAnd(b.CreateAdd(raw, i32(sm90::AlignSlack - 1)),
                         i32(~(sm90::AlignSlack - 1)), "aBase");
-    bBase = b.CreateAdd(aBase, i32(config.stages * tileA.staged.bytes),
-                        "bBase");
-    barBase = b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes),
-                          "barBase");
-    accFullBar = b.CreateAdd(barBase, i32(16 * config.stages), "accFull");
-    tmemSlot = b.CreateAdd(accFullBar, i32(8), "tmemSlot");
+    bBase =
+        b.CreateAdd(aBase, i32(config.stages * tileA.staged.bytes), "bBase");
+    barBase =
+        b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes), "barBase");
+    accBarBase = b.CreateAdd(barBase, i32(16 * config.stages), "accBars");
+    tmemSlot = b.CreateAdd(accBarBase, i32(16 * buffers), "tmemSlot");
 
     llvm::BasicBlock *init = block("init");
     llvm::BasicBlock *alloc = block("tmem.alloc");
@@ -180,16 +240,19 @@ struct Builder {
       ptx::mbarrierInit(b, fullBar(i32(s)), 1);  // the producer's arrive
       ptx::mbarrierInit(b, emptyBar(i32(s)), 1); // one tcgen05.commit
     }
-    ptx::mbarrierInit(b, accFullBar, 1);
+    for (unsigned buf = 0; buf < buffers; ++buf) {
+      ptx::mbarrierInit(b, accFullBar(i32(buf)), 1); // one tcgen05.commit
+      ptx::mbarrierInit(b, accEmptyBar(i32(buf)), 32 * EpilogueWarps);
+    }
     ptx::fenceBarrierInit(b);
     b.CreateBr(alloc);
     b.SetInsertPoint(alloc);
-    // The MMA warp allocates the accumulator's columns (the whole warp) and
+    // The MMA warp allocates the accumulators' columns (the whole warp) and
     // gives up its permit to allocate more (PTX ISA 9.7.16.7.1).
     llvm::BasicBlock *allocWarp = block("tmem.alloc.warp");
     b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), allocWarp, sync);
     b.SetInsertPoint(allocWarp);
-    ptx::tcgen05Alloc(b, tmemSlot, sm100TmemColumns(config));
+    ptx::tcgen05Alloc(b, tmemSlot, sm100TmemAllocColumns(config));
     ptx::tcgen05RelinquishAllocPermit(b);
     b.CreateBr(sync);
     b.SetInsertPoint(sync);
@@ -234,24 +297,26 @@ struct Builder {
     // be writing A or B.
     ptx::gridDependencyWait(b);
     const Sm90OperandTile &a = tileA.staged, &bt = tileB.staged;
-    forK("produce", [&](llvm::Value *kt, llvm::Value *slot,
-                        llvm::Value *parity) {
-      // A fresh barrier counts as having completed the phase before phase
-      // 0, so the first pass over the ring waits on parity 1 and passes.
-      ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
-                              "wait.empty");
-      llvm::Value *full = fullBar(slot);
-      ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
-      llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
-      lines->at(KernelPart::SmemA);
-      loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))), tmapA,
-               kc, m0, full);
-      lines->at(KernelPart::SmemB);
-      loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
-               tmapB, kc, n0, full);
-      lines->at(KernelPart::Kernel);
+    forTiles("produce.tile", exit, [&](llvm::Value *i) {
+      forK("produce", b.CreateMul(i, numK),
+           [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
+             // A fresh barrier counts as having completed the phase before
+             // phase 0, so the first pass over the ring waits on parity 1 and
+             // passes.
+             ptx::mbarrierWaitParity(b, emptyBar(slot),
+                                     b.CreateXor(parity, i32(1)), "wait.empty");
+             llvm::Value *full = fullBar(slot);
+             ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
+             llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
+             lines->at(KernelPart::SmemA);
+             loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
+                      tmapA, kc, m0, full);
+             lines->at(KernelPart::SmemB);
+             loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
+                      tmapB, kc, n0, full);
+             lines->at(KernelPart::Kernel);
+           });
     });
-    b.CreateBr(exit);
   }
 
   /// The sm_100 descriptor of \p tile at shared offset \p address: the
@@ -269,33 +334,47 @@ struct Builder {
         mmaKindName(llvm::cantFail(mmaKindOf(config.aType, config.bType)));
     unsigned steps = config.bk / sm100MmaK(config.aType);
     llvm::Value *idescValue = i32(idesc);
-    forK("mma", [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
-      ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
+    forTiles("mma.tile", exit, [&](llvm::Value *i) {
+      // The buffer is free once the epilogue of the tile that used it last
+      // has read it: each epilogue thread waited for its tcgen05.ld, fenced
+      // (tcgen05.fence::before_thread_sync) and arrived; this thread waits
+      // and fences after (PTX ISA 9.7.16.6.4, canonical synchronization
+      // patterns). A fresh mbarrier passes parity 1, so the first use of each
+      // buffer does not wait.
+      auto [buf, accParity] = accumulator(i);
+      ptx::mbarrierWaitParity(b, accEmptyBar(buf),
+                              b.CreateXor(accParity, i32(1)), "wait.acc.empty");
       ptx::tcgen05FenceAfterThreadSync(b);
-      llvm::Value *aSlot =
-          b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
-      llvm::Value *bSlot =
-          b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
-      lines->at(KernelPart::Mma);
-      for (unsigned kk = 0; kk < steps; ++kk) {
-        llvm::Value *descA =
-            descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
-        llvm::Value *descB =
-            descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
-        // The tile's first MMA overwrites D; every later one accumulates.
-        llvm::Value *accumulate =
-            kk ? i32(1) : b.CreateZExt(b.CreateICmpNE(kt, i32(0)),
-                                       b.getInt32Ty());
-        ptx::tcgen05Mma(b, kind, tmemBase, descA, descB, idescValue,
-                        accumulate);
-      }
-      // The slot is free once these MMAs have read it.
-      ptx::tcgen05Commit(b, emptyBar(slot));
-      lines->at(KernelPart::Kernel);
+      llvm::Value *d =
+          b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "d");
+      forK(
+          "mma", b.CreateMul(i, numK),
+          [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
+            ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
+            ptx::tcgen05FenceAfterThreadSync(b);
+            llvm::Value *aSlot =
+                b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
+            llvm::Value *bSlot =
+                b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
+            lines->at(KernelPart::Mma);
+            for (unsigned kk = 0; kk < steps; ++kk) {
+              llvm::Value *descA = descriptor(
+                  tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+              llvm::Value *descB = descriptor(
+                  tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
+              // The tile's first MMA overwrites D; every later one accumulates.
+              llvm::Value *accumulate =
+                  kk ? i32(1)
+                     : b.CreateZExt(b.CreateICmpNE(kt, i32(0)), b.getInt32Ty());
+              ptx::tcgen05Mma(b, kind, d, descA, descB, idescValue, accumulate);
+            }
+            // The slot is free once these MMAs have read it.
+            ptx::tcgen05Commit(b, emptyBar(slot));
+            lines->at(KernelPart::Kernel);
+          });
+      // Every MMA of the tile has completed: D is final.
+      ptx::tcgen05Commit(b, accFullBar(buf));
     });
-    // Every MMA of the tile has completed: D is final.
-    ptx::tcgen05Commit(b, accFullBar);
-    b.CreateBr(exit);
   }
 
   void emitExit(llvm::BasicBlock *exit) {
@@ -309,7 +388,7 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), dealloc, done);
     b.SetInsertPoint(dealloc);
     ptx::tcgen05FenceAfterThreadSync(b);
-    ptx::tcgen05Dealloc(b, tmemBase, sm100TmemColumns(config));
+    ptx::tcgen05Dealloc(b, tmemBase, sm100TmemAllocColumns(config));
     b.CreateBr(done);
     b.SetInsertPoint(done);
     b.CreateRetVoid();
@@ -334,23 +413,31 @@ struct Builder {
     b.SetInsertPoint(epilogue);
     // The epilogue writes C, which the previous kernel may still access.
     ptx::gridDependencyWait(b);
-    Sm100EpilogueValues values;
-    values.fn = fn;
-    values.tid = tid;
-    values.m0 = m0;
-    values.n0 = n0;
-    values.c = c;
-    values.ldc = ldc;
-    values.rowsA = rowsA;
-    values.rowsB = rowsB;
-    values.alpha = alpha;
-    values.beta = beta;
-    values.numK = numK;
-    values.tmemBase = tmemBase;
-    values.accFullBar = accFullBar;
-    lines->at(KernelPart::Epilogue);
-    emitSm100Epilogue(b, config, values, exit);
-    lines->at(KernelPart::Kernel);
+    forTiles("epilogue.tile", exit, [&](llvm::Value *i) {
+      auto [buf, accParity] = accumulator(i);
+      Sm100EpilogueValues values;
+      values.fn = fn;
+      values.tid = tid;
+      values.m0 = m0;
+      values.n0 = n0;
+      values.c = c;
+      values.ldc = ldc;
+      values.rowsA = rowsA;
+      values.rowsB = rowsB;
+      values.alpha = alpha;
+      values.beta = beta;
+      values.numK = numK;
+      values.tmemBase =
+          b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "accTmem");
+      values.accFullBar = accFullBar(buf);
+      values.accEmptyBar = accEmptyBar(buf);
+      values.accParity = accParity;
+      lines->at(KernelPart::Epilogue);
+      llvm::BasicBlock *stored = block("epilogue.tile.stored");
+      emitSm100Epilogue(b, config, values, stored);
+      b.SetInsertPoint(stored);
+      lines->at(KernelPart::Kernel);
+    });
     emitExit(exit);
     lines->finish();
   }
@@ -372,8 +459,8 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
                             config.bm);
   if (!a)
     return a.takeError();
-  auto bt = sm100OperandTile(config.bn, config.bk, config.bType,
-                             config.bMajor, config.bn);
+  auto bt = sm100OperandTile(config.bn, config.bk, config.bType, config.bMajor,
+                             config.bn);
   if (!bt)
     return bt.takeError();
   auto idesc = sm100InstrDescriptor(config);
@@ -388,11 +475,9 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
 
 std::vector<KernelParam> sm100KernelParams() {
   using P = KernelParam;
-  return {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap},
-          {"c", P::Pointer},       {"rowsA", P::I32},
-          {"rowsB", P::I32},       {"k", P::I32},
-          {"ldc", P::I32},         {"alpha", P::F32},
-          {"beta", P::F32}};
+  return {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
+          {"rowsA", P::I32},       {"rowsB", P::I32},       {"k", P::I32},
+          {"ldc", P::I32},         {"alpha", P::F32},       {"beta", P::F32}};
 }
 
 llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
@@ -416,8 +501,7 @@ llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
   return kernel;
 }
 
-llvm::Expected<std::string>
-emitSm100GemmLlvmIr(const Sm100GemmConfig &config) {
+llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config) {
   llvm::LLVMContext context;
   llvm::Module module(config.name, context);
   auto parts = buildSm100Module(config, module);

@@ -15,24 +15,43 @@
 // 16-bit types, k8 for tf32, k32 for fp8). BK * element bytes is one swizzle
 // atom row (32, 64 or 128 bytes), so a ring slot takes BK / k MMAs.
 //
-// One CTA computes one BM x BN = 128 x BN output tile (not persistent) with
-// six warps:
+// Persistent: the grid is min(tiles, SMs) CTAs (sm100LaunchGrid; one per
+// tile when the SM count is unknown) and CTA x computes the 128 x BN output
+// tiles t = x, x + gridDim.x, ... in the grouped order of
+// codegen/TileOrder.h (groupM tile rows sweep N together, so the CTAs
+// running at once share A and B tiles in L2). Six warps, each role a loop
+// over the same tiles:
 //   warps 0..3 (epilogue warpgroup): warp w owns TMEM lanes 32 w .. 32 w +
-//     31, i.e. tile rows 32 w + lane; after the accumulator is full it reads
-//     its rows in chunks of 32 columns (tcgen05.ld.32x32b.x32, then
-//     tcgen05.wait::ld), forms alpha * acc (+ beta * C) and stores directly
-//     to global memory, predicated on the ragged edges;
-//   warp 4 (producer): one elected thread walks K, waits for a free ring
-//     slot (empty mbarrier), arms the slot's full mbarrier with the stage's
-//     bytes and issues the TMA loads of the A and B tiles;
+//     31, i.e. tile rows 32 w + lane; per tile it waits for the tile's
+//     accumulator buffer to be full, reads its rows in chunks of 32 columns
+//     (tcgen05.ld.32x32b.x32, then tcgen05.wait::ld), hands the buffer back
+//     (accumulator-empty) after its last load, forms alpha * acc (+ beta *
+//     C) and stores directly to global memory, predicated on the ragged
+//     edges;
+//   warp 4 (producer): one elected thread walks the K tiles of every tile,
+//     waits for a free ring slot (empty mbarrier), arms the slot's full
+//     mbarrier with the stage's bytes and issues the TMA loads of the A and
+//     B tiles; the ring's position and phases run on across tiles, so it
+//     loads the next tile while the MMAs of this one finish;
 //   warp 5 (MMA): allocates the tensor memory at the start (the whole warp)
-//     and frees it at the end; one elected thread waits on each full
-//     mbarrier, issues the slot's tcgen05.mma with descriptors it derives
-//     from the slot's address, and tcgen05.commit's the slot's empty
-//     mbarrier, so the slot is freed when those MMAs have read it; after the
-//     last slot, one more commit arrives on the accumulator-full mbarrier.
-// The first MMA of the tile overwrites D (enable-input-d false); with K = 0
+//     and frees it at the end; per tile one elected thread waits until the
+//     tile's accumulator buffer is empty, then on each full mbarrier,
+//     issues the slot's tcgen05.mma with descriptors it derives from the
+//     slot's address, and tcgen05.commit's the slot's empty mbarrier, so
+//     the slot is freed when those MMAs have read it; after the last slot,
+//     one more commit arrives on the buffer's accumulator-full mbarrier.
+// The first MMA of a tile overwrites D (enable-input-d false); with K = 0
 // there is none and the epilogue uses zeros.
+//
+// Two accumulators (sm100AccumulatorBuffers: 2 x the power-of-two columns
+// fits in the 512 TMEM columns for every BN <= 256; one buffer otherwise):
+// tile i of a CTA uses buffer i % 2 with mbarrier parity (i / 2) & 1, so
+// the epilogue of tile i overlaps the MMAs of tile i + 1. Per buffer an
+// accumulator-full mbarrier (count 1: the MMA thread's commit) and an
+// accumulator-empty one (count 128: every epilogue thread arrives after
+// tcgen05.wait::ld and tcgen05.fence::before_thread_sync; the MMA thread
+// waits and executes tcgen05.fence::after_thread_sync before its MMAs):
+// the PTX ISA's canonical tcgen05 synchronization patterns (9.7.16.6.4).
 //
 // Shared-memory descriptors come from each operand tile's layout exactly as
 // on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
@@ -43,8 +62,9 @@
 // derived subtile offsets. The instruction descriptor is ir/InstrDescriptor's
 // encoding of (types, M = 128, N = BN, majorness).
 //
-// Tensor memory: TMEM columns = the smallest power of two >= max(32, BN),
-// allocated by warp 5 into a shared word. The handoff of that address
+// Tensor memory: per buffer the smallest power of two >= max(32, BN)
+// columns, allocated at once (sm100TmemAllocColumns) by warp 5 into a
+// shared word. The handoff of that address
 // follows the PTX ISA's pattern (9.7.16.6.4, "Canonical synchronization
 // patterns"; 9.7.16.7.1, tcgen05.alloc): alloc, relinquish_alloc_permit,
 // tcgen05.fence::before_thread_sync, bar.sync 0, then every reader's
@@ -53,7 +73,8 @@
 // and deallocates.
 //
 // Shared memory from a 1024-byte aligned base: [A ring][B ring][full
-// mbarriers][empty mbarriers][accumulator-full mbarrier][TMEM address].
+// mbarriers][empty mbarriers][accumulator-full x buffers][accumulator-empty
+// x buffers][TMEM address].
 //
 // Kernel parameters, in order (the runtime builds the tensor maps with the
 // same plans as sm_90a):
@@ -62,9 +83,8 @@
 //   .param .u64 c                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, k, ldc (rowsA = M, rowsB = N)
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
-// Grid: (ceil(M / 128) * ceil(N / BN), 1, 1), the arch-neutral rule of
-// GemmKernelBinary::grid; CTA x takes tile row x % tilesM, column
-// x / tilesM, so neighbouring CTAs share a B tile.
+// Grid: (min(ceil(M / 128) * ceil(N / BN), SMs), 1, 1), sm100LaunchGrid,
+// which GemmKernelBinary::grid calls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM100GEMM_H
@@ -97,6 +117,8 @@ struct Sm100GemmConfig {
   DTypeKind cType = DTypeKind::BF16;
   MajorKind aMajor = MajorKind::K;
   MajorKind bMajor = MajorKind::K;
+  /// Persistent tile order (codegen/TileOrder.h): tile rows per group.
+  unsigned groupM = 8;
   /// The .tile lines of the kernel's parts; with source.emit, PTX line
   /// directives for them (tilec compile --lineinfo).
   SourceLines source;
@@ -128,12 +150,21 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
 /// take.
 unsigned sm100MmaK(DTypeKind dtype);
 
-/// Tensor-memory columns the accumulator takes: the smallest power of two
+/// Tensor-memory columns one accumulator takes: the smallest power of two
 /// that is at least 32 and at least BN. Example: BN 48 takes 64.
 unsigned sm100TmemColumns(const Sm100GemmConfig &config);
 
-/// Dynamic shared memory: the alignment slack, the ring, the 2 * stages + 1
-/// mbarriers and the TMEM address word.
+/// Accumulator buffers in tensor memory: 2 when two accumulators fit in the
+/// 512 columns (always, for BN <= 256), else 1, when the epilogue of one
+/// tile cannot overlap the MMAs of the next.
+unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config);
+
+/// Columns the kernel allocates: buffers x sm100TmemColumns, a power of
+/// two. Example: BN 256 allocates 512, BN 48 allocates 128.
+unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
+
+/// Dynamic shared memory: the alignment slack, the ring, 2 * stages ring
+/// mbarriers, 2 per accumulator buffer, and the TMEM address word.
 unsigned sm100SharedBytes(const Sm100GemmConfig &config);
 
 /// The 32-bit instruction descriptor of the kernel's tcgen05.mma.

@@ -28,9 +28,10 @@ llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(message.str());
 }
 
-/// The 32-bit-aligned word after the barriers holds the TMEM address.
+/// full and empty per ring slot, accumulator-full and -empty per buffer;
+/// the 32-bit-aligned word after the barriers holds the TMEM address.
 unsigned barrierBytes(const Sm100GemmConfig &config) {
-  return 8 * (2 * config.stages + 1) + 8;
+  return 8 * (2 * config.stages + 2 * sm100AccumulatorBuffers(config)) + 8;
 }
 
 } // namespace
@@ -68,6 +69,14 @@ unsigned sm100TmemColumns(const Sm100GemmConfig &config) {
   while (columns < config.bn)
     columns *= 2;
   return columns;
+}
+
+unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config) {
+  return 2 * sm100TmemColumns(config) <= 512 ? 2 : 1;
+}
+
+unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config) {
+  return sm100AccumulatorBuffers(config) * sm100TmemColumns(config);
 }
 
 unsigned sm100SharedBytes(const Sm100GemmConfig &config) {
@@ -129,6 +138,9 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         "row of 32, 64 or 128 bytes (BK = {3}, {4} or {5} for {1})",
         config.bk, dtypeName(config.aType), rowBytes, 32 / elemBytes,
         64 / elemBytes, 128 / elemBytes));
+  if (config.groupM == 0)
+    return fail("groupM = 0: the persistent tile order needs a group of at "
+                "least one tile row");
   if (config.stages < 2 || config.stages > 16)
     return fail(llvm::formatv("stages = {0} is outside 2..16", config.stages));
   unsigned bytes = sm100SharedBytes(config);

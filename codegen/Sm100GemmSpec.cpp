@@ -9,6 +9,7 @@
 
 #include "ir/LayoutExpr.h"
 
+#include <algorithm>
 #include <tuple>
 
 namespace tilec {
@@ -68,11 +69,14 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
 
 Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                      unsigned smCount) {
-  (void)smCount;
   auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-  return {static_cast<unsigned>(ceilDiv(m, kernel.tileM) *
-                                ceilDiv(n, kernel.tileN)),
-          1, 1};
+  uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN);
+  // Persistent: at most ctasPerSm CTAs per multiprocessor, each looping over
+  // tiles; without a count, one CTA per tile (each loops once).
+  if (smCount)
+    tiles = std::min<uint64_t>(tiles, uint64_t(smCount) *
+                                          std::max(1u, kernel.ctasPerSm));
+  return {static_cast<unsigned>(tiles), 1, 1};
 }
 
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
@@ -90,6 +94,8 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.ldcMultiple = 1;
   binary.cAlignBytes = 2 * dtypeBits(config.cType) / 8;
   binary.dependentLaunch = true;
+  binary.persistent = true;
+  binary.ctasPerSm = 1;
   binary.params = sm100KernelParams();
   binary.aType = config.aType;
   binary.bType = config.bType;

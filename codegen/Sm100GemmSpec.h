@@ -25,7 +25,8 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec);
 
 /// The launch facts of an emitted sm_100a kernel in the arch-neutral form
 /// launchers read: parameters, the two tensor maps (the operand tiles'
-/// boxes and swizzles, as on sm_90a), the 1-D grid of one CTA per tile.
+/// boxes and swizzles, as on sm_90a), persistent with one CTA per SM
+/// (sm100LaunchGrid).
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel);
 
 } // namespace tilec

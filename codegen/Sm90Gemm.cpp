@@ -18,6 +18,7 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/SourceLineInfo.h"
+#include "codegen/TileOrder.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
 #include "ir/PtxDescriptorScan.h"
@@ -146,19 +147,12 @@ struct Builder {
     it->addIncoming(i32(0), pre);
     b.CreateCondBr(b.CreateICmpULT(t, tiles), bodyBlock, exit);
     b.SetInsertPoint(bodyBlock);
-    // Grouped order: groupM tile rows advance together along N so that a
-    // wave of CTAs shares A and B tiles in L2.
-    llvm::Value *groupTiles = b.CreateMul(numTilesN, i32(config.groupM));
-    llvm::Value *firstM =
-        b.CreateMul(b.CreateUDiv(t, groupTiles), i32(config.groupM));
-    llvm::Value *rows = b.CreateBinaryIntrinsic(
-        llvm::Intrinsic::umin, b.CreateSub(tilesM, firstM), i32(config.groupM));
-    llvm::Value *inGroup = b.CreateURem(t, groupTiles);
-    llvm::Value *tileM = b.CreateAdd(
-        b.CreateMul(b.CreateAdd(firstM, b.CreateURem(inGroup, rows)), cm),
-        rank);
+    // Grouped order (codegen/TileOrder.h): groupM tile rows advance
+    // together along N so that a wave of CTAs shares A and B tiles in L2.
+    TileCoord tile = emitGroupedTile(b, t, tilesM, numTilesN, config.groupM);
+    llvm::Value *tileM = b.CreateAdd(b.CreateMul(tile.row, cm), rank);
     m0 = b.CreateMul(tileM, i32(config.bm), "m0");
-    n0 = b.CreateMul(b.CreateUDiv(inGroup, rows), i32(config.bn), "n0");
+    n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
     itBase = it;
     tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
     body(latch);

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
 #include "codegen/Ptxas.h"
+#include "codegen/Sm100GemmSpec.h"
 #include "codegen/Tcgen05InlineAsm.h"
 #include "ir/DescriptorDecoder.h"
 #include "ir/DescriptorDerivation.h"
@@ -65,6 +66,35 @@ TEST(Sm100Config, TmemColumnsExample) {
   }
 }
 
+TEST(Sm100Config, TwoAccumulatorBuffersExample) {
+  Sm100GemmConfig config;
+  for (auto [bn, allocated] : {std::pair{16u, 64u}, {48u, 128u},
+                               {144u, 512u}, {256u, 512u}}) {
+    config.bn = bn;
+    EXPECT_EQ(sm100AccumulatorBuffers(config), 2u) << "BN " << bn;
+    EXPECT_EQ(sm100TmemAllocColumns(config), allocated) << "BN " << bn;
+  }
+  // The example: 1024 alignment slack, 4 x 48 KiB ring, 4 + 4 ring and 2 + 2
+  // accumulator mbarriers, the TMEM address word.
+  EXPECT_EQ(sm100SharedBytes(Sm100GemmConfig{}),
+            1024u + 4 * 49152 + 8 * 12 + 8);
+}
+
+TEST(Sm100Grid, PersistentOneCtaPerSmOrPerTile) {
+  auto kernel = emitSm100Gemm(Sm100GemmConfig{});
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  GemmKernelBinary binary = sm100GemmBinary(std::move(*kernel));
+  EXPECT_TRUE(binary.persistent);
+  EXPECT_EQ(binary.ctasPerSm, 1u);
+  // 4096 x 4096: 32 x 16 = 512 tiles of 128 x 256.
+  EXPECT_EQ(binary.grid(4096, 4096, 64, 148).x, 148u);
+  EXPECT_EQ(binary.grid(4096, 4096, 64, 0).x, 512u);
+  // Fewer tiles than SMs: one CTA per tile.
+  EXPECT_EQ(binary.grid(129, 257, 64, 148).x, 4u);
+  EXPECT_EQ(binary.grid(129, 257, 64, 2).x, 2u);
+  EXPECT_EQ(binary.grid(129, 257, 64, 2).y, 1u);
+}
+
 TEST(Sm100Config, RulesNameWhatIsLegal) {
   auto message = [](const Sm100GemmConfig &config) {
     llvm::Error err = verifySm100GemmConfig(config);
@@ -88,6 +118,9 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
   config = {};
   config.stages = 5; // 5 x 48 KiB
   EXPECT_NE(message(config).find("fewer stages"), std::string::npos);
+  config = {};
+  config.groupM = 0;
+  EXPECT_NE(message(config).find("groupM = 0"), std::string::npos);
   config = {};
   config.aType = DTypeKind::BF16;
   config.bType = DTypeKind::F16;
@@ -186,6 +219,23 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
   EXPECT_EQ(countOf(ptx, "tcgen05.commit.cta_group::1"), 2u);
   EXPECT_EQ(countOf(ptx, "tcgen05.alloc.cta_group::1"), 1u);
   EXPECT_EQ(countOf(ptx, "tcgen05.dealloc.cta_group::1"), 1u);
+  // Persistent with two accumulator buffers: the ring's 2 x stages
+  // mbarriers plus accumulator-full and -empty per buffer; each role loops
+  // over tiles (three reads of nctaid.x); the epilogue hands a buffer back
+  // once per beta path.
+  unsigned buffers = sm100AccumulatorBuffers(config);
+  EXPECT_EQ(buffers, 2u);
+  EXPECT_EQ(countOf(ptx, "mbarrier.init.shared::cta.b64"),
+            2 * config.stages + 2 * buffers);
+  EXPECT_EQ(countOf(ptx, "%nctaid.x"), 3u);
+  EXPECT_EQ(countOf(ptx, "mbarrier.arrive.shared::cta.b64"), 2u);
+  size_t alloc = ptx.find("tcgen05.alloc.cta_group::1");
+  std::string allocLine = ptx.substr(alloc, ptx.find('\n', alloc) - alloc);
+  EXPECT_NE(allocLine.find("], " +
+                           std::to_string(sm100TmemAllocColumns(config)) +
+                           ";"),
+            std::string::npos)
+      << allocLine;
 
   std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx);
   ASSERT_EQ(uses.size(), 3 * steps);
