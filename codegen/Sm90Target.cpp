@@ -59,7 +59,12 @@ public:
     }
     int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
     std::string &why = choice.why;
-    if (m && m <= 128) {
+    if (m && m <= 128 && findSwiglu(spec.epilogueOps)) {
+      why = "M = " + std::to_string(m) +
+            " is fixed and at most 128, but swiglu pairs two columns of C in "
+            "one thread, which swap-AB spreads over lanes: A and B as "
+            "written";
+    } else if (m && m <= 128) {
       choice.swapAB = true;
       why = "M = " + std::to_string(m) +
             " is fixed and at most 128 (a decode shape): A and B swapped, "
@@ -96,6 +101,12 @@ public:
 
   GemmEpilogueChoice autoEpilogue(const GemmSpec &spec) const override {
     std::string c = dtypeInfo(spec.cType).name.str();
+    const EpilogueOp *swiglu = findSwiglu(spec.epilogueOps);
+    if (swiglu && swiglu->pairing == SwigluPairingKind::Interleaved)
+      return {{{"store"}},
+              "swiglu(interleaved) leaves one element of C per accumulator "
+              "pair, which stmatrix cannot stage: registers go to global "
+              "memory directly"};
     if (spec.cType == DTypeKind::BF16 || spec.cType == DTypeKind::F16)
       return {{{"stmatrix"}, {"tma_store"}},
               "c is " + c +
