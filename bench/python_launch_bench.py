@@ -3,7 +3,10 @@
 1. Host cost per launch from Python, eager: the wall time of issuing 200
    launches without waiting for the GPU (a queue of 200 never fills), median
    of 25 samples, for Kernel(a, b, c), tilec.gemm and torch.matmul(out=) on
-   the decode shape M=64, N=2112, K=7168 bf16.
+   the decode shape M=64, N=2112, K=7168 bf16; and beside them, measured
+   in the same run the same way, the C API's prepared launch alone
+   (tilec_launch called from C by bench/capi_launch_bench.c, --capi-bench)
+   on the same program and library.
 2. Decode shapes end to end: GPU time per GEMM from CUDA events, eager (50
    launches a sample) and from CUDA graphs (20 launches captured, replayed),
    tilec and torch.matmul alternating sample by sample, medians of 15.
@@ -78,7 +81,7 @@ def operands(m, n, k):
     return a, w, torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
 
 
-def launch_section():
+def launch_section(capi_bench):
     m, n, k = DECODE[0]
     a, w, c = operands(m, n, k)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -110,7 +113,28 @@ def launch_section():
           " us")
     print(f"  {'  of which: torch current stream':34s} "
           f"{host_cost(lambda: _launch._current_stream(index)):7.2f} us")
+    print(f"  {'C: tilec_launch, prepared':34s} "
+          f"{capi_launch_cost(capi_bench, arch, sms, m, n, k)}")
     print(f"  tilec kernel: {kernel!r}")
+
+
+def capi_launch_cost(capi_bench, arch, sms, m, n, k):
+    """bench/capi_launch_bench.c's median host time per tilec_launch of
+    the program Kernel runs above, on the library Python loaded."""
+    if not capi_bench:
+        return "    (not run: no --capi-bench)"
+    from tilec._lib import lib
+    source, _ = _gemm.program_source(arch, "bf16", "bf16", "K", "K", m, n,
+                                     k, sms)
+    with tempfile.NamedTemporaryFile("w", suffix=".tile") as f:
+        f.write(source)
+        f.flush()
+        run = subprocess.run([capi_bench, lib._name, f.name, str(m), str(n),
+                              str(k)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{capi_bench} failed: {run.stderr}")
+    us = float(run.stdout.split(": ")[-1].split()[0])
+    return f"{us:7.2f} us   ({run.stdout.strip()})"
 
 
 def decode_section():
@@ -175,9 +199,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", default=os.path.join(
         os.path.dirname(__file__), "..", "examples"))
+    parser.add_argument("--capi-bench", help="bench/capi_launch_bench.c, "
+                        "built (scripts/gpu-build.sh python)")
     args = parser.parse_args()
-    print(torch.cuda.get_device_name(), "torch", torch.__version__)
-    launch_section()
+    print(torch.cuda.get_device_name(), "torch", torch.__version__,
+          "tilec from", os.path.dirname(tilec.__file__))
+    launch_section(args.capi_bench)
     decode_section()
     compile_section(args.examples)
 

@@ -20,7 +20,10 @@ set(TILEC_LLVM_COMPONENTS
 
 add_library(tilec_llvm INTERFACE)
 add_library(tilec::llvm ALIAS tilec_llvm)
-target_include_directories(tilec_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+# Installed, tilecConfig.cmake adds the include directories of the LLVM it
+# finds (cmake/TilecInstall.cmake).
+target_include_directories(tilec_llvm SYSTEM INTERFACE
+  "$<BUILD_INTERFACE:${LLVM_INCLUDE_DIRS}>")
 separate_arguments(_tilec_llvm_defs NATIVE_COMMAND ${LLVM_DEFINITIONS})
 target_compile_definitions(tilec_llvm INTERFACE ${_tilec_llvm_defs})
 

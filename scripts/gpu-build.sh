@@ -16,8 +16,13 @@ BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build-static}
 # call carries at most 64 MiB, so a call takes one set:
 #   tests: the gpu tests and the example runners (scripts/gpu-run.sh)
 #   bench: the benchmarks (scripts/gpu-bench.sh)
-#   python: libtilec.so for the Python package (scripts/gpu-python.sh),
-#     staged in .carry-py/ so that it leaves the other sets' .carry/ alone
+#   python: a wheel of the Python package with the static libtilec.so
+#     inside (tilec-*-py3-none-linux_x86_64.whl, pip-installed there by
+#     scripts/gpu-python.sh) and bench/capi_launch_bench.c, staged in
+#     .carry-py/ so that it leaves the other sets' .carry/ alone. The wheel
+#     is built by `pip wheel ./python` (scikit-build-core, installed from
+#     PyPI into $BUILD_DIR/wheel-venv) around the library built here
+#     (-DTILEC_PREBUILT_LIBRARY, python/CMakeLists.txt), not a second build.
 set_name=${1:-tests}
 stage=$TILEC_ROOT/.carry
 case $set_name in
@@ -33,13 +38,30 @@ BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
   bash "$TILEC_ROOT/scripts/setup.sh"
 rm -rf "$stage"
 mkdir -p "$stage/bin"
+if [ "$set_name" = python ]; then
+  strip -o "$stage/bin/libtilec.so" "$BUILD_DIR/capi/libtilec.so"
+  if ldd "$stage/bin/libtilec.so" | grep -i llvm; then
+    echo "gpu-build.sh: libtilec.so depends on a shared LLVM" >&2
+    exit 1
+  fi
+  venv=$BUILD_DIR/wheel-venv
+  if [ ! -x "$venv/bin/pip" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "scikit-build-core>=0.8"
+  fi
+  "$venv/bin/pip" wheel -q --no-deps --no-build-isolation -w "$stage" \
+    -C cmake.define.TILEC_PREBUILT_LIBRARY="$stage/bin/libtilec.so" \
+    -C build-dir="$BUILD_DIR/wheel" "$TILEC_ROOT/python"
+  rm -rf "$stage/bin"
+  cc -O2 -std=gnu11 -Wall -Wextra -I"$TILEC_ROOT/include" \
+    "$TILEC_ROOT/bench/capi_launch_bench.c" -ldl -o "$stage/capi_launch_bench"
+  ls -l "$stage"
+  du -sh "$stage"
+  exit 0
+fi
 for exe in $wanted; do
   strip -o "$stage/bin/$(basename "$exe")" "$BUILD_DIR/$exe"
 done
-if [ "$set_name" = python ] && ldd "$stage/bin/libtilec.so" | grep -i llvm; then
-  echo "gpu-build.sh: libtilec.so depends on a shared LLVM" >&2
-  exit 1
-fi
 tar -C "$stage" -cf - bin | xz -T0 -6 >"$stage/bin.tar.xz"
 rm -rf "$stage/bin"
 du -sh "$stage"

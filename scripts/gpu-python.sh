@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # GPU workflow for the Python package, on the device machine (it has torch,
-# Python 3.12, no LLVM): put the package on the path with the static
-# libtilec.so beside it (as `pip install` lays it out), run tests/python
-# (the GPU tests run there: tests/python/test_gpu_torch.py) and the launch
-# benchmark (bench/python_launch_bench.py). Logs go to $OUT. Here first:
+# Python 3.12, pip, no LLVM and no network): pip-install the wheel from
+# .carry-py/ (the static libtilec.so inside; --no-index --no-deps, into a
+# --target directory on the path, so the system's torch stays visible), run
+# tests/python against the installed package (TILEC_TEST_INSTALLED=1: the
+# GPU tests are tests/python/test_gpu_torch.py) and the launch benchmark
+# (bench/python_launch_bench.py, with the C API's prepared launch from
+# .carry-py/capi_launch_bench). Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
 #   run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
@@ -12,24 +15,29 @@ TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
 site=$(mktemp -d /tmp/tilec-site.XXXXXX)
-cp -r "$TILEC_ROOT/python/tilec" "$site/tilec"
-xz -dc "$TILEC_ROOT/.carry-py/bin.tar.xz" | tar -C "$site" -xf -
-mv "$site/bin/libtilec.so" "$site/tilec/libtilec.so"
+wheel=$(ls "$TILEC_ROOT"/.carry-py/tilec-*.whl)
+if ! python3 -m pip install --no-deps --no-index --target "$site" "$wheel" \
+    >"$OUT/pip.log" 2>&1; then
+  cat "$OUT/pip.log"
+  exit 1
+fi
+cat "$OUT/pip.log"
 unset TILEC_LIBRARY
-export PYTHONPATH=$site PYTHONUNBUFFERED=1
+export PYTHONPATH=$site PYTHONUNBUFFERED=1 TILEC_TEST_INSTALLED=1
 export TILEC_CACHE_DIR=$(mktemp -d /tmp/tilec-cache.XXXXXX)
+cd "$site" # nothing of the checkout on the path
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c 'import sys, torch; print("python", sys.version.split()[0],
     "torch", torch.__version__, "cuda", torch.version.cuda)'
-  python3 -c 'import tilec; print("tilec", tilec.__version__, "from",
-    tilec.__file__)'
+  echo "installed: $(basename "$wheel")"
+  python3 -c 'import tilec, tilec._lib as l; print("tilec", tilec.__version__,
+    "from", tilec.__file__, "library", l.lib._name)'
 } 2>&1 | tee "$OUT/env.log"
 status=0
-# conftest.py imports this checkout's python/tilec; give it the library.
-export TILEC_LIBRARY=$site/tilec/libtilec.so
 python3 -m pytest -q -rs -p no:cacheprovider "$TILEC_ROOT/tests/python" \
   2>&1 | tee "$OUT/pytest.log" || status=1
 python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
-  "$TILEC_ROOT/examples" 2>&1 | tee "$OUT/bench.log" || status=1
+  "$TILEC_ROOT/examples" --capi-bench "$TILEC_ROOT/.carry-py/capi_launch_bench" \
+  2>&1 | tee "$OUT/bench.log" || status=1
 exit $status

@@ -54,7 +54,9 @@ def test_second_process_hits_the_disk_cache(tmp_path):
     env = dict(os.environ, TILEC_CACHE_DIR=str(tmp_path))
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import tilec; "
               "print(len(tilec.compile(sys.argv[2]).ptx))")
-    args = [sys.executable, "-c", script, os.path.join(ROOT, "python"),
+    # The tilec this process imported (the checkout's, or the installed).
+    args = [sys.executable, "-c", script,
+            os.path.dirname(os.path.dirname(os.path.abspath(tilec.__file__))),
             EXAMPLE]
     first = subprocess.run(args, env=env, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
