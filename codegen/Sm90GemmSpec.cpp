@@ -34,10 +34,10 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.aMajor = spec.aMajor;
   config.bMajor = spec.bMajor;
   config.swapAB = spec.swapAB;
-  config.storeTma = spec.storeTma;
   config.persistent = spec.persistent;
   config.groupM = spec.rasterGroupM;
   config.clusterM = spec.clusterM;
+  config.storeTma = spec.storeTma;
   config.storeSwizzleBytes = spec.storeSwizzleBytes;
   return config;
 }

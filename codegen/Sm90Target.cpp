@@ -64,6 +64,11 @@ public:
             " is fixed and at most 128, but swiglu pairs two columns of C in "
             "one thread, which swap-AB spreads over lanes: A and B as "
             "written";
+    } else if (m && m <= 128 && spec.blockScale) {
+      why = "M = " + std::to_string(m) +
+            " is fixed and at most 128, but the block-scaled kernel does not "
+            "take swap-AB yet (its scales follow the A and B roles as "
+            "written): A and B as written";
     } else if (m && m <= 128) {
       choice.swapAB = true;
       why = "M = " + std::to_string(m) +

@@ -287,12 +287,12 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
         o.map("tile", tile) && o.map("stages", out.stages) &&
         o.map("warps", warps) && o.map("rasterGroupM", out.rasterGroupM) &&
         o.map("swapAB", out.swapAB) && o.map("splitK", out.splitK) &&
+        o.map("persistent", out.persistent) &&
+        o.map("clusterM", out.clusterM) &&
         o.map("storeTma", out.storeTma) &&
         o.map("storeSwizzleBytes", out.storeSwizzleBytes) && scalars &&
         enumFromJson(*scalars, out.scalars, kScalarKinds,
                      path.field("scalars")) &&
-        o.map("persistent", out.persistent) &&
-        o.map("clusterM", out.clusterM) &&
         o.map("annotate", out.annotate) &&
         o.map("annotateSource", out.annotateSource) &&
         o.map("source", out.source) && o.map("smemA", out.smemA) &&

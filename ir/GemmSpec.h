@@ -87,6 +87,13 @@ struct GemmSpec {
   /// Split K over this many CTAs per output tile, reduced in a workspace
   /// (1: no split).
   unsigned splitK = 1;
+  /// `schedule persistent(G)` (sm_90a): one CTA per SM loops over the
+  /// output tiles in groups of G = rasterGroupM tile rows, so the producer
+  /// loads the next tile while the consumers store this one.
+  bool persistent = false;
+  /// `schedule cluster(2)` (sm_90a): 2x1 thread-block clusters whose two
+  /// CTAs take neighbouring tile rows and multicast the shared B tile.
+  unsigned clusterM = 1;
   /// sm_90a epilogue (`epilogue stmatrix [swizzle(..)] -> tma_store`): stage
   /// C in swizzled shared memory and write it with TMA stores; false
   /// (`epilogue store`): registers straight to global memory.
@@ -105,13 +112,6 @@ struct GemmSpec {
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.
-  /// `schedule persistent(G)` (sm_90a): one CTA per SM loops over the
-  /// output tiles in groups of G = rasterGroupM tile rows, so the producer
-  /// loads the next tile while the consumers store this one.
-  bool persistent = false;
-  /// `schedule cluster(2)` (sm_90a): 2x1 thread-block clusters whose two
-  /// CTAs take neighbouring tile rows and multicast the shared B tile.
-  unsigned clusterM = 1;
   /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
   /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes
   /// the largest swizzle atom of the operand's majorness that fits the tile

@@ -191,6 +191,8 @@ const std::vector<OpSchema> &schemaTable() {
        {{"mode", IdentAttr, true},
         {"swap_ab", IntAttr, false},
         {"split_k", IntAttr, false},
+        {"persistent", IntAttr, false},
+        {"cluster_m", IntAttr, false},
         {"why", StringAttr, false}}},
   };
   return table;
@@ -202,8 +204,6 @@ bool isPlainIdent(llvm::StringRef text) {
   for (char c : text)
     if (!(llvm::isAlnum(c) || c == '_' || c == '.' || c == ':'))
       return false;
-        {"persistent", IntAttr, false},
-        {"cluster_m", IntAttr, false},
   return !text.ends_with(".") && !text.ends_with(":");
 }
 

@@ -428,7 +428,6 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                     " kernels take 'schedule "
                     "auto' (the plain schedule)");
   }
-}
   const tir::Attr *group = op.get("persistent");
   const tir::Attr *cluster = op.get("cluster_m");
   bool persistent = group && group->isInt() && group->intValue > 0;
@@ -456,6 +455,7 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                     std::string(persistent ? "persistent" : "cluster(2)") +
                     " is not implemented: the K splits of a tile are their "
                     "own grid z (or 1x1xS cluster); drop one of them");
+}
 
 void Verifier::verifyKernel(tir::Op &kernel) {
   llvm::StringRef archName = kernel.getText("arch");
