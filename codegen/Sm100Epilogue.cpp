@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Epilogue.h"
 
+#include "codegen/EpilogueMath.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Tcgen05InlineAsm.h"
@@ -41,6 +42,9 @@ struct EpilogueEmitter {
   llvm::IRBuilder<> &b;
   const Sm100GemmConfig &config;
   const Sm100EpilogueValues &v;
+  /// What the ops read: the kernel's operand vectors, C's M x N.
+  EpilogueInputs inputs =
+      EpilogueInputs::fromFunction(*v.fn, v.rowsA, v.rowsB, config.cType);
 
   llvm::BasicBlock *block(const llvm::Twine &name) {
     return llvm::BasicBlock::Create(b.getContext(), name, v.fn);
@@ -50,13 +54,15 @@ struct EpilogueEmitter {
   /// The LLVM type of a C element (bf16, f16 or f32).
   llvm::Type *cType() { return llvmFloatType(b, config.cType); }
 
-  /// alpha * acc, plus beta * \p old (a C element as f32) when given.
-  llvm::Value *scale(llvm::Value *acc, llvm::Value *old) {
-    llvm::Value *r = b.CreateFMul(v.alpha, acc);
-    if (!old)
-      return r;
-    return b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                             {v.beta, old, r});
+  /// C(row, col) before the cast: alpha * acc, plus beta * \p old (a C
+  /// element as f32) when given, then the epilogue ops: the one
+  /// implementation of every target (codegen/EpilogueMath.h).
+  llvm::Value *scale(llvm::Value *acc, llvm::Value *old, llvm::Value *row,
+                     llvm::Value *col) {
+    llvm::Value *x = emitAlphaBeta(b, v.alpha, acc, v.beta, old);
+    if (config.epilogueOps.empty())
+      return x;
+    return emitEpilogueOps(b, config.epilogueOps, inputs, x, row, col);
   }
 
   /// Stores C(row, col) = scale(acc) if col < N (row is in range).
@@ -70,7 +76,8 @@ struct EpilogueEmitter {
     llvm::Value *old =
         readC ? b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy())
               : nullptr;
-    b.CreateStore(b.CreateFPTrunc(scale(acc, old), cType()), address);
+    b.CreateStore(b.CreateFPTrunc(scale(acc, old, row, col), cType()),
+                  address);
     b.CreateBr(after);
     b.SetInsertPoint(after);
   }
@@ -112,9 +119,13 @@ struct EpilogueEmitter {
       }
       llvm::Value *pair = llvm::PoisonValue::get(pairType);
       pair = b.CreateInsertElement(
-          pair, b.CreateFPTrunc(scale(values[j], old0), cType()), uint64_t(0));
+          pair, b.CreateFPTrunc(scale(values[j], old0, row, col), cType()),
+          uint64_t(0));
       pair = b.CreateInsertElement(
-          pair, b.CreateFPTrunc(scale(values[j + 1], old1), cType()),
+          pair,
+          b.CreateFPTrunc(
+              scale(values[j + 1], old1, row, b.CreateAdd(col, i32(1))),
+              cType()),
           uint64_t(1));
       b.CreateAlignedStore(pair, address, pairAlign);
       b.CreateBr(after);
@@ -178,8 +189,10 @@ struct EpilogueEmitter {
         b.CreateFCmpOEQ(v.beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
         noBeta, withBeta);
     b.SetInsertPoint(noBeta);
+    emitEpilogueAnnotation(b, config.epilogueOps, "direct stores");
     emitChunks(taddr, row, /*readC=*/false, exit);
     b.SetInsertPoint(withBeta);
+    emitEpilogueAnnotation(b, config.epilogueOps, "direct stores");
     emitChunks(taddr, row, /*readC=*/true, exit);
   }
 };

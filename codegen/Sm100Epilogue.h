@@ -5,9 +5,9 @@
 // last commit of the tile has filled its accumulator buffer in tensor
 // memory, read each warp's 32 rows with tcgen05.ld.32x32b in chunks of
 // columns, hand the buffer back to the MMA warp (accumulator-empty) once
-// the last load has completed, and store C = alpha * acc (+ beta * C)
-// directly to global memory, predicated on the ragged edges. Private to
-// codegen/Sm100Gemm.cpp.
+// the last load has completed, and store C = alpha * acc (+ beta * C) with
+// the epilogue ops applied (codegen/EpilogueMath) directly to global
+// memory, predicated on the ragged edges. Private to codegen/Sm100Gemm.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM100EPILOGUE_H

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
+#include "codegen/EpilogueMath.h"
 #include "codegen/SourceLineInfo.h"
 
 #include "codegen/PtxEmitter.h"
@@ -165,7 +166,7 @@ struct Builder {
 
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    std::vector<KernelParam> params = sm100KernelParams();
+    std::vector<KernelParam> params = sm100KernelParams(config.epilogueOps);
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
@@ -473,11 +474,15 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
 
 } // namespace
 
-std::vector<KernelParam> sm100KernelParams() {
+std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops) {
   using P = KernelParam;
-  return {{"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
-          {"rowsA", P::I32},       {"rowsB", P::I32},       {"k", P::I32},
-          {"ldc", P::I32},         {"alpha", P::F32},       {"beta", P::F32}};
+  std::vector<KernelParam> params = {
+      {"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
+      {"rowsA", P::I32},       {"rowsB", P::I32},       {"k", P::I32},
+      {"ldc", P::I32},         {"alpha", P::F32},       {"beta", P::F32}};
+  for (KernelParam &param : epilogueParams(ops))
+    params.push_back(std::move(param));
+  return params;
 }
 
 llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {

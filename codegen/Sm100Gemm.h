@@ -26,8 +26,9 @@
 //     accumulator buffer to be full, reads its rows in chunks of 32 columns
 //     (tcgen05.ld.32x32b.x32, then tcgen05.wait::ld), hands the buffer back
 //     (accumulator-empty) after its last load, forms alpha * acc (+ beta *
-//     C) and stores directly to global memory, predicated on the ragged
-//     edges;
+//     C), applies the epilogue ops (codegen/EpilogueMath, as sm_80 and
+//     sm_90a do) and stores directly to global memory, predicated on the
+//     ragged edges;
 //   warp 4 (producer): one elected thread walks the K tiles of every tile,
 //     waits for a free ring slot (empty mbarrier), arms the slot's full
 //     mbarrier with the stage's bytes and issues the TMA loads of the A and
@@ -83,6 +84,8 @@
 //   .param .u64 c                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, k, ldc (rowsA = M, rowsB = N)
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
+//   then the epilogue ops' operands  (epilogueParams: bias, scale,
+//                                     residual and ldr, as the ops read them)
 // Grid: (min(ceil(M / 128) * ceil(N / BN), SMs), 1, 1), sm100LaunchGrid,
 // which GemmKernelBinary::grid calls.
 //
@@ -93,6 +96,7 @@
 #include "codegen/GemmCodegen.h"
 #include "codegen/Sm90Gemm.h"
 #include "ir/DType.h"
+#include "ir/EpilogueOps.h"
 #include "ir/InstrDescriptor.h"
 #include "ir/MajorKind.h"
 #include "ir/SourceLines.h"
@@ -119,6 +123,10 @@ struct Sm100GemmConfig {
   MajorKind bMajor = MajorKind::K;
   /// Persistent tile order (codegen/TileOrder.h): tile rows per group.
   unsigned groupM = 8;
+  /// The epilogue's element-wise ops (codegen/EpilogueMath.h), applied
+  /// after alpha and beta; swiglu, which pairs two accumulator columns, is
+  /// not implemented here.
+  std::vector<EpilogueOp> epilogueOps;
   /// The .tile lines of the kernel's parts; with source.emit, PTX line
   /// directives for them (tilec compile --lineinfo).
   SourceLines source;
@@ -188,8 +196,9 @@ struct Sm100GemmKernel {
   uint32_t idesc = 0;
 };
 
-/// The kernel's parameters in order (the list at the top of this file).
-std::vector<KernelParam> sm100KernelParams();
+/// The kernel's parameters in order (the list at the top of this file),
+/// then the operands \p ops read (epilogueParams).
+std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {});
 
 /// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
 /// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.

@@ -30,7 +30,15 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
     return fail("the sm_100a generator stores C directly from registers "
                 "(epilogue store); the stmatrix -> tma_store epilogue is "
                 "not implemented for sm_100a yet");
+  for (const EpilogueOp &op : spec.epilogueOps)
+    if (op.kind == EpilogueOpKind::Swiglu)
+      return fail("epilogue op 'swiglu' pairs two accumulator columns, which "
+                  "the sm_100a epilogue (one tcgen05.ld chunk of a row at a "
+                  "time) does not implement yet; the other ops (bias, scale, "
+                  "residual, relu, gelu, gelu_tanh, silu, clamp) run on "
+                  "sm_100a, swiglu on sm_80 and sm_90a");
   Sm100GemmConfig config;
+  config.epilogueOps = spec.epilogueOps;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -96,7 +104,8 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.dependentLaunch = true;
   binary.persistent = true;
   binary.ctasPerSm = 1;
-  binary.params = sm100KernelParams();
+  binary.params = sm100KernelParams(config.epilogueOps);
+  binary.epilogueOps = config.epilogueOps;
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;

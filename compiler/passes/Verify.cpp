@@ -333,11 +333,6 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                        (operand == "residual" ? " tensor" : " vector") +
                        ", applied once");
       }
-      if (arch && *arch == ArchKind::SM100a)
-        diags.error(loc, "epilogue op '" + text.str +
-                             "' is not implemented for sm_100a yet (its "
-                             "tensor-memory epilogue applies alpha and beta "
-                             "only); the ops run on sm_80 and sm_90a");
     }
   }
   if (steps->list.empty())

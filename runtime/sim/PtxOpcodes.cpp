@@ -93,6 +93,20 @@ bool Decoder::decodeArith(std::string_view base, const Mods &m) {
   if (!op)
     return unknown();
   ins.op = *op;
+  // Mixed precision (PTX ISA 8.6, sm_100+): add/sub{.rnd}{.sat}.f32.atype
+  // d, a, c and fma.rnd{.sat}.f32.abtype d, a, b, c with atype f16 or bf16:
+  // the 16-bit sources are widened exactly, the arithmetic is f32's.
+  if (m.types.size() == 2 && m.types[0] == PtxType::F32 &&
+      (m.types[1] == PtxType::F16 || m.types[1] == PtxType::BF16) &&
+      (ins.op == OpKind::Add || ins.op == OpKind::Sub ||
+       ins.op == OpKind::Fma)) {
+    Mods f32 = m;
+    f32.types = {PtxType::F32};
+    if (!decodeArith(base, f32))
+      return false;
+    ins.type2 = m.types[1];
+    return true;
+  }
   if (!oneType(m) || !only(m, {"lo", "hi", "wide", "sat"}))
     return false;
   ins.sat = m.has("sat");

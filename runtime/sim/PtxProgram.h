@@ -281,7 +281,8 @@ struct Operand {
 struct Instr {
   OpKind op = OpKind::Nop;
   PtxType type = PtxType::None;  ///< The instruction type (cvt: the dest).
-  PtxType type2 = PtxType::None; ///< cvt: source; setp/bfi: unused.
+  PtxType type2 = PtxType::None; ///< cvt: source; f32 add/sub/fma: the
+                                 ///< f16/bf16 source (mixed precision).
   SpaceKind space = SpaceKind::Generic;
   CmpKind cmp = CmpKind::Eq;
   RoundKind round = RoundKind::None;

@@ -293,6 +293,14 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
   unsigned bits = ptxTypeBits(t);
   if (t == PtxType::F32) {
     float x = asF32(a), y = asF32(b), z = asF32(c), r;
+    // Mixed precision: a (and fma's b) are f16 or bf16, widened exactly.
+    if (ins.type2 == PtxType::F16 || ins.type2 == PtxType::BF16) {
+      ElemKind kind =
+          ins.type2 == PtxType::F16 ? ElemKind::F16 : ElemKind::BF16;
+      x = decodeElem(kind, static_cast<std::uint32_t>(a & 0xffff));
+      if (ins.op == OpKind::Fma)
+        y = decodeElem(kind, static_cast<std::uint32_t>(b & 0xffff));
+    }
     if (!floatArith(ins.op, x, y, z, r) && !f32Special(ins.op, x, y, r))
       throw SimFault("instruction not modelled for .f32");
     if (ins.sat)
