@@ -76,6 +76,27 @@ TEST(GemmTargetTest, PlannedSharedMemoryIsWhatTheKernelRequests) {
   }
 }
 
+// swiglu halves C, so the staged store's tile is BN/2 wide (with BN = 64
+// a 64 x 32 chunk instead of 64 x 64): the budget must see the ops to count
+// what the kernel requests.
+TEST(GemmTargetTest, SwigluStagingIsCountedAsTheKernelRequestsIt) {
+  GemmSpec spec = specFor(ArchKind::SM90a, 128, 64, 64, 4);
+  spec.storeTma = true;
+  llvm::Expected<EpilogueOp> swiglu = parseEpilogueOp("swiglu");
+  ASSERT_TRUE(bool(swiglu)) << llvm::toString(swiglu.takeError());
+  spec.epilogueOps = {*swiglu};
+  const GemmTarget &target = gemmTarget(ArchKind::SM90a);
+  llvm::Expected<GemmSmemBudget> budget = target.sharedMemory(spec);
+  ASSERT_TRUE(bool(budget)) << llvm::toString(budget.takeError());
+  llvm::Expected<GemmKernelBinary> binary = target.emit(spec);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_EQ(int64_t(binary->sharedBytes), budget->total);
+  spec.epilogueOps.clear();
+  llvm::Expected<GemmSmemBudget> plain = target.sharedMemory(spec);
+  ASSERT_TRUE(bool(plain));
+  EXPECT_LT(budget->staging, plain->staging); // half as wide
+}
+
 TEST(GemmTargetTest, Sm80WarpsAndTheirFailure) {
   const GemmTarget &sm80 = gemmTarget(ArchKind::SM80);
   auto warps = sm80.planWarps(specFor(ArchKind::SM80, 128, 128, 32, 4));
