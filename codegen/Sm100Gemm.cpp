@@ -179,6 +179,11 @@ struct Builder {
                                 config.name, module);
     fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
     fn->addFnAttr("nvvm.maxntid", std::to_string(BlockThreads));
+    // One CTA per SM (the persistent grid's ctasPerSm): without it ptxas
+    // aims at a higher occupancy than shared memory allows and spills the
+    // epilogue ops' temporaries to local memory (.minnctapersm 1 gives
+    // them the registers; the SASS test checks for STL/LDL).
+    fn->addFnAttr("nvvm.minctasm", "1");
     std::map<std::string, llvm::Value *> byName;
     for (unsigned i = 0; i < params.size(); ++i) {
       llvm::Argument *arg = fn->getArg(i);
