@@ -158,6 +158,8 @@ int tilec_kernel_param_kind(tilec_kernel kernel, size_t index) {
     return TILEC_PARAM_POINTER;
   case KernelParam::I32:
     return TILEC_PARAM_I32;
+  case KernelParam::I64:
+    return TILEC_PARAM_I64;
   case KernelParam::F32:
     return TILEC_PARAM_F32;
   case KernelParam::TensorMap:
@@ -168,11 +170,18 @@ int tilec_kernel_param_kind(tilec_kernel kernel, size_t index) {
 
 void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n, int64_t k,
                        unsigned smCount, unsigned grid[3]) {
+  tilec_kernel_grid_batched(kernel, m, n, k, smCount, 1, grid);
+}
+
+void tilec_kernel_grid_batched(tilec_kernel kernel, int64_t m, int64_t n,
+                               int64_t k, unsigned smCount, int64_t batch,
+                               unsigned grid[3]) {
   if (!grid)
     return;
   Dim3 dim{0, 0, 0};
-  if (kernel && m > 0 && n > 0 && k > 0)
-    dim = kernel->kernel->grid(m, n, k, smCount);
+  if (kernel && m > 0 && n > 0 && k > 0 && batch >= 0)
+    dim = kernel->kernel->grid(m, n, k, smCount,
+                               uint64_t(std::max<int64_t>(batch, 1)));
   grid[0] = dim.x, grid[1] = dim.y, grid[2] = dim.z;
 }
 

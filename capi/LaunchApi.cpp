@@ -3,7 +3,8 @@
 // The C face of the runtime (runtime/Device.h, runtime/DeviceBuffer.h) and
 // of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
 // the caller's struct_size, so operands appended later (API 2: the epilogue
-// vectors bias and scale; API 4: the residual and ldr) keep their defaults
+// vectors bias and scale; API 4: the residual and ldr; API 5: the batch and
+// its strides) keep their defaults
 // for older callers. Arguments are
 // checked (checkGemmProblem) before anything is launched.
 //
@@ -47,7 +48,7 @@ struct tilec_context_impl {
 };
 
 /// The arguments and stream a PreparedGemm was made for.
-using PreparedKey = std::array<uint64_t, 16>;
+using PreparedKey = std::array<uint64_t, 20>;
 
 struct tilec_launcher_impl {
   GemmLauncher launcher;
@@ -129,6 +130,12 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.scale = TILEC_ARG(args, scale, 0);
   p.residual = TILEC_ARG(args, residual, 0);
   p.ldr = TILEC_ARG(args, ldr, 0);
+  p.batch = TILEC_ARG(args, batch, 1);
+  if (p.batch == 0) // A zeroed struct: one GEMM.
+    p.batch = 1;
+  p.strideA = TILEC_ARG(args, stride_a, 0);
+  p.strideB = TILEC_ARG(args, stride_b, 0);
+  p.strideC = TILEC_ARG(args, stride_c, 0);
   return p;
 }
 
@@ -141,7 +148,9 @@ PreparedKey preparedKey(const GemmProblem &p, void *stream) {
   return {p.a,       p.b,          p.c,          uint64_t(p.m),
           uint64_t(p.n), uint64_t(p.k), uint64_t(p.lda), uint64_t(p.ldb),
           uint64_t(p.ldc), bits(p.alpha), bits(p.beta), p.bias,
-          p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)), 0, 0};
+          p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)),
+          p.residual, uint64_t(p.ldr), uint64_t(p.batch), uint64_t(p.strideA),
+          uint64_t(p.strideB), uint64_t(p.strideC)};
 }
 
 constexpr size_t PreparedSlots = 8;

@@ -36,14 +36,45 @@ llvm::Error checkSchedule(const GemmSpec &spec) {
           .str());
 }
 
+/// A batch on a target without it, or beside a schedule that also needs
+/// grid z or a tile loop (compiler/passes/VerifyBatch.cpp says the same at
+/// the source).
+llvm::Error checkBatch(const GemmSpec &spec) {
+  if (!spec.batch)
+    return llvm::Error::success();
+  if (!gemmTarget(spec.arch).hasBatch())
+    return llvm::createStringError(
+        "batched GEMM is not implemented for " + archInfo(spec.arch).name +
+        "; " + batchTargetNames() + " kernels take a batch");
+  if (spec.splitK > 1 || spec.persistent || spec.clusterM > 1)
+    return llvm::createStringError(
+        llvm::formatv("a batched kernel takes neither split_k ({0}), "
+                      "persistent nor cluster(2): the batch runs on grid z",
+                      spec.splitK)
+            .str());
+  if (spec.blockScale)
+    return llvm::createStringError(
+        "block scales are not implemented for a batched kernel");
+  for (const EpilogueOp &op : spec.epilogueOps)
+    if (op.kind == EpilogueOpKind::Residual)
+      return llvm::createStringError("epilogue op 'residual' is not "
+                                     "implemented for a batched kernel");
+  return llvm::Error::success();
+}
+
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 } // namespace
 
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
-                            unsigned smCount) const {
+                            unsigned smCount, uint64_t batchCount) const {
   (void)k;
-  return gemmTarget(arch).grid(*this, m, n, smCount);
+  Dim3 g = gemmTarget(arch).grid(*this, m, n, smCount);
+  // A batched kernel repeats one GEMM's grid along z, batch z in CTA z
+  // (GemmTarget::hasBatch: no target's batched grid uses z otherwise).
+  if (batch)
+    g.z *= static_cast<unsigned>(std::max<uint64_t>(batchCount, 1));
+  return g;
 }
 
 /// Output tiles a split-K launch numbers: the A-role tile count is rounded
@@ -71,6 +102,8 @@ uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
 
 llvm::Error checkGemmSpec(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
+    return err;
+  if (llvm::Error err = checkBatch(spec))
     return err;
   return gemmTarget(spec.arch).check(spec);
 }
@@ -104,17 +137,22 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
 llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
     return err;
+  if (llvm::Error err = checkBatch(spec))
+    return err;
   llvm::Expected<GemmKernelBinary> binary = gemmTarget(spec.arch).emit(spec);
   if (binary) {
     binary->fixedM = spec.fixedM;
     binary->fixedN = spec.fixedN;
     binary->fixedK = spec.fixedK;
+    binary->batch = spec.batch;
   }
   return binary;
 }
 
 llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
+    return err;
+  if (llvm::Error err = checkBatch(spec))
     return err;
   return gemmTarget(spec.arch).emitLlvmIr(spec);
 }

@@ -10,11 +10,13 @@
 //
 // sm_80 (codegen/Sm80Gemm.h), parameters in order:
 //   A, B, C (global pointers), M, N, K (i32), lda, ldb, ldc (i32, elements),
-//   alpha, beta (f32, only with EpilogueScalarKind::Runtime).
+//   alpha, beta (f32, only with EpilogueScalarKind::Runtime), the epilogue
+//   ops' operands, and for a batched kernel strideA, strideB, strideC (i64,
+//   elements between consecutive batches; 0 broadcasts).
 // lda is the stride between consecutive rows of the non-contiguous extent of
 // A: for a K-major A (M x K, K contiguous) lda >= K, for an M-major A lda >= M.
 // Same for B (N x K) and C (N-contiguous: ldc >= N).
-// Grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1).
+// Grid: (ceil(M / tileM) * ceil(N / tileN), 1, batch).
 //
 // sm_90a (codegen/Sm90Gemm.h), parameters in order:
 //   tmapA, tmapB (128-byte grid-constant tensor maps), C (pointer),
@@ -41,6 +43,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,15 +66,16 @@ struct KernelParam {
   enum Kind {
     Pointer,  ///< .u64 global address.
     I32,      ///< .u32 / .s32.
+    I64,      ///< .u64 / .s64 (a batched kernel's batch strides).
     F32,      ///< .f32.
     TensorMap ///< .param .align 64 .b8 [128], a grid-constant CUtensorMap.
   };
   std::string name;
   Kind kind;
 
-  /// Bytes the parameter occupies: 8, 4, 4 or 128.
+  /// Bytes the parameter occupies: 8, 4, 8, 4 or 128.
   unsigned bytes() const {
-    return kind == Pointer ? 8 : kind == TensorMap ? 128 : 4;
+    return kind == Pointer || kind == I64 ? 8 : kind == TensorMap ? 128 : 4;
   }
 };
 
@@ -100,6 +104,10 @@ struct TensorMapPlan {
   /// 16-byte unit (measured: N = 253 bf16 with ldc = 256 wrote columns 253
   /// to 255).
   bool store = false;
+  /// The matrix is batched (GemmSpec::batch): the map has rank 3, {dim 0,
+  /// dim 1, batch} with the batch stride (GemmProblem::strideA ..) as
+  /// dimension 2's and a box extent of 1 there.
+  bool batched = false;
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
   /// M x K for A, N x K for B, M x N for C).
@@ -136,6 +144,9 @@ struct GemmKernelBinary {
   /// the extent is a run-time argument: the launcher refuses a problem that
   /// disagrees with them.
   int64_t fixedM = 0, fixedN = 0, fixedK = 0;
+  /// A batched kernel (GemmSpec::batch): grid z is the batch, and the
+  /// strideA, strideB, strideC parameters offset each batch's operands.
+  std::optional<BatchSpec> batch;
   /// The schedule facts below are arch-neutral; a target's row sets those
   /// its generator implements (GemmTarget::hasDecodeSchedules).
   /// Decode strategy: the kernel computes C^T = B A^T, so the small M
@@ -158,10 +169,13 @@ struct GemmKernelBinary {
   /// start while the previous kernel in the stream finishes.
   bool dependentLaunch = false;
 
-  /// The grid for an M x N x K problem. \p smCount (the GPU's
+  /// The grid for an M x N x K problem of \p batchCount batches (ignored by
+  /// an unbatched kernel): the target's grid for one GEMM, repeated
+  /// batchCount times along z for a batched kernel. \p smCount (the GPU's
   /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per
   /// tile, which is also correct.
-  Dim3 grid(uint64_t m, uint64_t n, uint64_t k, unsigned smCount = 0) const;
+  Dim3 grid(uint64_t m, uint64_t n, uint64_t k, unsigned smCount = 0,
+            uint64_t batchCount = 1) const;
   /// Total CTAs for an M x N problem (sm_80: grid.x).
   unsigned gridBlocks(unsigned m, unsigned n) const {
     Dim3 g = grid(m, n, 0);

@@ -40,6 +40,8 @@ std::string persistentScheduleTargetNames() {
   return targetNames(&GemmTarget::hasPersistentSchedule);
 }
 
+std::string batchTargetNames() { return targetNames(&GemmTarget::hasBatch); }
+
 std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
                                            const std::string &reduction) {
   return std::string("written in the program: ") +
@@ -60,6 +62,28 @@ std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
                               "neighbouring tile rows and multicast the B "
                               "tile they share"
                             : "");
+}
+
+std::string GemmTarget::describeBatch(const GemmSpec &spec) const {
+  if (!spec.batch)
+    return "";
+  const BatchSpec &batch = *spec.batch;
+  std::string count = batch.fixedCount
+                          ? std::to_string(batch.fixedCount) + " (fixed)"
+                          : "a run-time argument";
+  std::string broadcast =
+      !batch.aBatched ? "; a has no batch extent: every batch reads the same "
+                        "A (strideA 0 broadcasts it)"
+      : !batch.bBatched ? "; b has no batch extent: every batch reads the "
+                          "same B (strideB 0 broadcasts it)"
+                        : "";
+  return "grid z = the batch, " + count +
+         ": CTA (x, y, z) computes C_z, its A, B and C pointers offset by z "
+         "times strideA, strideB, strideC elements (i64 kernel parameters; "
+         "0 broadcasts an operand)" +
+         broadcast +
+         "; why: the tile grid and its rasterization stay those of one GEMM, "
+         "and z needs no division";
 }
 
 GemmScheduleChoice GemmTarget::schedule(const GemmSpec &spec,

@@ -82,6 +82,13 @@ public:
   /// Whether the target implements `schedule persistent` and
   /// `cluster(2)`.
   virtual bool hasPersistentSchedule() const { return false; }
+  /// Whether the target implements batched GEMM (a leading batch extent on
+  /// the operands, GemmSpec::batch): the batch runs on grid z
+  /// (GemmKernelBinary::grid).
+  virtual bool hasBatch() const { return false; }
+  /// How a batched \p spec's batch maps onto the kernel, and why
+  /// (`--emit=lowered`, tile.operand @c's batch attribute).
+  virtual std::string describeBatch(const GemmSpec &spec) const;
   /// The schedule of \p spec: \p written is true for a schedule the program
   /// wrote (spec.swapAB, spec.splitK hold it; only the why is added),
   /// false for `schedule auto` or none.
@@ -138,6 +145,8 @@ const GemmTarget &gemmTarget(ArchKind arch);
 std::string decodeScheduleTargetNames();
 /// The targets that implement `schedule persistent` and `cluster(2)`.
 std::string persistentScheduleTargetNames();
+/// The targets that implement batched GEMM.
+std::string batchTargetNames();
 
 /// The rows, one per line of GemmTargets.def (their factories).
 #define TILEC_GEMM_TARGET(ARCH, FACTORY) const GemmTarget &FACTORY();

@@ -33,6 +33,11 @@ llvm::Value *NvvmBuilder::blockIdX() {
                            nullptr, "ctaid");
 }
 
+llvm::Value *NvvmBuilder::blockIdZ() {
+  return b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z, {}, {},
+                           nullptr, "batch");
+}
+
 void NvvmBuilder::barrier() {
   b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier_cta_sync_aligned_all, {},
                     {b.getInt32(0)});

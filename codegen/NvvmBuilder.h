@@ -36,6 +36,8 @@ public:
   /// %tid.x, %ctaid.x (i32).
   llvm::Value *threadIdX();
   llvm::Value *blockIdX();
+  /// %ctaid.z (a batched kernel's batch).
+  llvm::Value *blockIdZ();
 
   /// bar.sync 0 over the whole CTA.
   void barrier();

@@ -126,6 +126,24 @@ void tmaStore2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
           "l,r,r,r,~{memory}", {tensorMap, c0, c1, src});
 }
 
+void tmaLoad3d(llvm::IRBuilderBase &builder, llvm::Value *dst,
+               llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+               llvm::Value *c2, llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+          "complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
+          "r,l,r,r,r,r,~{memory}", {dst, tensorMap, c0, c1, c2, bar});
+}
+
+void tmaStore3d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
+                llvm::Value *c0, llvm::Value *c1, llvm::Value *c2,
+                llvm::Value *src) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group "
+          "[$0, {$1, $2, $3}], [$4];",
+          "l,r,r,r,r,~{memory}", {tensorMap, c0, c1, c2, src});
+}
+
 void bulkCommitGroup(llvm::IRBuilderBase &builder) {
   emitAsm(builder, builder.getVoidTy(), "cp.async.bulk.commit_group;",
           "~{memory}", {});

@@ -73,6 +73,14 @@ void tmaLoad2d(llvm::IRBuilderBase &builder, llvm::Value *dst,
 /// elements past the tensor's extents are not written.
 void tmaStore2d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
                 llvm::Value *c0, llvm::Value *c1, llvm::Value *src);
+/// The rank-3 forms of tmaLoad2d and tmaStore2d (a batched operand: c2 is
+/// the batch).
+void tmaLoad3d(llvm::IRBuilderBase &builder, llvm::Value *dst,
+               llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+               llvm::Value *c2, llvm::Value *bar);
+void tmaStore3d(llvm::IRBuilderBase &builder, llvm::Value *tensorMap,
+                llvm::Value *c0, llvm::Value *c1, llvm::Value *c2,
+                llvm::Value *src);
 /// `cp.async.bulk.commit_group;`: closes the thread's pending bulk stores
 /// into one group.
 void bulkCommitGroup(llvm::IRBuilderBase &builder);

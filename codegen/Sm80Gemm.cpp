@@ -282,6 +282,9 @@ std::vector<KernelParam> sm80GemmParams(const GemmSpec &spec) {
   }
   for (KernelParam &param : epilogueParams(spec.epilogueOps))
     params.push_back(std::move(param));
+  if (spec.batch)
+    for (const char *name : {"strideA", "strideB", "strideC"})
+      params.push_back({name, KernelParam::I64});
   return params;
 }
 
@@ -299,6 +302,7 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   for (const KernelParam &p : params)
     types.push_back(p.kind == KernelParam::Pointer ? builder.getPtrTy(GlobalAS)
                     : p.kind == KernelParam::I32   ? builder.getInt32Ty()
+                    : p.kind == KernelParam::I64   ? builder.getInt64Ty()
                                                    : builder.getFloatTy());
   auto *fnType = llvm::FunctionType::get(builder.getVoidTy(), types, false);
   auto *fn = llvm::Function::Create(fnType, llvm::GlobalValue::ExternalLinkage,
@@ -368,6 +372,21 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   llvm::Value *pidM =
       builder.CreateAdd(firstM, builder.CreateURem(inGroup, rows));
   llvm::Value *pidN = builder.CreateUDiv(inGroup, rows);
+  if (spec.batch) {
+    // Batch z = %ctaid.z: this CTA's A, B and C start z * stride elements
+    // in (the strides are the last three parameters; 0 broadcasts).
+    llvm::Value *z = builder.CreateZExt(nv.blockIdZ(), builder.getInt64Ty());
+    unsigned first = unsigned(params.size()) - 3;
+    DTypeKind types[3] = {spec.aType, spec.bType, spec.cType};
+    llvm::Value **ptrs[3] = {&kernel.a, &kernel.b, &kernel.c};
+    for (unsigned i = 0; i < 3; ++i) {
+      llvm::Value *bytes = builder.CreateMul(
+          builder.CreateMul(z, fn->getArg(first + i)),
+          builder.getInt64(dtypeBits(types[i]) / 8));
+      *ptrs[i] = builder.CreateGEP(builder.getInt8Ty(), *ptrs[i], bytes,
+                                   params[first + i].name + ".batch");
+    }
+  }
   kernel.m0 = builder.CreateMul(pidM, builder.getInt32(spec.bm), "m0");
   kernel.n0 = builder.CreateMul(pidN, builder.getInt32(spec.bn), "n0");
 

@@ -105,6 +105,8 @@ public:
         "every 16-byte row of the smem stages split evenly over the threads");
   }
 
+  bool hasBatch() const override { return true; }
+
   llvm::Error check(const GemmSpec &spec) const override {
     auto plan = planSm80Gemm(spec);
     return plan ? llvm::Error::success() : plan.takeError();

@@ -530,7 +530,10 @@ struct EpilogueEmitter {
         if (readC) {
           // C's box into the buffer (zeros past C's extents).
           ptx::mbarrierArriveExpectTx(b, v.cLoadBar, i32(tile.bytes));
-          ptx::tmaLoad2d(b, buffer, v.tmapC, x, y, v.cLoadBar);
+          if (v.batch)
+            ptx::tmaLoad3d(b, buffer, v.tmapC, x, y, v.batch, v.cLoadBar);
+          else
+            ptx::tmaLoad2d(b, buffer, v.tmapC, x, y, v.cLoadBar);
         }
       });
       ptx::barSync(b, barrier, 128);
@@ -579,7 +582,10 @@ struct EpilogueEmitter {
       ptx::fenceProxyAsyncShared(b);
       ptx::barSync(b, barrier, 128);
       ifLeader(leader, "store.issue", [&] {
-        ptx::tmaStore2d(b, v.tmapC, x, y, buffer);
+        if (v.batch)
+          ptx::tmaStore3d(b, v.tmapC, x, y, v.batch, buffer);
+        else
+          ptx::tmaStore2d(b, v.tmapC, x, y, buffer);
         ptx::bulkCommitGroup(b);
       });
     }

@@ -45,6 +45,9 @@ struct Sm90EpilogueValues {
   /// tiles the CTA finished before this one (each loaded every chunk once,
   /// which gives the barrier's phase).
   llvm::Value *cLoadBar = nullptr, *tileCount = nullptr;
+  /// A batched kernel's batch (i32): the third coordinate of C's rank-3
+  /// tensor map; null for one GEMM.
+  llvm::Value *batch = nullptr;
 };
 
 /// Emits the epilogue of one output tile for the accumulators \p acc of

@@ -59,6 +59,8 @@ struct Builder {
               *alpha = nullptr, *beta = nullptr;
   llvm::Value *workspace = nullptr, *counters = nullptr;
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
+  /// A batched kernel: the batch (%ctaid.z) and C's batch stride.
+  llvm::Value *batch = nullptr, *strideC = nullptr;
   llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
               *split = nullptr, *tileId = nullptr, *flagAddr = nullptr,
               *cLoadBars = nullptr;
@@ -166,7 +168,8 @@ struct Builder {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
     std::vector<KernelParam> params =
         sm90KernelParams(staging.has_value(), config.epilogueOps,
-                         config.blockScale.has_value());
+                         config.blockScale.has_value(),
+                         config.batch.has_value());
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       switch (param.kind) {
@@ -178,6 +181,9 @@ struct Builder {
         break;
       case KernelParam::I32:
         types.push_back(b.getInt32Ty());
+        break;
+      case KernelParam::I64:
+        types.push_back(b.getInt64Ty());
         break;
       case KernelParam::F32:
         types.push_back(b.getFloatTy());
@@ -220,6 +226,8 @@ struct Builder {
       sfa = byName["sfa"];
       sfb = byName["sfb"];
     }
+    if (config.batch)
+      strideC = byName["strideC"];
   }
 
   void emitPrologue() {
@@ -234,6 +242,17 @@ struct Builder {
         b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y, {});
     m0 = b.CreateMul(ctaX, i32(config.bm), "m0");
     n0 = b.CreateMul(ctaY, i32(config.bn), "n0");
+    if (config.batch) {
+      // Batch z = %ctaid.z (split-K, which also takes z, is refused with a
+      // batch): the loads and TMA stores take z as the third coordinate of
+      // the batched tensor maps, and the direct stores C + z * strideC.
+      batch = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
+                                {}, {}, nullptr, "batch");
+      llvm::Value *bytes = b.CreateMul(
+          b.CreateMul(b.CreateZExt(batch, b.getInt64Ty()), strideC),
+          b.getInt64(dtypeBits(config.cType) / 8));
+      c = b.CreateGEP(b.getInt8Ty(), c, bytes, "c.batch");
+    }
     numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
                         "numK");
     kBegin = i32(0);
@@ -335,12 +354,12 @@ struct Builder {
         // The wgmma A role is the tensor B under swap-AB.
         lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
         loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-                 tmapA, kc, m0, full);
+                 tmapA, kc, m0, full, batchOfRole(true));
         lines->at(config.swapAB ? KernelPart::SmemA : KernelPart::SmemB);
         llvm::Value *bSlot =
             b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
         if (config.clusterM == 1) {
-          loadTile(tileB, bSlot, tmapB, kc, n0, full);
+          loadTile(tileB, bSlot, tmapB, kc, n0, full, batchOfRole(false));
         } else {
           // This CTA's share of B (K-major): box rows rank * box .. of the
           // tile, into the same slot of every CTA of the cluster. A box is
@@ -371,16 +390,35 @@ struct Builder {
   /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
   /// coordinates (k, row)) or one box per swizzle atom along MN (MN-major,
   /// coordinates (row + i * box, k)).
+  /// \p z non-null: the tensor is batched, its map rank 3 with the batch
+  /// outermost.
   void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
                 llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
-                llvm::Value *bar) {
+                llvm::Value *bar, llvm::Value *z) {
+    auto load = [&](llvm::Value *at, llvm::Value *c0, llvm::Value *c1) {
+      if (z)
+        ptx::tmaLoad3d(b, at, tmap, c0, c1, z, bar);
+      else
+        ptx::tmaLoad2d(b, at, tmap, c0, c1, bar);
+    };
     if (tile.major == MajorKind::K) {
-      ptx::tmaLoad2d(b, dst, tmap, kc, row, bar);
+      load(dst, kc, row);
       return;
     }
     for (unsigned i = 0; i < tile.boxes; ++i)
-      ptx::tmaLoad2d(b, b.CreateAdd(dst, i32(i * tile.boxBytes)), tmap,
-                     b.CreateAdd(row, i32(i * tile.boxDims[0])), kc, bar);
+      load(b.CreateAdd(dst, i32(i * tile.boxBytes)),
+           b.CreateAdd(row, i32(i * tile.boxDims[0])), kc);
+  }
+
+  /// The batch coordinate of the tensor in wgmma role A (\p roleA) or B:
+  /// null when the kernel is not batched or that tensor is broadcast
+  /// (declared without the batch extent; its map stays rank 2).
+  llvm::Value *batchOfRole(bool roleA) {
+    if (!config.batch)
+      return nullptr;
+    bool tensorA = roleA != config.swapAB;
+    bool batched = tensorA ? config.batch->aBatched : config.batch->bBatched;
+    return batched ? batch : nullptr;
   }
 
   /// GMMA descriptor: the constant high bits or'ed with (address >> 4).
@@ -580,6 +618,7 @@ struct Builder {
     values.cLoadBar =
         cLoadBars ? b.CreateAdd(cLoadBars, b.CreateMul(ci, i32(8))) : nullptr;
     values.tileCount = tileCount;
+    values.batch = batch;
     return values;
   }
 
@@ -851,7 +890,7 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
 
 std::vector<KernelParam> sm90KernelParams(bool staged,
                                          llvm::ArrayRef<EpilogueOp> ops,
-                                         bool blockScaled) {
+                                         bool blockScaled, bool batched) {
   using P = KernelParam;
   std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
                                      {"tmapB", P::TensorMap}};
@@ -872,6 +911,9 @@ std::vector<KernelParam> sm90KernelParams(bool staged,
     params.push_back(std::move(param));
   if (blockScaled)
     params.insert(params.end(), {{"sfa", P::Pointer}, {"sfb", P::Pointer}});
+  // A and B's batch strides live in their tensor maps.
+  if (batched)
+    params.push_back({"strideC", P::I64});
   return params;
 }
 

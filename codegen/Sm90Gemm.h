@@ -45,6 +45,10 @@
 //   .param .u32 storeTma             with a staging tile only: 1 when tmapC
 //                                    is valid (C 16-byte aligned, ldc and
 //                                    N whole 16-byte units), else 0
+//   (the epilogue ops' pointers, the block scales)
+//   .param .u64 strideC              batched only: elements between C's
+//                                    batches (A's and B's strides are in
+//                                    their rank-3 tensor maps)
 //
 // Epilogue (one output tile, each consumer warpgroup its 64 rows): with a
 // staging tile and storeTma != 0, per chunk: the warpgroup's leader waits
@@ -59,7 +63,8 @@
 // Otherwise (storeTma == 0) each thread stores its accumulator pairs
 // directly, predicated on the edges, reading C when beta != 0.
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
-// rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK.
+// rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK; a
+// batched kernel (no split-K) has S = the batch, CTA z computing batch z.
 // sm90LaunchGrid computes it (and the persistent and cluster variants).
 //
 // Clusters (clusterM = 2): the two CTAs of a 2x1 cluster take neighbouring
@@ -169,6 +174,11 @@ struct Sm90GemmConfig {
   /// wgmmas sum into a fresh accumulator that is promoted into the main one
   /// with SFA * SFB; std::nullopt: the plain K loop.
   std::optional<BlockScaleSpec> blockScale;
+  /// A batched GEMM (ir/GemmSpec.h): batch z = %ctaid.z; batched tensors
+  /// have rank-3 tensor maps (batch outermost, box extent 1) and take z as
+  /// the third coordinate; a broadcast one keeps its rank-2 map; the direct
+  /// stores write C + z * strideC. std::nullopt: one GEMM.
+  std::optional<BatchSpec> batch;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
@@ -293,11 +303,13 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 /// The kernel's parameters in order (the list at the top of this file):
 /// tmapC and storeTma only with a staging tile (\p staged), then the
 /// pointers the epilogue ops read (epilogueParams), then sfa and sfb when
-/// \p blockScaled (codegen/Sm90BlockScale.h). The kernel is declared from
+/// \p blockScaled (codegen/Sm90BlockScale.h), then strideC (i64) when
+/// \p batched. The kernel is declared from
 /// this list and sm90GemmBinary hands the same list to the launcher.
 std::vector<KernelParam> sm90KernelParams(bool staged,
                                          llvm::ArrayRef<EpilogueOp> ops = {},
-                                         bool blockScaled = false);
+                                         bool blockScaled = false,
+                                         bool batched = false);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

@@ -22,6 +22,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.source = spec.source;
   config.epilogueOps = spec.epilogueOps;
   config.blockScale = spec.blockScale;
+  config.batch = spec.batch;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -132,9 +133,9 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // tile along grid z; see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1,
                     config.splitKCluster ? binary.splitK : 1u};
-  binary.params = sm90KernelParams(kernel.staging.has_value(),
-                                   config.epilogueOps,
-                                   config.blockScale.has_value());
+  binary.params = sm90KernelParams(
+      kernel.staging.has_value(), config.epilogueOps,
+      config.blockScale.has_value(), config.batch.has_value());
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
@@ -153,6 +154,8 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.boxInner = tile.boxDims[0];
     map.boxOuter = tile.boxDims[1]; // B: rows / clusterM under multicast
     map.swizzleBytes = tile.swizzleBytes;
+    map.batched = config.batch && (map.matrix == 'A' ? config.batch->aBatched
+                                                     : config.batch->bBatched);
     return map;
   };
   binary.tensorMaps = {plan("tmapA", true), plan("tmapB", false)};
@@ -171,6 +174,7 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.l2PromotionBytes = 0;
     map.fallbackFlag = "storeTma";
     map.store = true;
+    map.batched = config.batch.has_value();
     binary.tensorMaps.push_back(map);
   }
   return binary;

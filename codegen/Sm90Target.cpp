@@ -46,6 +46,38 @@ public:
 
   bool hasDecodeSchedules() const override { return true; }
   bool hasPersistentSchedule() const override { return true; }
+  bool hasBatch() const override { return true; }
+
+  std::string describeBatch(const GemmSpec &spec) const override {
+    if (!spec.batch)
+      return "";
+    bool both = spec.batch->aBatched && spec.batch->bBatched;
+    std::string maps = both                    ? "A's and B's TMA tensor maps are"
+                       : spec.batch->aBatched ? "A's TMA tensor map is"
+                                              : "B's TMA tensor map is";
+    std::string shared =
+        both ? ""
+        : spec.batch->aBatched
+            ? "; b has no batch extent: B's map stays rank 2, its loads "
+              "ignore the batch"
+            : "; a has no batch extent: A's map stays rank 2, its loads "
+              "ignore the batch";
+    return "grid z = the batch, " +
+           (spec.batch->fixedCount
+                ? std::to_string(spec.batch->fixedCount) + " (fixed)"
+                : std::string("a run-time argument")) +
+           ": CTA (x, y, z) computes C_z; " + maps +
+           " rank 3 with the batch outermost (box extent 1, the batch "
+           "stride its dimension 2 stride) and the loads take z as the "
+           "third coordinate" +
+           (spec.storeTma ? ", and so is C's map for the staged TMA stores"
+                          : "") +
+           shared +
+           "; the direct stores write C + z * strideC (an i64 parameter); "
+           "why: one GEMM's tile grid per batch, no division, and TMA clips "
+           "each batch at its own M and N (split-K, persistent and cluster "
+           "schedules, which need z or a tile loop, are refused)";
+  }
 
   GemmScheduleChoice schedule(const GemmSpec &spec,
                               bool written) const override {
@@ -79,6 +111,10 @@ public:
       why = m ? "M = " + std::to_string(m) + " is large: A and B as written"
               : "M is a run-time argument: A and B as written (write "
                 "'schedule swap_ab' for small M)";
+    }
+    if (spec.batch) {
+      why += "; K not split (the batch takes grid z)";
+      return choice;
     }
     if (!(m && n && k)) {
       why += "; K not split (M, N and K are not all fixed)";

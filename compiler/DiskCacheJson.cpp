@@ -62,6 +62,7 @@ namespace {
 constexpr std::pair<KernelParam::Kind, llvm::StringLiteral> kParamKinds[] = {
     {KernelParam::Pointer, "pointer"},
     {KernelParam::I32, "i32"},
+    {KernelParam::I64, "i64"},
     {KernelParam::F32, "f32"},
     {KernelParam::TensorMap, "tensormap"},
 };
@@ -138,6 +139,7 @@ llvm::json::Value toJSON(const TensorMapPlan &plan) {
       {"l2PromotionBytes", plan.l2PromotionBytes},
       {"fallbackFlag", plan.fallbackFlag},
       {"store", plan.store},
+      {"batched", plan.batched},
   };
 }
 bool fromJSON(const llvm::json::Value &value, TensorMapPlan &out,
@@ -151,7 +153,8 @@ bool fromJSON(const llvm::json::Value &value, TensorMapPlan &out,
             o.map("swizzleBytes", out.swizzleBytes) &&
             o.map("l2PromotionBytes", out.l2PromotionBytes) &&
             o.map("fallbackFlag", out.fallbackFlag) &&
-            o.map("store", out.store) && matrix.size() == 1;
+            o.map("store", out.store) &&
+            o.mapOptional("batched", out.batched) && matrix.size() == 1;
   if (ok)
     out.matrix = matrix[0];
   return ok;
@@ -236,6 +239,30 @@ bool epilogueOpsFromJson(const llvm::json::Object *object,
   return true;
 }
 
+/// A batch as [fixedCount, aBatched, bBatched]; absent for an unbatched
+/// kernel (and in entries written before batches existed).
+llvm::json::Value batchToJson(const BatchSpec &batch) {
+  return llvm::json::Array{batch.fixedCount, batch.aBatched, batch.bBatched};
+}
+bool batchFromJson(const llvm::json::Object *object,
+                   std::optional<BatchSpec> &out, llvm::json::Path path) {
+  out.reset();
+  const llvm::json::Value *value = object ? object->get("batch") : nullptr;
+  if (!value)
+    return true;
+  const llvm::json::Array *array = value->getAsArray();
+  std::optional<int64_t> count =
+      array && array->size() == 3 ? (*array)[0].getAsInteger() : std::nullopt;
+  std::optional<bool> a = count ? (*array)[1].getAsBoolean() : std::nullopt;
+  std::optional<bool> b = count ? (*array)[2].getAsBoolean() : std::nullopt;
+  if (!count || !a || !b) {
+    path.field("batch").report("expected [fixedCount, aBatched, bBatched]");
+    return false;
+  }
+  out = BatchSpec{*count, *a, *b};
+  return true;
+}
+
 llvm::json::Value toJSON(const GemmSpec &spec) {
   llvm::json::Object object{
       {"name", spec.name},
@@ -268,6 +295,8 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
     object["blockScale"] = llvm::json::Array{
         spec.blockScale->aRows, spec.blockScale->bRows,
         spec.blockScale->kBlock};
+  if (spec.batch)
+    object["batch"] = batchToJson(*spec.batch);
   object["smemA"] = spec.smemA ? toJSON(*spec.smemA) : nullptr;
   object["smemB"] = spec.smemB ? toJSON(*spec.smemB) : nullptr;
   return object;
@@ -314,6 +343,8 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
     }
     out.blockScale = BlockScaleSpec{blocks[0], blocks[1], blocks[2]};
   }
+  if (!batchFromJson(object, out.batch, path))
+    return false;
   out.fixedM = fixed[0], out.fixedN = fixed[1], out.fixedK = fixed[2];
   out.bm = tile[0], out.bn = tile[1], out.bk = tile[2];
   out.warpsM = warps[0], out.warpsN = warps[1];
@@ -324,7 +355,7 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
 //---------------------------------------------------------===//
 
 llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
-  return llvm::json::Object{
+  llvm::json::Object object{
       {"arch", kernel.arch},
       {"ptx", kernel.ptx},
       {"entryName", kernel.entryName},
@@ -352,6 +383,9 @@ llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
       {"spec", kernel.lowered.spec},
       {"loweredIR", kernel.lowered.loweredIR},
   };
+  if (kernel.batch)
+    object["batch"] = batchToJson(*kernel.batch);
+  return object;
 }
 
 std::optional<CompiledKernel>
@@ -379,7 +413,8 @@ compiledKernelFromJson(const llvm::json::Value &value) {
         o.map("loweredIR", k.lowered.loweredIR) &&
         epilogueOpsFromJson(value.getAsObject(), k.epilogueOps)))
     return std::nullopt;
-  if (tile.size() != 2 || fixed.size() != 3)
+  if (tile.size() != 2 || fixed.size() != 3 ||
+      !batchFromJson(value.getAsObject(), k.batch, root))
     return std::nullopt;
   k.tileM = tile[0], k.tileN = tile[1];
   k.fixedM = fixed[0], k.fixedN = fixed[1], k.fixedK = fixed[2];

@@ -139,6 +139,83 @@ rt::Status checkBlockScales(const GemmKernelBinary &kernel,
   return rt::success();
 }
 
+/// The batch and its strides (GemmProblem::batch).
+rt::Status checkBatch(const GemmKernelBinary &kernel, const GemmProblem &p) {
+  if (!kernel.batch) {
+    if (p.batch != 1 || p.strideA || p.strideB || p.strideC)
+      return fail("kernel '" + kernel.entryName +
+                  "' is not batched, but batch = " + std::to_string(p.batch) +
+                  ", strideA = " + std::to_string(p.strideA) +
+                  ", strideB = " + std::to_string(p.strideB) +
+                  ", strideC = " + std::to_string(p.strideC) +
+                  "; pass batch 1 and strides 0, or declare a batch extent "
+                  "(a : T[B, M, K], c : T[B, M, N])");
+    return rt::success();
+  }
+  const BatchSpec &batch = *kernel.batch;
+  if (p.batch < 1 || p.batch > 65535)
+    return fail("batch = " + std::to_string(p.batch) +
+                " is out of range; 1 to 65535 are legal (the batch is grid "
+                "z)");
+  if (batch.fixedCount && p.batch != batch.fixedCount)
+    return fail("batch = " + std::to_string(p.batch) +
+                " disagrees with the program's fixed batch extent " +
+                std::to_string(batch.fixedCount));
+  struct Stride {
+    const char *name;
+    int64_t value;
+    DTypeKind type;
+    bool batched;
+    char operand;
+  };
+  for (const Stride &s : {Stride{"strideA", p.strideA, kernel.aType,
+                                 batch.aBatched, 'a'},
+                          {"strideB", p.strideB, kernel.bType, batch.bBatched,
+                           'b'},
+                          {"strideC", p.strideC, kernel.cType, true, 'c'}}) {
+    if (s.value < 0)
+      return fail(std::string(s.name) + " = " + std::to_string(s.value) +
+                  " is negative; a batch stride is 0 (broadcast) or a "
+                  "positive number of elements");
+    if (!s.batched && s.value != 0)
+      return fail(std::string(s.name) + " = " + std::to_string(s.value) +
+                  ", but operand " + s.operand +
+                  " has no batch extent (every batch reads the same " +
+                  char(s.operand - 'a' + 'A') +
+                  "); pass 0 or declare the batch extent on " + s.operand);
+    int64_t multiple = perSixteenBytes(s.type);
+    if (s.value % multiple != 0)
+      return fail(std::string(s.name) + " = " + std::to_string(s.value) +
+                  " is not a multiple of " + std::to_string(multiple) +
+                  " elements (16 bytes of " + dtypeInfo(s.type).name.str() +
+                  "): every batch's " + char(s.operand - 'a' + 'A') +
+                  " must stay 16-byte aligned; e.g. " +
+                  std::to_string((s.value + multiple - 1) / multiple *
+                                 multiple));
+  }
+  // A batched tensor map steps by a positive stride: a TMA stride of 0
+  // does not exist.
+  for (const TensorMapPlan &plan : kernel.tensorMaps) {
+    int64_t stride = plan.matrix == 'A'   ? p.strideA
+                     : plan.matrix == 'B' ? p.strideB
+                                          : p.strideC;
+    if (plan.batched && plan.matrix != 'C' && p.batch > 1 && stride == 0)
+      return fail(std::string("stride") + plan.matrix +
+                  " = 0 would broadcast " + plan.matrix +
+                  ", but the kernel loads it through a rank-3 TMA tensor "
+                  "map, whose batch stride must be positive; declare " +
+                  char(plan.matrix - 'A' + 'a') +
+                  " without the batch extent to share one matrix");
+  }
+  if (p.batch > 1 && p.strideC < p.m * p.ldc)
+    return fail("strideC = " + std::to_string(p.strideC) +
+                " is less than M * ldc = " + std::to_string(p.m) + " * " +
+                std::to_string(p.ldc) + " = " + std::to_string(p.m * p.ldc) +
+                ": the batches of C would overlap; at least " +
+                std::to_string(p.m * p.ldc) + " is legal");
+  return rt::success();
+}
+
 } // namespace
 
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
@@ -259,6 +336,8 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
   }
   if (rt::Status s = checkBlockScales(kernel, p); !s)
     return s;
+  if (rt::Status s = checkBatch(kernel, p); !s)
+    return s;
   if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
     return fail("kernel '" + kernel.entryName +
                 "' has no alpha/beta parameters (C = A * B^T); alpha = " +
@@ -276,27 +355,40 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
       return fail("tensor map " + plan.param + ": element type " +
                   dtypeInfo(plan.dtype).name.str() + " has no TMA data type");
     uint64_t rows, cols, ld;
+    int64_t stride;
     rt::DevicePtr base;
     switch (plan.matrix) {
     case 'A':
       rows = uint64_t(p.m), cols = uint64_t(p.k), ld = uint64_t(p.lda);
-      base = p.a;
+      base = p.a, stride = p.strideA;
       break;
     case 'B':
       rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
-      base = p.b;
+      base = p.b, stride = p.strideB;
       break;
     default: // C: M x N, or M x N/2 with swiglu.
       rows = uint64_t(p.m),
       cols = uint64_t(epilogueOutputCols(kernel.epilogueOps, p.n));
       ld = uint64_t(p.ldc);
-      base = p.c;
+      base = p.c, stride = p.strideC;
       break;
     }
     auto [inner, outer] = plan.dims(rows, cols);
     rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
         *type, base, outer, inner, ld, plan.boxOuter, plan.boxInner,
         rt::tensorMapSwizzleOfBytes(plan.swizzleBytes));
+    if (plan.batched) {
+      // Rank 3, the batch outermost with a box extent of 1. A single batch
+      // never steps along it: any legal stride does (checkBatch refuses a
+      // stride of 0 for more than one).
+      uint64_t bytes = dtypeBits(plan.dtype) / 8;
+      uint64_t oneMatrix = (ld * outer * bytes + 15) / 16 * 16;
+      desc.rank = 3;
+      desc.globalDims[2] = uint64_t(p.batch);
+      desc.globalStrides[1] =
+          stride > 0 ? uint64_t(stride) * bytes : std::max<uint64_t>(oneMatrix, 16);
+      desc.boxDims[2] = 1;
+    }
     desc.l2Promotion = l2Promotion(plan.l2PromotionBytes);
     // Stores never fill; loads read zeros past the extents.
     desc.oobFill = rt::TensorMapOobFillKind::Zero;
@@ -446,6 +538,12 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.sfb);
     else if (name == "ldr")
       i32(p.ldr);
+    else if (name == "strideA")
+      args.add(int64_t(p.strideA));
+    else if (name == "strideB")
+      args.add(int64_t(p.strideB));
+    else if (name == "strideC")
+      args.add(int64_t(p.strideC));
     else if (name == "workspace")
       args.add(workspace.ptr());
     else if (name == "counters")
@@ -457,7 +555,7 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
                   "' has no value the launcher knows");
   }
   rt::LaunchConfig &config = prepared.config;
-  Dim3 grid = kernel.grid(p.m, p.n, p.k, smCount);
+  Dim3 grid = kernel.grid(p.m, p.n, p.k, smCount, uint64_t(p.batch));
   config.grid = {grid.x, grid.y, grid.z};
   config.block = {kernel.blockThreads, 1, 1};
   config.cluster = {kernel.cluster.x, kernel.cluster.y, kernel.cluster.z};

@@ -63,6 +63,12 @@ struct GemmProblem {
   /// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0
   /// for an unscaled kernel.
   rt::DevicePtr sfa = 0, sfb = 0;
+  /// A batched kernel (GemmKernelBinary::batch): batch problems, operand X
+  /// of batch z at X + z * strideX elements; a stride of 0 broadcasts the
+  /// operand (the only legal stride of one declared without the batch
+  /// extent). An unbatched kernel takes batch = 1 and strides 0.
+  int64_t batch = 1;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
 };
 
 /// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K
@@ -72,8 +78,10 @@ struct GemmProblem {
 /// present exactly when an op reads them, aligned to their element, ldr
 /// covering C's columns; with swiglu N even, C (and ldc) N / 2 wide and
 /// beta = 0; sfa and sfb present (4-byte aligned) exactly when the kernel
-/// is block-scaled. The error says which argument, its value and what would be
-/// legal.
+/// is block-scaled; for a batched kernel a batch of 1 to 65535 (grid z),
+/// non-negative strides that keep every batch 16-byte aligned, strideC at
+/// least M * ldc (batches of C do not overlap) unless batch = 1. The error
+/// says which argument, its value and what would be legal.
 rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                             const GemmProblem &problem);
 

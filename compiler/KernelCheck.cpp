@@ -181,17 +181,55 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   int64_t ldc = leadingDimension(cCols, codecC.bytes());
   if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
     ldc += multiple - ldc % multiple;
-  Operand a = drawOperand(codecA, s.m, s.k, aK, lda, options.integerInputs,
-                          rng);
-  Operand b = drawOperand(codecB, s.n, s.k, bK, ldb, options.integerInputs,
-                          rng);
-  std::vector<uint8_t> cBits(size_t(ldc * s.m) * codecC.bytes(), 0xFF);
-  std::vector<double> c0(size_t(s.m * cCols), 0.0);
+  // Batches: each batched operand's matrices lie a stride apart, the
+  // stride one 16-byte unit more than a matrix, so a kernel that ignores
+  // the stride (or offsets by a wrong one) reads or writes the wrong batch.
+  int64_t batches = kernel.batch ? std::max<int64_t>(s.batch, 1) : 1;
+  bool aBatched = kernel.batch && kernel.batch->aBatched;
+  bool bBatched = kernel.batch && kernel.batch->bBatched;
+  auto strideOf = [&](bool batched, int64_t ld, int64_t outer,
+                      unsigned bytes) -> int64_t {
+    return batched && batches > 1 ? ld * outer + 16 / bytes : 0;
+  };
+  int64_t strideA = strideOf(aBatched, lda, aK ? s.m : s.k, codecA.bytes());
+  int64_t strideB = strideOf(bBatched, ldb, bK ? s.n : s.k, codecB.bytes());
+  int64_t strideC = kernel.batch && batches > 1
+                        ? ldc * s.m + std::max<int64_t>(
+                                          16 / codecC.bytes(),
+                                          std::max(1u, kernel.ldcMultiple))
+                        : 0;
+  // Draws \p count matrices \p stride elements apart into one buffer.
+  auto drawBatches = [&](const ElementCodec &codec, int64_t count,
+                         int64_t stride, int64_t rows, int64_t cols,
+                         bool contiguous, int64_t ld, std::vector<Operand> &out,
+                         std::vector<uint8_t> &bits, uint8_t fill) {
+    size_t one = size_t(ld * (contiguous ? rows : cols)) * codec.bytes();
+    bits.assign(size_t(stride * (count - 1)) * codec.bytes() + one, fill);
+    for (int64_t z = 0; z < count; ++z) {
+      Operand op = drawOperand(codec, rows, cols, contiguous, ld,
+                               options.integerInputs, rng);
+      std::memcpy(bits.data() + size_t(z * stride) * codec.bytes(),
+                  op.bits.data(), one);
+      op.bits.clear();
+      out.push_back(std::move(op));
+    }
+  };
+  std::vector<Operand> as, bs;
+  Operand a, b; // The device bits of all batches.
+  drawBatches(codecA, aBatched ? batches : 1, strideA, s.m, s.k, aK, lda, as,
+              a.bits, 0);
+  drawBatches(codecB, bBatched ? batches : 1, strideB, s.n, s.k, bK, ldb, bs,
+              b.bits, 0);
+  std::vector<uint8_t> cBits(
+      size_t(strideC * (batches - 1) + ldc * s.m) * codecC.bytes(), 0xFF);
+  std::vector<std::vector<double>> c0(size_t(batches),
+                                      std::vector<double>(size_t(s.m * cCols)));
   if (options.beta != 0.0f) {
-    Operand c =
-        drawOperand(codecC, s.m, cCols, true, ldc, options.integerInputs, rng);
-    cBits = std::move(c.bits);
-    c0 = std::move(c.values);
+    std::vector<Operand> cs;
+    drawBatches(codecC, batches, strideC, s.m, cCols, true, ldc, cs, cBits,
+                0xFF);
+    for (int64_t z = 0; z < batches; ++z)
+      c0[size_t(z)] = std::move(cs[size_t(z)].values);
   }
 
   auto da = rt::DeviceBuffer::allocate(a.bits.size());
@@ -218,6 +256,10 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), s.m,          s.n,
                       s.k,       lda,       ldb,       ldc,          options.alpha,
                       options.beta};
+  problem.batch = batches;
+  problem.strideA = strideA;
+  problem.strideB = strideB;
+  problem.strideC = strideC;
   bool transcendental = false, afterSwiglu = false;
   for (const EpilogueOp &op : kernel.epilogueOps) {
     transcendental |= op.kind == EpilogueOpKind::Gelu ||
@@ -314,10 +356,11 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   // |products| bounds it, docs/layout-facts.md#fp8-accumulation) and the
   // promotion adds the blocks in f32.
   double scaledAbsSum = 0;
+  int64_t z = 0; // The batch being checked.
   auto dot = [&](int64_t i, int64_t j) {
     double sum = 0;
-    const double *ar = &a.values[size_t(i * s.k)];
-    const double *br = &b.values[size_t(j * s.k)];
+    const double *ar = &as[size_t(aBatched ? z : 0)].values[size_t(i * s.k)];
+    const double *br = &bs[size_t(bBatched ? z : 0)].values[size_t(j * s.k)];
     if (scaled) {
       scaledAbsSum = 0;
       for (int64_t kk = 0; kk < s.k; ++kk) {
@@ -347,6 +390,7 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   };
   size_t opCount = kernel.epilogueOps.size();
   size_t swigluAt = swiglu ? size_t(swiglu - kernel.epilogueOps.data()) : 0;
+  for (z = 0; z < batches; ++z)
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < cCols; ++j) {
       double ref;
@@ -360,13 +404,14 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
       } else {
         ref = apply(0, opCount,
                     double(options.alpha) * dot(i, j) +
-                        double(options.beta) * c0[size_t(i * cCols + j)],
+                        double(options.beta) *
+                            c0[size_t(z)][size_t(i * cCols + j)],
                     i, j);
       }
       if (options.integerInputs) // The exact value, rounded once to C.
         ref = codecC.encode(ref).second;
       double got = codecC.decode(
-          loadBits(out, size_t(i * ldc + j), codecC.bytes()));
+          loadBits(out, size_t(z * strideC + i * ldc + j), codecC.bytes()));
       double tol = outRel * std::fabs(ref) + absTol;
       if (scaled && !options.integerInputs)
         tol = outRel * std::fabs(ref) +
@@ -376,11 +421,26 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
       double err = std::fabs(got - ref);
       ++result.checked;
       if (!(err <= tol) && result.wrong++ < options.maxReported)
-        bad += fmt::format("{}C[{}][{}] = {}, reference {}, tolerance {}",
-                           bad.empty() ? "" : "; ", i, j, got, ref, tol);
+        bad += fmt::format("{}C[{}{}][{}] = {}, reference {}, tolerance {}",
+                           bad.empty() ? "" : "; ",
+                           kernel.batch ? fmt::format("{}][", z) : "", i, j,
+                           got, ref, tol);
       // A NaN (poison never overwritten) sticks: max(NaN, x) is NaN.
       result.maxError = std::isnan(err) ? err : std::max(result.maxError, err);
     }
+  // The gaps between C's batches stay poisoned: a store past M or into
+  // the wrong batch shows up here.
+  for (int64_t gap = 0; gap + 1 < batches; ++gap) {
+    size_t from = size_t(gap * strideC + s.m * ldc) * codecC.bytes();
+    size_t to = size_t((gap + 1) * strideC) * codecC.bytes();
+    for (size_t at = from; at < to; ++at) {
+      ++result.checked;
+      if (out[at] != 0xFF && result.wrong++ < options.maxReported)
+        bad += fmt::format("{}byte {} of the gap after C's batch {} was "
+                           "written",
+                           bad.empty() ? "" : "; ", at - from, gap);
+    }
+  }
   result.pass = result.wrong == 0;
   result.detail = std::move(bad);
   return result;

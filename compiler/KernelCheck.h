@@ -8,7 +8,10 @@
 // reference of the same rounded inputs. With integerInputs the inputs are
 // small integers whose every product and sum is exact in f32, so the only
 // correct output is the exact one (tolerance 0): two backends that pass
-// agree bit for bit.
+// agree bit for bit. A batched kernel gets shape.batch problems, each
+// operand's batches a stride apart with a 16-byte gap between them (a
+// broadcast operand, declared without the batch extent, once with stride
+// 0), one reference per batch, and the gaps of C checked still poisoned.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_COMPILER_KERNELCHECK_H
@@ -21,9 +24,11 @@
 
 namespace tilec {
 
-/// A problem size.
+/// A problem size; batch problems of it for a batched kernel (1 for
+/// others).
 struct RunShape {
   int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
 };
 
 struct KernelCheckOptions {

@@ -40,7 +40,7 @@ private:
   LayoutEnv environment() const;
   void buildKernel(const KernelDecl &kernel, tir::Op &module);
   void buildSchedule(const KernelItem &item, tir::Op &op);
-  tir::Attr buildDim(const Expr *expr);
+  tir::Attr buildDim(const Expr *expr, bool batchExtent = false);
 
   const SemaOptions &options;
   DiagnosticEngine &diags;
@@ -171,10 +171,12 @@ std::optional<LayoutValue> Sema::evaluateLayout(const LayoutText &layout) {
   return std::nullopt;
 }
 
-tir::Attr Sema::buildDim(const Expr *expr) {
-  // A bare M, N or K that is not a constant is a run-time extent.
+tir::Attr Sema::buildDim(const Expr *expr, bool batchExtent) {
+  // A bare M, N or K that is not a constant is a run-time extent; so is any
+  // bare name as the leading (batch) extent of a 3-extent shape.
   if (expr && expr->kind == Expr::Kind::Name && !constants.count(expr->name) &&
-      (expr->name == "M" || expr->name == "N" || expr->name == "K"))
+      (batchExtent || expr->name == "M" || expr->name == "N" ||
+       expr->name == "K"))
     return tir::Attr::ident(expr->name, expr->loc);
   std::optional<int64_t> value = evaluate(expr);
   return tir::Attr::integer(value.value_or(0),
@@ -273,7 +275,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       child.set("dtype", tir::Attr::ident(item.dtype.name, item.dtype.loc));
       std::vector<tir::Attr> dims;
       for (const ExprPtr &dim : item.dims)
-        dims.push_back(buildDim(dim.get()));
+        dims.push_back(buildDim(dim.get(), item.dims.size() == 3 &&
+                                               dims.empty()));
       child.set("shape", tir::Attr::makeList(std::move(dims), item.loc));
       child.set("major", tir::Attr::ident(item.major.name, item.major.loc));
       break;

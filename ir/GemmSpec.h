@@ -55,6 +55,20 @@ struct BlockScaleSpec {
   bool operator==(const BlockScaleSpec &) const = default;
 };
 
+/// A batched GEMM (`a : bf16[B, M, K]`, `c : bf16[B, M, N]`): for every
+/// batch index z < count, C_z = alpha * A_z * B_z^T + beta * C_z, where
+/// operand X of batch z starts strideX elements after that of batch z - 1
+/// (strides are launch arguments, 0 broadcasts an operand). An operand
+/// declared without the batch extent is broadcast: the same matrix for every
+/// batch (a shared weight B); C is always batched.
+struct BatchSpec {
+  /// The batch count the program fixes (`a : bf16[4, M, K]`), 0 where it is
+  /// a run-time argument.
+  int64_t fixedCount = 0;
+  bool aBatched = true, bBatched = true;
+  bool operator==(const BatchSpec &) const = default;
+};
+
 /// The lowered GEMM kernel handed to codegen.
 struct GemmSpec {
   std::string name = "tilec_gemm";
@@ -109,6 +123,9 @@ struct GemmSpec {
   std::vector<EpilogueOp> epilogueOps;
   /// Block scales of A and B (`scale` lines); std::nullopt: unscaled.
   std::optional<BlockScaleSpec> blockScale;
+  /// The batch (a leading extent on the operand shapes); std::nullopt: one
+  /// GEMM.
+  std::optional<BatchSpec> batch;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.

@@ -121,7 +121,9 @@ const std::vector<OpSchema> &schemaTable() {
        3,
        {{"dtype", IdentAttr, true},
         {"shape", ListAttr, true},
-        {"major", IdentAttr, true}}},
+        {"major", IdentAttr, true},
+        // lower: how c's batch maps onto the grid (batched kernels).
+        {"batch", StringAttr, false}}},
       {"tile.acc", false, false, "acc", 1, 1, {{"dtype", IdentAttr, true}}},
       // `scale a f32 block(1, 128)`: block-scaled operands (fp8 GEMM);
       // lower adds `promote`, how the kernel applies the scales.

@@ -55,11 +55,30 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
                          unsigned index) -> std::optional<int64_t> {
     const tir::Op *op = kernel.find("tile.operand", name);
     const tir::Attr *shape = op ? op->get("shape") : nullptr;
-    if (!shape || !shape->isList() || shape->list.size() <= index ||
-        !shape->list[index].isInt())
+    if (!shape || !shape->isList() || shape->list.size() < 2)
+      return std::nullopt;
+    // Past a leading batch extent.
+    index += unsigned(shape->list.size()) - 2;
+    if (shape->list.size() <= index || !shape->list[index].isInt())
       return std::nullopt;
     return shape->list[index].intValue;
   };
+  // A leading batch extent (`a : bf16[B, M, K]`); verify checks that the
+  // batched operands share it and that c has it.
+  auto batchOf = [&](llvm::StringRef name) -> const tir::Attr * {
+    const tir::Op *op = kernel.find("tile.operand", name);
+    const tir::Attr *shape = op ? op->get("shape") : nullptr;
+    return shape && shape->isList() && shape->list.size() == 3
+               ? &shape->list[0]
+               : nullptr;
+  };
+  if (const tir::Attr *c = batchOf("c")) {
+    BatchSpec batch;
+    batch.fixedCount = c->isInt() ? c->intValue : 0;
+    batch.aBatched = batchOf("a") != nullptr;
+    batch.bBatched = batchOf("b") != nullptr;
+    view.batch = batch;
+  }
   view.fixedM = fixedExtent("a", 0);
   view.fixedN = fixedExtent("b", 0);
   view.fixedK = fixedExtent("a", 1);
@@ -117,6 +136,7 @@ GemmSpec KernelView::spec() const {
   spec.bn = static_cast<unsigned>(bn);
   spec.bk = static_cast<unsigned>(bk);
   spec.stages = static_cast<unsigned>(stages);
+  spec.batch = batch;
   if (const tir::Op *schedule = kernel->find("tile.schedule")) {
     const tir::Attr *swap = schedule->get("swap_ab");
     const tir::Attr *split = schedule->get("split_k");

@@ -31,6 +31,8 @@ struct KernelView {
   /// Problem extents the operand shapes fix (`a : f16[32, K]`: M = 32), or
   /// std::nullopt where the extent is a run-time argument.
   std::optional<int64_t> fixedM, fixedN, fixedK;
+  /// The batch of a batched kernel (c : T[B, M, N]), else std::nullopt.
+  std::optional<BatchSpec> batch;
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);

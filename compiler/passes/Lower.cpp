@@ -8,6 +8,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "codegen/EpilogueMath.h"
+#include "codegen/GemmTarget.h"
 #include "codegen/Sm90BlockScale.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
@@ -117,6 +118,10 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   if (tir::Op *epilogue = kernel.find("tile.epilogue"))
     if (std::string where = describeEpiloguePlacement(spec); !where.empty())
       epilogue->set("applied", tir::Attr::string(where));
+  // --emit=lowered: how the batch maps onto the grid.
+  if (tir::Op *c = kernel.find("tile.operand", "c"); c && spec.batch)
+    c->set("batch",
+           tir::Attr::string(gemmTarget(spec.arch).describeBatch(spec)));
   // --emit=lowered: how the block scales are applied.
   if (tir::Op *scale = kernel.find("tile.scale"))
     if (std::string how = describeBlockScalePromotion(spec); !how.empty())

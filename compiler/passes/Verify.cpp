@@ -12,6 +12,7 @@
 
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
+#include "compiler/passes/VerifyBatch.h"
 #include "compiler/passes/VerifyScale.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
@@ -43,12 +44,12 @@ const EpilogueStepInfo EpilogueSteps[] = {
 struct OperandRole {
   llvm::StringRef name;
   llvm::StringRef dims[2];
-  llvm::StringRef example;
+  llvm::StringRef example, batchedExample;
 };
 const OperandRole Roles[] = {
-    {"a", {"M", "K"}, "a : bf16[M, K] major(K)"},
-    {"b", {"N", "K"}, "b : bf16[N, K] major(K)"},
-    {"c", {"M", "N"}, "c : bf16[M, N] major(N)"},
+    {"a", {"M", "K"}, "a : bf16[M, K] major(K)", "a : bf16[B, M, K] major(K)"},
+    {"b", {"N", "K"}, "b : bf16[N, K] major(K)", "b : bf16[B, N, K] major(K)"},
+    {"c", {"M", "N"}, "c : bf16[M, N] major(N)", "c : bf16[B, M, N] major(N)"},
 };
 
 /// Reports \p attr of \p op if it is a layout expression that does not
@@ -182,14 +183,18 @@ void Verifier::verifyOperand(const tir::Op &op) {
     diags.error(attrLoc(op, "dtype"), "unknown element type '" + dtype +
                                           "'; legal: " + listDTypeNames());
   const tir::Attr *shape = op.get("shape");
-  if (shape->list.size() != 2) {
+  // An optional leading batch extent (verifyBatch checks it).
+  size_t first = shape->list.size() == 3 ? 1 : 0;
+  if (shape->list.size() != 2 && shape->list.size() != 3) {
     diags.error(attrLoc(op, "shape"),
                 "operand " + op.symbol + " has " +
                     llvm::Twine(shape->list.size()) +
-                    " extents; operands are matrices: " + role->example);
+                    " extents; operands are matrices, or batches of them "
+                    "with a leading batch extent: " +
+                    role->example + ", or " + role->batchedExample);
   } else {
     for (unsigned i = 0; i < 2; ++i) {
-      const tir::Attr &dim = shape->list[i];
+      const tir::Attr &dim = shape->list[first + i];
       llvm::SMLoc loc = dim.loc.isValid() ? dim.loc : op.loc;
       if (dim.isInt()) {
         if (dim.intValue <= 0)
@@ -197,11 +202,14 @@ void Verifier::verifyOperand(const tir::Op &op) {
                                op.symbol + " must be positive, got " +
                                llvm::Twine(dim.intValue));
       } else if (!dim.isIdent(role->dims[i])) {
-        diags.error(
-            loc, "extent " + llvm::Twine(i + 1) + " of operand " + op.symbol +
-                     " must be " + role->dims[i] + " or a fixed size, not '" +
-                     (dim.isIdent() || dim.isString() ? dim.str : "a list") +
-                     "' (" + role->example + ")");
+        diags.error(loc, "extent " + llvm::Twine(first + i + 1) +
+                             " of operand " + op.symbol + " must be " +
+                             role->dims[i] + " or a fixed size, not '" +
+                             (dim.isIdent() || dim.isString() ? dim.str
+                                                              : "a list") +
+                             "' (" +
+                             (first ? role->batchedExample : role->example) +
+                             ")");
       }
     }
   }
@@ -565,6 +573,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       verifySchedule(op, arch);
   }
   verifyBlockScales(kernel, arch, view ? &*view : nullptr, diags);
+  verifyBatch(kernel, arch, diags);
 }
 
 void Verifier::verifyModule(tir::Op &module) {

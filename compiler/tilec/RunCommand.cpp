@@ -2,7 +2,7 @@
 //
 //   tilec run FILE.tile [--kernel NAME] [--m M --n N --k K] [--sim]
 //             [--ptx FILE.ptx] [--seed S] [--json] [--integer]
-//             [--alpha A --beta B] [--profile] [--sim-shape]
+//             [--alpha A --beta B] [--profile] [--sim-shape] [--batch N]
 //
 // Compiles each kernel of FILE (or the one --kernel names), runs it on fresh
 // random inputs with C poisoned, on the GPU or, with --sim, in the PTX
@@ -10,6 +10,8 @@
 // CPU reference (compiler/KernelCheck.h). One line per kernel:
 //   PASS gemm_tn_bf16 136x264x200: 0/35904 wrong (sim)
 //   FAIL gemm_tn_bf16 136x264x200: 12/35904 wrong (gpu): C[0][3] = ...
+// A batched kernel runs --batch problems (default 3, or the program's fixed
+// batch), its size printed as BATCHxMxNxK.
 // --ptx runs that PTX instead of the compiled kernel's (hand-edited PTX, a
 // mutation). --integer draws small integers, whose exact result is the only
 // correct one. --profile (with --sim) prints the PTX lines with the most
@@ -85,6 +87,11 @@ cl::opt<bool> simShape("sim-shape",
                                 "problem on any backend, to compare a GPU run "
                                 "with a --sim run"),
                        cl::sub(runCommand), cl::cat(tilecCategory()));
+cl::opt<int64_t> optBatch("batch",
+                          cl::desc("problems of a batched kernel (default 3, "
+                                   "or the program's fixed batch)"),
+                          cl::init(0), cl::sub(runCommand),
+                          cl::cat(tilecCategory()));
 cl::opt<bool> profile("profile",
                       cl::desc("with --sim: print the PTX lines with the most "
                                "shared-memory wavefronts and executions"),
@@ -104,6 +111,9 @@ RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
     s.n = kernel.fixedN;
   if (kernel.fixedK)
     s.k = kernel.fixedK;
+  // Several batches, so a wrong batch offset shows.
+  if (kernel.batch)
+    s.batch = kernel.batch->fixedCount ? kernel.batch->fixedCount : 3;
   return s;
 }
 
@@ -122,6 +132,8 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
   check("M", kernel.fixedM, shape.m);
   check("N", kernel.fixedN, shape.n);
   check("K", kernel.fixedK, shape.k);
+  if (kernel.batch)
+    check("BATCH", kernel.batch->fixedCount, shape.batch);
   return out;
 }
 
@@ -131,6 +143,11 @@ int runRun() {
     llvm::errs() << "tilec run: --m, --n and --k go together and must be "
                     "positive (got "
                  << optM << ", " << optN << ", " << optK << ")\n";
+    return ExitUsage;
+  }
+  if (optBatch < 0 || optBatch > 65535) {
+    llvm::errs() << "tilec run: --batch " << optBatch
+                 << " is out of range; 1 to 65535 are legal\n";
     return ExitUsage;
   }
   if (profile && !useSim) {
@@ -238,8 +255,11 @@ int runRun() {
     }
     if (replacementPtx)
       kernel.ptx = *replacementPtx;
-    RunShape shape = optM ? RunShape{optM, optN, optK}
-                          : defaultShape(kernel, useSim || simShape);
+    RunShape shape = defaultShape(kernel, useSim || simShape);
+    if (optM)
+      shape.m = optM, shape.n = optN, shape.k = optK;
+    if (optBatch && kernel.batch)
+      shape.batch = optBatch;
     if (std::string bad = fixedExtentMismatch(kernel, shape); !bad.empty()) {
       llvm::errs() << "tilec run: error: kernel '" << name << "': " << bad
                    << "\n";
@@ -263,10 +283,13 @@ int runRun() {
     rt::SimCounters counters = rt::takeSimCounters();
     allPassed &= r.pass;
     std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
+    if (kernel.batch)
+      size = std::to_string(shape.batch) + "x" + size;
     llvm::json::Object entry{{"kernel", name},
                              {"m", shape.m},
                              {"n", shape.n},
                              {"k", shape.k},
+                             {"batch", shape.batch},
                              {"backend", where},
                              {"pass", r.pass},
                              {"wrong", int64_t(r.wrong)},

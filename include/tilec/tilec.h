@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 4
+#define TILEC_API_VERSION 5
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -105,7 +105,8 @@ typedef enum tilec_param_kind {
   TILEC_PARAM_POINTER = 0,   /* .u64 global address */
   TILEC_PARAM_I32 = 1,       /* .u32 / .s32 */
   TILEC_PARAM_F32 = 2,       /* .f32 */
-  TILEC_PARAM_TENSOR_MAP = 3 /* a 128-byte grid-constant CUtensorMap */
+  TILEC_PARAM_TENSOR_MAP = 3, /* a 128-byte grid-constant CUtensorMap */
+  TILEC_PARAM_I64 = 4         /* API 5: .u64 / .s64 (batch strides) */
 } tilec_param_kind;
 
 /* The kernel parameters, in order; index past the end gives NULL / -1. */
@@ -117,6 +118,12 @@ TILEC_API int tilec_kernel_param_kind(tilec_kernel kernel, size_t index);
 TILEC_API void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n,
                                  int64_t k, unsigned sm_count,
                                  unsigned grid[3]);
+/* API 5: the grid of \p batch such problems: a batched kernel repeats the
+ * grid along z (an unbatched one ignores \p batch). */
+TILEC_API void tilec_kernel_grid_batched(tilec_kernel kernel, int64_t m,
+                                         int64_t n, int64_t k,
+                                         unsigned sm_count, int64_t batch,
+                                         unsigned grid[3]);
 
 /* API 3: what the kernel expects of its operands (in the TN view: A is
  * M x K, B N x K, C M x N row-major), so a caller can check its buffers.
@@ -194,6 +201,12 @@ typedef struct tilec_gemm_args {
    * 0 and 0 when the kernel has no residual op. */
   uint64_t residual;
   int64_t ldr;
+  /* API 5: a batched kernel's (`a : bf16[B, M, K]`) batch count (0 and 1:
+   * one GEMM) and the elements between consecutive batches of A, B and C
+   * (0 broadcasts an operand; an operand declared without the batch extent
+   * takes 0). An unbatched kernel takes batch 0 or 1 and strides 0. */
+  int64_t batch;
+  int64_t stride_a, stride_b, stride_c;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent

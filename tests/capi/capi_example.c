@@ -195,6 +195,26 @@ int main(int argc, char **argv) {
   unsigned grid[3];
   tilec_kernel_grid(kernel, 256, 256, 64, 0, grid);
   CHECK(grid[0] * grid[1] * grid[2] == 4);
+  /* API 5: a batched kernel ends with the i64 batch strides; its grid
+   * repeats one GEMM's along z. */
+  {
+    const char *batched =
+        "kernel batched {\n  arch sm_80\n  a : bf16[B, M, K] major(K)\n"
+        "  b : bf16[N, K] major(K)\n  c : bf16[B, M, N] major(N)\n"
+        "  acc f32\n  tile (BM = 128, BN = 128, BK = 32)\n  stages 3\n}\n";
+    tilec_kernel bk = NULL;
+    CHECK(tilec_compile(compiler, batched, strlen(batched), NULL, &bk) ==
+          TILEC_OK);
+    size_t n = tilec_kernel_param_count(bk);
+    CHECK(n >= 3 && strcmp(tilec_kernel_param_name(bk, n - 1), "strideC") == 0);
+    CHECK(tilec_kernel_param_kind(bk, n - 1) == TILEC_PARAM_I64);
+    unsigned bgrid[3];
+    tilec_kernel_grid_batched(bk, 256, 256, 64, 0, 5, bgrid);
+    CHECK(bgrid[0] == 4 && bgrid[1] == 1 && bgrid[2] == 5);
+    tilec_kernel_grid(bk, 256, 256, 64, 0, bgrid);
+    CHECK(bgrid[2] == 1);
+    tilec_kernel_destroy(bk);
+  }
   printf("compiled %s: %zu bytes of PTX, %zu params, %u threads, %u bytes "
          "of shared memory\n",
          tilec_kernel_entry_name(kernel), strlen(ptx), params,
