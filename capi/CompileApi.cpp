@@ -204,6 +204,10 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   info.fixed_k = k.fixedK;
   info.ldc_multiple = k.ldcMultiple;
   info.c_align_bytes = k.cAlignBytes;
+  info.batched = k.batch.has_value();
+  info.a_batched = k.batch && k.batch->aBatched;
+  info.b_batched = k.batch && k.batch->bBatched;
+  info.batch_fixed = k.batch ? k.batch->fixedCount : 0;
   size_t size = std::min(out->struct_size, sizeof info);
   std::memcpy(out, &info, size);
   out->struct_size = size;

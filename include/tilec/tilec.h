@@ -135,6 +135,11 @@ typedef struct tilec_kernel_operand_info {
   int64_t fixed_m, fixed_n, fixed_k; /* extents fixed by the program; 0: any */
   unsigned ldc_multiple;            /* ldc must be a multiple of this */
   unsigned c_align_bytes;           /* C's address alignment */
+  /* API 5: a batched kernel (c : T[B, M, N]): batched is 1, batch_fixed the
+   * program's fixed batch count (0: any), a_batched / b_batched 0 for an
+   * operand declared without the batch extent (one matrix for every batch). */
+  int batched, a_batched, b_batched;
+  int64_t batch_fixed;
 } tilec_kernel_operand_info;
 TILEC_API tilec_status tilec_kernel_operands(tilec_kernel kernel,
                                              tilec_kernel_operand_info *out);

@@ -7,7 +7,7 @@ from . import _lib
 from ._launch import Launchable
 from ._lib import lib
 
-_PARAM_KINDS = {0: "pointer", 1: "i32", 2: "f32", 3: "tensormap"}
+_PARAM_KINDS = {0: "pointer", 1: "i32", 2: "f32", 3: "tensormap", 4: "i64"}
 
 
 class CompileError(Exception):
@@ -95,7 +95,7 @@ class Kernel(Launchable):
 
     @property
     def params(self):
-        """[(name, kind)] in order; kind: pointer, i32, f32, tensormap."""
+        """[(name, kind)] in order; kind: pointer, i32, f32, tensormap, i64."""
         count = lib.tilec_kernel_param_count(self._handle)
         return [(lib.tilec_kernel_param_name(self._handle, i).decode(),
                  _PARAM_KINDS[lib.tilec_kernel_param_kind(self._handle, i)])

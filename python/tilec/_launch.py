@@ -20,7 +20,7 @@ import threading
 
 from . import _lib
 from ._lib import lib
-from ._operands import resolve
+from ._operands import resolve, split_batch
 
 _contexts = {}  # device index -> tilec_context (retained primary context)
 _contexts_lock = threading.Lock()
@@ -156,11 +156,15 @@ class Launchable:
                        state["has_bias"], state["has_scale"])
 
     def _args(self, a, b, c, alpha, beta, bias, scale):
+        # A batched kernel: 3-D tensors (a 2-D one for a shared operand),
+        # the first batch checked as the matrices, the strides from dim 0.
+        batch, strides, a, b, c = split_batch(self._launch_state()["info"],
+                                              a, b, c)
         m, n, k, lda, ldb, ldc, ptrs, device = self.check(a, b, c, bias,
                                                           scale)
         args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), ptrs[0], ptrs[1],
                              ptrs[2], m, n, k, lda, ldb, ldc, alpha, beta,
-                             ptrs[3], ptrs[4])
+                             ptrs[3], ptrs[4], 0, 0, batch, *strides)
         return args, (m, n), _device_index(device)
 
     def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,

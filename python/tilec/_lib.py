@@ -30,8 +30,9 @@ class CompileOptions(ctypes.Structure):
 
 
 class GemmArgs(ctypes.Structure):
-    """tilec_gemm_args, up to the fields this package sets (API 2); the
-    library reads only what struct_size covers."""
+    """tilec_gemm_args, up to the fields this package sets (API 5: the
+    batch and its strides); the library reads only what struct_size
+    covers."""
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
         ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
@@ -41,6 +42,9 @@ class GemmArgs(ctypes.Structure):
         ("ldc", ctypes.c_int64),
         ("alpha", ctypes.c_float), ("beta", ctypes.c_float),
         ("bias", ctypes.c_uint64), ("scale", ctypes.c_uint64),
+        ("residual", ctypes.c_uint64), ("ldr", ctypes.c_int64),
+        ("batch", ctypes.c_int64), ("stride_a", ctypes.c_int64),
+        ("stride_b", ctypes.c_int64), ("stride_c", ctypes.c_int64),
     ]
 
 
@@ -53,6 +57,9 @@ class OperandInfo(ctypes.Structure):
         ("fixed_m", ctypes.c_int64), ("fixed_n", ctypes.c_int64),
         ("fixed_k", ctypes.c_int64),
         ("ldc_multiple", ctypes.c_uint), ("c_align_bytes", ctypes.c_uint),
+        # API 5: batched kernels.
+        ("batched", ctypes.c_int), ("a_batched", ctypes.c_int),
+        ("b_batched", ctypes.c_int), ("batch_fixed", ctypes.c_int64),
     ]
 
 

@@ -49,6 +49,8 @@ def _is_torch_tensor(x):
 def operand(x, name):
     """The Operand of x (a torch tensor, a __cuda_array_interface__ object
     or a DLPack producer); ValueError if it is none of them."""
+    if isinstance(x, Operand):
+        return x
     if _is_torch_tensor(x):
         dtype = _TORCH_DTYPES.get(str(x.dtype), str(x.dtype))
         dev = x.device
@@ -151,6 +153,52 @@ def _check_align(op, name, align):
         raise ValueError(f"{name}: data pointer 0x{op.ptr:x} is not "
                          f"{align}-byte aligned (legal: a multiple of {align};"
                          " a view at an unaligned offset cannot be read)")
+
+
+def split_batch(info, a, b, c):
+    """For a batched kernel (info["batched"]): (batch, (stride_a, stride_b,
+    stride_c), a, b, c) with a, b, c the first batch's 2-D Operands: C is a
+    B x M x N tensor, A (B x M x K, or its transposed batches) and B the
+    same when batched, a 2-D matrix when the kernel shares one (declared
+    without the batch extent); the strides are the tensors' stride(0) in
+    elements. For an unbatched kernel: (1, (0, 0, 0), a, b, c) as given.
+    ValueError names the argument."""
+    if not info.get("batched"):
+        return 1, (0, 0, 0), a, b, c
+    oc = operand(c, "c")
+    if len(oc.shape) != 3:
+        raise ValueError(f"c: {len(oc.shape)}-D tensor of shape {oc.shape} "
+                         "(legal: a 3-D B x M x N tensor, the kernel is "
+                         "batched)")
+    batch = oc.shape[0]
+    fixed = info.get("batch_fixed", 0)
+    if batch < 1 or (fixed and batch != fixed):
+        raise ValueError(f"c: batch {batch} from its leading dimension "
+                         f"(legal: {fixed if fixed else 'at least 1'})")
+    out, strides = [], []
+    for name, x, batched in (("a", a, info.get("a_batched")),
+                             ("b", b, info.get("b_batched")), ("c", c, True)):
+        op = oc if name == "c" else operand(x, name)
+        if not batched:
+            if len(op.shape) != 2:
+                raise ValueError(f"{name}: {len(op.shape)}-D tensor of shape "
+                                 f"{op.shape} (legal: a 2-D matrix: the "
+                                 f"kernel shares one {name.upper()} across "
+                                 "the batch)")
+            out.append(op)
+            strides.append(0)
+            continue
+        if len(op.shape) != 3 or op.shape[0] != batch:
+            raise ValueError(f"{name}: shape {op.shape} (legal: a 3-D tensor "
+                             f"of {batch} batches, as c's leading dimension "
+                             "says)")
+        if op.strides[0] < 0:
+            raise ValueError(f"{name}: batch stride {op.strides[0]} (legal: "
+                             "0 or positive)")
+        out.append(Operand(op.ptr, op.dtype, op.shape[1:], op.strides[1:],
+                           op.device, op.obj))
+        strides.append(op.strides[0] if batch > 1 else 0)
+    return batch, tuple(strides), out[0], out[1], out[2]
 
 
 def resolve(info, a, b, c, bias=None, scale=None, has_bias=False,

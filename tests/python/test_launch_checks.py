@@ -167,3 +167,47 @@ def test_torch_checks_without_a_gpu():
     c = torch.zeros(64, 32, dtype=torch.float16)
     with pytest.raises(ValueError, match="a: the tensor is on cpu"):
         k(a, b, c)
+
+
+BATCHED = """
+kernel batched {
+  arch sm_90a
+  a : f16[B, M, K] major(K)
+  b : f16[N, K] major(K)
+  c : f16[B, M, N] major(N)
+  acc f32
+  tile (BM = 128, BN = 128, BK = 64)
+  stages 4
+}
+"""
+
+
+def test_batched_operands_split_into_matrices_and_strides():
+    from tilec._operands import split_batch
+    k = tilec.compile(BATCHED)
+    info = k.operands
+    assert (info["batched"], info["a_batched"], info["b_batched"]) == (1, 1, 0)
+    # 3 batches of a 100 x 64 A one 16-byte unit apart, a shared 200 x 64 B.
+    batch, strides, a, b, c = split_batch(
+        info, Fake((3, 100, 64), strides=(6408, 64, 1)), Fake((200, 64)),
+        Fake((3, 100, 200), strides=(20008, 200, 1)))
+    assert (batch, strides) == (3, (6408, 0, 20008))
+    m, n, kk, lda, ldb, ldc, _, _ = k.check(a, b, c)
+    assert (m, n, kk, lda, ldb, ldc) == (100, 200, 64, 64, 64, 200)
+
+
+@pytest.mark.parametrize("args, message", [
+    ((Fake((3, 100, 64)), Fake((200, 64)), Fake((100, 200))),
+     "c: 2-D tensor of shape (100, 200) (legal: a 3-D B x M x N tensor"),
+    ((Fake((2, 100, 64)), Fake((200, 64)), Fake((3, 100, 200))),
+     "a: shape (2, 100, 64) (legal: a 3-D tensor of 3 batches"),
+    ((Fake((3, 100, 64)), Fake((3, 200, 64)), Fake((3, 100, 200))),
+     "b: 3-D tensor of shape (3, 200, 64) (legal: a 2-D matrix: the kernel "
+     "shares one B across the batch)"),
+])
+def test_batched_operands_name_the_argument(args, message):
+    from tilec._operands import split_batch
+    info = tilec.compile(BATCHED).operands
+    with pytest.raises(ValueError) as err:
+        split_batch(info, *args)
+    assert message in str(err.value)
