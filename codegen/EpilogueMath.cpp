@@ -1,6 +1,7 @@
 //===- codegen/EpilogueMath.cpp - One element of the epilogue -------------===//
 #include "codegen/EpilogueMath.h"
 
+#include "codegen/GemmTarget.h"
 #include "codegen/NvvmBuilder.h"
 #include "codegen/PtxInlineAsm.h"
 
@@ -170,22 +171,7 @@ llvm::Value *tilec::emitSwigluElement(llvm::IRBuilder<> &b,
 std::string tilec::describeEpiloguePlacement(const GemmSpec &spec) {
   if (spec.epilogueOps.empty())
     return "";
-  std::string text;
-  switch (spec.arch) {
-  case ArchKind::SM80:
-    text = "per element of the staged f32 tile, in the copy loop to C";
-    break;
-  case ArchKind::SM90a:
-    text = spec.storeTma
-               ? "per accumulator pair in registers, before stmatrix into "
-                 "the staging tile and the TMA store (and on the direct "
-                 "stores when C has no tensor map)"
-               : "per accumulator in registers, on the direct stores";
-    break;
-  default:
-    return "not applied: " + archInfo(spec.arch).name.str() +
-           " has no epilogue ops";
-  }
+  std::string text = gemmTarget(spec.arch).epiloguePlacement(spec);
   if (spec.splitK > 1)
     text += "; once, after the split-K reduction of " +
             std::to_string(spec.splitK) + " partials";

@@ -82,6 +82,12 @@ public:
   /// Whether the target implements `schedule persistent` and
   /// `cluster(2)`.
   virtual bool hasPersistentSchedule() const { return false; }
+  /// Whether the generator stages an MN-major operand tile K first (order
+  /// (1, 0)), as TMA boxes fill it; `smem X = auto` then picks that layout.
+  virtual bool stagesMnMajorKFirst() const { return false; }
+  /// Where the epilogue ops of \p spec are applied, for --emit=lowered
+  /// (describeEpiloguePlacement adds the split-K, swap-AB and swiglu notes).
+  virtual std::string epiloguePlacement(const GemmSpec &spec) const = 0;
   /// Whether the target implements batched GEMM (a leading batch extent on
   /// the operands, GemmSpec::batch): the batch runs on grid z
   /// (GemmKernelBinary::grid).

@@ -18,6 +18,16 @@ class Sm100Target final : public GemmTarget {
 public:
   ArchKind arch() const override { return ArchKind::SM100a; }
 
+  // The generator stages operand tiles as sm_90a does (sm90OperandTile).
+  bool stagesMnMajorKFirst() const override { return true; }
+
+  std::string epiloguePlacement(const GemmSpec &spec) const override {
+    (void)spec;
+    return "per accumulator in the tcgen05.ld registers (one row of the "
+           "tile per thread, a chunk of columns at a time), on the direct "
+           "stores";
+  }
+
   llvm::Expected<GemmSmemBudget>
   sharedMemory(const GemmSpec &spec) const override {
     llvm::Expected<GemmSmemBudget> budget = GemmTarget::sharedMemory(spec);

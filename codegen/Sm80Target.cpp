@@ -53,6 +53,11 @@ class Sm80Target final : public GemmTarget {
 public:
   ArchKind arch() const override { return ArchKind::SM80; }
 
+  std::string epiloguePlacement(const GemmSpec &spec) const override {
+    (void)spec;
+    return "per element of the staged f32 tile, in the copy loop to C";
+  }
+
   llvm::Expected<std::optional<GemmWarpPlan>>
   planWarps(const GemmSpec &spec) const override {
     static const unsigned Candidates[][2] = {{2, 4}, {4, 2}, {2, 2}, {1, 4},

@@ -78,6 +78,15 @@ public:
            "each batch at its own M and N (split-K, persistent and cluster "
            "schedules, which need z or a tile loop, are refused)";
   }
+  bool stagesMnMajorKFirst() const override { return true; }
+
+  std::string epiloguePlacement(const GemmSpec &spec) const override {
+    return spec.storeTma
+               ? "per accumulator pair in registers, before stmatrix into "
+                 "the staging tile and the TMA store (and on the direct "
+                 "stores when C has no tensor map)"
+               : "per accumulator in registers, on the direct stores";
+  }
 
   GemmScheduleChoice schedule(const GemmSpec &spec,
                               bool written) const override {

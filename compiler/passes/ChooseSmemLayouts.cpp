@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/Passes.h"
 
+#include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
 #include "llvm/ADT/STLExtras.h"
@@ -66,9 +67,9 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
       continue;
     }
     SmemAtom atom{major, mode.kind, dtype};
-    // sm_90a stages an MN-major tile K first: each TMA box (one swizzle
-    // span along MN x BK) lands as one contiguous run of atoms.
-    bool kFirst = !kMajor && view.arch == ArchKind::SM90a;
+    // sm_90a and sm_100a stage an MN-major tile K first: each TMA box (one
+    // swizzle span along MN x BK) lands as one contiguous run of atoms.
+    bool kFirst = !kMajor && gemmTarget(view.arch).stagesMnMajorKFirst();
     std::string text = "tile_to_shape(" + atom.nameWithType() + ", (" +
                        std::to_string(view.mnExtent(operand)) + ", " +
                        std::to_string(view.bk) + ")" +
@@ -79,8 +80,9 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                         "largest swizzle atom that fits the contiguous "
                         "extent: " +
                         facts + (skipped.empty() ? "" : "; " + skipped) +
-                        (kFirst ? "; tiled K first (order (1, 0)), as the "
-                                  "sm_90a TMA boxes fill it"
+                        (kFirst ? "; tiled K first (order (1, 0)), as the " +
+                                      archInfo(view.arch).name.str() +
+                                      " TMA boxes fill it"
                                 : "")));
     return;
   }
