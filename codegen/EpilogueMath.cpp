@@ -17,6 +17,23 @@ llvm::Value *f32(llvm::IRBuilder<> &b, double value) {
   return llvm::ConstantFP::get(b.getFloatTy(), value);
 }
 
+/// a / b as div.approx.f32 (2 ulp; the afn flag tells NVPTX), not the IEEE
+/// div.rn.f32 whose range checks and slow path made the activations most of
+/// the epilogue's time on the H200 (bench/EpilogueResults.md). Every divisor
+/// here is 1 + e^y or e^y + 1, at least 1; a divisor past 2^126 gives 0,
+/// the limit the formula tends to.
+llvm::Value *emitFastDiv(llvm::IRBuilder<> &b, llvm::Value *a,
+                         llvm::Value *d) {
+  llvm::Value *q = b.CreateFDiv(a, d);
+  if (auto *inst = llvm::dyn_cast<llvm::Instruction>(q)) {
+    llvm::FastMathFlags flags;
+    flags.setApproxFunc();
+    flags.setAllowReciprocal();
+    inst->setFastMathFlags(flags);
+  }
+  return q;
+}
+
 /// e^x as 2^(x log2 e) (ex2.approx.f32: relative error about 2^-22).
 llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x) {
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2,
@@ -27,7 +44,7 @@ llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x) {
 /// 1.5e-7), with the sign of x.
 llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x) {
   llvm::Value *ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  llvm::Value *t = b.CreateFDiv(
+  llvm::Value *t = emitFastDiv(b, 
       f32(b, 1.0), b.CreateFAdd(f32(b, 1.0), b.CreateFMul(f32(b, 0.3275911), ax)));
   const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
                       0.254829592};
@@ -45,7 +62,7 @@ llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x) {
 llvm::Value *emitTanh(llvm::IRBuilder<> &b, llvm::Value *u) {
   llvm::Value *e = emitExp(b, b.CreateFMul(u, f32(b, 2.0)));
   return b.CreateFSub(f32(b, 1.0),
-                      b.CreateFDiv(f32(b, 2.0), b.CreateFAdd(e, f32(b, 1.0))));
+                      emitFastDiv(b, f32(b, 2.0), b.CreateFAdd(e, f32(b, 1.0))));
 }
 
 /// vector[min(index, length - 1)] as f32.
@@ -85,7 +102,7 @@ llvm::Value *emitResidualLoad(llvm::IRBuilder<> &b, const EpilogueInputs &in,
 
 /// silu(x) = x / (1 + e^-x).
 llvm::Value *emitSilu(llvm::IRBuilder<> &b, llvm::Value *x) {
-  return b.CreateFDiv(x,
+  return emitFastDiv(b, x,
                       b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
 }
 

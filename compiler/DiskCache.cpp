@@ -1,10 +1,14 @@
 //===- compiler/DiskCache.cpp - Compiled kernels cached on disk -----------===//
 //
 // Files, names and the build identity; the entry format is in
-// DiskCacheJson.cpp. An entry is
-//   {"format": 1, "key": "<hash of the key text>", "build": "<identity>",
-//    "kernel": {...}}
-// and a load checks all three before it trusts the kernel.
+// DiskCacheJson.cpp. An entry is one line of JSON, a newline and the PTX:
+//   {"format": 2, "key": "<hash of the key text>", "build": "<identity>",
+//    "ptxBytes": N, "kernel": {... "ptx": "" ...}}\n<N bytes of PTX>
+// and a load checks format, key, build and N before it trusts the kernel.
+// The PTX stays out of the JSON because it is most of the entry (800 KB for
+// examples/gemm_sm90_bias_gelu.tile) and parsing it as a JSON string took
+// most of a cache hit's time. The JSON writer escapes every newline inside
+// strings, so the first newline ends the JSON.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/DiskCache.h"
@@ -26,7 +30,7 @@ namespace tilec {
 
 namespace {
 
-constexpr int64_t kFormat = 1;
+constexpr int64_t kFormat = 2;
 
 /// The file the code of this function was loaded from: a shared library's
 /// path, or the executable's (/proc/self/exe) for code linked into it.
@@ -110,8 +114,9 @@ std::optional<CompiledKernel> DiskCache::load(llvm::StringRef keyText) const {
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
     return std::nullopt;
-  llvm::Expected<llvm::json::Value> value =
-      llvm::json::parse((*buffer)->getBuffer());
+  llvm::StringRef text = (*buffer)->getBuffer();
+  auto [json, ptx] = text.split('\n');
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(json);
   if (!value) {
     llvm::consumeError(value.takeError());
     return std::nullopt;
@@ -119,27 +124,34 @@ std::optional<CompiledKernel> DiskCache::load(llvm::StringRef keyText) const {
   const llvm::json::Object *entry = value->getAsObject();
   if (!entry || entry->getInteger("format") != kFormat ||
       entry->getString("key") != entryKey(keyText) ||
-      entry->getString("build") != tilecBuildIdentity())
+      entry->getString("build") != tilecBuildIdentity() ||
+      entry->getInteger("ptxBytes") != static_cast<int64_t>(ptx.size()))
     return std::nullopt;
   const llvm::json::Value *kernel = entry->get("kernel");
   if (!kernel)
     return std::nullopt;
-  return compiledKernelFromJson(*kernel);
+  std::optional<CompiledKernel> loaded = compiledKernelFromJson(*kernel);
+  if (loaded)
+    loaded->ptx = ptx.str();
+  return loaded;
 }
 
 void DiskCache::store(llvm::StringRef keyText,
                       const CompiledKernel &kernel) const {
   if (llvm::sys::fs::create_directories(directory))
     return;
+  CompiledKernel withoutPtx = kernel;
+  withoutPtx.ptx.clear();
   llvm::json::Object entry{
       {"format", kFormat},
       {"key", entryKey(keyText)},
       {"build", tilecBuildIdentity()},
-      {"kernel", compiledKernelToJson(kernel)},
+      {"ptxBytes", static_cast<int64_t>(kernel.ptx.size())},
+      {"kernel", compiledKernelToJson(withoutPtx)},
   };
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << llvm::json::Value(std::move(entry));
+  os << llvm::json::Value(std::move(entry)) << '\n' << kernel.ptx;
   os.flush();
 
   // A unique file in the same directory, renamed over the entry: readers

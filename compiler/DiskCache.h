@@ -3,7 +3,8 @@
 // A second level behind Compiler's in-memory cache, so that a fresh process
 // (a restarted inference server, each Python interpreter, each `pytest` run)
 // gets a kernel it compiled before for the cost of reading one file. One
-// entry is one JSON file named after a 128-bit hash of the cache key:
+// entry is one file, a line of JSON with every field but the PTX and then
+// the PTX as it is (DiskCache.cpp), named after a 128-bit hash of the key:
 //
 //   ~/.cache/tilec/3f0c...e1.json   (or $TILEC_CACHE_DIR/...)
 //

@@ -100,6 +100,24 @@ TEST_F(DiskCacheTest, CorruptEntryIsAMiss) {
     EXPECT_EQ(second.stats().diskHits, 0u) << garbage.str();
     EXPECT_FALSE(kernel->ptx.empty());
   }
+  // An entry whose PTX is cut short (a torn copy) is a miss too: the JSON
+  // line says how many bytes of PTX follow it.
+  {
+    auto whole = llvm::MemoryBuffer::getFile(files[0]);
+    ASSERT_TRUE(bool(whole));
+    std::string text = (*whole)->getBuffer().str();
+    ASSERT_NE(text.find('\n'), std::string::npos);
+    std::error_code ec;
+    llvm::raw_fd_ostream out(files[0], ec);
+    ASSERT_FALSE(ec);
+    out << llvm::StringRef(text).drop_back();
+  }
+  {
+    Compiler second;
+    auto kernel = compileWith(second);
+    ASSERT_TRUE(kernel);
+    EXPECT_EQ(second.stats().diskHits, 0u);
+  }
   // The recompile rewrote the entry whole: the next process hits it.
   Compiler third;
   ASSERT_TRUE(compileWith(third));
