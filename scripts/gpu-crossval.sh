@@ -16,6 +16,41 @@ bash "$TILEC_ROOT/scripts/crossval.sh" gpu "$bin/tilec" "$out/crossval-gpu" \
   2>&1 | tee "$out/crossval-gpu.log"
 tar -C "$out" -czf "$out/crossval-gpu.tar.gz" crossval-gpu && rm -rf "$out/crossval-gpu"
 [ "${CROSSVAL_ONLY:-0}" = 1 ] && exit 0
+echo "== tilec run on the GPU at the default and larger shapes"
+# The default shapes (1000x1304x1024, 64x2112x7168 for decode kernels) and a
+# few more: alpha/beta with the epilogue ops, the block-scaled fp8 kernels
+# at ragged and DeepSeek-V3 shapes, the persistent/cluster schedules with
+# several tiles per CTA.
+run() {
+  echo "-- tilec run $*"
+  timeout 300 "$bin/tilec" run "$@" 2>&1 | tail -n 20
+}
+{
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops.tile" --seed 5 --beta 0.5 --alpha 0.75
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops2.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops2.tile" --seed 11 --integer
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops2.tile" --seed 9 --alpha 0.75
+  run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" --seed 7
+  run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" --seed 11 --integer
+  run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" -m 129 -n 257 -k 200 --seed 13
+  run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" -m 4096 -n 4096 -k 4096 --seed 3
+  run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" -m 4096 -n 2112 -k 7168 --seed 5
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" --seed 11 --integer
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" -m 1000 -n 1000 -k 2000 --seed 17
+  run "$TILEC_ROOT/tests/sim/gemm/sm90_persistent.tile" -m 4000 -n 5000 -k 1000 --alpha 2 --beta 0.5 --seed 9
+  run "$TILEC_ROOT/tests/sim/gemm/sm90_persistent.tile" --seed 11 --integer
+  run "$TILEC_ROOT/tests/sim/gemm/batched.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/batched.tile" --seed 11 --integer
+  for k in b80_bf16_tn b80_f16_nt_broadcast_b b90_bf16_staged \
+           b90_f16_mn_broadcast_b_f32c b90_swap_broadcast_a; do
+    run "$TILEC_ROOT/tests/sim/gemm/batched.tile" --kernel $k --batch 7 \
+      -m 333 -n 1000 -k 520 --alpha 2 --beta 0.5 --seed 5
+  done
+  run "$TILEC_ROOT/tests/sim/gemm/batched.tile" --kernel b90_swap_broadcast_a \
+    --batch 16 -m 64 -n 2112 -k 7168 --seed 3
+} 2>&1 | tee "$out/runs-gpu.log"
+echo "runs: $(grep -c '^PASS' "$out/runs-gpu.log") PASS, $(grep -c '^FAIL' "$out/runs-gpu.log") FAIL"
 echo "== mutations on the GPU"
 PATH=/usr/local/cuda/bin:$PATH timeout 300 python3 \
   "$TILEC_ROOT/tests/sim/mutations/run_mutations.py" --tilec "$bin/tilec" \

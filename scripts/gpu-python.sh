@@ -40,4 +40,6 @@ python3 -m pytest -q -rs -p no:cacheprovider "$TILEC_ROOT/tests/python" \
 python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
   "$TILEC_ROOT/examples" --capi-bench "$TILEC_ROOT/.carry-py/capi_launch_bench" \
   2>&1 | tee "$OUT/bench.log" || status=1
+python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 | tee "$OUT/epilogue_bench.log" \
+  || status=1
 exit $status
