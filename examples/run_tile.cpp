@@ -40,6 +40,10 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s", llvm::toString(names.takeError()).c_str());
     return 1;
   }
+  if (names->empty()) {
+    std::fprintf(stderr, "run_tile: %s declares no kernel\n", argv[1]);
+    return 1;
+  }
   auto ctx = rt::Context::create(0);
   if (!ctx) {
     std::printf("SKIP: %s: no usable device: %s\n", argv[1],

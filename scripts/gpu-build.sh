@@ -59,6 +59,18 @@ if [ "$set_name" = python ]; then
   du -sh "$stage"
   exit 0
 fi
+# A smoke run in the simulator before anything travels: a static build dir
+# once linked objects compiled against an older header (run_tile then found
+# no kernel in any file and printed nothing), which no GPU run would show.
+if [ "$set_name" = tests ]; then
+  smoke=$(TILEC_DEVICE=sim TILEC_NO_DISK_CACHE=1 "$BUILD_DIR/examples/run_tile" \
+    "$TILEC_ROOT/examples/gemm_sm80.tile" 64 64 64 || true)
+  if ! grep -q "^PASS" <<<"$smoke"; then
+    echo "gpu-build.sh: run_tile in the simulator did not pass ($smoke);" \
+      "rebuild $BUILD_DIR from scratch" >&2
+    exit 1
+  fi
+fi
 for exe in $wanted; do
   strip -o "$stage/bin/$(basename "$exe")" "$BUILD_DIR/$exe"
 done
