@@ -13,6 +13,8 @@
 #include "compiler/LayoutPrint.h"
 #include "compiler/Parser.h"
 #include "compiler/Sema.h"
+#include "ir/PtxDescriptorScan.h"
+#include "ir/SmemTileFromLayout.h"
 
 namespace tilec {
 
@@ -53,6 +55,30 @@ bool runPrints(const tir::Op &module, DiagnosticEngine &diags,
     ok = false;
   }
   return ok;
+}
+
+/// What --annotate tells annotatePtx of \p spec: the smem tiles of A and B
+/// as the program wrote them (tile.smem's layout) and as the layout algebra
+/// evaluates them, and the .tile lines of the mma and smem statements.
+PtxAnnotateFacts annotateFacts(const GemmSpec &spec, const tir::Op *kernel) {
+  PtxAnnotateFacts facts;
+  facts.source = spec.annotateSource;
+  for (auto [operand, layout, name] :
+       {std::tuple{&facts.a, &spec.smemA, "a"},
+        std::tuple{&facts.b, &spec.smemB, "b"}}) {
+    operand->name = std::string("smem ") + name;
+    const tir::Op *smem = kernel ? kernel->find("tile.smem", name) : nullptr;
+    if (!*layout || !smem)
+      continue;
+    operand->layout = smem->getText("layout").str();
+    llvm::Expected<SmemTileLayout> tile =
+        smemTileFromLayout(LayoutValue(**layout));
+    if (tile)
+      operand->tile = std::move(*tile);
+    else
+      llvm::consumeError(tile.takeError());
+  }
+  return facts;
 }
 
 } // namespace
@@ -190,6 +216,10 @@ CompilationResult compileBuffer(unsigned bufferId,
       ok = false;
       continue;
     }
+    // The MMAs the generator did not annotate itself (sm_100a) get the
+    // decoded descriptors, checked against the layout algebra's tiles.
+    if (options.annotate)
+      binary->ptx = annotatePtx(binary->ptx, annotateFacts(spec, kernel));
     result.output += header + binary->ptx;
     result.binaries.push_back(std::move(*binary));
   }

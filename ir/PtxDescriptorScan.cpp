@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/PtxDescriptorScan.h"
 
+#include "ir/DescriptorDerivation.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -247,6 +249,75 @@ PtxPartialValue evaluate(
   return unknownValue(bits);
 }
 
+/// The advance A with dst = f(x) + A exactly, where the instruction computes
+/// dst = f(x + A) from a run-time x: an add of an immediate starts one
+/// (x + A), and it survives a right shift that drops no bit of A, an and
+/// with a contiguous mask that keeps all of A and no bit below it (the
+/// start-address field of a descriptor), a widening cvt, a mov, and an or
+/// with a constant clear of the run-time bits. This is how an MN-major K
+/// step (whole swizzle atoms, added to the smem address before it is
+/// shifted into the descriptor) stays visible.
+std::optional<uint64_t> advanceOf(
+    const PtxLine &in,
+    llvm::function_ref<PtxPartialValue(llvm::StringRef, unsigned)> valueOf,
+    const std::map<std::string, uint64_t> &advances,
+    const PtxPartialValue &result) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  in.opcode.split(parts, '.');
+  llvm::StringRef op = parts.front();
+  auto of = [&](llvm::StringRef reg) -> std::optional<uint64_t> {
+    if (auto it = advances.find(reg.str()); it != advances.end())
+      return it->second;
+    return std::nullopt;
+  };
+  auto imm = [&](llvm::StringRef text) -> std::optional<uint64_t> {
+    PtxPartialValue v = valueOf(text, 64);
+    return v.isKnown() ? std::optional<uint64_t>(v.constant) : std::nullopt;
+  };
+  if ((op == "mov" || (op == "cvt" && parts.size() >= 3 &&
+                       parts[parts.size() - 2].starts_with("u"))) &&
+      in.ops.size() == 2)
+    return of(in.ops[1]);
+  if (in.ops.size() != 3)
+    return std::nullopt;
+  if (op == "add" && !parts[1].starts_with("f")) {
+    uint64_t typeMask = widthMask(typeBits(parts.back()));
+    for (auto [reg, k] : {std::pair{in.ops[1], in.ops[2]},
+                          std::pair{in.ops[2], in.ops[1]}}) {
+      std::optional<uint64_t> c = imm(k);
+      if (!c || !isRegister(reg) || valueOf(reg, 64).isKnown())
+        continue;
+      // An add the partial value absorbed (its constant holds c) passes
+      // the advance on; one it could not starts or extends it.
+      bool absorbed = (~result.unknownMask & typeMask) != 0;
+      if (absorbed)
+        return of(reg);
+      return of(reg).value_or(0) + *c;
+    }
+    return std::nullopt;
+  }
+  std::optional<uint64_t> a = of(in.ops[1]);
+  std::optional<uint64_t> k = imm(in.ops[2]);
+  if (!a || !k)
+    return std::nullopt;
+  if (op == "shr" && !parts[1].starts_with("s") && *k < 64 &&
+      (*a & ((uint64_t(1) << *k) - 1)) == 0)
+    return *a >> *k;
+  if (op == "and") {
+    uint64_t low = *k & (0 - *k);
+    bool contiguous = ((*k + low) & *k) == 0;
+    if (*k && contiguous && (*a & ~*k) == 0 && *a % low == 0)
+      return *a;
+    return std::nullopt;
+  }
+  if (op == "or") {
+    PtxPartialValue x = valueOf(in.ops[1], 64);
+    if ((*k & (x.unknownMask | *a)) == 0)
+      return *a;
+  }
+  return std::nullopt;
+}
+
 /// For a K-major SS wgmma operand: the bytes of K one instruction reads
 /// (K = 32 bytes for every type); std::nullopt for an MN-major operand or
 /// an unknown form.
@@ -368,7 +439,8 @@ std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch) {
 }
 
 std::string describePartialSmemDescriptor(const PtxPartialValue &value,
-                                          ArchKind arch) {
+                                          ArchKind arch,
+                                          uint64_t runtimeAdvance) {
   if (value.isKnown())
     return describeSmemDescriptor(value.constant, arch);
   // The run-time part must stay inside the 14-bit start-address field
@@ -386,13 +458,17 @@ std::string describePartialSmemDescriptor(const PtxPartialValue &value,
   if (llvm::StringRef(out).starts_with("undecodable"))
     return out;
   out += llvm::formatv(" start=<{0}-byte aligned run-time smem address>+{1}",
-                       align, low << 4)
+                       align, (low << 4) + runtimeAdvance)
              .str();
   return out;
 }
 
-std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
-                                                 std::optional<ArchKind> arch) {
+namespace {
+
+/// The scan behind scanPtxDescriptors and scanPtxTcgen05Notes.
+void scanPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
+             std::vector<PtxDescriptorUse> &out,
+             std::vector<PtxInstructionNote> &notes) {
   llvm::SmallVector<llvm::StringRef> lines;
   ptx.split(lines, '\n');
 
@@ -413,14 +489,21 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
       ++writes[{fn, in.ops[0].str()}];
   }
 
-  std::vector<PtxDescriptorUse> out;
   std::map<std::string, PtxPartialValue> known;
+  // Registers written once as another register plus an immediate (a
+  // tensor-memory column offset): the root register and the sum.
+  std::map<std::string, std::pair<std::string, int64_t>> offsets;
+  // Registers holding f(x + A) for a run-time x, known to equal f(x) + A
+  // (advanceOf): the advance A a descriptor's run-time part carries.
+  std::map<std::string, uint64_t> advances;
   std::vector<std::string> tags;
   unsigned knownFn = 0;
   for (unsigned n = 0; n != lines.size(); ++n) {
     llvm::StringRef raw = lines[n].trim();
     if (function[n] != knownFn) {
       known.clear();
+      offsets.clear();
+      advances.clear();
       knownFn = function[n];
     }
     if (raw.starts_with("// begin inline asm")) {
@@ -451,26 +534,62 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
       return unknownValue(bits);
     };
 
+    // An operand as far as the PTX makes it known: "512", "%r42 + 32".
+    auto knownText = [&](llvm::StringRef op) -> std::string {
+      op = op.trim();
+      PtxPartialValue v = valueOf(op, 64);
+      if (v.isKnown())
+        return std::to_string(v.constant);
+      if (auto it = offsets.find(op.str()); it != offsets.end())
+        return it->second.first + " + " + std::to_string(it->second.second);
+      return op.str();
+    };
+
     llvm::StringRef opcode = in.opcode;
     bool wgmma = opcode.starts_with("wgmma.mma_async");
     bool tcgen05 = opcode.starts_with("tcgen05.mma") &&
                    !opcode.starts_with("tcgen05.mma.ws");
     if (!wgmma && !tcgen05) {
+      if (std::optional<std::string> note =
+              describeTcgen05Op(opcode, in.ops, knownText))
+        notes.push_back({n + 1, opcode.str() + ": " + *note});
       if (in.ops.empty() || !isRegister(in.ops[0]))
         continue;
       std::string dst = in.ops[0].str();
       auto count = writes.find({function[n], dst});
       if (count == writes.end() || count->second != 1) {
         known.erase(dst);
+        offsets.erase(dst);
+        advances.erase(dst);
         continue;
       }
       PtxPartialValue v = evaluate(in, valueOf);
       known[dst] = v;
+      if (std::optional<uint64_t> a = advanceOf(in, valueOf, advances, v))
+        advances[dst] = *a;
+      else
+        advances.erase(dst);
+      if (opcode.starts_with("add.") && in.ops.size() == 3 && !v.isKnown())
+        for (auto [reg, imm] : {std::pair{in.ops[1], in.ops[2]},
+                                std::pair{in.ops[2], in.ops[1]}})
+          if (std::optional<uint64_t> k = parseImmediate(imm);
+              k && isRegister(reg)) {
+            std::pair<std::string, int64_t> root{reg.str(), 0};
+            if (auto it = offsets.find(reg.str()); it != offsets.end())
+              root = it->second;
+            root.second += int64_t(*k);
+            offsets[dst] = root;
+            break;
+          }
       continue;
     }
 
     std::string instruction;
     std::optional<MmaKindKind> kind;
+    std::optional<InstrDescriptorSpec> idescSpec;
+    std::optional<std::pair<MmaOperandShape, MmaOperandShape>> shapes;
+    bool sparse = opcode.contains(".sp.");
+    unsigned idescAt = sparse ? 4 : 3;
     if (wgmma) {
       instruction = describeWgmma(opcode, in.ops);
     } else {
@@ -478,6 +597,36 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
       if (at != llvm::StringRef::npos)
         kind = parseMmaKind(opcode.drop_front(at + 7).split('.').first);
       instruction = "tcgen05.mma" + opcode.drop_front(11).str();
+      unsigned ctaGroup = opcode.contains("cta_group::2") ? 2 : 1;
+      if (kind && in.ops.size() > idescAt) {
+        PtxPartialValue iv = valueOf(in.ops[idescAt], 32);
+        if (iv.isKnown()) {
+          llvm::Expected<InstrDescriptorSpec> spec =
+              decodeInstrDescriptor(uint32_t(iv.constant), *kind);
+          if (spec)
+            idescSpec = *spec;
+          else
+            llvm::consumeError(spec.takeError());
+        }
+      }
+      if (idescSpec) {
+        shapes = tcgen05OperandShapes(*idescSpec, ctaGroup);
+        instruction += llvm::formatv(": D (tensor memory {0}) = A x B{1}, "
+                                     "M={2} N={3} K={4}",
+                                     in.ops[0],
+                                     in.ops.size() > idescAt + 1
+                                         ? " + (D if " +
+                                               in.ops[idescAt + 1].str() + ")"
+                                         : std::string(),
+                                     idescSpec->m, idescSpec->n,
+                                     shapes->first.k)
+                           .str();
+        if (ctaGroup == 2)
+          instruction += llvm::formatv(" over the CTA pair (each CTA: A {0} "
+                                       "rows, B {1} rows)",
+                                       shapes->first.mn, shapes->second.mn)
+                             .str();
+      }
     }
     std::vector<std::string> pending = std::move(tags);
     tags.clear();
@@ -492,8 +641,13 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
           valueOf(op, role == PtxDescriptorUse::RoleKind::Instr ? 32 : 64);
       if (v.isKnown())
         use.value = v.constant;
-      else if (v.unknownMask != widthMask(64) && v.unknownMask != widthMask(32))
+      else if (v.unknownMask != widthMask(64) &&
+               v.unknownMask != widthMask(32)) {
         use.partial = v;
+        if (auto it = advances.find(op.str());
+            it != advances.end() && role != PtxDescriptorUse::RoleKind::Instr)
+          use.runtimeAdvance = it->second << 4;
+      }
       if (!use.value && !use.partial)
         use.description = "not known statically";
       else if (role == PtxDescriptorUse::RoleKind::Instr)
@@ -506,16 +660,47 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
       else if (use.value)
         use.description = describeSmemDescriptor(*use.value, *arch);
       else {
-        use.description = describePartialSmemDescriptor(*use.partial, *arch);
+        use.description = describePartialSmemDescriptor(*use.partial, *arch,
+                                                        use.runtimeAdvance);
+        if (shapes)
+          use.operandShape = role == PtxDescriptorUse::RoleKind::SmemA
+                                 ? shapes->first
+                                 : shapes->second;
         std::optional<unsigned> step =
             wgmma
                 ? wgmmaKMajorStepBytes(
                       opcode, in.ops, role == PtxDescriptorUse::RoleKind::SmemA)
+            : use.operandShape && use.operandShape->major == MajorKind::K
+                ? std::optional<unsigned>(32)
                 : std::nullopt;
         if (step && !llvm::StringRef(use.description).starts_with("not") &&
             !llvm::StringRef(use.description).starts_with("undecodable"))
           use.description += describeKMajorOffset(*use.partial, *arch, *step);
       }
+      if (role != PtxDescriptorUse::RoleKind::Instr && use.value && shapes)
+        use.operandShape = role == PtxDescriptorUse::RoleKind::SmemA
+                               ? shapes->first
+                               : shapes->second;
+      llvm::StringRef roleName = role == PtxDescriptorUse::RoleKind::SmemA
+                                     ? "a-desc"
+                                 : role == PtxDescriptorUse::RoleKind::SmemB
+                                     ? "b-desc"
+                                     : "idesc";
+      bool decoded =
+          !llvm::StringRef(use.description).starts_with("not") &&
+          !llvm::StringRef(use.description).starts_with("undecodable") &&
+          !llvm::StringRef(use.description).starts_with("no sm_");
+      if (use.operandShape && arch && decoded)
+        use.details.push_back(
+            roleName.str() + " " + use.operand + " reads " +
+            describeEncodedOperand(use.value ? *use.value
+                                             : use.partial->constant,
+                                   *arch, *use.operandShape));
+      if (role == PtxDescriptorUse::RoleKind::Instr && use.value && tcgen05)
+        use.details.push_back(
+            "idesc " + use.operand + " fields: " +
+            describeInstrDescriptorFields(
+                uint32_t(*use.value), idescSpec ? &*idescSpec : nullptr));
       out.push_back(std::move(use));
     };
     using R = PtxDescriptorUse::RoleKind;
@@ -534,43 +719,74 @@ std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
     if (!in.ops[1].starts_with("["))
       add(R::SmemA, in.ops[1]);
     add(R::SmemB, in.ops[2]);
-    bool sparse = opcode.contains(".sp.");
-    unsigned idescAt = sparse ? 4 : 3;
     if (in.ops.size() > idescAt)
       add(R::Instr, in.ops[idescAt]);
   }
-  return out;
+}
+
+/// "a-desc %rd8 = 0x4000404000010000 + run-time bits 0x3fc0: SW128 ...".
+std::string describeUse(const PtxDescriptorUse &use) {
+  bool instr = use.role == PtxDescriptorUse::RoleKind::Instr;
+  llvm::StringRef role = use.role == PtxDescriptorUse::RoleKind::SmemA ? "a-desc"
+                         : use.role == PtxDescriptorUse::RoleKind::SmemB
+                             ? "b-desc"
+                             : "idesc";
+  std::string value;
+  if (use.value && instr)
+    value = llvm::formatv(" = {0:x8}", *use.value).str();
+  else if (use.value)
+    value = llvm::formatv(" = {0:x16}", *use.value).str();
+  else if (use.partial)
+    value = llvm::formatv(" = {0:x16} + run-time bits {1:x}",
+                          use.partial->constant, use.partial->unknownMask)
+                .str();
+  return role.str() + " " + use.operand + value + ": " + use.description;
+}
+
+} // namespace
+
+std::vector<PtxDescriptorUse> scanPtxDescriptors(llvm::StringRef ptx,
+                                                 std::optional<ArchKind> arch) {
+  std::vector<PtxDescriptorUse> uses;
+  std::vector<PtxInstructionNote> notes;
+  scanPtx(ptx, arch, uses, notes);
+  return uses;
+}
+
+std::vector<PtxInstructionNote>
+scanPtxTcgen05Notes(llvm::StringRef ptx, std::optional<ArchKind> arch) {
+  std::vector<PtxDescriptorUse> uses;
+  std::vector<PtxInstructionNote> notes;
+  scanPtx(ptx, arch, uses, notes);
+  return notes;
 }
 
 std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
                        unsigned *count) {
-  std::vector<PtxDescriptorUse> uses = scanPtxDescriptors(ptx, arch);
+  std::vector<PtxDescriptorUse> uses;
+  std::vector<PtxInstructionNote> notes;
+  scanPtx(ptx, arch, uses, notes);
   llvm::SmallVector<llvm::StringRef> lines;
   ptx.split(lines, '\n');
   std::string out;
-  size_t next = 0;
+  size_t next = 0, nextNote = 0;
   unsigned instructions = 0;
   for (unsigned n = 0; n != lines.size(); ++n) {
     llvm::StringRef line = lines[n];
+    llvm::StringRef indent = line.take_front(line.find_first_not_of(" \t"));
+    for (; nextNote < notes.size() && notes[nextNote].line == n + 1;
+         ++nextNote)
+      out += indent.str() + "// explain: " + notes[nextNote].text + "\n";
     if (next < uses.size() && uses[next].line == n + 1) {
-      llvm::StringRef indent = line.take_front(line.find_first_not_of(" \t"));
       out += indent.str() + "// explain: " + uses[next].instruction + "\n";
       ++instructions;
+      std::vector<std::string> details;
       for (; next < uses.size() && uses[next].line == n + 1; ++next) {
         const PtxDescriptorUse &use = uses[next];
         llvm::StringRef role =
             use.role == PtxDescriptorUse::RoleKind::SmemA   ? "a-desc"
             : use.role == PtxDescriptorUse::RoleKind::SmemB ? "b-desc"
                                                             : "idesc";
-        std::string value;
-        if (use.value && use.role == PtxDescriptorUse::RoleKind::Instr)
-          value = llvm::formatv(" = {0:x8}", *use.value).str();
-        else if (use.value)
-          value = llvm::formatv(" = {0:x16}", *use.value).str();
-        else if (use.partial)
-          value = llvm::formatv(" = {0:x16} + run-time bits {1:x}",
-                                use.partial->constant, use.partial->unknownMask)
-                      .str();
         std::string where;
         // The subtile the annotation of codegen names for this operand.
         for (const std::string &tag : use.tags) {
@@ -585,9 +801,11 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
           if (llvm::StringRef(tag).starts_with("from ") &&
               use.role == PtxDescriptorUse::RoleKind::SmemA)
             where += ", " + tag;
-        out += indent.str() + "// explain: " + role.str() + " " + use.operand +
-               value + ": " + use.description + where + "\n";
+        out += indent.str() + "// explain: " + describeUse(use) + where + "\n";
+        details.insert(details.end(), use.details.begin(), use.details.end());
       }
+      for (const std::string &detail : details)
+        out += indent.str() + "// explain: " + detail + "\n";
     }
     out += line.str();
     if (n + 1 != lines.size())
@@ -595,6 +813,113 @@ std::string explainPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
   }
   if (count)
     *count = instructions;
+  return out;
+}
+
+namespace {
+
+/// ", subtile (m=0, k=1) of smem a LAYOUT at +32 B from the stage base; the
+/// layout algebra derives the same high bits 0x..." for a run-time-based
+/// smem descriptor, from the tile the layout algebra put the operand in;
+/// the K step index goes to \p kStep, the number of K steps to \p kSteps.
+std::string describeDerivedSubtile(const PtxDescriptorUse &use,
+                                   const PtxAnnotateFacts::Operand &operand,
+                                   ArchKind arch, unsigned *kStep,
+                                   unsigned *kSteps) {
+  if (!operand.tile || !use.partial || !use.operandShape)
+    return "";
+  const MmaOperandShape &shape = *use.operandShape;
+  DerivationRequest req = derivationRequestFor(shape, arch);
+  llvm::Expected<DerivedDescriptor> d = deriveSmemDescriptor(*operand.tile, req);
+  if (!d)
+    return "; " + operand.name + " " + operand.layout +
+           " derives no descriptor for it: " + llvm::toString(d.takeError());
+  const uint64_t field = 0x3FFF;
+  uint64_t offset = ((use.partial->constant & field) << 4) + use.runtimeAdvance;
+  std::string out;
+  const char *mn = shape.role == 'A' ? "m" : "n";
+  for (size_t i = 0; i != d->subtileOffsets.size() && out.empty(); ++i)
+    for (size_t j = 0; j != d->subtileOffsets[i].size(); ++j)
+      if (d->subtileOffsets[i][j] == offset) {
+        out = llvm::formatv(", subtile ({0}={1}, k={2}) of {3} {4} at +{5} B "
+                            "from the stage base",
+                            mn, i, j, operand.name, operand.layout, offset)
+                  .str();
+        *kStep = j;
+        *kSteps = d->subtileOffsets[i].size();
+        break;
+      }
+  if (out.empty())
+    out = llvm::formatv(", +{0} B is no subtile start of {1} {2}", offset,
+                        operand.name, operand.layout)
+              .str();
+  uint64_t derived = d->desc & ~field, got = use.partial->constant & ~field;
+  if (derived == got)
+    return out + "; the layout algebra derives the same high bits " +
+           formatHex64(derived);
+  return out + "; the layout algebra derives high bits " +
+         formatHex64(derived) + ", not " + formatHex64(got);
+}
+
+} // namespace
+
+std::string annotatePtx(llvm::StringRef ptx, const PtxAnnotateFacts &facts,
+                        unsigned *count) {
+  std::vector<PtxDescriptorUse> uses;
+  std::vector<PtxInstructionNote> notes;
+  std::optional<ArchKind> arch;
+  scanPtx(ptx, std::nullopt, uses, notes);
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n');
+  for (llvm::StringRef line : lines)
+    if (line.trim().consume_front(".target"))
+      for (llvm::StringRef word :
+           llvm::split(line.trim().drop_front(7).split("//").first, ','))
+        if (auto parsed = parseArch(word.trim()); parsed && !arch)
+          arch = parsed;
+  std::string out;
+  size_t next = 0, nextNote = 0;
+  unsigned annotated = 0;
+  for (unsigned n = 0; n != lines.size(); ++n) {
+    llvm::StringRef line = lines[n];
+    std::string indent =
+        line.take_front(line.find_first_not_of(" \t")).str() + "// tilec: ";
+    for (; nextNote < notes.size() && notes[nextNote].line == n + 1;
+         ++nextNote)
+      out += indent + notes[nextNote].text + "\n";
+    size_t first = next;
+    while (next < uses.size() && uses[next].line == n + 1)
+      ++next;
+    if (first != next && uses[first].tags.empty()) {
+      ++annotated;
+      std::string body, details;
+      unsigned kStep = 0, kSteps = 0;
+      for (size_t u = first; u != next; ++u) {
+        const PtxDescriptorUse &use = uses[u];
+        std::string derived;
+        if (arch && use.role != PtxDescriptorUse::RoleKind::Instr)
+          derived = describeDerivedSubtile(
+              use,
+              use.role == PtxDescriptorUse::RoleKind::SmemA ? facts.a
+                                                            : facts.b,
+              *arch, &kStep, &kSteps);
+        body += indent + describeUse(use) + derived + "\n";
+        for (const std::string &detail : use.details)
+          details += indent + detail + "\n";
+      }
+      std::string step =
+          kSteps ? llvm::formatv(", K step {0} of {1}", kStep, kSteps).str()
+                 : "";
+      out += indent + uses[first].instruction + step + "\n" + body + details;
+      if (!facts.source.empty())
+        out += indent + "from " + facts.source + "\n";
+    }
+    out += line.str();
+    if (n + 1 != lines.size())
+      out += "\n";
+  }
+  if (count)
+    *count = annotated;
   return out;
 }
 

@@ -29,7 +29,9 @@
 #define TILEC_IR_PTXDESCRIPTORSCAN_H
 
 #include "ir/Arch.h"
+#include "ir/DescriptorDerivation.h"
 #include "ir/InstrDescriptor.h"
+#include "ir/PtxMmaExplain.h"
 #include "ir/SmemDescriptor.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -58,6 +60,10 @@ struct PtxDescriptorUse {
   std::optional<uint64_t> value; ///< Known statically.
   /// What is known when the value is not: constant bits plus a run-time part.
   std::optional<PtxPartialValue> partial;
+  /// With \p partial: a constant (bytes) the PTX added to the run-time smem
+  /// address before it was shifted into the start field, so part of the
+  /// start though not of partial's constant (an MN-major K step).
+  uint64_t runtimeAdvance = 0;
   std::string description; ///< Decoded fields, or why not.
   /// The instruction, decoded: "wgmma m64n256k16 f32 += bf16 x bf16, A
   /// K-major, B K-major".
@@ -65,6 +71,20 @@ struct PtxDescriptorUse {
   /// The `// tilec: ...` annotation lines codegen put before the
   /// instruction (tilec compile --annotate), without the `// tilec: `.
   std::vector<std::string> tags;
+  /// The operand an smem descriptor feeds, where the instruction
+  /// descriptor makes it known (tcgen05.mma).
+  std::optional<MmaOperandShape> operandShape;
+  /// More lines on this operand, printed after all the descriptor lines of
+  /// the instruction: the layout an smem descriptor encodes
+  /// (ir/PtxMmaExplain.h), every raw field of an instruction descriptor.
+  std::vector<std::string> details;
+};
+
+/// A tcgen05 instruction without descriptors (alloc, dealloc, ld, st,
+/// wait, commit, relinquish_alloc_permit), explained.
+struct PtxInstructionNote {
+  unsigned line = 0; ///< 1-based.
+  std::string text;  ///< "tcgen05.alloc: allocates 512 columns ...".
 };
 
 /// "SW128 start=0 LBO=16 SBO=1024 base_offset=0" (sm_100 adds version and
@@ -85,14 +105,23 @@ std::string describeSmemDescriptorLayout(uint64_t desc, ArchKind arch);
 /// Example: {0x4000004000010002, 0x3FC0} on sm_90a is "SW128 LBO=16
 /// SBO=1024 base_offset=0 start=<1024-byte aligned run-time smem
 /// address>+32".
+/// \p runtimeAdvance (bytes) is a constant the PTX added to the run-time
+/// address before shifting it into the start field (an MN-major K step of
+/// whole swizzle atoms); it is part of the start.
 std::string describePartialSmemDescriptor(const PtxPartialValue &value,
-                                          ArchKind arch);
+                                          ArchKind arch,
+                                          uint64_t runtimeAdvance = 0);
 
 /// Scans \p ptx for MMA instructions. The arch comes from `.target` unless
 /// \p arch is given.
 std::vector<PtxDescriptorUse>
 scanPtxDescriptors(llvm::StringRef ptx,
                    std::optional<ArchKind> arch = std::nullopt);
+
+/// Scans \p ptx for the tcgen05 instructions that take no descriptor.
+std::vector<PtxInstructionNote>
+scanPtxTcgen05Notes(llvm::StringRef ptx,
+                    std::optional<ArchKind> arch = std::nullopt);
 
 /// \p ptx with a `// explain: ...` comment line before every MMA
 /// instruction: the instruction decoded, then one line per descriptor
@@ -102,6 +131,30 @@ scanPtxDescriptors(llvm::StringRef ptx,
 std::string explainPtx(llvm::StringRef ptx,
                        std::optional<ArchKind> arch = std::nullopt,
                        unsigned *count = nullptr);
+
+/// What `tilec compile --annotate` knows of a kernel beside its PTX: the
+/// shared-memory tiles the layout algebra put A and B in, and the .tile
+/// lines of the mma and smem statements.
+struct PtxAnnotateFacts {
+  struct Operand {
+    std::string name;   ///< "smem a".
+    std::string layout; ///< As written: "tile_to_shape(K_SW128<bf16>, ...)".
+    std::optional<SmemTileLayout> tile; ///< One pipeline stage.
+  };
+  Operand a, b;
+  std::string source; ///< "gemm.tile:20 (mma), gemm.tile:18 (smem a), ..."
+};
+
+/// tilec compile --annotate for the MMAs its code generator left without
+/// `// tilec:` comments (the sm_100a generator): before each, `// tilec:`
+/// lines with what `tilec explain` decodes, each smem descriptor matched
+/// against the subtiles the layout algebra derives from \p facts' tiles
+/// (which subtile, whether the descriptor's constant bits are the derived
+/// ones), and the source lines; before every other tcgen05 instruction
+/// its note. MMAs codegen annotated are left as they are. \p count
+/// receives the number of MMAs annotated here.
+std::string annotatePtx(llvm::StringRef ptx, const PtxAnnotateFacts &facts,
+                        unsigned *count = nullptr);
 
 } // namespace tilec
 
