@@ -62,6 +62,16 @@ llvm::Error checkBatch(const GemmSpec &spec) {
   return llvm::Error::success();
 }
 
+/// A group on a target without it (compiler/passes/VerifyGroup.cpp says
+/// the same at the source).
+llvm::Error checkGroup(const GemmSpec &spec) {
+  if (!spec.group || gemmTarget(spec.arch).hasGroup())
+    return llvm::Error::success();
+  return llvm::createStringError("grouped GEMM is not implemented for " +
+                                 archInfo(spec.arch).name +
+                                 "; legal: sm_90a");
+}
+
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 } // namespace
@@ -69,7 +79,16 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
                             unsigned smCount, uint64_t batchCount) const {
   (void)k;
+  // A masked grouped kernel (codegen/Sm90Group.h): a persistent grid
+  // walks the G x tilesM x tilesN tiles, as one GEMM of G row extents
+  // rounded up to tiles; else group z is CTA z, as a batch.
+  uint64_t groups = std::max<uint64_t>(batchCount, 1);
+  if (group && group->kind == GroupKind::Masked && persistent && tileM)
+    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM,
+                                 n, smCount);
   Dim3 g = gemmTarget(arch).grid(*this, m, n, smCount);
+  if (group && group->kind == GroupKind::Masked)
+    g.z *= static_cast<unsigned>(groups);
   // A batched kernel repeats one GEMM's grid along z, batch z in CTA z
   // (GemmTarget::hasBatch: no target's batched grid uses z otherwise).
   if (batch)
@@ -105,6 +124,8 @@ llvm::Error checkGemmSpec(const GemmSpec &spec) {
     return err;
   if (llvm::Error err = checkBatch(spec))
     return err;
+  if (llvm::Error err = checkGroup(spec))
+    return err;
   return gemmTarget(spec.arch).check(spec);
 }
 
@@ -139,12 +160,15 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
     return err;
   if (llvm::Error err = checkBatch(spec))
     return err;
+  if (llvm::Error err = checkGroup(spec))
+    return err;
   llvm::Expected<GemmKernelBinary> binary = gemmTarget(spec.arch).emit(spec);
   if (binary) {
     binary->fixedM = spec.fixedM;
     binary->fixedN = spec.fixedN;
     binary->fixedK = spec.fixedK;
     binary->batch = spec.batch;
+    binary->group = spec.group;
   }
   return binary;
 }
@@ -153,6 +177,8 @@ llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
   if (llvm::Error err = checkSchedule(spec))
     return err;
   if (llvm::Error err = checkBatch(spec))
+    return err;
+  if (llvm::Error err = checkGroup(spec))
     return err;
   return gemmTarget(spec.arch).emitLlvmIr(spec);
 }

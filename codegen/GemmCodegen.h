@@ -147,6 +147,11 @@ struct GemmKernelBinary {
   /// A batched kernel (GemmSpec::batch): grid z is the batch, and the
   /// strideA, strideB, strideC parameters offset each batch's operands.
   std::optional<BatchSpec> batch;
+  /// A grouped kernel (GemmSpec::group, codegen/Sm90Group.h): the
+  /// launcher binds groups, groupIndex or groupRows, gives B (and A, C when
+  /// masked) rank-3 maps of G dense matrices, and a masked kernel's grid
+  /// walks the groups.
+  std::optional<GroupSpec> group;
   /// The schedule facts below are arch-neutral; a target's row sets those
   /// its generator implements (GemmTarget::hasDecodeSchedules).
   /// Decode strategy: the kernel computes C^T = B A^T, so the small M
@@ -171,7 +176,9 @@ struct GemmKernelBinary {
 
   /// The grid for an M x N x K problem of \p batchCount batches (ignored by
   /// an unbatched kernel): the target's grid for one GEMM, repeated
-  /// batchCount times along z for a batched kernel. \p smCount (the GPU's
+  /// batchCount times along z for a batched kernel. For a masked grouped
+  /// kernel \p batchCount is the group count G and M the rows per group
+  /// (Mmax): G grids along z, or a persistent grid over G x the tiles. \p smCount (the GPU's
   /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per
   /// tile, which is also correct.
   Dim3 grid(uint64_t m, uint64_t n, uint64_t k, unsigned smCount = 0,

@@ -92,6 +92,9 @@ public:
   /// the operands, GemmSpec::batch): the batch runs on grid z
   /// (GemmKernelBinary::grid).
   virtual bool hasBatch() const { return false; }
+  /// Whether the target implements grouped GEMM (`group contiguous|masked`,
+  /// GemmSpec::group).
+  virtual bool hasGroup() const { return false; }
   /// How a batched \p spec's batch maps onto the kernel, and why
   /// (`--emit=lowered`, tile.operand @c's batch attribute).
   virtual std::string describeBatch(const GemmSpec &spec) const;

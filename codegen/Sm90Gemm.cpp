@@ -15,6 +15,7 @@
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
+#include "codegen/Sm90Group.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/SourceLineInfo.h"
@@ -34,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace tilec {
 
@@ -61,6 +63,10 @@ struct Builder {
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
   /// A batched kernel: the batch (%ctaid.z) and C's batch stride.
   llvm::Value *batch = nullptr, *strideC = nullptr;
+  /// A grouped kernel (Sm90Group.h): its parameters and the group of the
+  /// tile being loaded or computed (set per tile by forTiles).
+  Sm90GroupValues groupValues;
+  std::optional<Sm90TileGroup> tileGroup;
   llvm::Value *kBegin = nullptr, *kCount = nullptr, *splits = nullptr,
               *split = nullptr, *tileId = nullptr, *flagAddr = nullptr,
               *cLoadBars = nullptr;
@@ -123,6 +129,14 @@ struct Builder {
     if (!config.persistent) {
       itBase = i32(0);
       tileCount = i32(0);
+      if (config.group) // A masked kernel's group is CTA z.
+        enterGroupTile(name,
+                       config.group->kind == GroupKind::Masked
+                           ? b.CreateIntrinsic(
+                                 llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
+                                 {})
+                           : nullptr,
+                       exit);
       body(exit);
       return;
     }
@@ -137,6 +151,9 @@ struct Builder {
     llvm::Value *tilesM =
         b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
     llvm::Value *tiles = b.CreateMul(tilesM, numTilesN);
+    bool masked = config.group && config.group->kind == GroupKind::Masked;
+    if (masked) // Every group's tiles, the group outermost.
+      tiles = b.CreateMul(tiles, groupValues.groups, "tiles.grouped");
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block(name + ".head");
     llvm::BasicBlock *bodyBlock = block(name + ".body");
@@ -151,25 +168,64 @@ struct Builder {
     b.SetInsertPoint(bodyBlock);
     // Grouped order (codegen/TileOrder.h): groupM tile rows advance
     // together along N so that a wave of CTAs shares A and B tiles in L2.
-    TileCoord tile = emitGroupedTile(b, t, tilesM, numTilesN, config.groupM);
+    llvm::Value *local = t, *group = nullptr;
+    if (masked) {
+      llvm::Value *perGroup = b.CreateMul(tilesM, numTilesN);
+      group = b.CreateUDiv(t, perGroup, "tile.group");
+      local = b.CreateURem(t, perGroup);
+    }
+    TileCoord tile =
+        emitGroupedTile(b, local, tilesM, numTilesN, config.groupM);
     llvm::Value *tileM = b.CreateAdd(b.CreateMul(tile.row, cm), rank);
     m0 = b.CreateMul(tileM, i32(config.bm), "m0");
     n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
     itBase = it;
     tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
-    body(latch);
+    if (!config.group) {
+      body(latch);
+      b.SetInsertPoint(latch);
+      t->addIncoming(b.CreateAdd(t, stride), latch);
+      it->addIncoming(b.CreateAdd(it, kCount), latch);
+      b.CreateBr(head);
+      return;
+    }
+    // A grouped tile outside its group is skipped: no loads, no ring
+    // iterations, no stores.
+    llvm::BasicBlock *done = block(name + ".done");
+    llvm::BasicBlock *skip = block(name + ".skip");
+    enterGroupTile(name, group, skip);
+    body(done);
+    b.SetInsertPoint(done);
+    b.CreateBr(latch);
+    b.SetInsertPoint(skip);
+    b.CreateBr(latch);
     b.SetInsertPoint(latch);
+    llvm::PHINode *ran = b.CreatePHI(b.getInt32Ty(), 2, "tile.its");
+    ran->addIncoming(kCount, done);
+    ran->addIncoming(i32(0), skip);
     t->addIncoming(b.CreateAdd(t, stride), latch);
-    it->addIncoming(b.CreateAdd(it, kCount), latch);
+    it->addIncoming(b.CreateAdd(it, ran), latch);
     b.CreateBr(head);
+  }
+
+  /// A grouped kernel: looks up the group of the tile at m0 (\p group:
+  /// a masked kernel's, from the grid or the walk) into tileGroup and
+  /// continues in a new block when the tile is computed, else branches to
+  /// \p skip.
+  void enterGroupTile(const llvm::Twine &name, llvm::Value *group,
+                      llvm::BasicBlock *skip) {
+    tileGroup = emitSm90TileGroup(b, *config.group, groupValues, m0, group);
+    llvm::BasicBlock *run = block(name + ".group");
+    b.CreateCondBr(tileGroup->valid, run, skip);
+    b.SetInsertPoint(run);
   }
 
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    std::vector<KernelParam> params =
-        sm90KernelParams(staging.has_value(), config.epilogueOps,
-                         config.blockScale.has_value(),
-                         config.batch.has_value());
+    std::vector<KernelParam> params = sm90KernelParams(
+        staging.has_value(), config.epilogueOps, config.blockScale.has_value(),
+        config.batch.has_value(),
+        config.group ? std::optional(config.group->kind) : std::nullopt);
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       switch (param.kind) {
@@ -228,6 +284,12 @@ struct Builder {
     }
     if (config.batch)
       strideC = byName["strideC"];
+    if (config.group) {
+      groupValues.groups = byName["groups"];
+      groupValues.groupIndex = byName["groupIndex"];
+      groupValues.groupRows = byName["groupRows"];
+      groupValues.rowsA = rowsA;
+    }
   }
 
   void emitPrologue() {
@@ -354,12 +416,12 @@ struct Builder {
         // The wgmma A role is the tensor B under swap-AB.
         lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
         loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-                 tmapA, kc, m0, full, batchOfRole(true));
+                 tmapA, kc, m0, full, zOfRole(true));
         lines->at(config.swapAB ? KernelPart::SmemA : KernelPart::SmemB);
         llvm::Value *bSlot =
             b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
         if (config.clusterM == 1) {
-          loadTile(tileB, bSlot, tmapB, kc, n0, full, batchOfRole(false));
+          loadTile(tileB, bSlot, tmapB, kc, n0, full, zOfRole(false));
         } else {
           // This CTA's share of B (K-major): box rows rank * box .. of the
           // tile, into the same slot of every CTA of the cluster. A box is
@@ -419,6 +481,16 @@ struct Builder {
     bool tensorA = roleA != config.swapAB;
     bool batched = tensorA ? config.batch->aBatched : config.batch->bBatched;
     return batched ? batch : nullptr;
+  }
+
+  /// The third TMA coordinate of the tensor in wgmma role A (\p roleA) or
+  /// B: a grouped kernel's tile group for B (and A when masked; swap-AB is
+  /// refused with groups), else the batch's (batchOfRole).
+  llvm::Value *zOfRole(bool roleA) {
+    if (!config.group)
+      return batchOfRole(roleA);
+    bool stacked = roleA && config.group->kind == GroupKind::Contiguous;
+    return stacked ? nullptr : tileGroup->group;
   }
 
   /// GMMA descriptor: the constant high bits or'ed with (address >> 4).
@@ -496,10 +568,26 @@ struct Builder {
     llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
     llvm::SmallVector<llvm::Value *> acc(regs, zero);
     std::optional<Sm90BlockScale> scaler;
+    // A grouped tile: its group's scales, and the rows of the group.
+    llvm::Value *tileSfa = sfa, *tileSfb = sfb, *rowEnd = nullptr,
+                *full = nullptr;
+    if (config.group) {
+      rowEnd = tileGroup->rowEnd;
+      if (config.group->kind == GroupKind::Contiguous) {
+        Sm90GroupRows rows = emitSm90GroupRows(
+            b, groupValues, m0, tileGroup->group, tid, ci, config.bm);
+        rowEnd = rows.bound;
+        full = rows.full;
+      }
+      if (config.blockScale)
+        std::tie(tileSfa, tileSfb) = emitSm90GroupScales(
+            b, *config.group, *config.blockScale, sfa, sfb, tileGroup->group,
+            rowsA, rowsB, k);
+    }
     if (config.blockScale)
       scaler.emplace(b, *config.blockScale, config.bn,
-                     Sm90BlockScaleValues{sfa, sfb, tid, ci, m0, n0, rowsA,
-                                          rowsB, k});
+                     Sm90BlockScaleValues{tileSfa, tileSfb, tid, ci, m0, n0,
+                                          rowsA, rowsB, k});
 
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("consume.head");
@@ -594,8 +682,41 @@ struct Builder {
                                  : emitSplitReduce(fin, exit);
 
     lines->at(KernelPart::Epilogue);
-    emitSm90Epilogue(b, config, staging, epilogueValues(ci), fin, exit);
+    Sm90EpilogueValues values = epilogueValues(ci);
+    if (config.group)
+      groupEpilogue(values, rowEnd, full);
+    emitSm90Epilogue(b, config, staging, values, fin, exit);
     lines->at(KernelPart::Kernel);
+  }
+
+  /// A grouped tile's epilogue: rows below \p rowEnd only (the direct
+  /// stores' bound; the TMA store only when every row of the tile inside
+  /// C is the group's: \p full, or for a masked tile rowEnd past the
+  /// tile), and a masked group's C: the rank-3 map's third coordinate, C +
+  /// g * Mmax * ldc for the direct stores.
+  void groupEpilogue(Sm90EpilogueValues &values, llvm::Value *rowEnd,
+                     llvm::Value *full) {
+    values.rowsA = rowEnd;
+    if (values.storeTma) {
+      if (!full)
+        full = b.CreateICmpUGE(
+            rowEnd, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                            b.CreateAdd(m0, i32(config.bm)),
+                                            rowsA));
+      values.storeTma =
+          b.CreateSelect(full, values.storeTma, i32(0), "storeTma.group");
+    }
+    if (config.group->kind != GroupKind::Masked)
+      return;
+    values.batch = tileGroup->group;
+    llvm::Value *elements =
+        b.CreateMul(b.CreateZExt(tileGroup->group, b.getInt64Ty()),
+                    b.CreateMul(b.CreateZExt(rowsA, b.getInt64Ty()),
+                                b.CreateZExt(ldc, b.getInt64Ty())));
+    values.c = b.CreateGEP(
+        b.getInt8Ty(), c,
+        b.CreateMul(elements, b.getInt64(dtypeBits(config.cType) / 8)),
+        "c.group");
   }
 
   /// What the epilogue reads, for consumer warpgroup \p ci of the tile.
@@ -890,7 +1011,8 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
 
 std::vector<KernelParam> sm90KernelParams(bool staged,
                                          llvm::ArrayRef<EpilogueOp> ops,
-                                         bool blockScaled, bool batched) {
+                                         bool blockScaled, bool batched,
+                                         std::optional<GroupKind> group) {
   using P = KernelParam;
   std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
                                      {"tmapB", P::TensorMap}};
@@ -914,6 +1036,11 @@ std::vector<KernelParam> sm90KernelParams(bool staged,
   // A and B's batch strides live in their tensor maps.
   if (batched)
     params.push_back({"strideC", P::I64});
+  if (group)
+    params.insert(params.end(),
+                  {{"groups", P::I32},
+                   {*group == GroupKind::Contiguous ? "groupIndex" : "groupRows",
+                    P::Pointer}});
   return params;
 }
 

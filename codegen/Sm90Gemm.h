@@ -49,6 +49,8 @@
 //   .param .u64 strideC              batched only: elements between C's
 //                                    batches (A's and B's strides are in
 //                                    their rank-3 tensor maps)
+//   (grouped only: groups and the group index or row counts,
+//   codegen/Sm90Group.h)
 //
 // Epilogue (one output tile, each consumer warpgroup its 64 rows): with a
 // staging tile and storeTma != 0, per chunk: the warpgroup's leader waits
@@ -179,6 +181,10 @@ struct Sm90GemmConfig {
   /// the third coordinate; a broadcast one keeps its rank-2 map; the direct
   /// stores write C + z * strideC. std::nullopt: one GEMM.
   std::optional<BatchSpec> batch;
+  /// A grouped GEMM (codegen/Sm90Group.h): B (and A, C when masked) have
+  /// rank-3 maps with the tile's group as the third coordinate; each tile
+  /// looks up its group and is skipped outside it. std::nullopt: one GEMM.
+  std::optional<GroupSpec> group;
 };
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
@@ -304,12 +310,14 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 /// tmapC and storeTma only with a staging tile (\p staged), then the
 /// pointers the epilogue ops read (epilogueParams), then sfa and sfb when
 /// \p blockScaled (codegen/Sm90BlockScale.h), then strideC (i64) when
-/// \p batched. The kernel is declared from
-/// this list and sm90GemmBinary hands the same list to the launcher.
-std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops = {},
-                                         bool blockScaled = false,
-                                         bool batched = false);
+/// \p batched, then groups and groupIndex (contiguous) or groupRows
+/// (masked) when \p group is set (codegen/Sm90Group.h). The kernel is
+/// declared from this list and sm90GemmBinary hands the same list to the
+/// launcher.
+std::vector<KernelParam>
+sm90KernelParams(bool staged, llvm::ArrayRef<EpilogueOp> ops = {},
+                 bool blockScaled = false, bool batched = false,
+                 std::optional<GroupKind> group = std::nullopt);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

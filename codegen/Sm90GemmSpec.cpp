@@ -23,6 +23,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.epilogueOps = spec.epilogueOps;
   config.blockScale = spec.blockScale;
   config.batch = spec.batch;
+  config.group = spec.group;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -88,6 +89,16 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
                   std::to_string(spec.blockScale->kBlock) + ", not " +
                   std::to_string(spec.bk));
   }
+  if (spec.group) {
+    // compiler/passes/VerifyGroup.cpp reports these at the .tile lines.
+    if (spec.swapAB || spec.splitK > 1 || spec.clusterM > 1)
+      return fail("a grouped kernel takes neither swap_ab, split_k nor "
+                  "cluster(2); drop them (persistent is legal)");
+    if (spec.batch)
+      return fail("a grouped kernel is not batched");
+    if (spec.aMajor != MajorKind::K || spec.bMajor != MajorKind::K)
+      return fail("a grouped kernel loads A and B K-major; write major(K)");
+  }
   Sm90GemmConfig config = sm90ConfigOf(spec);
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
@@ -135,7 +146,8 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
                     config.splitKCluster ? binary.splitK : 1u};
   binary.params = sm90KernelParams(
       kernel.staging.has_value(), config.epilogueOps,
-      config.blockScale.has_value(), config.batch.has_value());
+      config.blockScale.has_value(), config.batch.has_value(),
+      config.group ? std::optional(config.group->kind) : std::nullopt);
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
@@ -156,6 +168,10 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.swizzleBytes = tile.swizzleBytes;
     map.batched = config.batch && (map.matrix == 'A' ? config.batch->aBatched
                                                      : config.batch->bBatched);
+    // Grouped: B is [G, N, K], A [G, Mmax, K] when masked (Sm90Group.h).
+    if (config.group)
+      map.batched = map.matrix == 'B' ||
+                    config.group->kind == GroupKind::Masked;
     return map;
   };
   binary.tensorMaps = {plan("tmapA", true), plan("tmapB", false)};
@@ -174,7 +190,8 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.l2PromotionBytes = 0;
     map.fallbackFlag = "storeTma";
     map.store = true;
-    map.batched = config.batch.has_value();
+    map.batched = config.batch.has_value() ||
+                  (config.group && config.group->kind == GroupKind::Masked);
     binary.tensorMaps.push_back(map);
   }
   return binary;

@@ -47,6 +47,7 @@ public:
   bool hasDecodeSchedules() const override { return true; }
   bool hasPersistentSchedule() const override { return true; }
   bool hasBatch() const override { return true; }
+  bool hasGroup() const override { return true; }
 
   std::string describeBatch(const GemmSpec &spec) const override {
     if (!spec.batch)
@@ -100,6 +101,11 @@ public:
     }
     int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
     std::string &why = choice.why;
+    if (spec.group) {
+      why = "a grouped kernel: A and B as written, K not split (the groups "
+            "follow A's row blocks; codegen/Sm90Group.h)";
+      return choice;
+    }
     if (m && m <= 128 && findSwiglu(spec.epilogueOps)) {
       why = "M = " + std::to_string(m) +
             " is fixed and at most 128, but swiglu pairs two columns of C in "

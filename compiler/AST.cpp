@@ -95,6 +95,9 @@ void printItem(const KernelItem &item, llvm::raw_ostream &os) {
     }
     os << ")";
     break;
+  case ItemKind::Group:
+    os << "Group " << item.name.name;
+    break;
   case ItemKind::Schedule:
     os << "Schedule";
     for (const EpilogueStep &words : item.steps)

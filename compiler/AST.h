@@ -63,7 +63,8 @@ enum class ItemKind {
   Mma,
   Epilogue,
   Schedule,
-  Scale
+  Scale,
+  Group
 };
 
 /// One line of a kernel body. Which fields are set depends on kind.
@@ -71,6 +72,7 @@ struct KernelItem {
   ItemKind kind;
   llvm::SMLoc loc;           ///< The keyword (or the operand name).
   Ident name;                ///< Arch: target; Operand: a|b|c; Acc: dtype;
+                             ///< Group: contiguous|masked;
                              ///< Smem, Scale: operand; Mma: instruction or
                              ///< `auto`.
   Ident dtype;               ///< Operand, Scale.

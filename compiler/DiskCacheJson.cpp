@@ -239,6 +239,31 @@ bool epilogueOpsFromJson(const llvm::json::Object *object,
   return true;
 }
 
+/// A group as [kind (0 contiguous, 1 masked), fixedCount]; absent for an
+/// ungrouped kernel (and in entries written before groups existed).
+llvm::json::Value groupToJson(const GroupSpec &group) {
+  return llvm::json::Array{group.kind == GroupKind::Masked ? 1 : 0,
+                           group.fixedCount};
+}
+bool groupFromJson(const llvm::json::Object *object,
+                   std::optional<GroupSpec> &out, llvm::json::Path path) {
+  out.reset();
+  const llvm::json::Value *value = object ? object->get("group") : nullptr;
+  if (!value)
+    return true;
+  const llvm::json::Array *array = value->getAsArray();
+  std::optional<int64_t> kind =
+      array && array->size() == 2 ? (*array)[0].getAsInteger() : std::nullopt;
+  std::optional<int64_t> count =
+      kind ? (*array)[1].getAsInteger() : std::nullopt;
+  if (!kind || !count || (*kind != 0 && *kind != 1)) {
+    path.field("group").report("expected [kind, fixedCount]");
+    return false;
+  }
+  out = GroupSpec{*kind ? GroupKind::Masked : GroupKind::Contiguous, *count};
+  return true;
+}
+
 /// A batch as [fixedCount, aBatched, bBatched]; absent for an unbatched
 /// kernel (and in entries written before batches existed).
 llvm::json::Value batchToJson(const BatchSpec &batch) {
@@ -297,6 +322,8 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
         spec.blockScale->kBlock};
   if (spec.batch)
     object["batch"] = batchToJson(*spec.batch);
+  if (spec.group)
+    object["group"] = groupToJson(*spec.group);
   object["smemA"] = spec.smemA ? toJSON(*spec.smemA) : nullptr;
   object["smemB"] = spec.smemB ? toJSON(*spec.smemB) : nullptr;
   return object;
@@ -343,6 +370,8 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
     }
     out.blockScale = BlockScaleSpec{blocks[0], blocks[1], blocks[2]};
   }
+  if (!groupFromJson(object, out.group, path))
+    return false;
   if (!batchFromJson(object, out.batch, path))
     return false;
   out.fixedM = fixed[0], out.fixedN = fixed[1], out.fixedK = fixed[2];
@@ -385,6 +414,8 @@ llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
   };
   if (kernel.batch)
     object["batch"] = batchToJson(*kernel.batch);
+  if (kernel.group)
+    object["group"] = groupToJson(*kernel.group);
   return object;
 }
 
@@ -414,7 +445,8 @@ compiledKernelFromJson(const llvm::json::Value &value) {
         epilogueOpsFromJson(value.getAsObject(), k.epilogueOps)))
     return std::nullopt;
   if (tile.size() != 2 || fixed.size() != 3 ||
-      !batchFromJson(value.getAsObject(), k.batch, root))
+      !batchFromJson(value.getAsObject(), k.batch, root) ||
+      !groupFromJson(value.getAsObject(), k.group, root))
     return std::nullopt;
   k.tileM = tile[0], k.tileN = tile[1];
   k.fixedM = fixed[0], k.fixedN = fixed[1], k.fixedK = fixed[2];

@@ -113,13 +113,19 @@ bool hasParam(const GemmKernelBinary &kernel, const char *name) {
 rt::Status checkBlockScales(const GemmKernelBinary &kernel,
                             const GemmProblem &p) {
   int64_t kBlocks = (p.k + 127) / 128, nBlocks = (p.n + 127) / 128;
-  for (auto [name, ptr, rows, rowsText, line] :
-       {std::tuple{"sfa", p.sfa, p.m, "M", "scale a f32 block(1, 128)"},
+  // Grouped (codegen/Sm90Group.h): SFB per group, SFA per group if masked.
+  bool grouped = kernel.group.has_value();
+  bool masked = grouped && kernel.group->kind == GroupKind::Masked;
+  std::string g = std::to_string(p.groups);
+  for (auto [name, ptr, rows, rowsText, line, perGroup] :
+       {std::tuple{"sfa", p.sfa, p.m, "M", "scale a f32 block(1, 128)",
+                   masked},
         {"sfb", p.sfb, nBlocks, "ceil(N / 128)",
-         "scale b f32 block(128, 128)"}}) {
-    std::string shape = std::string("f32[") + rowsText +
-                        ", ceil(K / 128)] = [" + std::to_string(rows) + ", " +
-                        std::to_string(kBlocks) + "]";
+         "scale b f32 block(128, 128)", grouped}}) {
+    std::string shape = std::string("f32[") + (perGroup ? "G, " : "") +
+                        rowsText + ", ceil(K / 128)] = [" +
+                        (perGroup ? g + ", " : "") + std::to_string(rows) +
+                        ", " + std::to_string(kBlocks) + "]";
     bool takes = hasParam(kernel, name);
     if (!takes && ptr != 0)
       return fail("kernel '" + kernel.entryName + "' has no block scales, "
@@ -136,6 +142,57 @@ rt::Status checkBlockScales(const GemmKernelBinary &kernel,
         !s)
       return s;
   }
+  return rt::success();
+}
+
+/// A grouped kernel's groups and device tensors (GemmProblem::groups).
+rt::Status checkGroup(const GemmKernelBinary &kernel, const GemmProblem &p) {
+  if (!kernel.group) {
+    if (p.groups != 1 || p.groupIndex || p.groupRows)
+      return fail("kernel '" + kernel.entryName +
+                  "' is not grouped, but groups = " + std::to_string(p.groups) +
+                  (p.groupIndex ? ", groupIndex is set" : "") +
+                  (p.groupRows ? ", groupRows is set" : "") +
+                  "; pass groups 1 and null tensors, or add 'group "
+                  "contiguous' / 'group masked'");
+    return rt::success();
+  }
+  const GroupSpec &group = *kernel.group;
+  bool masked = group.kind == GroupKind::Masked;
+  if (p.groups < 1 || p.groups > 65535)
+    return fail("groups = " + std::to_string(p.groups) +
+                " is out of range; 1 to 65535 are legal");
+  if (group.fixedCount && p.groups != group.fixedCount)
+    return fail("groups = " + std::to_string(p.groups) +
+                " disagrees with the program's fixed group count " +
+                std::to_string(group.fixedCount) + " (b : T[" +
+                std::to_string(group.fixedCount) + ", N, K])");
+  const char *mine = masked ? "groupRows" : "groupIndex";
+  const char *other = masked ? "groupIndex" : "groupRows";
+  std::string shape =
+      masked ? "int32[G] = [" + std::to_string(p.groups) +
+                   "], the valid rows of each group"
+             : "int32[M] = [" + std::to_string(p.m) +
+                   "], the group of each row of A (-1: padding)";
+  rt::DevicePtr ptr = masked ? p.groupRows : p.groupIndex;
+  if ((masked ? p.groupIndex : p.groupRows) != 0)
+    return fail(std::string("kernel '") + kernel.entryName + "' is group " +
+                (masked ? "masked" : "contiguous") + ": " + other +
+                " is not read; pass 0 and " + mine + ", an " + shape);
+  if (ptr == 0)
+    return fail(std::string("kernel '") + kernel.entryName + "' is group " +
+                (masked ? "masked" : "contiguous") + ": pass " + mine +
+                ", an " + shape + " on the device (" + mine + " is null)");
+  if (rt::Status s = checkPointer(mine, ptr, 4,
+                                  ("its elements are int32; it holds an " +
+                                   shape)
+                                      .c_str());
+      !s)
+    return s;
+  if (p.beta != 0.0f)
+    return fail("kernel '" + kernel.entryName +
+                "' is grouped: C is written, not read, so beta = " +
+                std::to_string(p.beta) + " is not legal; 0 is");
   return rt::success();
 }
 
@@ -338,6 +395,8 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
     return s;
   if (rt::Status s = checkBatch(kernel, p); !s)
     return s;
+  if (rt::Status s = checkGroup(kernel, p); !s)
+    return s;
   if (!hasParam(kernel, "alpha") && (p.alpha != 1.0f || p.beta != 0.0f))
     return fail("kernel '" + kernel.entryName +
                 "' has no alpha/beta parameters (C = A * B^T); alpha = " +
@@ -377,7 +436,14 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
     rt::TensorMapDesc desc = rt::TensorMapDesc::matrix2d(
         *type, base, outer, inner, ld, plan.boxOuter, plan.boxInner,
         rt::tensorMapSwizzleOfBytes(plan.swizzleBytes));
-    if (plan.batched) {
+    if (plan.batched && kernel.group) {
+      // Grouped (codegen/Sm90Group.h): G dense matrices, the group
+      // outermost with a box extent of 1.
+      desc.rank = 3;
+      desc.globalDims[2] = uint64_t(p.groups);
+      desc.globalStrides[1] = ld * outer * (dtypeBits(plan.dtype) / 8);
+      desc.boxDims[2] = 1;
+    } else if (plan.batched) {
       // Rank 3, the batch outermost with a box extent of 1. A single batch
       // never steps along it: any legal stride does (checkBatch refuses a
       // stride of 0 for more than one).
@@ -544,6 +610,12 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(int64_t(p.strideB));
     else if (name == "strideC")
       args.add(int64_t(p.strideC));
+    else if (name == "groups")
+      i32(p.groups);
+    else if (name == "groupIndex")
+      args.add(p.groupIndex);
+    else if (name == "groupRows")
+      args.add(p.groupRows);
     else if (name == "workspace")
       args.add(workspace.ptr());
     else if (name == "counters")
@@ -555,7 +627,9 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
                   "' has no value the launcher knows");
   }
   rt::LaunchConfig &config = prepared.config;
-  Dim3 grid = kernel.grid(p.m, p.n, p.k, smCount, uint64_t(p.batch));
+  // A masked grouped kernel's grid walks its groups (GemmKernelBinary::grid).
+  Dim3 grid = kernel.grid(p.m, p.n, p.k, smCount,
+                          uint64_t(kernel.group ? p.groups : p.batch));
   config.grid = {grid.x, grid.y, grid.z};
   config.block = {kernel.blockThreads, 1, 1};
   config.cluster = {kernel.cluster.x, kernel.cluster.y, kernel.cluster.z};

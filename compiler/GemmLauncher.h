@@ -69,6 +69,20 @@ struct GemmProblem {
   /// extent). An unbatched kernel takes batch = 1 and strides 0.
   int64_t batch = 1;
   int64_t strideA = 0, strideB = 0, strideC = 0;
+  /// A grouped kernel (GemmKernelBinary::group, codegen/Sm90Group.h): G
+  /// groups, B the G dense N x ldb matrices [G, N, K] (and SFB f32[G,
+  /// ceil(N / 128), ceil(K / 128)]).
+  ///   contiguous: A [M, K], C [M, N]; groupIndex an int32[M] on the device,
+  ///     each row's group, -1 for padding (every group starting on a
+  ///     multiple of the kernel's tileM rows); SFA f32[M, ceil(K / 128)].
+  ///   masked: M is the rows per group (Mmax): A the G dense M x lda
+  ///     matrices, C the G dense M x ldc; groupRows an int32[G] on the
+  ///     device, each group's valid rows; SFA f32[G, M, ceil(K / 128)].
+  /// The device tensors' values are not checked (the launcher does not
+  /// read them): a group index outside [0, G) marks padding, a count is
+  /// clamped to [0, M]. 0 and groups 1 for an ungrouped kernel.
+  int64_t groups = 1;
+  rt::DevicePtr groupIndex = 0, groupRows = 0;
 };
 
 /// Checks \p problem against what \p kernel assumes, without a GPU: M, N, K
@@ -78,7 +92,10 @@ struct GemmProblem {
 /// present exactly when an op reads them, aligned to their element, ldr
 /// covering C's columns; with swiglu N even, C (and ldc) N / 2 wide and
 /// beta = 0; sfa and sfb present (4-byte aligned) exactly when the kernel
-/// is block-scaled; for a batched kernel a batch of 1 to 65535 (grid z),
+/// is block-scaled (grouped: SFA and SFB per group, GemmProblem::groups);
+/// for a grouped kernel groups from 1 to 65535, groupIndex (contiguous) or
+/// groupRows (masked) present, 4-byte aligned, and beta = 0; for a batched
+/// kernel a batch of 1 to 65535 (grid z),
 /// non-negative strides that keep every batch 16-byte aligned, strideC at
 /// least M * ldc (batches of C do not overlap) unless batch = 1. The error
 /// says which argument, its value and what would be legal.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -155,11 +156,277 @@ BlockScales drawBlockScales(const RunShape &s, bool integers,
   return scales;
 }
 
+/// Uploads \p bytes of \p data into a new buffer kept in \p keep;
+/// returns its address, or 0 with \p error set.
+rt::DevicePtr uploadBuffer(const void *data, size_t bytes,
+                           std::vector<rt::DeviceBuffer> &keep,
+                           std::string &error) {
+  auto buffer = rt::DeviceBuffer::allocate(std::max<size_t>(bytes, 16));
+  if (!buffer) {
+    error = "allocation: " + buffer.error().getMessage();
+    return 0;
+  }
+  if (auto st = buffer->upload(data, bytes); !st) {
+    error = "upload: " + st.error().getMessage();
+    return 0;
+  }
+  keep.push_back(std::move(*buffer));
+  return keep.back().ptr();
+}
+
+/// The rows of a grouped problem (codegen/Sm90Group.h), drawn at random:
+/// the group of every row of C in its stacked view (-1: outside every
+/// group, must stay poisoned) and the device tensor the kernel reads.
+struct GroupLayout {
+  std::vector<int32_t> rowGroup; ///< per stacked row of A and C
+  std::vector<int32_t> device;   ///< groupIndex (int32[M]) or groupRows
+  std::string summary;           ///< rows per group, for failures
+};
+
+GroupLayout drawGroups(const GemmKernelBinary &kernel, const RunShape &s,
+                       std::mt19937_64 &rng) {
+  GroupLayout layout;
+  int64_t g = s.groups;
+  if (kernel.group->kind == GroupKind::Masked) {
+    // Group 0 random and not empty, 1 empty, 2 full, the rest random.
+    layout.rowGroup.assign(size_t(g * s.m), -1);
+    for (int64_t z = 0; z < g; ++z) {
+      int64_t count = std::uniform_int_distribution<int64_t>(0, s.m)(rng);
+      if (z == 0)
+        count = std::max<int64_t>(count, 1);
+      if (z == 1)
+        count = 0;
+      if (z == 2)
+        count = s.m;
+      layout.device.push_back(int32_t(count));
+      for (int64_t i = 0; i < count; ++i)
+        layout.rowGroup[size_t(z * s.m + i)] = int32_t(z);
+      layout.summary += fmt::format("{}{}", z ? "," : "rows ", count);
+    }
+    return layout;
+  }
+  // Contiguous: whole tileM blocks per group, group 1 none, one padding
+  // block after group 0 when there are 3 blocks or more, and the last
+  // block in the last group when there are 3 groups or more, so that two
+  // groups hold rows whenever two blocks do (a kernel reading every
+  // block's B from group 0 must fail on every seed).
+  int64_t bm = kernel.tileM, blocks = (s.m + bm - 1) / bm;
+  int64_t padding = blocks >= 3 ? 1 : 0;
+  std::vector<int64_t> owned(size_t(g), 0);
+  for (int64_t i = 0; i < blocks - padding; ++i) {
+    int64_t pick = std::uniform_int_distribution<int64_t>(0, g - 1)(rng);
+    if (pick == 1 && g > 1)
+      pick = 0;
+    if (i > 0 && i + 1 == blocks - padding && g > 2)
+      pick = g - 1;
+    ++owned[size_t(pick)];
+  }
+  layout.rowGroup.assign(size_t(s.m), -1);
+  int64_t block = 0;
+  for (int64_t z = 0; z < g; ++z) {
+    for (int64_t i = 0; i < owned[size_t(z)]; ++i, ++block) {
+      int64_t first = block * bm, rows = std::min(bm, s.m - first);
+      // The group's last block: its first rows only, the rest padding.
+      if (i + 1 == owned[size_t(z)])
+        rows = std::uniform_int_distribution<int64_t>(1, rows)(rng);
+      for (int64_t r = 0; r < rows; ++r)
+        layout.rowGroup[size_t(first + r)] = int32_t(z);
+    }
+    if (z == 0)
+      block += padding;
+  }
+  layout.device = layout.rowGroup;
+  for (int64_t z = 0; z < g; ++z)
+    layout.summary += fmt::format(
+        "{}{}", z ? "," : "rows ",
+        std::count(layout.rowGroup.begin(), layout.rowGroup.end(), z));
+  return layout;
+}
+
+/// checkKernel for a grouped kernel (GemmKernelBinary::group).
+KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
+                                     const RunShape &s,
+                                     const KernelCheckOptions &options) {
+  KernelCheckResult result;
+  auto failWith = [&](std::string what) {
+    result.pass = false;
+    result.detail = std::move(what);
+    return result;
+  };
+  for (const EpilogueOp &op : kernel.epilogueOps)
+    if (op.kind == EpilogueOpKind::Swiglu ||
+        op.kind == EpilogueOpKind::Residual)
+      return failWith("tilec run does not check swiglu or residual in a "
+                      "grouped kernel");
+  if (options.beta != 0.0f)
+    return failWith("a grouped kernel writes C without reading it: run it "
+                    "with beta 0");
+  ElementCodec codecA(kernel.aType), codecB(kernel.bType),
+      codecC(kernel.cType);
+  std::mt19937_64 rng(options.seed);
+  bool masked = kernel.group->kind == GroupKind::Masked;
+  int64_t groups = std::max<int64_t>(s.groups, 1);
+  RunShape shape = s;
+  shape.groups = groups;
+  GroupLayout layout = drawGroups(kernel, shape, rng);
+  // The stacked views: rows of A and C (masked: G x Mmax) and of B.
+  int64_t rowsA = masked ? groups * s.m : s.m, rowsB = groups * s.n;
+  int64_t lda = leadingDimension(s.k, codecA.bytes());
+  int64_t ldb = leadingDimension(s.k, codecB.bytes());
+  int64_t ldc = leadingDimension(s.n, codecC.bytes());
+  if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
+    ldc += multiple - ldc % multiple;
+  Operand a = drawOperand(codecA, rowsA, s.k, true, lda,
+                          options.integerInputs, rng);
+  Operand b = drawOperand(codecB, rowsB, s.k, true, ldb,
+                          options.integerInputs, rng);
+  std::vector<uint8_t> cBits(size_t(rowsA * ldc) * codecC.bytes(), 0xFF);
+  std::vector<rt::DeviceBuffer> keep;
+  std::string error;
+  GemmProblem problem;
+  problem.m = s.m, problem.n = s.n, problem.k = s.k;
+  problem.lda = lda, problem.ldb = ldb, problem.ldc = ldc;
+  problem.alpha = options.alpha, problem.beta = 0.0f;
+  problem.groups = groups;
+  problem.a = uploadBuffer(a.bits.data(), a.bits.size(), keep, error);
+  problem.b = uploadBuffer(b.bits.data(), b.bits.size(), keep, error);
+  problem.c = uploadBuffer(cBits.data(), cBits.size(), keep, error);
+  (masked ? problem.groupRows : problem.groupIndex) =
+      uploadBuffer(layout.device.data(), layout.device.size() * 4, keep,
+                   error);
+  // Block scales: SFA per stacked row of A, SFB per group's 128-row blocks.
+  bool scaled = false;
+  for (const KernelParam &param : kernel.params)
+    scaled |= param.name == "sfa";
+  BlockScales scales;
+  int64_t nBlocks = (s.n + 127) / 128;
+  if (scaled) {
+    RunShape stacked{rowsA, groups * nBlocks * 128, s.k};
+    scales = drawBlockScales(stacked, options.integerInputs, rng);
+    problem.sfa = uploadBuffer(scales.a.data(), scales.a.size() * 4, keep,
+                               error);
+    problem.sfb = uploadBuffer(scales.b.data(), scales.b.size() * 4, keep,
+                               error);
+  }
+  // The epilogue ops' vectors: N columns or M rows (masked: per group's
+  // row, shared by the groups).
+  std::map<EpilogueOpKind, OperandVector> vectors;
+  for (const EpilogueOp &op : kernel.epilogueOps) {
+    if (epilogueOpInfo(op.kind).operand.empty())
+      continue;
+    DTypeKind type = op.kind == EpilogueOpKind::Scale ? DTypeKind::F32
+                     : op.operandType                 ? *op.operandType
+                                                      : kernel.cType;
+    OperandVector v =
+        drawVector(ElementCodec(type),
+                   op.axis == EpilogueAxis::Row ? s.m : s.n,
+                   options.integerInputs, rng);
+    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
+        uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
+    vectors[op.kind] = std::move(v);
+  }
+  if (!error.empty())
+    return failWith(error);
+
+  auto launcher = GemmLauncher::create(kernel, options.smCount);
+  if (!launcher)
+    return failWith("load: " + launcher.error().getMessage());
+  if (auto st = launcher->launch(problem); !st)
+    return failWith("launch: " + st.error().getMessage());
+  if (auto st = rt::synchronizeDefaultStream(); !st)
+    return failWith("kernel: " + st.error().getMessage());
+  std::vector<uint8_t> out(cBits.size());
+  if (auto st = keep[2].download(out.data(), out.size()); !st)
+    return failWith("download C: " + st.error().getMessage());
+
+  // The tolerances of checkKernel.
+  bool fp8 = codecA.bytes() == 1;
+  double outRel = options.integerInputs
+                      ? 0.0
+                      : std::ldexp(1.0, -int(codecC.mantissaBits()));
+  double absTol = options.integerInputs
+                      ? 0.0
+                      : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(s.k)) + 1e-4;
+  bool transcendental = false;
+  for (const EpilogueOp &op : kernel.epilogueOps)
+    transcendental |= op.kind == EpilogueOpKind::Gelu ||
+                      op.kind == EpilogueOpKind::GeluTanh ||
+                      op.kind == EpilogueOpKind::Silu;
+  if (options.integerInputs && transcendental) {
+    outRel = 2 * std::ldexp(1.0, -int(codecC.mantissaBits()));
+    absTol = 1e-6;
+  }
+  std::string bad;
+  auto report = [&](const std::string &what) {
+    if (result.wrong++ < options.maxReported)
+      bad += (bad.empty() ? "" : "; ") + what;
+  };
+  for (int64_t r = 0; r < rowsA; ++r) {
+    int32_t g = layout.rowGroup[size_t(r)];
+    int64_t i = masked ? r % s.m : r; // The row within the group's C.
+    std::string where = masked ? fmt::format("C[{}][{}]", r / s.m, i)
+                               : fmt::format("C[{}]", r);
+    for (int64_t j = 0; j < s.n; ++j) {
+      ++result.checked;
+      size_t at = size_t(r * ldc + j);
+      if (g < 0) { // Outside every group: C's poison stays.
+        bool poisoned = true;
+        for (unsigned byte = 0; byte < codecC.bytes(); ++byte)
+          poisoned &= out[at * codecC.bytes() + byte] == 0xFF;
+        if (!poisoned)
+          report(fmt::format("{}[{}] (row outside the groups, {}) was "
+                             "written",
+                             where, j, layout.summary));
+        continue;
+      }
+      double sum = 0, absSum = 0;
+      const double *ar = &a.values[size_t(r * s.k)];
+      const double *br = &b.values[size_t((g * s.n + j) * s.k)];
+      for (int64_t kk = 0; kk < s.k; ++kk) {
+        double p = ar[kk] * br[kk];
+        if (scaled)
+          p *= scales.at(scales.a, r, kk) *
+               scales.at(scales.b, g * nBlocks + j / 128, kk);
+        sum += p;
+        absSum += std::fabs(p);
+      }
+      double ref = double(options.alpha) * sum;
+      for (const EpilogueOp &op : kernel.epilogueOps) {
+        auto v = vectors.find(op.kind);
+        ref = applyOp(op, ref,
+                      v == vectors.end()
+                          ? 0.0
+                          : v->second.values[size_t(
+                                op.axis == EpilogueAxis::Row ? i : j)]);
+      }
+      if (options.integerInputs)
+        ref = codecC.encode(ref).second;
+      double got = codecC.decode(loadBits(out, at, codecC.bytes()));
+      double tol = outRel * std::fabs(ref) + absTol;
+      if (scaled && !options.integerInputs)
+        tol = outRel * std::fabs(ref) +
+              std::ldexp(std::fabs(double(options.alpha)) * absSum, -11) +
+              1e-6;
+      double err = std::fabs(got - ref);
+      if (!(err <= tol))
+        report(fmt::format("{}[{}] = {} (group {}), reference {}, tolerance "
+                           "{} ({})",
+                           where, j, got, g, ref, tol, layout.summary));
+      result.maxError = std::isnan(err) ? err : std::max(result.maxError, err);
+    }
+  }
+  result.pass = result.wrong == 0;
+  result.detail = std::move(bad);
+  return result;
+}
+
 } // namespace
 
 KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
                               const RunShape &s,
                               const KernelCheckOptions &options) {
+  if (kernel.group)
+    return checkGroupedKernel(kernel, s, options);
   KernelCheckResult result;
   auto failWith = [&](std::string what) {
     result.pass = false;

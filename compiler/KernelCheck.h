@@ -12,6 +12,12 @@
 // operand's batches a stride apart with a 16-byte gap between them (a
 // broadcast operand, declared without the batch extent, once with stride
 // 0), one reference per batch, and the gaps of C checked still poisoned.
+// A grouped kernel (codegen/Sm90Group.h) gets random groups: contiguous,
+// random block counts per group (group 1 none, a whole padding block after
+// group 0) and a random number of valid rows in each group's last block,
+// the rest -1; masked, random row counts (group 1 none, group 2 full). Its
+// B (and SFB) is one random matrix per group, and every row outside a
+// group must keep C's poison.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_COMPILER_KERNELCHECK_H
@@ -29,6 +35,9 @@ namespace tilec {
 struct RunShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 1;
+  /// Groups of a grouped kernel (1 for others); m is then the rows of A
+  /// (contiguous) or the rows per group, Mmax (masked).
+  int64_t groups = 1;
 };
 
 struct KernelCheckOptions {

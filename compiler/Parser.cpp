@@ -252,7 +252,7 @@ static bool startsStatement(llvm::StringRef line) {
       line.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
   for (llvm::StringRef keyword :
        {"kernel", "layout", "print", "const", "arch", "acc", "tile", "stages",
-        "smem", "mma", "epilogue", "schedule", "scale"})
+        "smem", "mma", "epilogue", "schedule", "scale", "group"})
     if (word == keyword)
       return true;
   return false;
@@ -416,7 +416,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
     if (!tok.is(TokenKind::Error))
       diags.error(tok.loc(),
                   "expected a kernel item (arch, a/b/c operand, "
-                  "acc, scale, tile, stages, smem, mma, epilogue, schedule), "
+                  "acc, scale, group, tile, stages, smem, mma, epilogue, "
+                  "schedule), "
                   "found " +
                       describeToken());
     return false;
@@ -483,6 +484,11 @@ bool Parser::parseItem(KernelDecl &kernel) {
     item.kind = ItemKind::Scale;
     if (!parseScale(item))
       return false;
+  } else if (keyword == "group") {
+    // `group contiguous` or `group masked`: sema checks the word.
+    item.kind = ItemKind::Group;
+    if (!parseIdent(item.name, "'contiguous' or 'masked'", "after 'group'"))
+      return false;
   } else if (keyword == "schedule") {
     // `schedule auto` or `schedule swap_ab split_k(4)`: sema reads the words.
     item.kind = ItemKind::Schedule;
@@ -501,8 +507,8 @@ bool Parser::parseItem(KernelDecl &kernel) {
     diags.error(item.loc,
                 "unknown kernel item '" + keyword +
                     "'; expected arch, an operand ('a : bf16[M, K] major(K)'),"
-                    " acc, scale, tile, stages, smem, mma, epilogue or "
-                    "schedule");
+                    " acc, scale, group, tile, stages, smem, mma, epilogue "
+                    "or schedule");
     return false;
   }
   expectLineEnd(what);

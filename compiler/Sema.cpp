@@ -393,6 +393,11 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       child.set("block", tir::Attr::makeList(std::move(block), item.loc));
       break;
     }
+    case ItemKind::Group:
+      // `group contiguous|masked`: verify checks the mode (VerifyGroup).
+      child.name = "tile.group";
+      child.set("mode", tir::Attr::ident(item.name.name, item.name.loc));
+      break;
     case ItemKind::Schedule:
       child.name = "tile.schedule";
       buildSchedule(item, child);

@@ -69,6 +69,33 @@ struct BatchSpec {
   bool operator==(const BatchSpec &) const = default;
 };
 
+/// How the rows of a grouped GEMM (mixture-of-experts: one launch for all
+/// experts, `group contiguous|masked`) find their group. B is `[G, N, K]`,
+/// one N x K matrix per group, and C rows of group g are A's rows times
+/// B_g^T (docs/language.md, "Grouped GEMM").
+enum class GroupKind {
+  /// A is [M, K] with the groups' rows stacked, C is [M, N]; an int32 per
+  /// row of A (DeepGEMM's m_indices) names its group, -1 a padding row.
+  /// Every group starts on a multiple of BM rows and its padding rows
+  /// follow it. A BM block takes the group of its first row (a block whose
+  /// first index is outside [0, G) is skipped); of its rows, those with
+  /// that index are written, the others (padding) are not.
+  Contiguous,
+  /// A is [G, Mmax, K], C is [G, Mmax, N]; an int32 per group on the
+  /// device counts its valid rows (DeepGEMM's masked_m). Rows from the
+  /// count to Mmax are neither computed nor written.
+  Masked,
+};
+
+/// A grouped GEMM (`group contiguous` or `group masked`).
+struct GroupSpec {
+  GroupKind kind = GroupKind::Contiguous;
+  /// The group count the program fixes (`b : e4m3[8, N, K]`), 0 where it
+  /// is a run-time argument (`b : e4m3[G, N, K]`).
+  int64_t fixedCount = 0;
+  bool operator==(const GroupSpec &) const = default;
+};
+
 /// The lowered GEMM kernel handed to codegen.
 struct GemmSpec {
   std::string name = "tilec_gemm";
@@ -126,6 +153,8 @@ struct GemmSpec {
   /// The batch (a leading extent on the operand shapes); std::nullopt: one
   /// GEMM.
   std::optional<BatchSpec> batch;
+  /// The grouping of a grouped GEMM (`group` line); std::nullopt: none.
+  std::optional<GroupSpec> group;
   /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
   /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
   /// coordinate, mode 1 the K coordinate, e.g.

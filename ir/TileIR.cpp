@@ -136,6 +136,15 @@ const std::vector<OpSchema> &schemaTable() {
        {{"dtype", IdentAttr, true},
         {"block", ListAttr, true},
         {"promote", StringAttr, false}}},
+      // `group contiguous|masked`: a grouped GEMM (mixture-of-experts);
+      // lower adds `applied`, how the kernel walks the groups.
+      {"tile.group",
+       false,
+       false,
+       "group",
+       0,
+       1,
+       {{"mode", IdentAttr, true}, {"applied", StringAttr, false}}},
       {"tile.tile",
        false,
        false,

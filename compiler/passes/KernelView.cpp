@@ -72,7 +72,18 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
                ? &shape->list[0]
                : nullptr;
   };
-  if (const tir::Attr *c = batchOf("c")) {
+  // A grouped kernel: b's leading extent is the group count
+  // (VerifyGroup checks the shapes).
+  if (const tir::Op *group = kernel.find("tile.group")) {
+    llvm::StringRef mode = group->getText("mode");
+    if (mode != "contiguous" && mode != "masked")
+      return std::nullopt;
+    GroupSpec spec;
+    spec.kind = mode == "masked" ? GroupKind::Masked : GroupKind::Contiguous;
+    const tir::Attr *g = batchOf("b");
+    spec.fixedCount = g && g->isInt() ? g->intValue : 0;
+    view.group = spec;
+  } else if (const tir::Attr *c = batchOf("c")) {
     BatchSpec batch;
     batch.fixedCount = c->isInt() ? c->intValue : 0;
     batch.aBatched = batchOf("a") != nullptr;
@@ -137,6 +148,7 @@ GemmSpec KernelView::spec() const {
   spec.bk = static_cast<unsigned>(bk);
   spec.stages = static_cast<unsigned>(stages);
   spec.batch = batch;
+  spec.group = group;
   if (const tir::Op *schedule = kernel->find("tile.schedule")) {
     const tir::Attr *swap = schedule->get("swap_ab");
     const tir::Attr *split = schedule->get("split_k");

@@ -33,6 +33,10 @@ struct KernelView {
   std::optional<int64_t> fixedM, fixedN, fixedK;
   /// The batch of a batched kernel (c : T[B, M, N]), else std::nullopt.
   std::optional<BatchSpec> batch;
+  /// The grouping of a grouped kernel (`group contiguous|masked`; the
+  /// leading extent of b, and of a and c when masked, is the group count,
+  /// not a batch), else std::nullopt.
+  std::optional<GroupSpec> group;
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);

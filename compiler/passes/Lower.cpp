@@ -10,6 +10,7 @@
 #include "codegen/EpilogueMath.h"
 #include "codegen/GemmTarget.h"
 #include "codegen/Sm90BlockScale.h"
+#include "codegen/Sm90Group.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
 
@@ -122,6 +123,10 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
   if (tir::Op *c = kernel.find("tile.operand", "c"); c && spec.batch)
     c->set("batch",
            tir::Attr::string(gemmTarget(spec.arch).describeBatch(spec)));
+  // --emit=lowered: how the groups are walked.
+  if (tir::Op *group = kernel.find("tile.group"))
+    if (std::string how = describeGroupedGemm(spec); !how.empty())
+      group->set("applied", tir::Attr::string(how));
   // --emit=lowered: how the block scales are applied.
   if (tir::Op *scale = kernel.find("tile.scale"))
     if (std::string how = describeBlockScalePromotion(spec); !how.empty())

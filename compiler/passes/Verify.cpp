@@ -13,6 +13,7 @@
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/VerifyBatch.h"
+#include "compiler/passes/VerifyGroup.h"
 #include "compiler/passes/VerifyScale.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
@@ -573,7 +574,11 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       verifySchedule(op, arch);
   }
   verifyBlockScales(kernel, arch, view ? &*view : nullptr, diags);
-  verifyBatch(kernel, arch, diags);
+  // A grouped kernel's leading extents are its group count, not a batch.
+  if (isGroupedKernel(kernel))
+    verifyGroup(kernel, arch, view ? &*view : nullptr, diags);
+  else
+    verifyBatch(kernel, arch, diags);
 }
 
 void Verifier::verifyModule(tir::Op &module) {

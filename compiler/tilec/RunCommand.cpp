@@ -3,6 +3,7 @@
 //   tilec run FILE.tile [--kernel NAME] [--m M --n N --k K] [--sim]
 //             [--ptx FILE.ptx] [--seed S] [--json] [--integer]
 //             [--alpha A --beta B] [--profile] [--sim-shape] [--batch N]
+//             [--groups G]
 //
 // Compiles each kernel of FILE (or the one --kernel names), runs it on fresh
 // random inputs with C poisoned, on the GPU or, with --sim, in the PTX
@@ -11,7 +12,10 @@
 //   PASS gemm_tn_bf16 136x264x200: 0/35904 wrong (sim)
 //   FAIL gemm_tn_bf16 136x264x200: 12/35904 wrong (gpu): C[0][3] = ...
 // A batched kernel runs --batch problems (default 3, or the program's fixed
-// batch), its size printed as BATCHxMxNxK.
+// batch), its size printed as BATCHxMxNxK; a grouped kernel --groups groups
+// (default 4, or the program's fixed count) of random sizes, printed as
+// gGROUPSxMxNxK (M: A's rows when contiguous, the rows per group when
+// masked).
 // --ptx runs that PTX instead of the compiled kernel's (hand-edited PTX, a
 // mutation). --integer draws small integers, whose exact result is the only
 // correct one. --profile (with --sim) prints the PTX lines with the most
@@ -37,6 +41,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 using namespace tilec;
 namespace cl = llvm::cl;
@@ -92,6 +97,13 @@ cl::opt<int64_t> optBatch("batch",
                                    "or the program's fixed batch)"),
                           cl::init(0), cl::sub(runCommand),
                           cl::cat(tilecCategory()));
+cl::opt<int64_t> optGroups("groups",
+                           cl::desc("groups of a grouped kernel (default 4, "
+                                    "or the program's fixed count); --m is "
+                                    "then A's rows (group contiguous) or the "
+                                    "rows per group (group masked)"),
+                           cl::init(0), cl::sub(runCommand),
+                           cl::cat(tilecCategory()));
 cl::opt<bool> profile("profile",
                       cl::desc("with --sim: print the PTX lines with the most "
                                "shared-memory wavefronts and executions"),
@@ -114,6 +126,13 @@ RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
   // Several batches, so a wrong batch offset shows.
   if (kernel.batch)
     s.batch = kernel.batch->fixedCount ? kernel.batch->fixedCount : 3;
+  // Several groups, one of them empty; contiguous: enough row blocks for a
+  // padding block (KernelCheck.h).
+  if (kernel.group) {
+    s.groups = kernel.group->fixedCount ? kernel.group->fixedCount : 4;
+    if (kernel.group->kind == GroupKind::Contiguous && !kernel.fixedM)
+      s.m = sim ? 3 * int64_t(kernel.tileM) + 72 : 4000;
+  }
   return s;
 }
 
@@ -134,6 +153,8 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
   check("K", kernel.fixedK, shape.k);
   if (kernel.batch)
     check("BATCH", kernel.batch->fixedCount, shape.batch);
+  if (kernel.group)
+    check("GROUPS", kernel.group->fixedCount, shape.groups);
   return out;
 }
 
@@ -143,6 +164,11 @@ int runRun() {
     llvm::errs() << "tilec run: --m, --n and --k go together and must be "
                     "positive (got "
                  << optM << ", " << optN << ", " << optK << ")\n";
+    return ExitUsage;
+  }
+  if (optGroups < 0 || optGroups > 65535) {
+    llvm::errs() << "tilec run: --groups " << optGroups
+                 << " is out of range; 1 to 65535 are legal\n";
     return ExitUsage;
   }
   if (optBatch < 0 || optBatch > 65535) {
@@ -260,6 +286,8 @@ int runRun() {
       shape.m = optM, shape.n = optN, shape.k = optK;
     if (optBatch && kernel.batch)
       shape.batch = optBatch;
+    if (optGroups && kernel.group)
+      shape.groups = optGroups;
     if (std::string bad = fixedExtentMismatch(kernel, shape); !bad.empty()) {
       llvm::errs() << "tilec run: error: kernel '" << name << "': " << bad
                    << "\n";
@@ -285,16 +313,24 @@ int runRun() {
     std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
     if (kernel.batch)
       size = std::to_string(shape.batch) + "x" + size;
+    if (kernel.group) // g4x...: 4 groups
+      size = "g" + std::to_string(shape.groups) + "x" + size;
     llvm::json::Object entry{{"kernel", name},
                              {"m", shape.m},
                              {"n", shape.n},
                              {"k", shape.k},
                              {"batch", shape.batch},
+                             {"groups", shape.groups},
                              {"backend", where},
                              {"pass", r.pass},
                              {"wrong", int64_t(r.wrong)},
                              {"checked", int64_t(r.checked)},
-                             {"max_error", r.maxError},
+                             // NaN (an element left poisoned) is not
+                             // JSON: null.
+                             {"max_error",
+                              std::isfinite(r.maxError)
+                                  ? llvm::json::Value(r.maxError)
+                                  : llvm::json::Value(nullptr)},
                              {"seed", int64_t(check.seed)},
                              {"seconds", seconds}};
     if (useSim)

@@ -188,9 +188,9 @@ TEST_F(DiskCacheTest, EveryExampleRoundTrips) {
 // When one of these structs changes, add the new field there, then the size
 // here (x86-64 Linux, libstdc++).
 TEST(DiskCacheFormatTest, EveryFieldIsSerialized) {
-  EXPECT_EQ(sizeof(GemmKernelBinary), 280u)
+  EXPECT_EQ(sizeof(GemmKernelBinary), 304u)
       << "GemmKernelBinary changed: update compiler/DiskCacheJson.cpp";
-  EXPECT_EQ(sizeof(GemmSpec), 568u)
+  EXPECT_EQ(sizeof(GemmSpec), 592u)
       << "GemmSpec changed: update compiler/DiskCacheJson.cpp";
   EXPECT_EQ(sizeof(SourceLines), 96u)
       << "SourceLines changed: update compiler/DiskCacheJson.cpp";

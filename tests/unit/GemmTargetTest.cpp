@@ -36,10 +36,10 @@ TEST(GemmTargetTest, EveryArchHasItsRow) {
     EXPECT_EQ(gemmTarget(info.kind).arch(), info.kind) << info.name.str();
   EXPECT_FALSE(gemmTarget(ArchKind::SM80).hasDecodeSchedules());
   EXPECT_TRUE(gemmTarget(ArchKind::SM90a).hasDecodeSchedules());
-  EXPECT_EQ(decodeScheduleTargetNames(),
-            gemmTarget(ArchKind::SM100a).hasDecodeSchedules()
-                ? "sm_90a, sm_100a"
-                : "sm_90a");
+  // sm_100a has no swap-AB / split-K schedules yet (issue 12); the
+  // diagnostics name the targets that do.
+  EXPECT_FALSE(gemmTarget(ArchKind::SM100a).hasDecodeSchedules());
+  EXPECT_EQ(decodeScheduleTargetNames(), "sm_90a");
 }
 
 // The kernel requests exactly the shared memory plan-pipeline checked
