@@ -10,6 +10,7 @@
 
 #include "ir/Arch.h"
 #include "ir/DType.h"
+#include "ir/EpilogueOps.h"
 #include "ir/MajorKind.h"
 
 #include <algorithm>
@@ -208,6 +209,30 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   info.a_batched = k.batch && k.batch->aBatched;
   info.b_batched = k.batch && k.batch->bBatched;
   info.batch_fixed = k.batch ? k.batch->fixedCount : 0;
+  // API 6: the epilogue ops' operands (ir/EpilogueOps.h: each read at most
+  // once; a column vector after swiglu follows C's N/2 columns).
+  const EpilogueOp *swiglu = findSwiglu(k.epilogueOps);
+  for (const EpilogueOp &op : k.epilogueOps) {
+    const char *type = dtypeInfo(epilogueOperandType(op, k.cType)).name.data();
+    int axis = op.axis == EpilogueAxis::Row   ? TILEC_AXIS_ROW
+               : op.axis != EpilogueAxis::Col ? TILEC_AXIS_NONE
+               : swiglu && &op > swiglu       ? TILEC_AXIS_OUT_COL
+                                              : TILEC_AXIS_COL;
+    if (op.kind == EpilogueOpKind::Bias) {
+      info.bias_type = type;
+      info.bias_axis = axis;
+    } else if (op.kind == EpilogueOpKind::Scale) {
+      info.scale_axis = axis;
+    } else if (op.kind == EpilogueOpKind::Residual) {
+      info.residual_type = type;
+    }
+  }
+  info.swiglu = !swiglu                                             ? 0
+                : swiglu->pairing == SwigluPairingKind::Interleaved ? 2
+                                                                    : 1;
+  info.tile_n = k.tileN;
+  for (const KernelParam &param : k.params)
+    info.block_scaled |= param.name == "sfa";
   size_t size = std::min(out->struct_size, sizeof info);
   std::memcpy(out, &info, size);
   out->struct_size = size;

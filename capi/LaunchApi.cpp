@@ -4,7 +4,7 @@
 // of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
 // the caller's struct_size, so operands appended later (API 2: the epilogue
 // vectors bias and scale; API 4: the residual and ldr; API 5: the batch and
-// its strides) keep their defaults
+// its strides; API 6: the block scales sfa and sfb) keep their defaults
 // for older callers. Arguments are
 // checked (checkGemmProblem) before anything is launched.
 //
@@ -48,7 +48,7 @@ struct tilec_context_impl {
 };
 
 /// The arguments and stream a PreparedGemm was made for.
-using PreparedKey = std::array<uint64_t, 20>;
+using PreparedKey = std::array<uint64_t, 22>;
 
 struct tilec_launcher_impl {
   GemmLauncher launcher;
@@ -136,6 +136,8 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.strideA = TILEC_ARG(args, stride_a, 0);
   p.strideB = TILEC_ARG(args, stride_b, 0);
   p.strideC = TILEC_ARG(args, stride_c, 0);
+  p.sfa = TILEC_ARG(args, sfa, 0);
+  p.sfb = TILEC_ARG(args, sfb, 0);
   return p;
 }
 
@@ -150,7 +152,7 @@ PreparedKey preparedKey(const GemmProblem &p, void *stream) {
           uint64_t(p.ldc), bits(p.alpha), bits(p.beta), p.bias,
           p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)),
           p.residual, uint64_t(p.ldr), uint64_t(p.batch), uint64_t(p.strideA),
-          uint64_t(p.strideB), uint64_t(p.strideC)};
+          uint64_t(p.strideB), uint64_t(p.strideC), p.sfa, p.sfb};
 }
 
 constexpr size_t PreparedSlots = 8;

@@ -6,11 +6,22 @@
 # tests/python against the installed package (TILEC_TEST_INSTALLED=1: the
 # GPU tests are tests/python/test_gpu_torch.py) and the launch benchmark
 # (bench/python_launch_bench.py, with the C API's prepared launch from
-# .carry-py/capi_launch_bench). Logs go to $OUT. Here first:
+# .carry-py/capi_launch_bench) and bench/epilogue_bench.py. With
+# FP8_BENCH=1 bench/fp8_block_bench.py (issue 13, about 2-4 minutes, cut at
+# 240 s) runs after them; FP8_BENCH=only runs it alone, skipping pytest and
+# the other benchmarks (one device call is 600 s at most, so the full set
+# plus the fp8 bench may not fit in one). Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
 #   run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
+#   run command="FP8_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -uo pipefail
+FP8_BENCH=${FP8_BENCH:-0}
+case $FP8_BENCH in
+  0|1|only) ;;
+  *) echo "gpu-python.sh: FP8_BENCH=$FP8_BENCH (legal: 0, 1, only)" >&2
+     exit 2 ;;
+esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -35,11 +46,23 @@ cd "$site" # nothing of the checkout on the path
     "from", tilec.__file__, "library", l.lib._name)'
 } 2>&1 | tee "$OUT/env.log"
 status=0
-python3 -m pytest -q -rs -p no:cacheprovider "$TILEC_ROOT/tests/python" \
-  2>&1 | tee "$OUT/pytest.log" || status=1
-python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
-  "$TILEC_ROOT/examples" --capi-bench "$TILEC_ROOT/.carry-py/capi_launch_bench" \
-  2>&1 | tee "$OUT/bench.log" || status=1
-python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 | tee "$OUT/epilogue_bench.log" \
-  || status=1
+if [ "$FP8_BENCH" != only ]; then
+  python3 -m pytest -q -rs -p no:cacheprovider "$TILEC_ROOT/tests/python" \
+    2>&1 | tee "$OUT/pytest.log" || status=1
+  python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
+    "$TILEC_ROOT/examples" \
+    --capi-bench "$TILEC_ROOT/.carry-py/capi_launch_bench" \
+    2>&1 | tee "$OUT/bench.log" || status=1
+  python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 \
+    | tee "$OUT/epilogue_bench.log" || status=1
+fi
+if [ "$FP8_BENCH" != 0 ]; then
+  # The bench starts no new shape after 200 s; the timeout is the backstop.
+  timeout -k 10 240 python3 "$TILEC_ROOT/bench/fp8_block_bench.py" \
+    --budget-s 200 2>&1 | tee "$OUT/fp8_block_bench.log"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" = 124 ] && echo "fp8_block_bench.py: killed after 240 s" \
+    | tee -a "$OUT/fp8_block_bench.log"
+  [ "$rc" = 0 ] || status=1
+fi
 exit $status

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 5
+#define TILEC_API_VERSION 6
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -140,7 +140,28 @@ typedef struct tilec_kernel_operand_info {
    * operand declared without the batch extent (one matrix for every batch). */
   int batched, a_batched, b_batched;
   int64_t batch_fixed;
+  /* API 6: the operands the epilogue ops and block scales read, so that a
+   * caller can check them too. bias_type and residual_type: the element
+   * type of the bias vector and of the residual tensor ("bf16", "f32", ...;
+   * NULL without that op); bias_axis and scale_axis: which extent the
+   * vector follows (a tilec_vector_axis); swiglu: 0 none, 1 the halves of
+   * each CTA tile (N a multiple of tile_n), 2 interleaved (any even N),
+   * with C (and the residual) M x N/2; tile_n: the CTA tile's N extent
+   * (BN); block_scaled: 1 when the kernel takes sfa and sfb
+   * (tilec_gemm_args). */
+  const char *bias_type, *residual_type;
+  int bias_axis, scale_axis;
+  int swiglu;
+  unsigned tile_n;
+  int block_scaled;
 } tilec_kernel_operand_info;
+/* API 6: the extent an epilogue vector follows. */
+typedef enum tilec_vector_axis {
+  TILEC_AXIS_NONE = 0,   /* the kernel has no such op */
+  TILEC_AXIS_COL = 1,    /* one per accumulator column: N elements */
+  TILEC_AXIS_ROW = 2,    /* one per row: M elements */
+  TILEC_AXIS_OUT_COL = 3 /* one per column of C after swiglu: N/2 */
+} tilec_vector_axis;
 TILEC_API tilec_status tilec_kernel_operands(tilec_kernel kernel,
                                              tilec_kernel_operand_info *out);
 
@@ -212,6 +233,11 @@ typedef struct tilec_gemm_args {
    * takes 0). An unbatched kernel takes batch 0 or 1 and strides 0. */
   int64_t batch;
   int64_t stride_a, stride_b, stride_c;
+  /* API 6: a block-scaled fp8 kernel's scales (`scale a f32 block(1, 128)`,
+   * `scale b f32 block(128, 128)`): sfa f32[M, ceil(K / 128)] and sfb
+   * f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0 for a
+   * kernel without block scales (tilec_kernel_operand_info.block_scaled). */
+  uint64_t sfa, sfb;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent

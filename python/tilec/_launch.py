@@ -106,7 +106,6 @@ class Launchable:
                              if isinstance(getattr(info, f), bytes)
                              else getattr(info, f))
                          for f, _ in _lib.OperandInfo._fields_[1:]},
-                "has_bias": "bias" in names, "has_scale": "scale" in names,
                 "workspace": "workspace" in names,
                 "launchers": {}, "ready": {}, "lock": threading.Lock(),
                 "fast": {},
@@ -148,34 +147,38 @@ class Launchable:
                 launcher = state["launchers"][index] = handle
         return launcher
 
-    def check(self, a, b, c, bias=None, scale=None):
+    def check(self, a, b, c, bias=None, scale=None, residual=None,
+              sfa=None, sfb=None):
         """The checks a launch makes, without launching: (m, n, k, lda, ldb,
-        ldc, pointers, device index). ValueError names what is wrong."""
-        state = self._launch_state()
-        return resolve(state["info"], a, b, c, bias, scale,
-                       state["has_bias"], state["has_scale"])
+        ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr), device
+        index), the Operands their addresses (0: not given). ValueError
+        names what is wrong."""
+        return resolve(self._launch_state()["info"], a, b, c, bias, scale,
+                       residual, sfa, sfb)
 
-    def _args(self, a, b, c, alpha, beta, bias, scale):
+    def _args(self, a, b, c, alpha, beta, extra):
         # A batched kernel: 3-D tensors (a 2-D one for a shared operand),
         # the first batch checked as the matrices, the strides from dim 0.
         batch, strides, a, b, c = split_batch(self._launch_state()["info"],
                                               a, b, c)
-        m, n, k, lda, ldb, ldc, ptrs, device = self.check(a, b, c, bias,
-                                                          scale)
-        args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), ptrs[0], ptrs[1],
-                             ptrs[2], m, n, k, lda, ldb, ldc, alpha, beta,
-                             ptrs[3], ptrs[4], 0, 0, batch, *strides)
+        m, n, k, lda, ldb, ldc, p, device = self.check(a, b, c, **extra)
+        args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), p.a, p.b, p.c, m,
+                             n, k, lda, ldb, ldc, alpha, beta, p.bias,
+                             p.scale, p.residual, p.ldr, batch, *strides,
+                             p.sfa, p.sfb)
         return args, (m, n), _device_index(device)
 
     def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,
-                stream=None, bias=None, scale=None, device=None):
+                stream=None, bias=None, scale=None, device=None,
+                residual=None, sfa=None, sfb=None):
         """Loads the module on a device (prepare(device)) and, given
         operands, prepares their launch (the tensor maps and the split-K
         workspace), without launching: do it before a CUDA graph capture."""
         if a is None:
             self._launcher(_device_index(device))
             return self
-        args, mn, index = self._args(a, b, c, alpha, beta, bias, scale)
+        args, mn, index = self._args(a, b, c, alpha, beta, dict(
+            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb))
         launcher = self._launcher(index)
         status = lib.tilec_launch_prepare(launcher, ctypes.byref(args),
                                           _stream_handle(stream, index))
@@ -199,20 +202,35 @@ class Launchable:
         raise RuntimeError(_lib.last_error())
 
     def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, bias=None,
-                 scale=None):
+                 scale=None, residual=None, sfa=None, sfb=None):
         """C = alpha * A B^T + beta * C (then the epilogue ops) on device
-        tensors, on `stream` (None: torch's current stream). Returns c."""
+        tensors, on `stream` (None: torch's current stream). Returns c.
+
+        The epilogue ops' operands: bias (`bias(col|row[, T])`: a vector in
+        C's dtype or T), scale (`scale(col|row)`: f32), residual
+        (`residual`: C's shape, row-major, any leading dimension); with
+        `swiglu` C is M x N/2. A block-scaled fp8 kernel (`scale a f32
+        block(1, 128)`, `scale b f32 block(128, 128)`) takes sfa, f32
+        [M, ceil(K/128)], and sfb, f32 [ceil(N/128), ceil(K/128)], both
+        contiguous row-major."""
         state = self.__dict__.get("_state") or self._launch_state()
+        extra = (bias, scale, residual, sfa, sfb)
         # Fast path: torch tensors launched before with the same pointers,
         # shapes, strides, dtypes and devices passed every check then, and
         # the launcher then loaded the module and grew the workspace.
         key = None
-        if bias is None and scale is None and hasattr(a, "get_device") and \
-                hasattr(b, "get_device") and hasattr(c, "get_device"):
+        if all(x is None or hasattr(x, "get_device") for x in extra) and \
+                hasattr(a, "get_device") and hasattr(b, "get_device") and \
+                hasattr(c, "get_device"):
             key = (a.data_ptr(), b.data_ptr(), c.data_ptr(), a.shape,
                    b.shape, c.shape, a.stride(), b.stride(), c.stride(),
                    a.dtype, b.dtype, c.dtype, a.get_device(),
                    b.get_device(), c.get_device(), alpha, beta)
+            if any(x is not None for x in extra):
+                key += tuple(None if x is None else
+                             (i, x.data_ptr(), x.shape, x.stride(), x.dtype,
+                              x.get_device())
+                             for i, x in enumerate(extra))
             hit = state["fast"].get(key)
             if hit is not None:
                 args, index, launcher = hit
@@ -223,7 +241,8 @@ class Launchable:
                 if status != _lib.OK:
                     self._raise_for(status)
                 return c
-        args, mn, index = self._args(a, b, c, alpha, beta, bias, scale)
+        args, mn, index = self._args(a, b, c, alpha, beta, dict(
+            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb))
         launcher = self._launcher(index)
         if state["workspace"] and _capturing():
             need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)

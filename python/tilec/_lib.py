@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 3
+API_VERSION = 6
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -31,8 +31,8 @@ class CompileOptions(ctypes.Structure):
 
 class GemmArgs(ctypes.Structure):
     """tilec_gemm_args, up to the fields this package sets (API 5: the
-    batch and its strides); the library reads only what struct_size
-    covers."""
+    batch and its strides; API 6: the block scales); the library reads only
+    what struct_size covers."""
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
         ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
@@ -45,6 +45,7 @@ class GemmArgs(ctypes.Structure):
         ("residual", ctypes.c_uint64), ("ldr", ctypes.c_int64),
         ("batch", ctypes.c_int64), ("stride_a", ctypes.c_int64),
         ("stride_b", ctypes.c_int64), ("stride_c", ctypes.c_int64),
+        ("sfa", ctypes.c_uint64), ("sfb", ctypes.c_uint64),
     ]
 
 
@@ -60,6 +61,11 @@ class OperandInfo(ctypes.Structure):
         # API 5: batched kernels.
         ("batched", ctypes.c_int), ("a_batched", ctypes.c_int),
         ("b_batched", ctypes.c_int), ("batch_fixed", ctypes.c_int64),
+        # API 6: the epilogue ops' operands and the block scales.
+        ("bias_type", ctypes.c_char_p), ("residual_type", ctypes.c_char_p),
+        ("bias_axis", ctypes.c_int), ("scale_axis", ctypes.c_int),
+        ("swiglu", ctypes.c_int), ("tile_n", ctypes.c_uint),
+        ("block_scaled", ctypes.c_int),
     ]
 
 
@@ -161,6 +167,14 @@ _signatures = {
     "tilec_layout_svg": (ctypes.c_int, [_P, ctypes.POINTER(_S)]),
     "tilec_context_create": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(_P)]),
     "tilec_context_destroy": (None, [_P]),
+    "tilec_context_synchronize": (ctypes.c_int, [_P]),
+    "tilec_device_alloc": (ctypes.c_int, [ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_uint64)]),
+    "tilec_device_free": (ctypes.c_int, [ctypes.c_uint64]),
+    "tilec_copy_to_device": (ctypes.c_int, [ctypes.c_uint64, _P,
+                                            ctypes.c_size_t]),
+    "tilec_copy_to_host": (ctypes.c_int, [_P, ctypes.c_uint64,
+                                          ctypes.c_size_t]),
     "tilec_launcher_create": (ctypes.c_int, [_P, ctypes.c_uint,
                                              ctypes.POINTER(_P)]),
     "tilec_launcher_destroy": (None, [_P]),

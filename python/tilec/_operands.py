@@ -14,7 +14,14 @@ read the way its unit stride says.
 Example: a K-major bf16 kernel and a = torch.empty(64, 7168, bf16),
 b = w.t() with w = torch.empty(2112, 7168, bf16) contiguous, c = (64, 2112):
 M = 64, N = 2112, K = 7168, lda = 7168, ldb = 7168, ldc = 2112.
+
+The epilogue's operands are checked the same way against what the kernel
+reads (tilec_kernel_operand_info, API 6): bias(col|row[, T]) and
+scale(col|row) vectors, the residual tensor (C's shape, its own leading
+dimension ldr), C and B of a swiglu kernel (C is M x N/2), and the block
+scales sfa and sfb of a block-scaled fp8 kernel.
 """
+from collections import namedtuple
 
 # Storage dtype names by torch dtype and by __cuda_array_interface__ typestr.
 _TORCH_DTYPES = {
@@ -138,14 +145,19 @@ def _matrix(op, name, rows_name, rows, k, major):
     return rr, kk, ld
 
 
-def _check_ld(name, ld, inner, dtype, ld_name):
+def _check_ld(name, ld, inner, dtype, ld_name, multiple=None):
+    """ld covers `inner` elements and is a multiple of `multiple` elements
+    (None: whole 16-byte rows, as TMA and cp.async read A and B)."""
     size = _BYTES[dtype]
-    if ld < inner or (ld * size) % ALIGN:
+    rows = multiple is None
+    multiple = ALIGN // size if rows else multiple
+    if ld < inner or ld % multiple:
+        why = f", i.e. whole {ALIGN}-byte rows" if rows else \
+            " for this kernel"
         raise ValueError(
             f"{name}: leading dimension {ld_name} = {ld} elements (legal: at "
-            f"least {inner} and a multiple of {ALIGN // size} {dtype} elements,"
-            f" i.e. whole {ALIGN}-byte rows; make the tensor contiguous with "
-            "such a row length)")
+            f"least {inner} and a multiple of {multiple} {dtype} elements"
+            f"{why}; make the tensor contiguous with such a row length)")
 
 
 def _check_align(op, name, align):
@@ -201,12 +213,83 @@ def split_batch(info, a, b, c):
     return batch, tuple(strides), out[0], out[1], out[2]
 
 
-def resolve(info, a, b, c, bias=None, scale=None, has_bias=False,
-            has_scale=False):
-    """Checks a, b, c (and bias, scale) against the kernel's OperandInfo
-    (a dict: a_type, b_type, c_type, a_major, b_major, fixed_m/n/k,
-    ldc_multiple, c_align_bytes) and returns (m, n, k, lda, ldb, ldc,
-    pointers (a, b, c, bias, scale), device index or None)."""
+class Operands(namedtuple("Operands", "a b c bias scale residual sfa sfb "
+                                  "ldr")):
+    """The device addresses check() found (0 for an operand not given) and
+    the residual's leading dimension ldr (elements; 0 without one)."""
+    __slots__ = ()
+
+
+# tilec_vector_axis (include/tilec/tilec.h): the extent a vector follows.
+AXIS_NONE, AXIS_COL, AXIS_ROW, AXIS_OUT_COL = 0, 1, 2, 3
+
+
+def _on_device(op, name, devices):
+    _check_cuda(op, name)
+    if op.device[1] not in devices:
+        raise ValueError(f"{name}: on device {op.device[1]}, a, b, c on "
+                         f"{next(iter(devices))} (legal: the same device)")
+
+
+def _vector(x, name, present, want, length, what):
+    """The address of an epilogue vector: `length` contiguous elements of
+    `want`; x None exactly when the kernel has no such op (`present`)."""
+    if x is None:
+        if present:
+            raise ValueError(f"{name}: the kernel's epilogue reads a {name} "
+                             f"vector (legal: a CUDA {want} vector of "
+                             f"{what})")
+        return None
+    if not present:
+        raise ValueError(f"{name}: the kernel has no {name} op (legal: None)")
+    op = operand(x, name)
+    _check_dtype(op, name, want)
+    if len(op.shape) != 1 or op.shape[0] != length or (
+            op.strides[0] != 1 and length != 1):
+        raise ValueError(f"{name}: shape {op.shape} strides {op.strides} "
+                         f"(legal: a contiguous vector of {what}, as its op's "
+                         "axis says)")
+    return op
+
+
+def _row_major(x, name, present, rows, cols, what, need):
+    """An f32 row-major rows x cols block-scale tensor, strides (cols, 1)
+    (the C API takes no leading dimension); x None exactly when the kernel
+    is not block-scaled (`present`)."""
+    shape = f"f32[{what}] = [{rows}, {cols}]"
+    if x is None:
+        if present:
+            raise ValueError(f"{name}: the kernel is block-scaled ({need}) "
+                             f"(legal: a contiguous row-major {shape} "
+                             "tensor)")
+        return None
+    if not present:
+        raise ValueError(f"{name}: the kernel has no block scales (legal: "
+                         "None)")
+    op = operand(x, name)
+    _check_dtype(op, name, "f32")
+    if tuple(op.shape) != (rows, cols) or (
+            cols > 1 and op.strides[1] != 1) or (
+            rows > 1 and op.strides[0] != cols):
+        raise ValueError(f"{name}: shape {op.shape} strides {op.strides} "
+                         f"(legal: a contiguous row-major {shape} tensor, "
+                         f"strides ({cols}, 1))")
+    return op
+
+
+def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
+            sfb=None):
+    """Checks a, b, c and the operands the kernel's epilogue and block
+    scales read against its OperandInfo (a dict: a_type, b_type, c_type,
+    a_major, b_major, fixed_m/n/k, ldc_multiple, c_align_bytes and, API 6,
+    bias_type, bias_axis, scale_axis, residual_type, swiglu, tile_n,
+    block_scaled; a key left out means no such op) and returns (m, n, k,
+    lda, ldb, ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr),
+    device index or None).
+
+    With swiglu C is M x N/2: N is twice C's columns (B has N rows), a
+    bias(col) before swiglu has N elements, one after it and the residual
+    follow C's N/2 columns."""
     ops = {"a": operand(a, "a"), "b": operand(b, "b"), "c": operand(c, "c")}
     for name, op in ops.items():
         _check_cuda(op, name)
@@ -216,14 +299,24 @@ def resolve(info, a, b, c, bias=None, scale=None, has_bias=False,
         raise ValueError("a, b, c: tensors on devices "
                          f"{sorted(devices, key=str)} (legal: all on one)")
     oc = ops["c"]
+    swiglu = info.get("swiglu", 0)
     if len(oc.shape) != 2:
         raise ValueError(f"c: {len(oc.shape)}-D tensor of shape {oc.shape} "
-                         "(legal: a 2-D M x N row-major matrix)")
-    m, n = oc.shape
-    if oc.strides[1] != 1 and n != 1:
-        raise ValueError(f"c: strides {oc.strides} (legal: row-major M x N, "
-                         "stride 1 along N)")
-    ldc = oc.strides[0] if m > 1 else max(oc.strides[0], n)
+                         "(legal: a 2-D M x " + ("N/2" if swiglu else "N") +
+                         " row-major matrix)")
+    m, c_cols = oc.shape
+    if oc.strides[1] != 1 and c_cols != 1:
+        raise ValueError(f"c: strides {oc.strides} (legal: row-major, stride "
+                         "1 along its columns)")
+    ldc = oc.strides[0] if m > 1 else max(oc.strides[0], c_cols)
+    n = 2 * c_cols if swiglu else c_cols
+    tile_n = info.get("tile_n", 0)
+    if swiglu == 1 and tile_n and n % tile_n:
+        raise ValueError(
+            f"c: {c_cols} columns, so N = {n} accumulator columns, but the "
+            f"kernel's swiglu pairs the halves of each BN = {tile_n} tile "
+            f"(legal: N a multiple of {tile_n}, i.e. C with a multiple of "
+            f"{tile_n // 2} columns, or compile swiglu(interleaved))")
     ma, ka, lda = _matrix(ops["a"], "a", "M", m, None, info["a_major"])
     nb, kb, ldb = _matrix(ops["b"], "b", "N", n, ka, info["b_major"])
     k = ka
@@ -238,40 +331,67 @@ def resolve(info, a, b, c, bias=None, scale=None, has_bias=False,
     b_inner = k if info["b_major"] == "K" else n
     _check_ld("a", lda, a_inner, ops["a"].dtype, "lda")
     _check_ld("b", ldb, b_inner, ops["b"].dtype, "ldb")
-    _check_ld("c", ldc, n, oc.dtype, "ldc")
-    if ldc % info["ldc_multiple"]:
-        raise ValueError(f"c: ldc = {ldc} (legal: a multiple of "
-                         f"{info['ldc_multiple']} for this kernel)")
+    # C as the kernel's epilogue needs it (sm_80: 16-byte vectors; sm_90a:
+    # any ldc and 4-byte pairs, the TMA store only where C allows it).
+    _check_ld("c", ldc, c_cols, oc.dtype, "ldc",
+              max(1, info["ldc_multiple"]))
     _check_align(ops["a"], "a", ALIGN)
     _check_align(ops["b"], "b", ALIGN)
-    _check_align(oc, "c", max(ALIGN, info["c_align_bytes"]))
-    vectors = []
-    for vname, vec, present, want in (("bias", bias, has_bias,
-                                       info["c_type"]),
-                                      ("scale", scale, has_scale, "f32")):
-        if vec is None:
-            if present:
-                raise ValueError(f"{vname}: the kernel's epilogue reads a "
-                                 f"{vname} vector (legal: a CUDA vector of M "
-                                 "or N elements, as its op's axis says)")
-            vectors.append(0)
-            continue
-        if not present:
-            raise ValueError(f"{vname}: the kernel has no {vname} op (legal: "
+    _check_align(oc, "c", max(1, info["c_align_bytes"]))
+
+    # The epilogue's operands, bound by role; each aligned to its element.
+    half = "N/2 (swiglu)" if swiglu else "N"
+    lengths = {AXIS_COL: (n, f"N = {n} elements"),
+               AXIS_ROW: (m, f"M = {m} elements"),
+               AXIS_OUT_COL: (c_cols, f"N/2 = {c_cols} elements (after "
+                              "swiglu)")}
+    found = {}
+    for name, x, axis, want in (
+            ("bias", bias, info.get("bias_axis", 0),
+             info.get("bias_type") or info["c_type"]),
+            ("scale", scale, info.get("scale_axis", 0), "f32")):
+        length, what = lengths.get(axis, (0, ""))
+        found[name] = _vector(x, name, axis != AXIS_NONE, want, length, what)
+    rtype = info.get("residual_type")
+    shape = f"M x {half} = {m} x {c_cols}"
+    found["residual"], ldr = None, 0
+    if residual is None and rtype:
+        raise ValueError(f"residual: the kernel's epilogue adds a residual "
+                         f"(legal: a CUDA {rtype} {shape} row-major tensor)")
+    if residual is not None:
+        if not rtype:
+            raise ValueError("residual: the kernel has no residual op (legal: "
                              "None)")
-        op = operand(vec, vname)
-        _check_cuda(op, vname)
-        _check_dtype(op, vname, want)
-        if len(op.shape) != 1 or op.shape[0] not in (m, n) or (
-                op.strides[0] != 1 and op.shape[0] != 1):
-            raise ValueError(f"{vname}: shape {op.shape} strides {op.strides}"
-                             f" (legal: a contiguous vector of N = {n} or "
-                             f"M = {m} elements, as its op's axis says)")
-        if op.device[1] not in devices:
-            raise ValueError(f"{vname}: on device {op.device[1]}, the "
-                             f"matrices on {devices.pop()} (legal: the same)")
-        _check_align(op, vname, ALIGN)
-        vectors.append(op.ptr)
+        op = operand(residual, "residual")
+        _check_dtype(op, "residual", rtype)
+        if len(op.shape) != 2 or tuple(op.shape) != (m, c_cols) or (
+                op.strides[1] != 1 and c_cols != 1):
+            raise ValueError(f"residual: shape {op.shape} strides "
+                             f"{op.strides} (legal: an {shape} tensor, "
+                             "row-major: stride 1 along its columns)")
+        ldr = op.strides[0] if m > 1 else max(op.strides[0], c_cols)
+        if ldr < c_cols or ldr > 2**31 - 1:
+            raise ValueError(f"residual: leading dimension ldr = {ldr} "
+                             f"elements (legal: at least {c_cols} and at most "
+                             f"{2**31 - 1})")
+        found["residual"] = op
+    scaled = bool(info.get("block_scaled"))
+    k_blocks, n_blocks = -(-k // 128), -(-n // 128)
+    found["sfa"] = _row_major(sfa, "sfa", scaled, m, k_blocks,
+                              "M, ceil(K / 128)", "scale a f32 block(1, 128)")
+    found["sfb"] = _row_major(sfb, "sfb", scaled, n_blocks, k_blocks,
+                              "ceil(N / 128), ceil(K / 128)",
+                              "scale b f32 block(128, 128)")
+    ptrs = {}
+    for name, op in found.items():
+        if op is None:
+            ptrs[name] = 0
+            continue
+        _on_device(op, name, devices)
+        _check_align(op, name, _BYTES[op.dtype])
+        ptrs[name] = op.ptr
     return (m, n, k, lda, ldb, ldc,
-            (ops["a"].ptr, ops["b"].ptr, oc.ptr, vectors[0], vectors[1]),
+            Operands(ops["a"].ptr, ops["b"].ptr, oc.ptr, ptrs["bias"],
+                     ptrs["scale"], ptrs["residual"], ptrs["sfa"],
+                     ptrs["sfb"], ldr),
             devices.pop())

@@ -5,7 +5,8 @@
 |* layout evaluation. With --launch (TILEC_DEVICE=sim, or a GPU) it also runs *|
 |* a 64 x 48 x 40 GEMM on random small-integer bf16 inputs, plain and with a  *|
 |* bias(col) relu epilogue, and checks every element of C against a CPU       *|
-|* reference (exact: every sum is a bf16 integer).                            *|
+|* reference (exact: every sum is a bf16 integer); and the block-scaled fp8   *|
+|* kernel (API 6: sfa and sfb) at 100 x 256 x 256 with power-of-two scales.   *|
 |*                                                                            *|
 |*   tilec-capi-example examples/gemm_sm80.tile [--launch]                    *|
 |*                                                                            *|
@@ -28,6 +29,26 @@ static int failures = 0;
       ++failures;                                                              \
     }                                                                          \
   } while (0)
+
+/* A device copy of \p bytes of host memory (0 when that fails, counted). */
+static uint64_t upload(const void *host, size_t bytes) {
+  uint64_t device = 0;
+  CHECK(tilec_device_alloc(bytes, &device) == TILEC_OK);
+  CHECK(tilec_copy_to_device(device, host, bytes) == TILEC_OK);
+  return device;
+}
+
+/* C = A x B^T with A (M x K), B (N x K) and C (M x N) packed row-major,
+ * alpha 1, beta 0. */
+static tilec_gemm_args packedArgs(uint64_t a, uint64_t b, uint64_t c, int m,
+                                  int n, int k) {
+  tilec_gemm_args args = {.struct_size = sizeof(tilec_gemm_args)};
+  args.a = a, args.b = b, args.c = c;
+  args.m = m, args.n = n, args.k = k;
+  args.lda = k, args.ldb = k, args.ldc = n;
+  args.alpha = 1.0f, args.beta = 0.0f;
+  return args;
+}
 
 static char *readFile(const char *path, size_t *length) {
   FILE *f = fopen(path, "rb");
@@ -98,24 +119,13 @@ static void launchAndCheck(tilec_kernel kernel, int withBias) {
     printf("SKIP launch: %s\n", tilec_last_error());
     return;
   }
-  uint64_t da, db, dc, dbias;
-  CHECK(tilec_device_alloc(sizeof a, &da) == TILEC_OK);
-  CHECK(tilec_device_alloc(sizeof b, &db) == TILEC_OK);
-  CHECK(tilec_device_alloc(sizeof c, &dc) == TILEC_OK);
-  CHECK(tilec_device_alloc(sizeof bias, &dbias) == TILEC_OK);
-  CHECK(tilec_copy_to_device(da, a, sizeof a) == TILEC_OK);
-  CHECK(tilec_copy_to_device(db, b, sizeof b) == TILEC_OK);
-  CHECK(tilec_copy_to_device(dbias, bias, sizeof bias) == TILEC_OK);
   memset(c, 0xff, sizeof c); /* poisoned: NaN */
-  CHECK(tilec_copy_to_device(dc, c, sizeof c) == TILEC_OK);
+  uint64_t da = upload(a, sizeof a), db = upload(b, sizeof b),
+           dc = upload(c, sizeof c), dbias = upload(bias, sizeof bias);
 
   tilec_launcher launcher;
   CHECK(tilec_launcher_create(kernel, 0, &launcher) == TILEC_OK);
-  tilec_gemm_args args = {.struct_size = sizeof(tilec_gemm_args)};
-  args.a = da, args.b = db, args.c = dc;
-  args.m = M, args.n = N, args.k = K;
-  args.lda = K, args.ldb = K, args.ldc = N;
-  args.alpha = 1.0f, args.beta = 0.0f;
+  tilec_gemm_args args = packedArgs(da, db, dc, M, N, K);
   if (withBias) {
     /* A caller built against API 1 (no bias field) is read up to its
      * struct_size: its bias is 0, which this kernel refuses. */
@@ -151,6 +161,168 @@ static void launchAndCheck(tilec_kernel kernel, int withBias) {
   CHECK(tilec_device_free(dc) == TILEC_OK);
   CHECK(tilec_device_free(dbias) == TILEC_OK);
   tilec_context_destroy(ctx);
+}
+
+/* The e4m3 byte of a small integer -2..2 (exact). */
+static uint8_t toE4m3(int x) {
+  static const uint8_t codes[5] = {0xc0, 0xb8, 0x00, 0x38, 0x40};
+  return codes[x + 2];
+}
+
+static const char *fp8BlockSource =
+    "kernel fp8_block {\n  arch sm_90a\n  a : e4m3[M, K] major(K)\n"
+    "  b : e4m3[N, K] major(K)\n  c : bf16[M, N] major(N)\n  acc f32\n"
+    "  scale a f32 block(1, 128)\n  scale b f32 block(128, 128)\n"
+    "  tile (BM = 128, BN = 128, BK = 128)\n  stages 5\n}\n";
+
+/* API 6: C[m][n] = sum over K blocks kb of sfa[m][kb] * sfb[n / 128][kb] *
+ * (A B^T over the block), through tilec_gemm_args.sfa/sfb. Integer inputs
+ * and power-of-two scales keep every partial sum exact in f32, so C is the
+ * reference rounded once to bf16. Also: a launch without sfa, or from a
+ * caller whose struct ends before sfa (API 5), is refused naming sfa. */
+static void launchBlockScaled(tilec_compiler compiler) {
+  enum { M = 100, N = 256, K = 256, KB = K / 128, NB = N / 128 };
+  static uint8_t a[M * K], b[N * K];
+  static float sfa[M * KB], sfb[NB * KB], ref[M * N];
+  static uint16_t c[M * N];
+  srand(11);
+  for (int i = 0; i < M * K; ++i)
+    a[i] = toE4m3(rand() % 5 - 2);
+  for (int i = 0; i < N * K; ++i)
+    b[i] = toE4m3(rand() % 5 - 2);
+  for (int i = 0; i < M * KB; ++i)
+    sfa[i] = (float)(1 << (rand() % 4)) / 2; /* 0.5 .. 4 */
+  for (int i = 0; i < NB * KB; ++i)
+    sfb[i] = (float)(1 << (rand() % 4)) / 4; /* 0.25 .. 2 */
+  static const int value[256] = {
+      [0x00] = 0, [0x38] = 1, [0x40] = 2, [0xb8] = -1, [0xc0] = -2};
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float sum = 0;
+      for (int kb = 0; kb < KB; ++kb) {
+        int part = 0;
+        for (int p = kb * 128; p < (kb + 1) * 128; ++p)
+          part += value[a[i * K + p]] * value[b[j * K + p]];
+        sum += sfa[i * KB + kb] * sfb[(j / 128) * KB + kb] * (float)part;
+      }
+      ref[i * N + j] = sum;
+    }
+
+  tilec_kernel kernel = NULL;
+  CHECK(tilec_compile(compiler, fp8BlockSource, strlen(fp8BlockSource), NULL,
+                      &kernel) == TILEC_OK);
+  if (!kernel)
+    return;
+  tilec_context ctx;
+  if (tilec_context_create(0, &ctx) != TILEC_OK) {
+    printf("SKIP block-scaled launch: %s\n", tilec_last_error());
+    tilec_kernel_destroy(kernel);
+    return;
+  }
+  memset(c, 0xff, sizeof c); /* poisoned: NaN */
+  uint64_t da = upload(a, sizeof a), db = upload(b, sizeof b),
+           dc = upload(c, sizeof c), dsfa = upload(sfa, sizeof sfa),
+           dsfb = upload(sfb, sizeof sfb);
+
+  tilec_launcher launcher;
+  CHECK(tilec_launcher_create(kernel, 0, &launcher) == TILEC_OK);
+  tilec_gemm_args args = packedArgs(da, db, dc, M, N, K);
+  args.sfb = dsfb;
+  CHECK(tilec_launch(launcher, &args, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "sfa") != NULL);
+  args.sfa = dsfa;
+  tilec_gemm_args old = args;
+  old.struct_size = offsetof(tilec_gemm_args, sfa);
+  CHECK(tilec_launch(launcher, &old, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "sfa") != NULL);
+  tilec_gemm_args misaligned = args;
+  misaligned.sfb = dsfb + 2;
+  CHECK(tilec_launch(launcher, &misaligned, NULL) ==
+        TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "sfb") != NULL);
+
+  CHECK(tilec_launch(launcher, &args, NULL) == TILEC_OK);
+  CHECK(tilec_context_synchronize(ctx) == TILEC_OK);
+  CHECK(tilec_copy_to_host(c, dc, sizeof c) == TILEC_OK);
+  int wrong = 0;
+  for (int i = 0; i < M * N; ++i) {
+    float got = fromBf16(c[i]), want = ref[i];
+    float err = got > want ? got - want : want - got;
+    float mag = want < 0 ? -want : want;
+    if (!(err <= mag / 256) && wrong++ < 5)
+      fprintf(stderr, "C[%d][%d] = %g, expected %g\n", i / N, i % N, got, want);
+  }
+  printf("launch %dx%dx%d block-scaled fp8 (sfa, sfb): %d/%d wrong\n", M, N, K,
+         wrong, M * N);
+  CHECK(wrong == 0);
+
+  tilec_launcher_destroy(launcher);
+  CHECK(tilec_device_free(da) == TILEC_OK);
+  CHECK(tilec_device_free(db) == TILEC_OK);
+  CHECK(tilec_device_free(dc) == TILEC_OK);
+  CHECK(tilec_device_free(dsfa) == TILEC_OK);
+  CHECK(tilec_device_free(dsfb) == TILEC_OK);
+  tilec_context_destroy(ctx);
+  tilec_kernel_destroy(kernel);
+}
+
+/* API 6: tilec_kernel_operands reports what the epilogue ops and block
+ * scales read. */
+static void checkOperandInfo(tilec_compiler compiler, const char *source,
+                             tilec_kernel plain) {
+  tilec_kernel_operand_info info = {.struct_size = sizeof info};
+  CHECK(tilec_kernel_operands(plain, &info) == TILEC_OK);
+  CHECK(info.struct_size == sizeof info);
+  CHECK(info.bias_type == NULL && info.residual_type == NULL);
+  CHECK(info.bias_axis == TILEC_AXIS_NONE && info.scale_axis == 0);
+  CHECK(info.swiglu == 0 && info.block_scaled == 0 && info.tile_n == 128);
+
+  char *fused = withEpilogue(
+      source, "epilogue bias(col, f32) swiglu scale(col) residual -> store");
+  tilec_kernel k = NULL;
+  CHECK(fused &&
+        tilec_compile(compiler, fused, strlen(fused), NULL, &k) == TILEC_OK);
+  if (k) {
+    tilec_kernel_operand_info f = {.struct_size = sizeof f};
+    CHECK(tilec_kernel_operands(k, &f) == TILEC_OK);
+    CHECK(f.bias_type && strcmp(f.bias_type, "f32") == 0);
+    CHECK(f.bias_axis == TILEC_AXIS_COL);
+    CHECK(f.scale_axis == TILEC_AXIS_OUT_COL);
+    CHECK(f.residual_type && strcmp(f.residual_type, "bf16") == 0);
+    CHECK(f.swiglu == 1 && f.block_scaled == 0);
+    tilec_kernel_destroy(k);
+  }
+  free(fused);
+  fused = withEpilogue(source, "epilogue scale(row) swiglu(interleaved) "
+                               "bias(row) -> store");
+  k = NULL;
+  CHECK(fused &&
+        tilec_compile(compiler, fused, strlen(fused), NULL, &k) == TILEC_OK);
+  if (k) {
+    tilec_kernel_operand_info f = {.struct_size = sizeof f};
+    CHECK(tilec_kernel_operands(k, &f) == TILEC_OK);
+    CHECK(f.bias_type && strcmp(f.bias_type, "bf16") == 0);
+    CHECK(f.bias_axis == TILEC_AXIS_ROW && f.scale_axis == TILEC_AXIS_ROW);
+    CHECK(f.residual_type == NULL && f.swiglu == 2);
+    tilec_kernel_destroy(k);
+  }
+  free(fused);
+
+  k = NULL;
+  CHECK(tilec_compile(compiler, fp8BlockSource, strlen(fp8BlockSource), NULL,
+                      &k) == TILEC_OK);
+  if (k) {
+    tilec_kernel_operand_info f = {.struct_size = sizeof f};
+    CHECK(tilec_kernel_operands(k, &f) == TILEC_OK);
+    CHECK(f.block_scaled == 1 && strcmp(f.a_type, "e4m3") == 0);
+    /* A caller built against API 5 gets the fields its struct holds. */
+    tilec_kernel_operand_info old = {
+        .struct_size = offsetof(tilec_kernel_operand_info, bias_type)};
+    CHECK(tilec_kernel_operands(k, &old) == TILEC_OK);
+    CHECK(old.struct_size == offsetof(tilec_kernel_operand_info, bias_type));
+    CHECK(old.block_scaled == 0);
+    tilec_kernel_destroy(k);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -215,6 +387,7 @@ int main(int argc, char **argv) {
     CHECK(bgrid[2] == 1);
     tilec_kernel_destroy(bk);
   }
+  checkOperandInfo(compiler, source, kernel);
   printf("compiled %s: %zu bytes of PTX, %zu params, %u threads, %u bytes "
          "of shared memory\n",
          tilec_kernel_entry_name(kernel), strlen(ptx), params,
@@ -270,6 +443,7 @@ int main(int argc, char **argv) {
       launchAndCheck(biased, 1);
     tilec_kernel_destroy(biased);
     free(fused);
+    launchBlockScaled(compiler);
   }
 
   tilec_kernel_destroy(kernel);

@@ -1,9 +1,10 @@
 """Kernels on torch tensors on a GPU (scripts/gpu-python.sh runs these on the
 H200): every dtype and majorness sm_80 and sm_90a take against torch.matmul
 (every element, fresh random data, C poisoned with NaN), streams, CUDA graph
-capture and replay, torch.compile(fullgraph=True) through tilec::gemm, and
-bad inputs, each a ValueError with C left untouched. Skipped without torch
-or a GPU."""
+capture and replay, torch.compile(fullgraph=True) through tilec::gemm, the
+epilogue's operands (typed bias, scale, swiglu, residual) and the block
+scales of the fp8 kernel (eager and from a graph), and bad inputs, each a
+ValueError with C left untouched. Skipped without torch or a GPU."""
 import math
 
 import pytest
@@ -267,13 +268,186 @@ def test_bad_inputs_raise_and_do_not_launch():
         tilec.gemm(a.cpu(), b.t().cpu())
 
 
-def test_readme_quick_start():
-    """The README's Python quick start runs as written."""
+EPILOGUE_LINE = {"sm_80": ("gemm_sm80.tile", "epilogue store"),
+                 "sm_90a": ("gemm_sm90.tile",
+                            "epilogue stmatrix swizzle(128B) -> tma_store")}
+EPILOGUE_CASES = [
+    ("sm_80", "bias(col, f32) swiglu scale(col) residual -> store"),
+    ("sm_90a", "bias(col, f32) swiglu scale(col) residual -> stmatrix "
+     "swizzle(128B) -> tma_store"),
+    ("sm_90a", "bias(row, f32) residual -> stmatrix swizzle(128B) -> "
+     "tma_store"),
+    ("sm_90a", "scale(row) swiglu(interleaved) residual -> store"),
+]
+
+
+def epilogue_kernel(arch, ops):
+    import os
+    name, line = EPILOGUE_LINE[arch]
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    with open(os.path.join(root, "examples", name)) as f:
+        source = f.read()
+    assert line in source
+    return tilec.compile(source.replace(line, "epilogue " + ops))
+
+
+def apply_ops(x, ops, bn, vectors):
+    """The epilogue ops written in `ops` on the fp32 accumulator x."""
+    for op in ops.split("->")[0].replace(", ", ",").split():
+        word = op.split("(")[0]
+        if word in ("bias", "scale"):
+            v = vectors[word].float()
+            v = v[None, :] if "(col" in op else v[:, None]
+            x = x + v if word == "bias" else x * v
+        elif word == "swiglu":
+            if "interleaved" in op:
+                g, u = x[:, 0::2], x[:, 1::2]
+            else:
+                t = x.reshape(x.shape[0], -1, 2, bn // 2)
+                g = t[:, :, 0].reshape(x.shape[0], -1)
+                u = t[:, :, 1].reshape(x.shape[0], -1)
+            x = torch.nn.functional.silu(g) * u
+        elif word == "residual":
+            x = x + vectors["residual"].float()
+    return x
+
+
+@pytest.mark.parametrize("arch, ops", EPILOGUE_CASES)
+def test_epilogue_operands(arch, ops):
+    """Typed bias, scale vectors, swiglu (C is M x N/2) and a residual with
+    a padded leading dimension, against the ops applied in fp32."""
+    needs(arch)
+    kernel = epilogue_kernel(arch, ops)
+    info = kernel.operands
+    m, n, k = 192, 512, 320
+    cols = n // 2 if info["swiglu"] else n
+    gen = torch.Generator(device="cuda").manual_seed(sum(map(ord, ops)))
+    a = random((m, k), torch.bfloat16, gen)
+    b = random((n, k), torch.bfloat16, gen)
+    lengths = {1: n, 2: m, 3: cols}
+    vectors = {}
+    if info["bias_axis"]:
+        vectors["bias"] = random((lengths[info["bias_axis"]],),
+                                 TORCH_DTYPE[info["bias_type"]]
+                                 if info["bias_type"] != "f32"
+                                 else torch.float32, gen)
+    if info["scale_axis"]:
+        vectors["scale"] = random((lengths[info["scale_axis"]],),
+                                  torch.float32, gen) + 1.5
+    if info["residual_type"]:
+        wide = random((m, cols + 24), torch.bfloat16, gen)
+        vectors["residual"] = wide[:, :cols]  # ldr = cols + 24
+    c = torch.full((m, cols), math.nan, dtype=torch.bfloat16, device="cuda")
+    kernel(a, b, c, **vectors)
+    torch.cuda.synchronize()
+    ref = apply_ops(a.float() @ b.float().t(), ops, info["tile_n"], vectors)
+    err = (c.float() - ref).abs()
+    tol = 2.0 ** -7 * ref.abs() + 2.0 ** -10 * float(ref.abs().max())
+    bad = ~(err <= tol)
+    assert int(bad.sum()) == 0, (
+        f"{int(bad.sum())}/{c.numel()} wrong, e.g. at "
+        f"{bad.nonzero()[0].tolist()}: {c.float()[bad][0]} vs {ref[bad][0]}")
+    # A bad operand is a ValueError naming it, and C is left alone.
+    c.fill_(7.0)
+    if "residual" in vectors:
+        with pytest.raises(ValueError, match="residual: dtype f32"):
+            kernel(a, b, c, **dict(vectors,
+                                   residual=vectors["residual"].float()))
+        with pytest.raises(ValueError, match="residual: the kernel's "
+                           "epilogue adds a residual"):
+            kernel(a, b, c, **dict(vectors, residual=None))
+    if "bias" in vectors:
+        with pytest.raises(ValueError, match="bias: shape"):
+            kernel(a, b, c, **dict(vectors, bias=vectors["bias"][:-1]))
+    torch.cuda.synchronize()
+    assert bool((c == 7.0).all()), "a refused launch wrote C"
+
+
+def block_scaled(m, n, k, gen):
+    """e4m3 a, b with f32 scales sfa [M, K/128], sfb [N/128, K/128] (powers
+    of two), and their dequantized fp32 values."""
+    kb, nb = -(-k // 128), -(-n // 128)
+    a = (torch.randn(m, k, device="cuda", generator=gen) * 64).clamp(
+        -448, 448).to(torch.float8_e4m3fn)
+    b = (torch.randn(n, k, device="cuda", generator=gen) * 64).clamp(
+        -448, 448).to(torch.float8_e4m3fn)
+    sfa = torch.pow(2.0, torch.randint(-8, -3, (m, kb), device="cuda",
+                                       generator=gen).float())
+    sfb = torch.pow(2.0, torch.randint(-8, -3, (nb, kb), device="cuda",
+                                       generator=gen).float())
+
+    def deq(q, sf, rows):
+        s = sf.repeat_interleave(rows, 0)[:q.shape[0]]
+        return q.float() * s.repeat_interleave(128, 1)[:, :q.shape[1]]
+    return a, b, sfa, sfb, deq(a, sfa, 1), deq(b, sfb, 128)
+
+
+def check_block_scaled(c, a32, b32):
+    ref = a32.double() @ b32.double().t()
+    mag = a32.double().abs() @ b32.double().abs().t()
+    err = (c.double() - ref).abs()
+    bad = ~(err <= 2.0 ** -8 * ref.abs() + 2.0 ** -11 * mag)
+    assert int(bad.sum()) == 0, (
+        f"{int(bad.sum())}/{c.numel()} wrong, e.g. at "
+        f"{bad.nonzero()[0].tolist()}: {c.double()[bad][0]} vs {ref[bad][0]}")
+
+
+@pytest.mark.parametrize("shape", [(200, 300, 640), (64, 2112, 7168)])
+def test_block_scaled_fp8(shape):
+    """examples/gemm_fp8_block_sm90.tile with sfa/sfb: eager, from a CUDA
+    graph on new data, and bad scales refused with C untouched."""
+    needs("sm_90a")
+    import os
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    kernel = tilec.compile(os.path.join(root, "examples",
+                                        "gemm_fp8_block_sm90.tile"))
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m + n + k)
+    a, b, sfa, sfb, a32, b32 = block_scaled(m, n, k, gen)
+    c = torch.full((m, n), math.nan, dtype=torch.bfloat16, device="cuda")
+    kernel(a, b, c, sfa=sfa, sfb=sfb)
+    torch.cuda.synchronize()
+    check_block_scaled(c, a32, b32)
+    # Captured with the scales, replayed on new operands and scales.
+    kernel.prepare(a, b, c, sfa=sfa, sfb=sfb)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        kernel(a, b, c, sfa=sfa, sfb=sfb)
+    a2, b2, sfa2, sfb2, a32, b32 = block_scaled(m, n, k, gen)
+    for dst, src in ((a, a2), (b, b2), (sfa, sfa2), (sfb, sfb2)):
+        dst.copy_(src)
+    c.fill_(math.nan)
+    graph.replay()
+    torch.cuda.synchronize()
+    check_block_scaled(c, a32, b32)
+    c.fill_(7.0)
+    bad = [
+        (dict(sfa=None), "sfa: the kernel is block-scaled"),
+        (dict(sfb=sfb.half()), "sfb: dtype f16 is not the kernel's sfb "
+         "type (legal: f32)"),
+        # torch.nn.functional.scaled_mm's M-major SFA is not tilec's.
+        (dict(sfa=sfa.t().contiguous().t()), "sfa: shape"),
+        (dict(sfb=sfb.t()), "sfb: shape"),
+        (dict(sfa=sfa.cpu()), "sfa: the tensor is on cpu"),
+    ]
+    for change, message in bad:
+        args = dict(sfa=sfa, sfb=sfb)
+        args.update(change)
+        with pytest.raises(ValueError) as e:
+            kernel(a, b, c, **args)
+        assert message in str(e.value), (message, str(e.value))
+    torch.cuda.synchronize()
+    assert bool((c == 7.0).all()), "a refused launch wrote C"
+
+
+def run_readme_block(opening):
+    """Runs the README's first ```python block that starts with \p opening,
+    from the checkout's root; returns its variables."""
     import os
     root = os.path.join(os.path.dirname(__file__), "..", "..")
     with open(os.path.join(root, "README.md")) as f:
         text = f.read()
-    start = text.index('```python\nimport torch, tilec')
+    start = text.index("```python\n" + opening)
     block = text[start + len("```python\n"):text.index("```", start + 3)]
     cwd = os.getcwd()
     os.chdir(root)
@@ -283,6 +457,12 @@ def test_readme_quick_start():
     finally:
         os.chdir(cwd)
     torch.cuda.synchronize()
+    return scope
+
+
+def test_readme_quick_start():
+    """The README's Python quick start runs as written."""
+    scope = run_readme_block("import torch, tilec")
     a, w, c = scope["a"], scope["w"], scope["c"]
     ref = a.float() @ w.float().t()
     assert bool(((scope["k"](a, w, torch.full_like(c, math.nan)).float() - ref)
@@ -290,3 +470,27 @@ def test_readme_quick_start():
     with pytest.raises(ValueError, match="a: dtype f32 is not the kernel's "
                        "a type"):
         scope["k"](a.float(), w, c)
+
+
+def test_readme_epilogue_operands():
+    """The README's block on epilogue operands and block scales runs as
+    written and computes what it says."""
+    needs("sm_90a")
+    scope = run_readme_block("import torch, tilec  # the epilogue's")
+    a, w, h, x = scope["a"], scope["w"], scope["h"], scope["x"]
+    # The bias and scale were passed inline: rerun with named copies.
+    vectors = {"bias": torch.randn(4096, device="cuda"),
+               "scale": torch.rand(2048, device="cuda"), "residual": x}
+    h.fill_(math.nan)
+    scope["k"](a, w, h, **vectors)
+    torch.cuda.synchronize()
+    ref = apply_ops(a.float() @ w.float().t(),
+                    "bias(col, f32) swiglu scale(col) residual", 256, vectors)
+    err = (h.float() - ref).abs()
+    assert bool((err <= 2.0 ** -7 * ref.abs()
+                 + 2.0 ** -10 * float(ref.abs().max())).all())
+    c = scope["c"]
+    a32 = scope["a8"].float() * scope["sfa"].repeat_interleave(128, 1)
+    b32 = scope["w8"].float() * scope["sfb"].repeat_interleave(
+        128, 0).repeat_interleave(128, 1)
+    check_block_scaled(c, a32, b32)

@@ -8,23 +8,11 @@ import os
 import pytest
 
 import tilec
+from fake_arrays import BASE, Fake
 from tilec import _gemm
 from tilec._operands import resolve
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-BASE = 0x7f0000000000
-
-
-class Fake:
-    """A CUDA array as __cuda_array_interface__ describes it."""
-
-    def __init__(self, shape, typestr="<f2", strides=None, ptr=BASE):
-        size = int(typestr[2:])
-        self.__cuda_array_interface__ = {
-            "shape": tuple(shape), "typestr": typestr, "version": 3,
-            "data": (ptr, False),
-            "strides": None if strides is None else
-            tuple(s * size for s in strides)}
 
 
 def f16_kernel(a_major="K", b_major="K", arch="sm_90a"):

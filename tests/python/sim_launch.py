@@ -1,0 +1,177 @@
+"""Kernel(...) with the epilogue's operands and block scales, launched in the
+PTX simulator (TILEC_DEVICE=sim, chosen before the runtime's first call, so
+test_sim_launch.py runs this in its own process): every element of C
+against a reference computed here in plain Python.
+
+  1. sm_80 f16 with `epilogue bias(col, f32) swiglu scale(col) residual`:
+     C = (silu(x_g) x_u) scale[o] + R[i][o], x = A B^T + bias, pairing the
+     halves of each 128-column tile; the residual with a padded ldr.
+  2. sm_90a block-scaled fp8 (examples/gemm_fp8_block_sm90.tile) with sfa
+     and sfb: integers and power-of-two scales keep every sum exact, so C is
+     the reference rounded once to bf16.
+Each case also checks that a reference missing the operand's effect (no
+residual; SFB's two rows swapped) disagrees, so a kernel that ignored it
+would fail. Prints one PASS/FAIL line per case; exit 1 on a failure.
+"""
+import ctypes
+import math
+import os
+import random
+import struct
+import sys
+
+import tilec
+from tilec import _launch, _lib
+from tilec._operands import Operand
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+lib = _lib.lib
+
+
+class Buffer:
+    """Simulator memory holding `data` (bytes)."""
+
+    def __init__(self, data):
+        self.size = len(data)
+        ptr = ctypes.c_uint64()
+        assert lib.tilec_device_alloc(self.size, ctypes.byref(ptr)) == 0, \
+            _lib.last_error()
+        self.ptr = ptr.value
+        assert lib.tilec_copy_to_device(self.ptr, data, self.size) == 0, \
+            _lib.last_error()
+
+    def read(self):
+        out = ctypes.create_string_buffer(self.size)
+        assert lib.tilec_copy_to_host(out, self.ptr, self.size) == 0, \
+            _lib.last_error()
+        return out.raw
+
+
+def operand(values, dtype, shape, fmt, ld=None):
+    """An Operand over a fresh buffer: a row-major rows x cols matrix (or a
+    vector) of `values` packed with struct format `fmt`, rows ld apart."""
+    rows, cols = shape if len(shape) == 2 else (1, shape[0])
+    ld = ld or cols
+    flat = []
+    for r in range(rows):
+        flat += values[r * cols:(r + 1) * cols] + [0] * (ld - cols)
+    data = struct.pack(f"<{len(flat)}{fmt}", *flat)
+    buf = Buffer(data)
+    strides = (ld, 1) if len(shape) == 2 else (1,)
+    return Operand(buf.ptr, dtype, shape, strides, ("cuda", None), buf)
+
+
+def from_bf16(bits):
+    return struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+
+
+def e4m3(x):
+    """The e4m3 byte of a small integer -2..2."""
+    return {-2: 0xc0, -1: 0xb8, 0: 0x00, 1: 0x38, 2: 0x40}[x]
+
+
+def synchronize():
+    assert lib.tilec_context_synchronize(_launch._context(0)) == 0, \
+        _lib.last_error()
+
+
+def count_wrong(got, want, rel, abs_tol=0.0):
+    return sum(1 for g, w in zip(got, want)
+               if not abs(g - w) <= rel * abs(w) + abs_tol)
+
+
+def swiglu_case(rng):
+    m, n, k, bn = 40, 256, 64, 128
+    half = n // 2
+    with open(os.path.join(ROOT, "examples", "gemm_sm80.tile")) as f:
+        source = f.read().replace("bf16", "f16").replace(
+            "epilogue store",
+            "epilogue bias(col, f32) swiglu scale(col) residual -> store")
+    kernel = tilec.compile(source)
+    a = [rng.randint(-2, 2) for _ in range(m * k)]
+    b = [rng.randint(-2, 2) for _ in range(n * k)]
+    bias = [rng.randint(-4, 4) for _ in range(n)]
+    scale = [rng.choice((0.5, 1.0, 2.0)) for _ in range(half)]
+    res = [rng.randint(-8, 8) for _ in range(m * half)]
+    ldr = half + 8
+    c = operand([math.nan] * (m * half), "f16", (m, half), "e")
+    kernel(operand(a, "f16", (m, k), "e"), operand(b, "f16", (n, k), "e"), c,
+           bias=operand(bias, "f32", (n,), "f"),
+           scale=operand(scale, "f32", (half,), "f"),
+           residual=operand(res, "f16", (m, half), "e", ld=ldr))
+    synchronize()
+    got = struct.unpack(f"<{m * half}e", c.obj.read())
+    want, bare = [], []
+    for i in range(m):
+        row = a[i * k:(i + 1) * k]
+        x = [sum(p * q for p, q in zip(row, b[j * k:(j + 1) * k])) + bias[j]
+             for j in range(n)]
+        for o in range(half):
+            t, r = divmod(o, bn // 2)
+            g = t * bn + r
+            u = g + bn // 2
+            y = x[g] / (1 + math.exp(-x[g])) * x[u] * scale[o]
+            bare.append(y)
+            want.append(y + res[i * half + o])
+    # f16 output: 2^-11 relative rounding, and the activation's few ulps.
+    wrong = count_wrong(got, want, 2.0 ** -10, 1e-3)
+    control = count_wrong(got, bare, 2.0 ** -10, 1e-3)
+    ok = wrong == 0 and control > 0
+    print(f"{'PASS' if ok else 'FAIL'} sim sm_80 {m}x{n}x{k} bias(col, f32) "
+          f"swiglu scale(col) residual: {wrong}/{len(want)} wrong, "
+          f"{control} differ from the reference without the residual")
+    return ok
+
+
+def block_scaled_case(rng):
+    m, n, k = 40, 256, 256
+    kb, nb = k // 128, n // 128
+    with open(os.path.join(ROOT, "examples", "gemm_fp8_block_sm90.tile")) as f:
+        kernel = tilec.compile(f.read())
+    a = [rng.randint(-2, 2) for _ in range(m * k)]
+    b = [rng.randint(-2, 2) for _ in range(n * k)]
+    sfa = [rng.choice((0.5, 1.0, 2.0, 4.0)) for _ in range(m * kb)]
+    sfb = [rng.choice((0.25, 0.5, 1.0, 2.0)) for _ in range(nb * kb)]
+    sfb[0:kb], sfb[kb:2 * kb] = [0.25] * kb, [2.0] * kb  # rows differ
+    c = operand([0xffff] * (m * n), "bf16", (m, n), "H")  # NaN
+    kernel(operand([e4m3(x) for x in a], "e4m3", (m, k), "B"),
+           operand([e4m3(x) for x in b], "e4m3", (n, k), "B"), c,
+           sfa=operand(sfa, "f32", (m, kb), "f"),
+           sfb=operand(sfb, "f32", (nb, kb), "f"))
+    synchronize()
+    got = [from_bf16(h) for h in struct.unpack(f"<{m * n}H", c.obj.read())]
+
+    def reference(sfb_rows):
+        out = []
+        for i in range(m):
+            for j in range(n):
+                total = 0.0
+                for q in range(kb):
+                    part = sum(x * y for x, y in zip(
+                        a[i * k + q * 128:i * k + (q + 1) * 128],
+                        b[j * k + q * 128:j * k + (q + 1) * 128]))
+                    total += sfa[i * kb + q] * sfb_rows[j // 128][q] * part
+                out.append(total)
+        return out
+    rows = [sfb[r * kb:(r + 1) * kb] for r in range(nb)]
+    wrong = count_wrong(got, reference(rows), 2.0 ** -8)
+    control = count_wrong(got, reference(rows[::-1]), 2.0 ** -8)
+    ok = wrong == 0 and control > 0
+    print(f"{'PASS' if ok else 'FAIL'} sim sm_90a {m}x{n}x{k} block-scaled "
+          f"fp8 (sfa, sfb): {wrong}/{m * n} wrong, {control} differ with "
+          "SFB's rows swapped")
+    return ok
+
+
+def main():
+    if os.environ.get("TILEC_DEVICE") != "sim":
+        print("sim_launch.py: set TILEC_DEVICE=sim", file=sys.stderr)
+        return 2
+    _launch._context(0)  # the simulator's context, before any allocation
+    rng = random.Random(5)
+    results = [swiglu_case(rng), block_scaled_case(rng)]
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
