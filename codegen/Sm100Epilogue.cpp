@@ -156,7 +156,10 @@ struct EpilogueEmitter {
       if (c0 == last) {
         // The thread's last load of the buffer is complete: hand it back.
         ptx::tcgen05FenceBeforeThreadSync(b);
-        ptx::mbarrierArrive(b, v.accEmptyBar);
+        if (v.accEmptyCluster)
+          ptx::mbarrierArriveReleaseCluster(b, v.accEmptyBar);
+        else
+          ptx::mbarrierArrive(b, v.accEmptyBar);
       }
       // K = 0: no MMA wrote D, whose contents are then undefined.
       for (llvm::Value *&value : values)

@@ -32,6 +32,9 @@ struct Sm100EpilogueValues {
   llvm::Value *tmemBase = nullptr;  ///< the tile's accumulator buffer
   llvm::Value *accFullBar = nullptr; ///< completes when the buffer's D is final
   llvm::Value *accEmptyBar = nullptr; ///< each thread arrives after its loads
+  /// accEmptyBar is a shared::cluster address (a CTA pair: the leader's
+  /// barrier), arrived on with .release.cluster.
+  bool accEmptyCluster = false;
   llvm::Value *accParity = nullptr;  ///< the phase of this use of the buffer
 };
 

@@ -58,6 +58,12 @@ struct Builder {
   /// Accumulator buffers and the TMEM columns of each.
   unsigned buffers = sm100AccumulatorBuffers(config);
   unsigned columns = sm100TmemColumns(config);
+  /// cta_group::2: the CTA pair of a 2x1 cluster runs one M = 256 MMA per
+  /// K step. The even CTA (rank 0, the leader) issues the MMAs and owns the
+  /// pair's full and accumulator-empty mbarriers; both CTAs load their
+  /// halves, read their own 128 rows of D and store them.
+  bool pair = config.ctaGroup == 2;
+  llvm::Value *rank = nullptr; ///< %cluster_ctarank (pair only)
 
   Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
           Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
@@ -92,6 +98,23 @@ struct Builder {
   /// whose elected thread took a longer path may arrive divergent.
   void ctaBarrier() {
     ptx::emitAsm(b, b.getVoidTy(), "barrier.sync 0;", "~{memory}", {});
+  }
+
+  /// The barrier of the thread synchronization in the canonical tcgen05
+  /// patterns: the CTA's, or for a pair the cluster's
+  /// (barrier.cluster.arrive.release + wait.acquire, every thread of both
+  /// CTAs; not .aligned, for the same reason as ctaBarrier).
+  void pairOrCtaBarrier() {
+    if (pair)
+      ptx::clusterSync(b);
+    else
+      ctaBarrier();
+  }
+
+  /// The shared::cluster address of this CTA's barrier offset \p bar in
+  /// the leader (rank 0) of the pair.
+  llvm::Value *leaderBar(llvm::Value *bar) {
+    return ptx::mapaShared(b, bar, i32(0));
   }
 
   /// v = start, start + stride, ... while v < bound, around \p body(v,
@@ -141,10 +164,15 @@ struct Builder {
   /// tiles; then continues at \p exit. Every role walks the same sequence.
   void forTiles(const llvm::Twine &name, llvm::BasicBlock *exit,
                 const std::function<void(llvm::Value *i)> &body) {
-    llvm::Value *first =
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {});
-    llvm::Value *stride =
-        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {});
+    // A pair walks the tiles as one: its cluster's index and count.
+    llvm::Value *first = b.CreateIntrinsic(
+        pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x
+             : llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+        {});
+    llvm::Value *stride = b.CreateIntrinsic(
+        pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x
+             : llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+        {});
     loop(name, first, b.CreateMul(tilesM, tilesN, "tiles"), stride,
          [&](llvm::Value *t, llvm::BasicBlock *next) {
            TileCoord tile =
@@ -213,6 +241,9 @@ struct Builder {
     ptx::gridDependentsLaunch(b);
     tid = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {});
     warp = b.CreateLShr(tid, i32(5), "warp");
+    if (pair)
+      rank = b.CreateIntrinsic(
+          llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {}, {}, "rank");
     tilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(config.bm - 1)),
                           i32(config.bm), "tilesM");
     tilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
@@ -248,25 +279,37 @@ struct Builder {
     }
     for (unsigned buf = 0; buf < buffers; ++buf) {
       ptx::mbarrierInit(b, accFullBar(i32(buf)), 1); // one tcgen05.commit
-      ptx::mbarrierInit(b, accEmptyBar(i32(buf)), 32 * EpilogueWarps);
+      // A pair's epilogue threads of both CTAs arrive on the leader's.
+      ptx::mbarrierInit(b, accEmptyBar(i32(buf)),
+                        32 * EpilogueWarps * config.ctaGroup);
     }
     ptx::fenceBarrierInit(b);
     b.CreateBr(alloc);
     b.SetInsertPoint(alloc);
+    // A pair: the peer's barriers are initialized (fence.mbarrier_init
+    // .release.cluster, then the cluster barrier) before either CTA's TMA,
+    // commit or arrive can reach them.
+    if (pair)
+      ptx::clusterSync(b);
     // The MMA warp allocates the accumulators' columns (the whole warp) and
-    // gives up its permit to allocate more (PTX ISA 9.7.16.7.1).
+    // gives up its permit to allocate more (PTX ISA 9.7.16.7.1). With
+    // cta_group::2 the MMA warp of each CTA of the pair executes both, and
+    // the same columns are allocated in both CTAs' tensor memory.
     llvm::BasicBlock *allocWarp = block("tmem.alloc.warp");
     b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), allocWarp, sync);
     b.SetInsertPoint(allocWarp);
-    ptx::tcgen05Alloc(b, tmemSlot, sm100TmemAllocColumns(config));
-    ptx::tcgen05RelinquishAllocPermit(b);
+    ptx::tcgen05Alloc(b, tmemSlot, sm100TmemAllocColumns(config),
+                      config.ctaGroup);
+    ptx::tcgen05RelinquishAllocPermit(b, config.ctaGroup);
     b.CreateBr(sync);
     b.SetInsertPoint(sync);
     // The address handoff (PTX ISA 9.7.16.6.4, canonical synchronization
     // patterns): fence::before_thread_sync, the CTA barrier, then
-    // fence::after_thread_sync before any thread reads the address.
+    // fence::after_thread_sync before any thread reads the address. A pair
+    // synchronizes the cluster instead: the leader's MMAs write the peer's
+    // tensor memory, which must be allocated before the first of them.
     ptx::tcgen05FenceBeforeThreadSync(b);
-    ctaBarrier();
+    pairOrCtaBarrier();
     ptx::tcgen05FenceAfterThreadSync(b);
     tmemBase = ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
                             "=r,r,~{memory}", {tmemSlot});
@@ -278,13 +321,61 @@ struct Builder {
   void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
                 llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
                 llvm::Value *bar) {
+    // A pair's loads complete on the leader's full barrier (\p bar is its
+    // shared::cluster address): .cta_group::2 lets it be the peer's.
+    auto load = [&](llvm::Value *to, llvm::Value *c0, llvm::Value *c1) {
+      if (pair)
+        ptx::tmaLoad2dCtaPair(b, to, tmap, c0, c1, bar);
+      else
+        ptx::tmaLoad2d(b, to, tmap, c0, c1, bar);
+    };
     if (tile.major == MajorKind::K) {
-      ptx::tmaLoad2d(b, dst, tmap, kc, row, bar);
+      load(dst, kc, row);
       return;
     }
     for (unsigned i = 0; i < tile.boxes; ++i)
-      ptx::tmaLoad2d(b, b.CreateAdd(dst, i32(i * tile.boxBytes)), tmap,
-                     b.CreateAdd(row, i32(i * tile.boxDims[0])), kc, bar);
+      load(b.CreateAdd(dst, i32(i * tile.boxBytes)),
+           b.CreateAdd(row, i32(i * tile.boxDims[0])), kc);
+  }
+
+  /// This CTA's first row of A and of B in the tile at (m0, n0): the
+  /// tile's own, or for a pair the rank's half (128 rows of A, BN / 2 of
+  /// B).
+  llvm::Value *ctaRow(llvm::Value *origin, char operand) {
+    if (!pair)
+      return origin;
+    return b.CreateAdd(
+        origin, b.CreateMul(rank, i32(sm100CtaRows(config, operand))),
+        operand == 'a' ? "aRow" : "bRow");
+  }
+
+  /// The pair's producer tail: waits, for each ring slot, until the MMAs'
+  /// last multicast commit has arrived on it, so that no arrival from the
+  /// leader is still in flight to this CTA's shared memory when it exits
+  /// (the ring positions after the CTA's last, as if loading on).
+  void emitProducerTail(llvm::BasicBlock *exit) {
+    llvm::Value *first =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x, {});
+    llvm::Value *stride = b.CreateIntrinsic(
+        llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x, {});
+    llvm::Value *tiles = b.CreateMul(tilesM, tilesN);
+    // The pair's tile count: ceil((tiles - first) / stride), 0 past the end.
+    llvm::Value *mine = b.CreateSelect(
+        b.CreateICmpULT(first, tiles),
+        b.CreateAdd(b.CreateUDiv(b.CreateSub(b.CreateSub(tiles, first), i32(1)),
+                                 stride),
+                    i32(1)),
+        i32(0), "pairTiles");
+    llvm::Value *base = b.CreateMul(mine, numK, "ringEnd");
+    for (unsigned j = 0; j < config.stages; ++j) {
+      llvm::Value *it = b.CreateAdd(base, i32(j));
+      llvm::Value *slot = b.CreateURem(it, i32(config.stages));
+      llvm::Value *parity =
+          b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
+      ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
+                              "wait.tail");
+    }
+    b.CreateBr(exit);
   }
 
   /// Branches to a block run by one elected thread of the warp; the other
@@ -303,7 +394,8 @@ struct Builder {
     // be writing A or B.
     ptx::gridDependencyWait(b);
     const Sm90OperandTile &a = tileA.staged, &bt = tileB.staged;
-    forTiles("produce.tile", exit, [&](llvm::Value *i) {
+    llvm::BasicBlock *tail = pair ? block("produce.tail") : exit;
+    forTiles("produce.tile", tail, [&](llvm::Value *i) {
       forK("produce", b.CreateMul(i, numK),
            [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
              // A fresh barrier counts as having completed the phase before
@@ -312,17 +404,38 @@ struct Builder {
              ptx::mbarrierWaitParity(b, emptyBar(slot),
                                      b.CreateXor(parity, i32(1)), "wait.empty");
              llvm::Value *full = fullBar(slot);
-             ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
+             if (!pair) {
+               ptx::mbarrierArriveExpectTx(b, full, i32(a.bytes + bt.bytes));
+             } else {
+               // The leader arms its full barrier with both CTAs' bytes;
+               // the peer's loads complete on it too (the leader's MMA
+               // thread is the only one that waits for the slot). The
+               // peer may reach the slot first: its complete_tx then
+               // lands before the arrival, which the phase awaits.
+               llvm::BasicBlock *arm = block("produce.arm");
+               llvm::BasicBlock *load = block("produce.load");
+               b.CreateCondBr(b.CreateICmpEQ(rank, i32(0)), arm, load);
+               b.SetInsertPoint(arm);
+               ptx::mbarrierArriveExpectTx(b, full,
+                                           i32(2 * (a.bytes + bt.bytes)));
+               b.CreateBr(load);
+               b.SetInsertPoint(load);
+               full = leaderBar(full);
+             }
              llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
              lines->at(KernelPart::SmemA);
              loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
-                      tmapA, kc, m0, full);
+                      tmapA, kc, ctaRow(m0, 'a'), full);
              lines->at(KernelPart::SmemB);
              loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
-                      tmapB, kc, n0, full);
+                      tmapB, kc, ctaRow(n0, 'b'), full);
              lines->at(KernelPart::Kernel);
            });
     });
+    if (pair) {
+      b.SetInsertPoint(tail);
+      emitProducerTail(exit);
+    }
   }
 
   /// The sm_100 descriptor of \p tile at shared offset \p address: the
@@ -334,7 +447,24 @@ struct Builder {
     return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
   }
 
+  /// tcgen05.commit of the MMAs issued so far to \p bar: this CTA's, or
+  /// for a pair multicast to the barrier at the same offset in both CTAs
+  /// (mask 0b11), since both CTAs' slots are read and both CTAs' D written.
+  void commit(llvm::Value *bar) {
+    if (pair)
+      ptx::tcgen05CommitMulticast(b, bar, b.getInt16(0x3));
+    else
+      ptx::tcgen05Commit(b, bar);
+  }
+
   void emitMma(llvm::BasicBlock *exit) {
+    // A pair's MMAs are issued by the leader (even rank) alone; the peer's
+    // MMA warp only allocates and frees its tensor memory.
+    if (pair) {
+      llvm::BasicBlock *leader = block("mma.leader");
+      b.CreateCondBr(b.CreateICmpEQ(rank, i32(0)), leader, exit);
+      b.SetInsertPoint(leader);
+    }
     electOne("mma.elected", exit);
     llvm::StringRef kind =
         mmaKindName(llvm::cantFail(mmaKindOf(config.aType, config.bType)));
@@ -372,14 +502,15 @@ struct Builder {
               llvm::Value *accumulate =
                   kk ? i32(1)
                      : b.CreateZExt(b.CreateICmpNE(kt, i32(0)), b.getInt32Ty());
-              ptx::tcgen05Mma(b, kind, d, descA, descB, idescValue, accumulate);
+              ptx::tcgen05Mma(b, kind, d, descA, descB, idescValue, accumulate,
+                              config.ctaGroup);
             }
             // The slot is free once these MMAs have read it.
-            ptx::tcgen05Commit(b, emptyBar(slot));
+            commit(emptyBar(slot));
             lines->at(KernelPart::Kernel);
           });
       // Every MMA of the tile has completed: D is final.
-      ptx::tcgen05Commit(b, accFullBar(buf));
+      commit(accFullBar(buf));
     });
   }
 
@@ -387,14 +518,18 @@ struct Builder {
     b.SetInsertPoint(exit);
     // Every tcgen05.ld (waited) and MMA (committed and waited on) is done;
     // the MMA warp frees the columns after the barrier.
+    // A pair synchronizes the cluster: no CTA frees its tensor memory or
+    // exits while the leader's MMAs, commits or the peer's arrivals may
+    // still reach the other's memory.
     ptx::tcgen05FenceBeforeThreadSync(b);
-    ctaBarrier();
+    pairOrCtaBarrier();
     llvm::BasicBlock *dealloc = block("tmem.dealloc");
     llvm::BasicBlock *done = block("done");
     b.CreateCondBr(b.CreateICmpEQ(warp, i32(MmaWarp)), dealloc, done);
     b.SetInsertPoint(dealloc);
     ptx::tcgen05FenceAfterThreadSync(b);
-    ptx::tcgen05Dealloc(b, tmemBase, sm100TmemAllocColumns(config));
+    ptx::tcgen05Dealloc(b, tmemBase, sm100TmemAllocColumns(config),
+                        config.ctaGroup);
     b.CreateBr(done);
     b.SetInsertPoint(done);
     b.CreateRetVoid();
@@ -424,7 +559,7 @@ struct Builder {
       Sm100EpilogueValues values;
       values.fn = fn;
       values.tid = tid;
-      values.m0 = m0;
+      values.m0 = ctaRow(m0, 'a');
       values.n0 = n0;
       values.c = c;
       values.ldc = ldc;
@@ -436,7 +571,10 @@ struct Builder {
       values.tmemBase =
           b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "accTmem");
       values.accFullBar = accFullBar(buf);
-      values.accEmptyBar = accEmptyBar(buf);
+      // A pair hands the buffer back on the leader's barrier.
+      values.accEmptyBar =
+          pair ? leaderBar(accEmptyBar(buf)) : accEmptyBar(buf);
+      values.accEmptyCluster = pair;
       values.accParity = accParity;
       lines->at(KernelPart::Epilogue);
       llvm::BasicBlock *stored = block("epilogue.tile.stored");
@@ -461,12 +599,13 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
     return err;
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM100a))
     return err;
-  auto a = sm100OperandTile(config.bm, config.bk, config.aType, config.aMajor,
-                            config.bm);
+  unsigned rowsA = sm100CtaRows(config, 'a'), rowsB = sm100CtaRows(config, 'b');
+  auto a = sm100OperandTile(rowsA, config.bk, config.aType, config.aMajor,
+                            rowsA);
   if (!a)
     return a.takeError();
-  auto bt = sm100OperandTile(config.bn, config.bk, config.bType, config.bMajor,
-                             config.bn);
+  auto bt = sm100OperandTile(rowsB, config.bk, config.bType, config.bMajor,
+                             rowsB);
   if (!bt)
     return bt.takeError();
   auto idesc = sm100InstrDescriptor(config);

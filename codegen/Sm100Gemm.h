@@ -54,6 +54,18 @@
 // waits and executes tcgen05.fence::after_thread_sync before its MMAs):
 // the PTX ISA's canonical tcgen05 synchronization patterns (9.7.16.6.4).
 //
+// CTA pairs (ctaGroup = 2, `schedule cluster(2)`; docs/sm100.md): 2x1
+// clusters, one tcgen05.mma.cta_group::2 of M = 256 per K step over the
+// pair (PTX ISA 9.7.16.10.1). Each CTA stages 128 rows of A and BN / 2 of
+// B and holds its 128 rows of D; the even CTA (the leader) issues the
+// MMAs, arms its full barriers with both CTAs' bytes (both CTAs' TMA loads
+// carry .cta_group::2 and complete there), commits with .multicast::cluster
+// to both CTAs' empty and accumulator-full barriers, and waits on its
+// accumulator-empty barrier for all 256 epilogue threads of the pair. Both
+// MMA warps allocate with .cta_group::2 (9.7.16.7.1); cluster barriers
+// replace the CTA barrier of the TMEM handoff and the exit (9.7.16.6.4),
+// and each producer drains its empty barriers before the exit.
+//
 // Shared-memory descriptors come from each operand tile's layout exactly as
 // on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
 // the sm_100 descriptor (version 1, its own layout-type codes) is derived
@@ -112,8 +124,12 @@ namespace tilec {
 /// The choices that shape one sm_100a GEMM kernel.
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
-  unsigned bm = 128;   ///< the MMA M (cta_group::1)
+  unsigned bm = 128;   ///< the MMA M: 128 (cta_group::1), 256 (::2)
   unsigned bn = 256;   ///< the MMA N: 16 .. 256, a multiple of 16
+  /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
+  /// cluster (cta_group::2, M = 256; each CTA stages 128 rows of A and
+  /// BN / 2 rows of B and holds 128 rows of D in its tensor memory).
+  unsigned ctaGroup = 1;
   unsigned bk = 64;    ///< K per ring slot: one swizzle atom row
   unsigned stages = 4; ///< ring slots
   DTypeKind aType = DTypeKind::BF16;
@@ -171,9 +187,15 @@ unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config);
 /// two. Example: BN 256 allocates 512, BN 48 allocates 128.
 unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
 
-/// Dynamic shared memory: the alignment slack, the ring, 2 * stages ring
-/// mbarriers, 2 per accumulator buffer, and the TMEM address word.
+/// Dynamic shared memory of one CTA: the alignment slack, the ring (per
+/// slot bm / ctaGroup rows of A and bn / ctaGroup rows of B), 2 * stages
+/// ring mbarriers, 2 per accumulator buffer, and the TMEM address word.
 unsigned sm100SharedBytes(const Sm100GemmConfig &config);
+
+/// Rows of A (\p operand 'a') or B ('b') one CTA stages per ring slot:
+/// bm / ctaGroup or bn / ctaGroup. Example: the 2-CTA 256 x 256 tile
+/// stages 128 rows of each.
+unsigned sm100CtaRows(const Sm100GemmConfig &config, char operand);
 
 /// The 32-bit instruction descriptor of the kernel's tcgen05.mma.
 llvm::Expected<uint32_t> sm100InstrDescriptor(const Sm100GemmConfig &config);

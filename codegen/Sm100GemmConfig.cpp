@@ -79,9 +79,15 @@ unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config) {
   return sm100AccumulatorBuffers(config) * sm100TmemColumns(config);
 }
 
+unsigned sm100CtaRows(const Sm100GemmConfig &config, char operand) {
+  unsigned group = std::max(1u, config.ctaGroup);
+  return (operand == 'a' ? config.bm : config.bn) / group;
+}
+
 unsigned sm100SharedBytes(const Sm100GemmConfig &config) {
-  unsigned ring = config.stages * (config.bm + config.bn) * config.bk *
-                  elementBytes(config.aType);
+  unsigned ring = config.stages *
+                  (sm100CtaRows(config, 'a') + sm100CtaRows(config, 'b')) *
+                  config.bk * elementBytes(config.aType);
   return sm90::AlignSlack + ring + barrierBytes(config);
 }
 
@@ -115,20 +121,35 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
     return fail("C " + dtypeName(config.cType) +
                 " is not implemented; C is bf16, f16 or f32 (from f32 "
                 "accumulators)");
-  if (config.bm != 128)
+  if (config.ctaGroup != 1 && config.ctaGroup != 2)
+    return fail(llvm::formatv("cta_group::{0} is not a tcgen05 CTA group "
+                              "(1: one CTA, 2: a CTA pair)",
+                              config.ctaGroup));
+  if (config.ctaGroup == 1 && config.bm != 128)
     return fail(llvm::formatv(
         "BM = {0} is not the tcgen05.mma M of one CTA; the sm_100a "
-        "generator issues cta_group::1 M = 128, so BM must be 128",
+        "generator issues cta_group::1 M = 128, so BM must be 128{1}",
+        config.bm,
+        config.bm == 256 ? " (M = 256 is cta_group::2 over a CTA pair: "
+                           "'schedule cluster(2)')"
+                         : ""));
+  if (config.ctaGroup == 2 && config.bm != 256)
+    return fail(llvm::formatv(
+        "BM = {0} is not the M of the CTA pair's tcgen05.mma.cta_group::2; "
+        "the sm_100a generator issues M = 256 (128 rows per CTA), so BM must "
+        "be 256",
         config.bm));
+  // PTX ISA 9.7.16.10.1 (shape table): N is a multiple of 16 from 16 to 256
+  // for cta_group::1 M = 128 and for cta_group::2 M = 256.
   if (config.bn % 16 != 0 || config.bn < 16 || config.bn > 256) {
     unsigned lo = std::clamp(config.bn / 16 * 16, 16u, 256u);
     unsigned hi = std::clamp((config.bn + 15) / 16 * 16, 16u, 256u);
     return fail(llvm::formatv(
-        "BN = {0} is not a tcgen05.mma N for M = 128 (a multiple of 16 from "
-        "16 to 256; nearest {1})",
-        config.bn, lo == hi ? std::to_string(lo)
-                            : std::to_string(lo) + " or " +
-                                  std::to_string(hi)));
+        "BN = {0} is not a tcgen05.mma N for M = {1} (a multiple of 16 from "
+        "16 to 256; nearest {2})",
+        config.bn, config.bm,
+        lo == hi ? std::to_string(lo)
+                 : std::to_string(lo) + " or " + std::to_string(hi)));
   }
   unsigned elemBytes = elementBytes(config.aType);
   unsigned rowBytes = config.bk * elemBytes;
@@ -153,8 +174,8 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
   if (auto idesc = sm100InstrDescriptor(config); !idesc)
     return idesc.takeError();
   for (auto [rows, type, major] :
-       {std::tuple{config.bm, config.aType, config.aMajor},
-        {config.bn, config.bType, config.bMajor}})
+       {std::tuple{sm100CtaRows(config, 'a'), config.aType, config.aMajor},
+        {sm100CtaRows(config, 'b'), config.bType, config.bMajor}})
     if (auto tile = sm100OperandTile(rows, config.bk, type, major, rows);
         !tile)
       return tile.takeError();

@@ -43,6 +43,11 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
     config.name = spec.name;
   config.bm = spec.bm;
   config.bn = spec.bn;
+  // `schedule cluster(2)`: the 2x1 cluster is the CTA pair of one
+  // tcgen05.mma.cta_group::2 (BM = 256); `persistent(G)` sets the group.
+  config.ctaGroup = spec.clusterM == 2 ? 2 : 1;
+  if (spec.persistent && spec.rasterGroupM > 0)
+    config.groupM = spec.rasterGroupM;
   config.bk = spec.bk;
   config.stages = spec.stages;
   config.aType = spec.aType;
@@ -56,8 +61,10 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   // The generator stages each operand in the tile sm100OperandTile derives;
   // a different smem layout in the spec is an error, not silently replaced.
   for (auto [name, layout, rows, type, major] :
-       {std::tuple{"a", &spec.smemA, spec.bm, spec.aType, spec.aMajor},
-        {"b", &spec.smemB, spec.bn, spec.bType, spec.bMajor}}) {
+       {std::tuple{"a", &spec.smemA, sm100CtaRows(config, 'a'), spec.aType,
+                   spec.aMajor},
+        {"b", &spec.smemB, sm100CtaRows(config, 'b'), spec.bType,
+         spec.bMajor}}) {
     if (!*layout)
       continue;
     auto staged = sm100OperandTile(rows, spec.bk, type, major, rows);
@@ -79,12 +86,17 @@ Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                      unsigned smCount) {
   auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
   uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN);
+  // A 2x1 cluster (cta_group::2): the tiles are the pair's 256 x BN, the
+  // grid is pairs of CTAs and each pair loops over tiles.
+  uint64_t ctasPerTile = std::max(1u, kernel.cluster.x);
   // Persistent: at most ctasPerSm CTAs per multiprocessor, each looping over
   // tiles; without a count, one CTA per tile (each loops once).
   if (smCount)
-    tiles = std::min<uint64_t>(tiles, uint64_t(smCount) *
-                                          std::max(1u, kernel.ctasPerSm));
-  return {static_cast<unsigned>(tiles), 1, 1};
+    tiles = std::min<uint64_t>(
+        tiles, std::max<uint64_t>(1, uint64_t(smCount) *
+                                         std::max(1u, kernel.ctasPerSm) /
+                                         ctasPerTile));
+  return {static_cast<unsigned>(tiles * ctasPerTile), 1, 1};
 }
 
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
@@ -97,6 +109,10 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.sharedBytes = kernel.sharedBytes;
   binary.tileM = config.bm;
   binary.tileN = config.bn;
+  // cta_group::2: a 2x1 cluster per CTA pair (the launch's cluster
+  // attribute), the tile is the pair's.
+  if (config.ctaGroup == 2)
+    binary.cluster = {2, 1, 1};
   // The epilogue stores pairs of C elements when ldc is even, else single
   // elements.
   binary.ldcMultiple = 1;

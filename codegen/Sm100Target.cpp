@@ -21,6 +21,28 @@ public:
   // The generator stages operand tiles as sm_90a does (sm90OperandTile).
   bool stagesMnMajorKFirst() const override { return true; }
 
+  // Always persistent (`persistent(G)` sets the group of tile rows);
+  // `cluster(2)` is the CTA pair of tcgen05.mma.cta_group::2.
+  bool hasPersistentSchedule() const override { return true; }
+
+  GemmScheduleChoice schedule(const GemmSpec &spec,
+                              bool written) const override {
+    if (spec.clusterM != 2)
+      return GemmTarget::schedule(spec, written);
+    GemmSpec alone = spec;
+    alone.clusterM = 1;
+    GemmScheduleChoice choice = GemmTarget::schedule(alone, written);
+    choice.why += "; 2x1 clusters: each CTA pair runs one "
+                  "tcgen05.mma.cta_group::2 (M = " +
+                  std::to_string(spec.bm) +
+                  ") per K step, issued by the even CTA; each CTA loads " +
+                  std::to_string(spec.bm / 2) + " rows of A and " +
+                  std::to_string(spec.bn / 2) +
+                  " of B and stores its own " + std::to_string(spec.bm / 2) +
+                  " rows of C";
+    return choice;
+  }
+
   std::string epiloguePlacement(const GemmSpec &spec) const override {
     (void)spec;
     return "per accumulator in the tcgen05.ld registers (one row of the "
@@ -43,6 +65,13 @@ public:
     config.cType = spec.cType;
     config.aMajor = spec.aMajor;
     config.bMajor = spec.bMajor;
+    config.ctaGroup = spec.clusterM == 2 ? 2 : 1;
+    // One CTA's stage: with cta_group::2, half the pair's rows of each.
+    budget->stageBytes =
+        int64_t(sm100CtaRows(config, 'a')) * spec.bk *
+            dtypeBits(spec.aType) / 8 +
+        int64_t(sm100CtaRows(config, 'b')) * spec.bk * dtypeBits(spec.bType) /
+            8;
     // A full and an empty mbarrier per stage; the rest is fixed.
     budget->perStageExtra = 16;
     budget->total = sm100SharedBytes(config);

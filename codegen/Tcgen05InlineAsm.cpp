@@ -14,25 +14,39 @@
 namespace tilec {
 namespace ptx {
 
+namespace {
+
+/// `cta_group::1` or `cta_group::2`.
+std::string ctaGroupText(unsigned ctaGroup) {
+  assert((ctaGroup == 1 || ctaGroup == 2) && "tcgen05 .cta_group is 1 or 2");
+  return "cta_group::" + std::to_string(ctaGroup);
+}
+
+} // namespace
+
 void tcgen05Alloc(llvm::IRBuilderBase &builder, llvm::Value *dst,
-                  unsigned columns) {
+                  unsigned columns, unsigned ctaGroup) {
   assert(columns >= 32 && columns <= 512 && (columns & (columns - 1)) == 0 &&
          "tensor memory is allocated in powers of two from 32 to 512");
   emitAsm(builder, builder.getVoidTy(),
-          "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], $1;",
+          "tcgen05.alloc." + ctaGroupText(ctaGroup) +
+              ".sync.aligned.shared::cta.b32 [$0], $1;",
           "r,n,~{memory}", {dst, builder.getInt32(columns)});
 }
 
-void tcgen05RelinquishAllocPermit(llvm::IRBuilderBase &builder) {
+void tcgen05RelinquishAllocPermit(llvm::IRBuilderBase &builder,
+                                  unsigned ctaGroup) {
   emitAsm(builder, builder.getVoidTy(),
-          "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+          "tcgen05.relinquish_alloc_permit." + ctaGroupText(ctaGroup) +
+              ".sync.aligned;",
           "~{memory}", {});
 }
 
 void tcgen05Dealloc(llvm::IRBuilderBase &builder, llvm::Value *taddr,
-                    unsigned columns) {
+                    unsigned columns, unsigned ctaGroup) {
   emitAsm(builder, builder.getVoidTy(),
-          "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, $1;",
+          "tcgen05.dealloc." + ctaGroupText(ctaGroup) +
+              ".sync.aligned.b32 $0, $1;",
           "r,n,~{memory}", {taddr, builder.getInt32(columns)});
 }
 
@@ -46,16 +60,18 @@ void tcgen05FenceAfterThreadSync(llvm::IRBuilderBase &builder) {
           "~{memory}", {});
 }
 
-std::string tcgen05MmaText(llvm::StringRef kind) {
+std::string tcgen05MmaText(llvm::StringRef kind, unsigned ctaGroup) {
   return "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $4, 0;\n\t"
-         "tcgen05.mma.cta_group::1.kind::" +
-         kind.str() + " [$0], $1, $2, $3, p;\n\t}";
+         "tcgen05.mma." +
+         ctaGroupText(ctaGroup) + ".kind::" + kind.str() +
+         " [$0], $1, $2, $3, p;\n\t}";
 }
 
 void tcgen05Mma(llvm::IRBuilderBase &builder, llvm::StringRef kind,
                 llvm::Value *dTmem, llvm::Value *descA, llvm::Value *descB,
-                llvm::Value *idesc, llvm::Value *accumulate) {
-  emitAsm(builder, builder.getVoidTy(), tcgen05MmaText(kind),
+                llvm::Value *idesc, llvm::Value *accumulate,
+                unsigned ctaGroup) {
+  emitAsm(builder, builder.getVoidTy(), tcgen05MmaText(kind, ctaGroup),
           "r,l,l,r,r,~{memory}", {dTmem, descA, descB, idesc, accumulate});
 }
 
@@ -63,6 +79,30 @@ void tcgen05Commit(llvm::IRBuilderBase &builder, llvm::Value *bar) {
   emitAsm(builder, builder.getVoidTy(),
           "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
           "cluster.b64 [$0];",
+          "r,~{memory}", {bar});
+}
+
+void tcgen05CommitMulticast(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                            llvm::Value *mask) {
+  emitAsm(builder, builder.getVoidTy(),
+          "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::"
+          "cluster.multicast::cluster.b64 [$0], $1;",
+          "r,h,~{memory}", {bar, mask});
+}
+
+void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global."
+          "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+          "r,l,r,r,r,~{memory}", {dst, tensorMap, c0, c1, bar});
+}
+
+void mbarrierArriveReleaseCluster(llvm::IRBuilderBase &builder,
+                                  llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [$0];",
           "r,~{memory}", {bar});
 }
 

@@ -26,18 +26,22 @@
 namespace tilec {
 namespace ptx {
 
-/// `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], cols;`
+/// `tcgen05.alloc.cta_group::G.sync.aligned.shared::cta.b32 [dst], cols;`
 /// (the whole warp): allocates \p columns (a power of two, 32 to 512) of
-/// tensor memory and writes their address to shared offset \p dst.
+/// tensor memory and writes their address to shared offset \p dst. With
+/// \p ctaGroup 2 one warp of each CTA of the pair executes it, and the
+/// same columns are allocated in both CTAs' tensor memory (PTX ISA
+/// 9.7.16.7.1).
 void tcgen05Alloc(llvm::IRBuilderBase &builder, llvm::Value *dst,
-                  unsigned columns);
-/// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;`: this CTA
+                  unsigned columns, unsigned ctaGroup = 1);
+/// `tcgen05.relinquish_alloc_permit.cta_group::G.sync.aligned;`: this CTA
 /// allocates no more, so other CTAs on the SM need not wait for it.
-void tcgen05RelinquishAllocPermit(llvm::IRBuilderBase &builder);
-/// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, cols;` (the warp
+void tcgen05RelinquishAllocPermit(llvm::IRBuilderBase &builder,
+                                  unsigned ctaGroup = 1);
+/// `tcgen05.dealloc.cta_group::G.sync.aligned.b32 taddr, cols;` (the warp
 /// that allocated, before the CTA exits).
 void tcgen05Dealloc(llvm::IRBuilderBase &builder, llvm::Value *taddr,
-                    unsigned columns);
+                    unsigned columns, unsigned ctaGroup = 1);
 /// `tcgen05.fence::before_thread_sync;`: orders the thread's earlier
 /// tcgen05 operations before its next barrier or mbarrier operation.
 void tcgen05FenceBeforeThreadSync(llvm::IRBuilderBase &builder);
@@ -50,16 +54,40 @@ void tcgen05FenceAfterThreadSync(llvm::IRBuilderBase &builder);
 /// rather than overwrite it). Operands: $0 the tensor-memory address of D,
 /// $1 and $2 the shared-memory descriptors, $3 the instruction descriptor.
 /// Example: kind "f16" contains `tcgen05.mma.cta_group::1.kind::f16 [$0],
-/// $1, $2, $3, p;`
-std::string tcgen05MmaText(llvm::StringRef kind);
+/// $1, $2, $3, p;`. With \p ctaGroup 2 the MMA spans the CTA pair: A's
+/// rows 0..127 and B's first N / 2 rows come from the even CTA's shared
+/// memory, the rest from the odd CTA's, at the same offsets; D's rows
+/// 0..127 go to the even CTA's tensor memory, 128..255 to the odd CTA's.
+std::string tcgen05MmaText(llvm::StringRef kind, unsigned ctaGroup = 1);
 /// Issues one tcgen05.mma of \p kind (tcgen05MmaText).
 void tcgen05Mma(llvm::IRBuilderBase &builder, llvm::StringRef kind,
                 llvm::Value *dTmem, llvm::Value *descA, llvm::Value *descB,
-                llvm::Value *idesc, llvm::Value *accumulate);
+                llvm::Value *idesc, llvm::Value *accumulate,
+                unsigned ctaGroup = 1);
 /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
 /// [bar];`: one arrival on \p bar once every tcgen05.mma this thread issued
 /// before it has completed.
 void tcgen05Commit(llvm::IRBuilderBase &builder, llvm::Value *bar);
+/// `tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.
+/// multicast::cluster.b64 [bar], mask;`: once every cta_group::2
+/// tcgen05.mma this thread issued before it has completed, one arrival on
+/// the mbarrier at offset \p bar of every CTA whose cluster rank bit is
+/// set in \p mask (an i16).
+void tcgen05CommitMulticast(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                            llvm::Value *mask);
+/// `cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::
+/// complete_tx::bytes [dst], [tensorMap, {c0, c1}], [bar];`: the box lands
+/// at this CTA's shared offset \p dst; its bytes complete on the mbarrier
+/// at shared::cluster address \p bar, which .cta_group::2 lets be in the
+/// peer CTA of the pair (the leader's full barrier, mapaShared).
+void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *bar);
+/// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar];`: one
+/// arrival, released at cluster scope, on the mbarrier at shared::cluster
+/// address \p bar (mapaShared; may be the peer CTA's).
+void mbarrierArriveReleaseCluster(llvm::IRBuilderBase &builder,
+                                  llvm::Value *bar);
 /// `tcgen05.ld.sync.aligned.32x32b.xN.b32 {r0 .. r(N-1)}, [taddr];` (the
 /// whole warp): lane i of the warp gets tensor-memory lane (taddr's lane +
 /// i), columns taddr's column .. + N - 1, as N f32 values. A warp reaches

@@ -8,7 +8,10 @@
 //   bytes. Only 16-bit types may be MN-major (the transpose bits).
 // - tcgen05.mma (sm_100a, PTX 8.6): M = 64 (N 8..256 step 8) or M = 128
 //   (N 16..256 step 16), K = 32 bytes. MN-major is allowed here only where
-//   wgmma allows it (conservative).
+//   wgmma allows it (conservative). M = 256 (N 16..256 step 16) is the
+//   cta_group::2 shape: one MMA over a CTA pair (9.7.16.10.1's shape
+//   table; the ISA's cta_group::2 M = 128 is not listed: tilec does not
+//   emit it).
 // Integer MMAs are not listed: DType.h has no 32-bit integer accumulator.
 //
 //===----------------------------------------------------------------------===//
@@ -64,6 +67,12 @@ const InstrInfo InstrTable[] = {
   {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
   {TC,  64,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
   {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  // cta_group::2: the MMA spans a CTA pair.
+  {TC, 256, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 256, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 256, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
+  {TC, 256, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 256, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
 };
 // clang-format on
 
@@ -159,7 +168,8 @@ std::string ptxSpelling(const InstrInfo &row, unsigned n) {
     return "wgmma.mma_async.sync.aligned." + shape + "." + c + "." + a + "." +
            b;
   case MmaFamilyKind::Tcgen05:
-    return "tcgen05.mma.cta_group::1." + row.ptxKind.str();
+    return "tcgen05.mma.cta_group::" + std::to_string(row.ctaGroup) + "." +
+           row.ptxKind.str();
   }
   return "";
 }

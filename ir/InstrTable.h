@@ -42,6 +42,9 @@ struct InstrInfo {
   ArchKind arch;           ///< The one target this row is emitted for.
   unsigned ptxVersion;     ///< x 10: 80 is PTX 8.0.
   llvm::StringRef ptxKind; ///< tcgen05 `kind::f16`; empty elsewhere.
+  /// tcgen05 `.cta_group`: 1 (one CTA), or 2 for the M = 256 rows, whose
+  /// MMA spans a CTA pair (each CTA 128 rows of A and D, half of B's N).
+  unsigned ctaGroup = 1;
 
   bool allowsN(unsigned n) const {
     return n >= nMin && n <= nMax && (n - nMin) % nStep == 0;

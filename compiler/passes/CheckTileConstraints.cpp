@@ -64,6 +64,7 @@ private:
   void checkSwizzle(char operand, const AtomCheck &check);
   void checkShape(char operand);
   void checkMma();
+  void checkCtaGroup(const InstrName &name);
 
   tir::Op &kernel;
   const KernelView &view;
@@ -179,6 +180,8 @@ void Checker::checkMma() {
     return;
   }
   std::string family = familyName(name->family).str();
+  if (name->family == MmaFamilyKind::Tcgen05)
+    checkCtaGroup(*name);
   int64_t warpgroups = mma->getInt("warpgroups").value_or(1);
   // The swizzle atom that alone would allow a rejected extent.
   auto alone = [&](int index, bool mnSide) -> std::string {
@@ -216,6 +219,51 @@ void Checker::checkMma() {
             std::to_string(name->k * dtypeBits(view.aType) / 8) + " bytes of " +
             dtypeInfo(view.aType).name.str() + ")" + both);
   }
+}
+
+/// tcgen05.mma's .cta_group against the PTX ISA's shape table (9.7.16.10.1):
+/// M = 64 or 128 with cta_group::1 (one CTA), M = 128 or 256 with
+/// cta_group::2 (a CTA pair, which `schedule cluster(2)` asks for on
+/// sm_100a). tilec's pair issues M = 256: BM is the pair's tile, 128 rows
+/// per CTA.
+void Checker::checkCtaGroup(const InstrName &name) {
+  tir::Op *mma = kernel.find("tile.mma");
+  llvm::SMLoc instrLoc = attrLoc(*mma, "instr");
+  std::string shape = formatInstrName(name);
+  if (view.ctaGroup == 1 && name.m == 256) {
+    diags.error(instrLoc,
+                shape + " is a cta_group::2 shape: M = 256 spans a CTA pair "
+                        "(128 rows of A and D in each CTA); add 'schedule "
+                        "cluster(2)' for the pair, or use M = 64 or 128 "
+                        "(cta_group::1, one CTA)");
+    return;
+  }
+  if (view.ctaGroup != 2)
+    return;
+  if (view.bm != 256) {
+    diags.error(tileLoc(kernel, "bm"),
+                "BM = " + std::to_string(view.bm) +
+                    ": with schedule cluster(2) on sm_100a BM is the CTA "
+                    "pair's tile, the M = 256 of one tcgen05.mma.cta_group::2 "
+                    "(128 rows per CTA), so BM must be 256");
+    return;
+  }
+  if (name.m == 64)
+    diags.error(instrLoc,
+                shape + ": schedule cluster(2) issues tcgen05.mma.cta_group::2, "
+                        "which takes M = 128 or 256 (PTX ISA shape table), "
+                        "not 64; tilec's CTA pair issues M = 256 (write "
+                        "tcgen05.mma.m256n" +
+                    std::to_string(name.n) + "k" + std::to_string(name.k) +
+                    " or auto)");
+  else if (name.m == 128)
+    diags.error(instrLoc,
+                shape + " with schedule cluster(2) would be cta_group::2 "
+                        "M = 128 (64 rows per CTA), which the PTX ISA allows "
+                        "but tilec does not implement; the CTA pair issues "
+                        "M = 256 (write tcgen05.mma.m256n" +
+                    std::to_string(name.n) + "k" + std::to_string(name.k) +
+                    " or auto, with BM = 256)");
 }
 
 void Checker::run() {

@@ -115,6 +115,12 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
   view.bn = *bn;
   view.bk = *bk;
   view.stages = *count;
+  // sm_100a `schedule cluster(2)`: the MMA spans the CTA pair.
+  if (const tir::Op *schedule = kernel.find("tile.schedule");
+      schedule && view.arch == ArchKind::SM100a)
+    if (const tir::Attr *cluster = schedule->get("cluster_m");
+        cluster && cluster->isInt() && cluster->intValue == 2)
+      view.ctaGroup = 2;
   return view;
 }
 

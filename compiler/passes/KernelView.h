@@ -51,8 +51,15 @@ struct KernelView {
   MajorKind operandMajor(char operand) const {
     return operand == 'a' ? aMajor : bMajor;
   }
-  /// The tile extent along M (a) or N (b).
-  int64_t mnExtent(char operand) const { return operand == 'a' ? bm : bn; }
+  /// CTAs one MMA spans: 2 for an sm_100a kernel with `schedule
+  /// cluster(2)` (tcgen05.mma.cta_group::2: BM and BN are the pair's tile,
+  /// each CTA stages BM / 2 rows of a and BN / 2 rows of b), else 1.
+  int64_t ctaGroup = 1;
+  /// The tile extent along M (a) or N (b) that one CTA stages in shared
+  /// memory: the tile's, divided by ctaGroup.
+  int64_t mnExtent(char operand) const {
+    return (operand == 'a' ? bm : bn) / ctaGroup;
+  }
 
   /// What the kernel has decided so far as a GemmSpec, the form the target
   /// table (codegen/GemmTarget.h) reads: name, arch, types, majorness, fixed

@@ -38,8 +38,8 @@ void planKernel(tir::Op &kernel, const KernelView &view,
                 llvm::toString(budget.takeError()));
     return;
   }
-  int64_t aBytes = view.bm * view.bk * dtypeBits(view.aType) / 8;
-  int64_t bBytes = view.bn * view.bk * dtypeBits(view.bType) / 8;
+  int64_t aBytes = view.mnExtent('a') * view.bk * dtypeBits(view.aType) / 8;
+  int64_t bBytes = view.mnExtent('b') * view.bk * dtypeBits(view.bType) / 8;
   int64_t stageBytes = budget->stageBytes;
   int64_t staging = budget->staging, perStageExtra = budget->perStageExtra,
           fixed = budget->fixed, total = budget->total;
@@ -92,9 +92,10 @@ void planKernel(tir::Op &kernel, const KernelView &view,
                                            tir::Attr::integer((*warps)->n)}));
   plan.set("why",
            tir::Attr::string(
-               "a stage holds a " + std::to_string(view.bm) + "x" +
+               "a stage holds a " + std::to_string(view.mnExtent('a')) + "x" +
                std::to_string(view.bk) + " tile of a (" +
-               std::to_string(aBytes) + " B) and a " + std::to_string(view.bn) +
+               std::to_string(aBytes) + " B) and a " +
+               std::to_string(view.mnExtent('b')) +
                "x" + std::to_string(view.bk) + " tile of b (" +
                std::to_string(bBytes) + " B); " + std::to_string(view.stages) +
                " stages use " + std::to_string(total) + " of " +

@@ -186,6 +186,10 @@ struct CtaState {
   std::vector<std::pair<unsigned, unsigned>> setmaxnreg;
   std::vector<PendingBulkStore> bulkStores;
   std::vector<PendingTcgen05> tcPending; ///< In issue order.
+  /// The .cta_group of this CTA's tcgen05 instructions so far (0: none
+  /// yet); the PTX ISA requires one value across a kernel's tcgen05.alloc,
+  /// dealloc, relinquish_alloc_permit, mma and commit.
+  unsigned tcgen05CtaGroup = 0;
 };
 
 /// A TMA load in flight.
@@ -195,6 +199,9 @@ struct PendingTma {
   unsigned srcCta = 0;
   std::uint32_t dstMask = 0; ///< CTA ranks receiving the box.
   std::uint32_t dst = 0, mbar = 0;
+  /// .cta_group::2 with the peer's mbarrier: its CTA rank; -1: each
+  /// destination CTA's own.
+  int mbarCta = -1;
   std::uint32_t pc = 0;
 };
 

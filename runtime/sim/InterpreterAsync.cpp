@@ -267,12 +267,24 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
     unsigned dstRank, mbarRank;
     clusterSmem(cta, address(w, ops[0], l), dstOff, dstRank);
     clusterSmem(cta, address(w, ops[2], l), mbarOff, mbarRank);
-    if (dstRank != mbarRank)
-      throw SimFault(fmt::format("TMA load into CTA rank {} signalling an "
-                                 "mbarrier of CTA rank {}",
-                                 dstRank, mbarRank));
+    // .cta_group::2 (PTX ISA, cp.async.bulk.tensor's .cta_group): the
+    // mbarrier may be the destination CTA's or its peer's in the CTA pair.
+    bool peerBar = ins.b == 2 && mbarRank == (dstRank ^ 1);
+    if (dstRank != mbarRank && !peerBar)
+      throw SimFault(fmt::format(
+          "TMA load into CTA rank {} signalling an mbarrier of CTA rank {}{}",
+          dstRank, mbarRank,
+          ins.b == 2 ? fmt::format("; with .cta_group::2 it may be rank {} "
+                                   "or its peer {} only",
+                                   dstRank, dstRank ^ 1)
+                     : std::string("; only .cta_group::2 lets it be the peer "
+                                   "CTA's")));
+    if (peerBar && ins.flag)
+      throw SimFault("multicast TMA load with .cta_group::2 signalling the "
+                     "peer's mbarrier is not modelled by the simulator");
     op.dst = dstOff;
     op.mbar = mbarOff;
+    op.mbarCta = peerBar ? static_cast<int>(mbarRank) : -1;
     op.dstMask = 1u << dstRank;
     if (ins.flag) {
       if (ops.size() < 4)
@@ -286,7 +298,8 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
     // The mbarriers must exist now.
     for (unsigned r = 0; r < ctas.size(); ++r)
       if (op.dstMask >> r & 1)
-        mbarrier(ctas[r], op.mbar, "TMA load complete_tx");
+        mbarrier(op.mbarCta >= 0 ? ctas[op.mbarCta] : ctas[r], op.mbar,
+                 "TMA load complete_tx");
     tmaPending.push_back(op);
   });
 }
@@ -303,8 +316,8 @@ void ClusterRun::completeTma(std::size_t index) {
           fmt::format("the TMA load issued at ptx:{}", fn.code[op.pc].line));
     std::uint32_t bytes = tmaLoad(op.map, op.coords, GlobalMemory::instance(),
                                   ctas[r].smem, op.dst);
-    mbarArrive(ctas[r], op.mbar, 0, -static_cast<std::int64_t>(bytes),
-               "TMA load complete_tx");
+    mbarArrive(op.mbarCta >= 0 ? ctas[op.mbarCta] : ctas[r], op.mbar, 0,
+               -static_cast<std::int64_t>(bytes), "TMA load complete_tx");
   }
 }
 

@@ -30,6 +30,42 @@ Tcgen05KindKind tcgen05Kind(int a) {
                   : Tcgen05KindKind::F8F6F4;
 }
 
+const char *tcgen05OpName(OpKind op) {
+  switch (op) {
+  case OpKind::TcAlloc:
+    return "tcgen05.alloc";
+  case OpKind::TcDealloc:
+    return "tcgen05.dealloc";
+  case OpKind::TcRelinquish:
+    return "tcgen05.relinquish_alloc_permit";
+  case OpKind::TcMma:
+    return "tcgen05.mma";
+  case OpKind::TcCommit:
+    return "tcgen05.commit";
+  default:
+    return nullptr;
+  }
+}
+
+/// The PTX ISA (9.7.16, tcgen05: "all the tcgen05 instructions within a
+/// kernel must specify the same value of the .cta_group qualifier"): the
+/// CTA's first alloc, dealloc, relinquish_alloc_permit, mma or commit fixes
+/// the group, and any other value is a fault.
+void checkCtaGroup(CtaState &cta, const Instr &ins) {
+  const char *name = tcgen05OpName(ins.op);
+  if (!name)
+    return;
+  unsigned group = static_cast<unsigned>(ins.b);
+  if (cta.tcgen05CtaGroup == 0)
+    cta.tcgen05CtaGroup = group;
+  else if (cta.tcgen05CtaGroup != group)
+    throw SimFault(fmt::format(
+        "{}.cta_group::{} in a CTA whose earlier tcgen05 instructions used "
+        ".cta_group::{}: every tcgen05 instruction of a kernel must use the "
+        "same .cta_group",
+        name, group, cta.tcgen05CtaGroup));
+}
+
 } // namespace
 
 void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
@@ -38,11 +74,27 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
   if (!cta.tmem)
     cta.tmem = std::make_unique<TensorMemory>();
   unsigned lane0 = mask ? static_cast<unsigned>(std::countr_zero(mask)) : 0;
+  checkCtaGroup(cta, ins);
   switch (ins.op) {
   case OpKind::TcAlloc: {
     std::uint64_t dst = address(w, ops[0], lane0);
     unsigned cols = static_cast<unsigned>(get(w, ops[1], lane0));
-    std::uint32_t addr = cta.tmem->allocate(cols);
+    std::uint32_t addr = 0;
+    if (ins.b == 2) {
+      // One warp of each CTA of the pair allocates; the first to execute
+      // allocates the same columns in both (TensorMemory::allocatePair).
+      if ((cta.rank ^ 1) >= ctas.size())
+        throw SimFault(fmt::format("tcgen05.alloc.cta_group::2 in CTA rank "
+                                   "{} of a cluster of {}: no peer CTA",
+                                   cta.rank, ctas.size()));
+      CtaState &peer = ctas[cta.rank ^ 1];
+      if (!peer.tmem)
+        peer.tmem = std::make_unique<TensorMemory>();
+      std::optional<std::uint32_t> owed = cta.tmem->takeOwedPairAlloc(cols);
+      addr = owed ? *owed : cta.tmem->allocatePair(*peer.tmem, cols);
+    } else {
+      addr = cta.tmem->allocate(cols);
+    }
     if (dst >= SharedGenericBase)
       dst -= SharedGenericBase;
     cta.smem.write(static_cast<std::uint32_t>(dst), &addr, 4,

@@ -84,12 +84,14 @@ bool Decoder::decodeCpAsync() {
       m.space2 == SpaceKind::Global) {
     ins.op = OpKind::TmaLoad;
     ins.flag = m.has("multicast::cluster");
+    // .cta_group::2: the mbarrier may be the peer CTA's (TmaUnit.h).
+    ins.b = m.has("cta_group::2") ? 2 : 1;
     if (!m.has("mbarrier::complete_tx::bytes"))
       return bad(fmt::format("`{}`: only the mbarrier::complete_tx form "
                              "is modelled",
                              opcode));
-    return only(m,
-                {"mbarrier::complete_tx::bytes", "multicast::cluster", "tile"});
+    return only(m, {"mbarrier::complete_tx::bytes", "multicast::cluster",
+                    "tile", "cta_group::2"});
   }
   return bad(fmt::format("`{}`: unsupported direction", opcode));
 }

@@ -29,7 +29,7 @@ namespace tilec::sim {
 
 TensorMemory::TensorMemory() : cells(std::size_t(Lanes) * Columns, 0) {}
 
-std::uint32_t TensorMemory::allocate(unsigned columns) {
+void TensorMemory::checkAllocCount(unsigned columns) const {
   if (columns < 32 || columns > 512 || (columns & (columns - 1)))
     throw SimFault(fmt::format("tcgen05.alloc of {} columns: the count must "
                                "be a power of two in 32..512",
@@ -38,12 +38,53 @@ std::uint32_t TensorMemory::allocate(unsigned columns) {
     throw SimFault(fmt::format("tcgen05.alloc of {} columns after "
                                "tcgen05.relinquish_alloc_permit",
                                columns));
+}
+
+bool TensorMemory::isFree(unsigned first, unsigned columns) const {
+  for (auto [f, n] : live)
+    if (first < f + n && f < first + columns)
+      return false;
+  for (auto [f, n] : owedPairAllocs)
+    if (first < f + n && f < first + columns)
+      return false;
+  return true;
+}
+
+std::uint32_t TensorMemory::allocatePair(TensorMemory &peer,
+                                         unsigned columns) {
+  checkAllocCount(columns);
+  // PTX ISA 9.7.16.7.1: with .cta_group::2 one warp of each CTA of the pair
+  // executes tcgen05.alloc, and the same columns are allocated in both.
+  for (unsigned first = 0; first + columns <= Columns; first += columns)
+    if (isFree(first, columns) && peer.isFree(first, columns)) {
+      live.push_back({first, columns});
+      peer.owedPairAllocs.push_back({first, columns});
+      peer.live.push_back({first, columns});
+      return first;
+    }
+  throw SimFault(fmt::format("tcgen05.alloc.cta_group::2 of {} columns: no "
+                             "column range is free in both CTAs of the pair",
+                             columns));
+}
+
+std::optional<std::uint32_t> TensorMemory::takeOwedPairAlloc(unsigned columns) {
+  if (owedPairAllocs.empty())
+    return std::nullopt;
+  checkAllocCount(columns);
+  auto [first, count] = owedPairAllocs.front();
+  if (count != columns)
+    throw SimFault(fmt::format("tcgen05.alloc.cta_group::2 of {} columns, but "
+                               "the peer CTA's allocated {}: both CTAs of the "
+                               "pair must allocate the same count",
+                               columns, count));
+  owedPairAllocs.erase(owedPairAllocs.begin());
+  return first;
+}
+
+std::uint32_t TensorMemory::allocate(unsigned columns) {
+  checkAllocCount(columns);
   for (unsigned first = 0; first + columns <= Columns; first += columns) {
-    bool free = true;
-    for (auto [f, n] : live)
-      if (first < f + n && f < first + columns)
-        free = false;
-    if (free) {
+    if (isFree(first, columns)) {
       live.push_back({first, columns});
       return first;
     }
@@ -69,6 +110,12 @@ void TensorMemory::deallocate(std::uint32_t address, unsigned columns) {
 }
 
 void TensorMemory::checkAllFreed() const {
+  if (!owedPairAllocs.empty())
+    throw SimFault(fmt::format(
+        "the peer CTA executed tcgen05.alloc.cta_group::2 of {} columns, but "
+        "this CTA of the pair never executed its own (PTX ISA 9.7.16.7.1: "
+        "one warp of each CTA of the pair allocates)",
+        owedPairAllocs.front().second));
   if (live.empty())
     return;
   std::string list;

@@ -20,6 +20,7 @@
 #include "runtime/sim/SimMemory.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,11 +37,23 @@ public:
   /// column). Throws SimFault when \p columns is not a power of two in
   /// [32, 512], when the permit was relinquished, or when no room is left.
   std::uint32_t allocate(unsigned columns);
+  /// tcgen05.alloc.cta_group::2 by the first CTA of the pair to execute
+  /// it: allocates the same \p columns (first fit in both) in this CTA's
+  /// and \p peer's tensor memory and records in \p peer that its own
+  /// tcgen05.alloc.cta_group::2 of \p columns is owed. Throws as allocate.
+  std::uint32_t allocatePair(TensorMemory &peer, unsigned columns);
+  /// tcgen05.alloc.cta_group::2 by the second CTA of the pair: the address
+  /// of the allocation the peer made for both, or std::nullopt when the
+  /// peer has not executed its alloc yet. Throws when the owed allocation
+  /// has another column count or the permit was relinquished.
+  std::optional<std::uint32_t> takeOwedPairAlloc(unsigned columns);
   /// tcgen05.dealloc; throws unless it matches a live allocation exactly.
   void deallocate(std::uint32_t address, unsigned columns);
   /// tcgen05.relinquish_alloc_permit.
   void relinquish() { permitRelinquished = true; }
-  /// Throws SimFault listing the allocations still live (at CTA exit).
+  /// Throws SimFault listing the allocations still live (at CTA exit), or
+  /// a pair allocation the peer made whose tcgen05.alloc.cta_group::2 this
+  /// CTA never executed.
   void checkAllFreed() const;
 
   /// Cell (lane, column); throws SimFault when outside every allocation.
@@ -52,6 +65,11 @@ private:
   /// Column ranges [first, first + count) that are allocated.
   std::vector<std::pair<unsigned, unsigned>> live;
   bool permitRelinquished = false;
+  /// Pair allocations (first column, count) the peer made for this CTA
+  /// too, awaiting this CTA's own tcgen05.alloc.cta_group::2.
+  std::vector<std::pair<unsigned, unsigned>> owedPairAllocs;
+  bool isFree(unsigned first, unsigned columns) const;
+  void checkAllocCount(unsigned columns) const;
   void checkColumn(unsigned lane, unsigned column, const char *what) const;
 };
 
