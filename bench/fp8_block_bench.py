@@ -282,13 +282,38 @@ def tflops(m, n, k, us):
     return 2.0 * m * n * k / us * 1e-6
 
 
+def variant(source, bn, stages, schedule=""):
+    """examples/gemm_fp8_block_sm90.tile's \p source with another tile N,
+    stage count and schedule line."""
+    source = source.replace("BN = 128", f"BN = {bn}").replace(
+        "stages   5", f"stages   {stages}")
+    if schedule:
+        source = source.replace("stages   ", f"{schedule}\n  stages   ", 1)
+    return source
+
+
+def large_m_program(source):
+    """The program for M > 128: BN = 192 and 4 stages, the fastest variant
+    at M = 4096 in bench/fp8_block_sweep.py on the H200
+    (bench/results/fp8_block_sweep_h200.log: 0.87-0.99x cuBLAS against
+    0.79-0.88x with the example's BN = 128, which stays the best at
+    M = 64 and 128)."""
+    return variant(source, 192, 4)
+
+
 def block_rows(args, gen, begin):
     with open(args.tile) as f:
-        kernel = tilec.compile(f.read())
-    if not kernel.operands.get("block_scaled"):
-        raise SystemExit(f"{args.tile}: kernel {kernel.entry_name} has no "
-                         "block scales")
-    print(f"tilec: {args.tile}: {kernel!r}")
+        source = f.read()
+    small = tilec.compile(source)
+    large = (small if args.tile != DEFAULT_TILE
+             else tilec.compile(large_m_program(source)))
+    for kernel in (small, large):
+        if not kernel.operands.get("block_scaled"):
+            raise SystemExit(f"{args.tile}: kernel {kernel.entry_name} has "
+                             "no block scales")
+    print(f"tilec: {args.tile}: M <= 128: {small!r}; M > 128: "
+          + ("the same" if large is small
+             else f"the same with BN = 192, 4 stages: {large!r}"))
     cublas = cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable: tilec alone'}")
     header = ("M x N x K", "tilec us", "cuBLAS us", "tilec TFLOP/s",
@@ -304,6 +329,7 @@ def block_rows(args, gen, begin):
                   "budget |", flush=True)
             continue
         try:
+            kernel = small if m <= 128 else large
             checks, cublas_error, t, floor = bench_block(kernel, cublas, m, n,
                                                          k, args, gen)
         except Exception as e:  # noqa: BLE001  (a refused launch, OOM)

@@ -233,6 +233,13 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   info.tile_n = k.tileN;
   for (const KernelParam &param : k.params)
     info.block_scaled |= param.name == "sfa";
+  // API 7: grouped kernels (ir/GemmSpec.h GroupSpec).
+  if (k.group) {
+    info.group_kind = k.group->kind == GroupKind::Masked
+                          ? TILEC_GROUP_MASKED
+                          : TILEC_GROUP_CONTIGUOUS;
+    info.group_fixed = k.group->fixedCount;
+  }
   size_t size = std::min(out->struct_size, sizeof info);
   std::memcpy(out, &info, size);
   out->struct_size = size;

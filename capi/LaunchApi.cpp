@@ -4,9 +4,10 @@
 // of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
 // the caller's struct_size, so operands appended later (API 2: the epilogue
 // vectors bias and scale; API 4: the residual and ldr; API 5: the batch and
-// its strides; API 6: the block scales sfa and sfb) keep their defaults
-// for older callers. Arguments are
-// checked (checkGemmProblem) before anything is launched.
+// its strides; API 6: the block scales sfa and sfb; API 7: the groups and
+// group_index / group_rows) keep their defaults for older callers; a
+// grouped kernel's groups read as 0 there and are refused by name.
+// Arguments are checked (checkGemmProblem) before anything is launched.
 //
 // API 3, for callers such as PyTorch that launch the same problems many times
 // and capture them into CUDA graphs:
@@ -48,7 +49,7 @@ struct tilec_context_impl {
 };
 
 /// The arguments and stream a PreparedGemm was made for.
-using PreparedKey = std::array<uint64_t, 22>;
+using PreparedKey = std::array<uint64_t, 25>;
 
 struct tilec_launcher_impl {
   GemmLauncher launcher;
@@ -113,7 +114,8 @@ tilec_status copyChecked(uint64_t device, const void *host, size_t bytes,
        ? (args)->member                                                        \
        : (fallback))
 
-GemmProblem readProblem(const tilec_gemm_args *args) {
+GemmProblem readProblem(const GemmKernelBinary &kernel,
+                        const tilec_gemm_args *args) {
   GemmProblem p;
   p.a = TILEC_ARG(args, a, 0);
   p.b = TILEC_ARG(args, b, 0);
@@ -138,6 +140,13 @@ GemmProblem readProblem(const tilec_gemm_args *args) {
   p.strideC = TILEC_ARG(args, stride_c, 0);
   p.sfa = TILEC_ARG(args, sfa, 0);
   p.sfb = TILEC_ARG(args, sfb, 0);
+  // A zeroed count is one group for an ungrouped kernel; a grouped one
+  // needs it set (checkGroup refuses groups = 0 by name).
+  p.groups = TILEC_ARG(args, groups, 0);
+  if (p.groups == 0 && !kernel.group)
+    p.groups = 1;
+  p.groupIndex = TILEC_ARG(args, group_index, 0);
+  p.groupRows = TILEC_ARG(args, group_rows, 0);
   return p;
 }
 
@@ -152,7 +161,8 @@ PreparedKey preparedKey(const GemmProblem &p, void *stream) {
           uint64_t(p.ldc), bits(p.alpha), bits(p.beta), p.bias,
           p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)),
           p.residual, uint64_t(p.ldr), uint64_t(p.batch), uint64_t(p.strideA),
-          uint64_t(p.strideB), uint64_t(p.strideC), p.sfa, p.sfb};
+          uint64_t(p.strideB), uint64_t(p.strideC), p.sfa, p.sfb,
+          uint64_t(p.groups), p.groupIndex, p.groupRows};
 }
 
 constexpr size_t PreparedSlots = 8;
@@ -225,7 +235,7 @@ std::optional<tilec_status> readChecked(tilec_launcher launcher,
                 "tilec_gemm_args.struct_size is " +
                     std::to_string(args->struct_size) +
                     "; set it to sizeof(tilec_gemm_args)");
-  problem = readProblem(args);
+  problem = readProblem(launcher->launcher.kernel(), args);
   if (rt::Status s = checkGemmProblem(launcher->launcher.kernel(), problem);
       !s)
     return fail(TILEC_ERROR_LAUNCH_ARGUMENT, s.error().getMessage());

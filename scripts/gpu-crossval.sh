@@ -20,15 +20,42 @@ if [ "${SKIP_CROSSVAL:-0}" != 1 ]; then
   tar -C "$out" -czf "$out/crossval-gpu.tar.gz" crossval-gpu && rm -rf "$out/crossval-gpu"
 fi
 [ "${CROSSVAL_ONLY:-0}" = 1 ] && exit 0
+run() {
+  echo "-- tilec run $*"
+  timeout 300 "$bin/tilec" run "$@" 2>&1 | tail -n 20
+}
+echo "== grouped GEMM on the GPU (random groups: one empty, padding rows;"
+echo "   rows outside every group must keep their poison)"
+{
+  g=$TILEC_ROOT/examples/gemm_fp8_grouped_contiguous_sm90.tile
+  run "$g" -m 2048 -n 4096 -k 7168 --groups 4 --seed 1
+  run "$g" -m 1000 -n 1304 -k 1000 --groups 5 --seed 3
+  run "$g" --seed 7
+  run "$g" --seed 11 --integer
+  g=$TILEC_ROOT/examples/gemm_fp8_grouped_masked_sm90.tile
+  run "$g" -m 1024 -n 4096 -k 7168 --groups 4 --seed 4
+  run "$g" -m 512 -n 7168 -k 2048 --groups 2 --seed 5
+  run "$g" -m 300 -n 520 -k 640 --groups 6 --seed 6
+  run "$g" --seed 11 --integer
+  run "$TILEC_ROOT/tests/sim/gemm/grouped.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/grouped.tile" --seed 11 --integer
+  for k in gc_bn96 gc_bf16_persistent gm_bn192_grid gm_f16_direct; do
+    run "$TILEC_ROOT/tests/sim/gemm/grouped.tile" --kernel $k -m 1000 \
+      -n 1304 -k 1024 --groups 6 --seed 8
+  done
+} 2>&1 | tee "$out/grouped-gpu.log"
+echo "grouped: $(grep -c '^PASS' "$out/grouped-gpu.log") PASS," \
+  "$(grep -c '^FAIL' "$out/grouped-gpu.log") FAIL"
+PATH=/usr/local/cuda/bin:$PATH timeout 120 python3 \
+  "$TILEC_ROOT/tests/sim/mutations/run_mutations.py" --tilec "$bin/tilec" \
+  --gpu --only grouped 2>&1 | tail -4
+# GROUPED_ONLY=1: just the grouped runs above.
+[ "${GROUPED_ONLY:-0}" = 1 ] && exit 0
 echo "== tilec run on the GPU at the default and larger shapes"
 # The default shapes (1000x1304x1024, 64x2112x7168 for decode kernels) and a
 # few more: alpha/beta with the epilogue ops, the block-scaled fp8 kernels
 # at ragged and DeepSeek-V3 shapes, the persistent/cluster schedules with
 # several tiles per CTA.
-run() {
-  echo "-- tilec run $*"
-  timeout 300 "$bin/tilec" run "$@" 2>&1 | tail -n 20
-}
 {
   run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops.tile" --seed 5 --beta 0.5 --alpha 0.75
   run "$TILEC_ROOT/tests/sim/gemm/epilogue_ops2.tile" --seed 7

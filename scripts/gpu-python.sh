@@ -10,18 +10,31 @@
 # FP8_BENCH=1 bench/fp8_block_bench.py (issue 13, about 2-4 minutes, cut at
 # 240 s) runs after them; FP8_BENCH=only runs it alone, skipping pytest and
 # the other benchmarks (one device call is 600 s at most, so the full set
-# plus the fp8 bench may not fit in one). Logs go to $OUT. Here first:
+# plus the fp8 bench may not fit in one). GROUPED_BENCH=1|only does the
+# same for bench/fp8_grouped_bench.py (issue 13's grouped cases, about 1-3
+# minutes, no new case after 170 s), and FP8_SWEEP=1|only for
+# bench/fp8_block_sweep.py (tile N x stages x schedule of the block-scaled
+# kernel against cuBLAS, about 40 s); any "only" skips pytest and the
+# other benchmarks. Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
 #   run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
 #   run command="FP8_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
+#   run command="GROUPED_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -uo pipefail
 FP8_BENCH=${FP8_BENCH:-0}
-case $FP8_BENCH in
-  0|1|only) ;;
-  *) echo "gpu-python.sh: FP8_BENCH=$FP8_BENCH (legal: 0, 1, only)" >&2
-     exit 2 ;;
-esac
+GROUPED_BENCH=${GROUPED_BENCH:-0}
+FP8_SWEEP=${FP8_SWEEP:-0}
+for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
+    "FP8_SWEEP=$FP8_SWEEP"; do
+  case ${setting#*=} in
+    0|1|only) ;;
+    *) echo "gpu-python.sh: $setting (legal: 0, 1, only)" >&2
+       exit 2 ;;
+  esac
+done
+ONLY=0
+case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP" in *only*) ONLY=1 ;; esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -46,7 +59,7 @@ cd "$site" # nothing of the checkout on the path
     "from", tilec.__file__, "library", l.lib._name)'
 } 2>&1 | tee "$OUT/env.log"
 status=0
-if [ "$FP8_BENCH" != only ]; then
+if [ "$ONLY" = 0 ]; then
   python3 -m pytest -q -rs -p no:cacheprovider "$TILEC_ROOT/tests/python" \
     2>&1 | tee "$OUT/pytest.log" || status=1
   python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
@@ -56,13 +69,17 @@ if [ "$FP8_BENCH" != only ]; then
   python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 \
     | tee "$OUT/epilogue_bench.log" || status=1
 fi
-if [ "$FP8_BENCH" != 0 ]; then
-  # The bench starts no new shape after 200 s; the timeout is the backstop.
-  timeout -k 10 240 python3 "$TILEC_ROOT/bench/fp8_block_bench.py" \
-    --budget-s 200 2>&1 | tee "$OUT/fp8_block_bench.log"
-  rc=${PIPESTATUS[0]}
-  [ "$rc" = 124 ] && echo "fp8_block_bench.py: killed after 240 s" \
-    | tee -a "$OUT/fp8_block_bench.log"
+# run_bench SCRIPT BUDGET: a benchmark that starts no new shape after BUDGET
+# seconds; the timeout, 40 s later, is the backstop.
+run_bench() {
+  local log="$OUT/${1%.py}.log" limit=$(($2 + 40))
+  timeout -k 10 "$limit" python3 "$TILEC_ROOT/bench/$1" --budget-s "$2" 2>&1 |
+    tee "$log"
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" = 124 ] && echo "$1: killed after $limit s" | tee -a "$log"
   [ "$rc" = 0 ] || status=1
-fi
+}
+[ "$FP8_BENCH" != 0 ] && run_bench fp8_block_bench.py 200
+[ "$GROUPED_BENCH" != 0 ] && run_bench fp8_grouped_bench.py 170
+[ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
 exit $status

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 6
+#define TILEC_API_VERSION 7
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -154,7 +154,19 @@ typedef struct tilec_kernel_operand_info {
   int swiglu;
   unsigned tile_n;
   int block_scaled;
+  /* API 7: a grouped kernel (`group contiguous|masked`, a tilec_group_kind)
+   * and the group count its program fixes (`b : e4m3[8, N, K]`; 0: any,
+   * the launch's tilec_gemm_args.groups). */
+  int group_kind;
+  int64_t group_fixed;
 } tilec_kernel_operand_info;
+/* API 7: how a grouped kernel's rows find their group. */
+typedef enum tilec_group_kind {
+  TILEC_GROUP_NONE = 0,       /* not grouped */
+  TILEC_GROUP_CONTIGUOUS = 1, /* A [M, K], C [M, N], group_index int32[M] */
+  TILEC_GROUP_MASKED = 2      /* A [G, M, K], C [G, M, N], group_rows
+                                 int32[G] */
+} tilec_group_kind;
 /* API 6: the extent an epilogue vector follows. */
 typedef enum tilec_vector_axis {
   TILEC_AXIS_NONE = 0,   /* the kernel has no such op */
@@ -238,6 +250,22 @@ typedef struct tilec_gemm_args {
    * f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0 for a
    * kernel without block scales (tilec_kernel_operand_info.block_scaled). */
   uint64_t sfa, sfb;
+  /* API 7: a grouped kernel's (tilec_kernel_operand_info.group_kind) group
+   * count G (1 to 65535) and its device tensor; B is then the G dense
+   * N x ldb matrices [G, N, K] and SFB f32[G, ceil(N / 128), ceil(K / 128)].
+   *   contiguous: A [M, K], C [M, N]; group_index an int32[M], the group of
+   *     each row of A, -1 for padding (each group starting on a multiple
+   *     of the tile's BM rows); group_rows 0.
+   *   masked: m is the rows per group (Mmax): A [G, M, K], C [G, M, N]
+   *     (groups M x lda and M x ldc elements apart), SFA f32[G, M,
+   *     ceil(K / 128)]; group_rows an int32[G], the valid
+   *     rows of each group (read on the device: graph-capturable);
+   *     group_index 0.
+   * Both 4-byte aligned; beta must be 0. An ungrouped kernel takes groups
+   * 0 or 1 and null tensors. tilec_kernel_grid_batched with batch = G
+   * gives a masked kernel's grid. */
+  int64_t groups;
+  uint64_t group_index, group_rows;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent

@@ -20,7 +20,7 @@ import threading
 
 from . import _lib
 from ._lib import lib
-from ._operands import resolve, split_batch
+from ._operands import GROUP_MASKED, resolve, split_batch, split_group
 
 _contexts = {}  # device index -> tilec_context (retained primary context)
 _contexts_lock = threading.Lock()
@@ -148,13 +148,25 @@ class Launchable:
         return launcher
 
     def check(self, a, b, c, bias=None, scale=None, residual=None,
-              sfa=None, sfb=None):
+              sfa=None, sfb=None, group_index=None, group_rows=None):
         """The checks a launch makes, without launching: (m, n, k, lda, ldb,
-        ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr), device
-        index), the Operands their addresses (0: not given). ValueError
-        names what is wrong."""
-        return resolve(self._launch_state()["info"], a, b, c, bias, scale,
-                       residual, sfa, sfb)
+        ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr, groups,
+        group_index, group_rows), device index), the Operands their
+        addresses (0: not given). A grouped kernel's operands are checked
+        per group (split_group: B [G, N, K], masked A and C [G, Mmax, ...])
+        and m is then the rows of A (contiguous) or Mmax (masked).
+        ValueError names what is wrong."""
+        info = self._launch_state()["info"]
+        groups, og, a, b, c, sfa, sfb = split_group(
+            info, a, b, c, group_index, group_rows, sfa, sfb)
+        m, n, k, lda, ldb, ldc, p, device = resolve(
+            info, a, b, c, bias, scale, residual, sfa, sfb)
+        if og is not None:
+            masked = info.get("group_kind") == GROUP_MASKED
+            p = p._replace(groups=groups,
+                           group_index=0 if masked else og.ptr,
+                           group_rows=og.ptr if masked else 0)
+        return m, n, k, lda, ldb, ldc, p, device
 
     def _args(self, a, b, c, alpha, beta, extra):
         # A batched kernel: 3-D tensors (a 2-D one for a shared operand),
@@ -165,12 +177,14 @@ class Launchable:
         args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), p.a, p.b, p.c, m,
                              n, k, lda, ldb, ldc, alpha, beta, p.bias,
                              p.scale, p.residual, p.ldr, batch, *strides,
-                             p.sfa, p.sfb)
+                             p.sfa, p.sfb, p.groups, p.group_index,
+                             p.group_rows)
         return args, (m, n), _device_index(device)
 
     def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,
                 stream=None, bias=None, scale=None, device=None,
-                residual=None, sfa=None, sfb=None):
+                residual=None, sfa=None, sfb=None, group_index=None,
+                group_rows=None):
         """Loads the module on a device (prepare(device)) and, given
         operands, prepares their launch (the tensor maps and the split-K
         workspace), without launching: do it before a CUDA graph capture."""
@@ -178,7 +192,8 @@ class Launchable:
             self._launcher(_device_index(device))
             return self
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
-            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb))
+            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
+            group_index=group_index, group_rows=group_rows))
         launcher = self._launcher(index)
         status = lib.tilec_launch_prepare(launcher, ctypes.byref(args),
                                           _stream_handle(stream, index))
@@ -202,7 +217,8 @@ class Launchable:
         raise RuntimeError(_lib.last_error())
 
     def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, bias=None,
-                 scale=None, residual=None, sfa=None, sfb=None):
+                 scale=None, residual=None, sfa=None, sfb=None,
+                 group_index=None, group_rows=None):
         """C = alpha * A B^T + beta * C (then the epilogue ops) on device
         tensors, on `stream` (None: torch's current stream). Returns c.
 
@@ -212,9 +228,17 @@ class Launchable:
         `swiglu` C is M x N/2. A block-scaled fp8 kernel (`scale a f32
         block(1, 128)`, `scale b f32 block(128, 128)`) takes sfa, f32
         [M, ceil(K/128)], and sfb, f32 [ceil(N/128), ceil(K/128)], both
-        contiguous row-major."""
+        contiguous row-major.
+
+        A grouped kernel (`group contiguous|masked`) takes B as [G, N, K]
+        and SFB as [G, ceil(N/128), ceil(K/128)]; contiguous: A [M, K], C
+        [M, N] and group_index, int32[M] (each row's group, -1 padding:
+        those rows of C are not written); masked: A [G, Mmax, K], C [G,
+        Mmax, N], SFA [G, Mmax, ceil(K/128)] and group_rows, int32[G] (each
+        group's valid rows, read on the device; the rest of C is not
+        written). beta must be 0."""
         state = self.__dict__.get("_state") or self._launch_state()
-        extra = (bias, scale, residual, sfa, sfb)
+        extra = (bias, scale, residual, sfa, sfb, group_index, group_rows)
         # Fast path: torch tensors launched before with the same pointers,
         # shapes, strides, dtypes and devices passed every check then, and
         # the launcher then loaded the module and grew the workspace.
@@ -242,7 +266,8 @@ class Launchable:
                     self._raise_for(status)
                 return c
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
-            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb))
+            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
+            group_index=group_index, group_rows=group_rows))
         launcher = self._launcher(index)
         if state["workspace"] and _capturing():
             need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 6
+API_VERSION = 7
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -31,7 +31,8 @@ class CompileOptions(ctypes.Structure):
 
 class GemmArgs(ctypes.Structure):
     """tilec_gemm_args, up to the fields this package sets (API 5: the
-    batch and its strides; API 6: the block scales); the library reads only
+    batch and its strides; API 6: the block scales; API 7: the groups and
+    their device tensor); the library reads only
     what struct_size covers."""
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
@@ -46,6 +47,9 @@ class GemmArgs(ctypes.Structure):
         ("batch", ctypes.c_int64), ("stride_a", ctypes.c_int64),
         ("stride_b", ctypes.c_int64), ("stride_c", ctypes.c_int64),
         ("sfa", ctypes.c_uint64), ("sfb", ctypes.c_uint64),
+        # API 7: grouped kernels.
+        ("groups", ctypes.c_int64), ("group_index", ctypes.c_uint64),
+        ("group_rows", ctypes.c_uint64),
     ]
 
 
@@ -66,6 +70,8 @@ class OperandInfo(ctypes.Structure):
         ("bias_axis", ctypes.c_int), ("scale_axis", ctypes.c_int),
         ("swiglu", ctypes.c_int), ("tile_n", ctypes.c_uint),
         ("block_scaled", ctypes.c_int),
+        # API 7: grouped kernels (tilec_group_kind) and a fixed group count.
+        ("group_kind", ctypes.c_int), ("group_fixed", ctypes.c_int64),
     ]
 
 

@@ -27,11 +27,12 @@ from collections import namedtuple
 _TORCH_DTYPES = {
     "torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
     "torch.float8_e4m3fn": "e4m3", "torch.float8_e5m2": "e5m2",
-    "torch.int8": "i8", "torch.uint8": "u8",
+    "torch.int8": "i8", "torch.uint8": "u8", "torch.int32": "i32",
 }
-_CAI_DTYPES = {"<f2": "f16", "<f4": "f32", "|i1": "i8", "|u1": "u8"}
+_CAI_DTYPES = {"<f2": "f16", "<f4": "f32", "|i1": "i8", "|u1": "u8",
+               "<i4": "i32"}
 _BYTES = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1, "i8": 1,
-          "u8": 1}
+          "u8": 1, "i32": 4}
 # A kernel's element type -> the storage dtype that holds it.
 _STORAGE = {"tf32": "f32"}
 ALIGN = 16
@@ -213,10 +214,113 @@ def split_batch(info, a, b, c):
     return batch, tuple(strides), out[0], out[1], out[2]
 
 
+# tilec_group_kind (include/tilec/tilec.h).
+GROUP_NONE, GROUP_CONTIGUOUS, GROUP_MASKED = 0, 1, 2
+
+
+def _per_group(op, name, groups, what):
+    """The first group of a 3-D `op` whose groups are dense: the 2-D
+    Operand of group 0 (the launcher steps from one group to the next by
+    rows x row stride, so the group stride must be exactly that)."""
+    if len(op.shape) != 3 or op.shape[0] != groups:
+        raise ValueError(f"{name}: shape {op.shape} (legal: a 3-D {what} "
+                         f"tensor of G = {groups} groups)")
+    (_, r0, r1), (g, s0, s1) = op.shape, op.strides
+    # The group stride of dense groups: the non-unit dimension's extent
+    # times its stride (a row-major [rows, cols] group: rows * cols).
+    dense = r0 * s0 if s1 == 1 or r1 == 1 else r1 * s1
+    if groups > 1 and g != dense:
+        raise ValueError(f"{name}: group stride {g} elements (legal: {dense},"
+                         f" the groups of a {what} tensor stored one after "
+                         "another; make it contiguous)")
+    return Operand(op.ptr, op.dtype, op.shape[1:], op.strides[1:], op.device,
+                   op.obj)
+
+
+def split_group(info, a, b, c, group_index=None, group_rows=None, sfa=None,
+                sfb=None):
+    """For a grouped kernel (info["group_kind"]): (groups, group tensor
+    Operand, a, b, c, sfa, sfb) with a, b, c, sfa, sfb the first group's
+    2-D Operands (None stays None), after checking the group extent of each
+    and the group tensor: contiguous, group_index int32[M] and group_rows
+    None; masked, group_rows int32[G] and group_index None; a CUDA tensor
+    on a, b, c's device, contiguous, 4-byte aligned. For an ungrouped
+    kernel: (1, None, a, b, c, sfa, sfb) as given, both group tensors None.
+    ValueError names the argument."""
+    kind = info.get("group_kind", GROUP_NONE)
+    if kind == GROUP_NONE:
+        for name, x in (("group_index", group_index),
+                        ("group_rows", group_rows)):
+            if x is not None:
+                raise ValueError(f"{name}: the kernel is not grouped (legal: "
+                                 "None, or compile it with 'group contiguous'"
+                                 " / 'group masked')")
+        return 1, None, a, b, c, sfa, sfb
+    masked = kind == GROUP_MASKED
+    mode = "masked" if masked else "contiguous"
+    mine, other = (("group_rows", "group_index") if masked else
+                   ("group_index", "group_rows"))
+    if (group_index if masked else group_rows) is not None:
+        raise ValueError(f"{other}: the kernel is group {mode}, which reads "
+                         f"{mine}, not {other} (legal: None)")
+    ob = operand(b, "b")
+    if len(ob.shape) != 3:
+        raise ValueError(f"b: {len(ob.shape)}-D tensor of shape {ob.shape} "
+                         "(legal: a 3-D G x N x K tensor, one N x K matrix "
+                         f"per group: the kernel is group {mode})")
+    groups = ob.shape[0]
+    fixed = info.get("group_fixed", 0)
+    if groups < 1 or groups > 65535 or (fixed and groups != fixed):
+        raise ValueError(f"b: G = {groups} groups from its leading dimension "
+                         f"(legal: {fixed if fixed else '1 to 65535'})")
+    ob = _per_group(ob, "b", groups, "G x N x K")
+    oa, oc = operand(a, "a"), operand(c, "c")
+    if masked:
+        oa = _per_group(oa, "a", groups, "G x Mmax x K")
+        oc = _per_group(oc, "c", groups, "G x Mmax x N")
+    for name, op in (("a", oa), ("c", oc)):
+        if len(op.shape) != 2:
+            raise ValueError(f"{name}: {len(op.shape)}-D tensor of shape "
+                             f"{op.shape} (legal: a 2-D matrix, the rows of "
+                             "every group stacked: the kernel is group "
+                             "contiguous)")
+    length = groups if masked else oc.shape[0]
+    what = (f"int32[G] = [{groups}], the valid rows of each group" if masked
+            else f"int32[M] = [{length}], the group of each row of A (-1: "
+            "padding)")
+    x = group_rows if masked else group_index
+    if x is None:
+        raise ValueError(f"{mine}: the kernel is group {mode} (legal: a CUDA "
+                         f"{what})")
+    og = operand(x, mine)
+    _check_cuda(og, mine)
+    _check_dtype(og, mine, "i32")
+    if len(og.shape) != 1 or og.shape[0] != length or (
+            og.strides[0] != 1 and length != 1):
+        raise ValueError(f"{mine}: shape {og.shape} strides {og.strides} "
+                         f"(legal: a contiguous {what})")
+    if og.device != oc.device:
+        raise ValueError(f"{mine}: on {og.device}, c on {oc.device} (legal: "
+                         "the same device)")
+    _check_align(og, mine, 4)
+    sfa_what = "G x Mmax x ceil(K / 128)"
+    out = []
+    for name, x, per_group, shape in (
+            ("sfa", sfa, masked, sfa_what),
+            ("sfb", sfb, True, "G x ceil(N / 128) x ceil(K / 128)")):
+        if x is None or not per_group:
+            out.append(x)
+            continue
+        out.append(_per_group(operand(x, name), name, groups, "f32 " + shape))
+    return groups, og, oa, ob, oc, out[0], out[1]
+
+
 class Operands(namedtuple("Operands", "a b c bias scale residual sfa sfb "
-                                  "ldr")):
-    """The device addresses check() found (0 for an operand not given) and
-    the residual's leading dimension ldr (elements; 0 without one)."""
+                                  "ldr groups group_index group_rows",
+                          defaults=(1, 0, 0))):
+    """The device addresses check() found (0 for an operand not given), the
+    residual's leading dimension ldr (elements; 0 without one) and, for a
+    grouped kernel, the group count and its group tensor's address."""
     __slots__ = ()
 
 

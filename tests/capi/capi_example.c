@@ -6,7 +6,10 @@
 |* a 64 x 48 x 40 GEMM on random small-integer bf16 inputs, plain and with a  *|
 |* bias(col) relu epilogue, and checks every element of C against a CPU       *|
 |* reference (exact: every sum is a bf16 integer); and the block-scaled fp8   *|
-|* kernel (API 6: sfa and sfb) at 100 x 256 x 256 with power-of-two scales.   *|
+|* kernel (API 6: sfa and sfb) at 100 x 256 x 256 with power-of-two scales;   *|
+|* grouped block-scaled fp8 kernels (API 7: groups, group_index/group_rows),  *|
+|* contiguous and masked, with an empty group and padding rows that must     *|
+|* keep their poison.                                                         *|
 |*                                                                            *|
 |*   tilec-capi-example examples/gemm_sm80.tile [--launch]                    *|
 |*                                                                            *|
@@ -36,6 +39,12 @@ static uint64_t upload(const void *host, size_t bytes) {
   CHECK(tilec_device_alloc(bytes, &device) == TILEC_OK);
   CHECK(tilec_copy_to_device(device, host, bytes) == TILEC_OK);
   return device;
+}
+
+/* Frees the \p count device buffers at \p buffers (each counted when it fails). */
+static void release(const uint64_t *buffers, int count) {
+  for (int i = 0; i < count; ++i)
+    CHECK(tilec_device_free(buffers[i]) == TILEC_OK);
 }
 
 /* C = A x B^T with A (M x K), B (N x K) and C (M x N) packed row-major,
@@ -156,10 +165,7 @@ static void launchAndCheck(tilec_kernel kernel, int withBias) {
   CHECK(wrong == 0);
 
   tilec_launcher_destroy(launcher);
-  CHECK(tilec_device_free(da) == TILEC_OK);
-  CHECK(tilec_device_free(db) == TILEC_OK);
-  CHECK(tilec_device_free(dc) == TILEC_OK);
-  CHECK(tilec_device_free(dbias) == TILEC_OK);
+  release((uint64_t[]){da, db, dc, dbias}, 4);
   tilec_context_destroy(ctx);
 }
 
@@ -257,11 +263,176 @@ static void launchBlockScaled(tilec_compiler compiler) {
   CHECK(wrong == 0);
 
   tilec_launcher_destroy(launcher);
-  CHECK(tilec_device_free(da) == TILEC_OK);
-  CHECK(tilec_device_free(db) == TILEC_OK);
-  CHECK(tilec_device_free(dc) == TILEC_OK);
-  CHECK(tilec_device_free(dsfa) == TILEC_OK);
-  CHECK(tilec_device_free(dsfb) == TILEC_OK);
+  release((uint64_t[]){da, db, dc, dsfa, dsfb}, 5);
+  tilec_context_destroy(ctx);
+  tilec_kernel_destroy(kernel);
+}
+
+/* API 7: grouped block-scaled fp8 kernels (docs/language.md "Grouped
+ * GEMM"), BM = 64 so that a small problem has several blocks. */
+static const char *groupedSource(int masked) {
+  return masked ? "kernel grouped_masked {\n  arch sm_90a\n"
+                  "  a : e4m3[G, M, K] major(K)\n  b : e4m3[G, N, K] major(K)\n"
+                  "  c : bf16[G, M, N] major(N)\n  acc f32\n"
+                  "  scale a f32 block(1, 128)\n  scale b f32 block(128, 128)\n"
+                  "  group masked\n  tile (BM = 64, BN = 128, BK = 128)\n"
+                  "  stages 4\n  schedule persistent\n}\n"
+                : "kernel grouped_contiguous {\n  arch sm_90a\n"
+                  "  a : e4m3[M, K] major(K)\n  b : e4m3[G, N, K] major(K)\n"
+                  "  c : bf16[M, N] major(N)\n  acc f32\n"
+                  "  scale a f32 block(1, 128)\n  scale b f32 block(128, 128)\n"
+                  "  group contiguous\n  tile (BM = 64, BN = 128, BK = 128)\n"
+                  "  stages 4\n}\n";
+}
+
+/* C = A B_g^T per group with block scales, through tilec_gemm_args.groups
+ * and group_index (contiguous: M = 256 rows in 4 blocks of 64: group 0 has
+ * 84 rows, group 1 none, group 2 43, the rest padding, the last block all
+ * padding) or group_rows (masked: Mmax = 64, counts 40, 0, 64). Rows
+ * outside every group must keep C's poison. Also the refusals, each naming
+ * its argument: groups 0, a caller whose struct ends before groups (API 6),
+ * the tensor of the other mode, the kernel's own tensor null or
+ * misaligned, beta != 0. */
+static void launchGrouped(tilec_compiler compiler, int masked) {
+  enum {
+    G = 3,
+    N = 256,
+    K = 256,
+    KB = K / 128,
+    NB = N / 128,
+    MC = 256,
+    MMAX = 64
+  };
+  const int ROWS = masked ? G * MMAX : MC;
+  static uint8_t a[MC][K], b[G * N * K];
+  static float sfa[MC * KB], sfb[G * NB * KB], ref[MC * N];
+  static uint16_t c[MC * N];
+  static int32_t index[MC];
+  static const int32_t counts[G] = {40, 0, 64};
+  static const int value[256] = {
+      [0x00] = 0, [0x38] = 1, [0x40] = 2, [0xb8] = -1, [0xc0] = -2};
+  srand(masked ? 17 : 13);
+  for (int i = 0; i < ROWS; ++i)
+    for (int p = 0; p < K; ++p)
+      a[i][p] = toE4m3(rand() % 5 - 2);
+  for (int i = 0; i < G * N * K; ++i)
+    b[i] = toE4m3(rand() % 5 - 2);
+  for (int i = 0; i < ROWS * KB; ++i)
+    sfa[i] = (float)(1 << (rand() % 4)) / 2;
+  for (int i = 0; i < G * NB * KB; ++i)
+    sfb[i] = (float)(1 << (rand() % 4)) / 4;
+  /* The group of each row of A (masked: of each row of the [G, Mmax] view),
+   * -1 outside every group. */
+  for (int i = 0; i < ROWS; ++i) {
+    if (masked)
+      index[i] = i % MMAX < counts[i / MMAX] ? i / MMAX : -1;
+    else
+      index[i] = i < 84 ? 0 : i >= 128 && i < 171 ? 2 : -1;
+  }
+  int valid = 0;
+  for (int i = 0; i < ROWS; ++i) {
+    valid += index[i] >= 0;
+    for (int j = 0; j < N; ++j) {
+      int g = index[i];
+      float sum = 0;
+      for (int kb = 0; g >= 0 && kb < KB; ++kb) {
+        int part = 0;
+        for (int p = kb * 128; p < (kb + 1) * 128; ++p)
+          part += value[a[i][p]] * value[b[((size_t)g * N + j) * K + p]];
+        sum +=
+            sfa[i * KB + kb] * sfb[(g * NB + j / 128) * KB + kb] * (float)part;
+      }
+      ref[i * N + j] = sum;
+    }
+  }
+
+  const char *source = groupedSource(masked);
+  tilec_kernel kernel = NULL;
+  CHECK(tilec_compile(compiler, source, strlen(source), NULL, &kernel) ==
+        TILEC_OK);
+  if (!kernel)
+    return;
+  tilec_kernel_operand_info info = {.struct_size = sizeof info};
+  CHECK(tilec_kernel_operands(kernel, &info) == TILEC_OK);
+  CHECK(info.group_kind ==
+        (masked ? TILEC_GROUP_MASKED : TILEC_GROUP_CONTIGUOUS));
+  CHECK(info.group_fixed == 0 && info.block_scaled == 1);
+  tilec_context ctx;
+  if (tilec_context_create(0, &ctx) != TILEC_OK) {
+    printf("SKIP grouped launch: %s\n", tilec_last_error());
+    tilec_kernel_destroy(kernel);
+    return;
+  }
+  memset(c, 0xff, sizeof c); /* poisoned: NaN */
+  size_t rowsBytes = (size_t)ROWS;
+  uint64_t da = upload(a, rowsBytes * K), db = upload(b, sizeof b),
+           dc = upload(c, rowsBytes * N * 2),
+           dsfa = upload(sfa, rowsBytes * KB * 4),
+           dsfb = upload(sfb, sizeof sfb),
+           dgroup = masked ? upload(counts, sizeof counts)
+                           : upload(index, sizeof index);
+
+  tilec_launcher launcher;
+  CHECK(tilec_launcher_create(kernel, 2, &launcher) == TILEC_OK);
+  tilec_gemm_args args = packedArgs(da, db, dc, masked ? MMAX : MC, N, K);
+  args.sfa = dsfa, args.sfb = dsfb;
+  const char *mine = masked ? "groupRows" : "groupIndex";
+  const char *other = masked ? "groupIndex" : "groupRows";
+  /* groups left 0. */
+  CHECK(tilec_launch(launcher, &args, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "groups = 0") != NULL);
+  args.groups = G;
+  /* The kernel's tensor missing. */
+  CHECK(tilec_launch(launcher, &args, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), mine) != NULL);
+  /* The other mode's tensor. */
+  tilec_gemm_args bad = args;
+  *(masked ? &bad.group_index : &bad.group_rows) = dgroup;
+  *(masked ? &bad.group_rows : &bad.group_index) = dgroup;
+  CHECK(tilec_launch(launcher, &bad, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), other) != NULL);
+  *(masked ? &args.group_rows : &args.group_index) = dgroup;
+  bad = args;
+  *(masked ? &bad.group_rows : &bad.group_index) = dgroup + 2;
+  CHECK(tilec_launch(launcher, &bad, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), mine) != NULL &&
+        strstr(tilec_last_error(), "aligned") != NULL);
+  bad = args;
+  bad.beta = 1.0f;
+  CHECK(tilec_launch(launcher, &bad, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "beta") != NULL);
+  /* A caller built against API 6 (no groups field) reads as groups 0. */
+  bad = args;
+  bad.struct_size = offsetof(tilec_gemm_args, groups);
+  CHECK(tilec_launch(launcher, &bad, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "groups") != NULL);
+
+  CHECK(tilec_launch(launcher, &args, NULL) == TILEC_OK);
+  CHECK(tilec_context_synchronize(ctx) == TILEC_OK);
+  CHECK(tilec_copy_to_host(c, dc, rowsBytes * N * 2) == TILEC_OK);
+  int wrong = 0;
+  for (int i = 0; i < ROWS * N; ++i) {
+    float got = fromBf16(c[i]), want = ref[i];
+    int ok;
+    if (index[i / N] < 0) {
+      ok = c[i] == 0xffff; /* padding keeps its poison */
+    } else {
+      float err = got > want ? got - want : want - got;
+      float mag = want < 0 ? -want : want;
+      ok = err <= mag / 256;
+    }
+    if (!ok && wrong++ < 5)
+      fprintf(stderr, "C[%d][%d] = %g (0x%04x), expected %s%g\n", i / N, i % N,
+              got, c[i], index[i / N] < 0 ? "poison, not " : "", want);
+  }
+  printf("launch grouped %s fp8 %d groups, %d rows (%d valid) x %d x %d: "
+         "%d/%d wrong\n",
+         masked ? "masked" : "contiguous", G, ROWS, valid, N, K, wrong,
+         ROWS * N);
+  CHECK(wrong == 0);
+
+  tilec_launcher_destroy(launcher);
+  release((uint64_t[]){da, db, dc, dsfa, dsfb, dgroup}, 6);
   tilec_context_destroy(ctx);
   tilec_kernel_destroy(kernel);
 }
@@ -276,6 +447,7 @@ static void checkOperandInfo(tilec_compiler compiler, const char *source,
   CHECK(info.bias_type == NULL && info.residual_type == NULL);
   CHECK(info.bias_axis == TILEC_AXIS_NONE && info.scale_axis == 0);
   CHECK(info.swiglu == 0 && info.block_scaled == 0 && info.tile_n == 128);
+  CHECK(info.group_kind == TILEC_GROUP_NONE && info.group_fixed == 0);
 
   char *fused = withEpilogue(
       source, "epilogue bias(col, f32) swiglu scale(col) residual -> store");
@@ -321,6 +493,29 @@ static void checkOperandInfo(tilec_compiler compiler, const char *source,
     CHECK(tilec_kernel_operands(k, &old) == TILEC_OK);
     CHECK(old.struct_size == offsetof(tilec_kernel_operand_info, bias_type));
     CHECK(old.block_scaled == 0);
+    tilec_kernel_destroy(k);
+  }
+  /* API 7: a fixed group count. */
+  const char *fixed =
+      "kernel fixed {\n  arch sm_90a\n  a : e4m3[3, M, K] major(K)\n"
+      "  b : e4m3[3, N, K] major(K)\n  c : bf16[3, M, N] major(N)\n"
+      "  acc f32\n  group masked\n  tile (BM = 64, BN = 128, BK = 128)\n"
+      "  stages 4\n}\n";
+  k = NULL;
+  CHECK(tilec_compile(compiler, fixed, strlen(fixed), NULL, &k) == TILEC_OK);
+  if (k) {
+    tilec_kernel_operand_info f = {.struct_size = sizeof f};
+    CHECK(tilec_kernel_operands(k, &f) == TILEC_OK);
+    CHECK(f.group_kind == TILEC_GROUP_MASKED && f.group_fixed == 3);
+    /* A masked kernel's grid: (tiles of M, tiles of N, G). */
+    unsigned grid[3];
+    tilec_kernel_grid_batched(k, 128, 256, 256, 0, 3, grid);
+    CHECK(grid[0] * grid[1] == 4 && grid[2] == 3);
+    CHECK(f.block_scaled == 0);
+    tilec_kernel_operand_info old = {
+        .struct_size = offsetof(tilec_kernel_operand_info, group_kind)};
+    CHECK(tilec_kernel_operands(k, &old) == TILEC_OK);
+    CHECK(old.struct_size == offsetof(tilec_kernel_operand_info, group_kind));
     tilec_kernel_destroy(k);
   }
 }
@@ -444,6 +639,8 @@ int main(int argc, char **argv) {
     tilec_kernel_destroy(biased);
     free(fused);
     launchBlockScaled(compiler);
+    launchGrouped(compiler, 0);
+    launchGrouped(compiler, 1);
   }
 
   tilec_kernel_destroy(kernel);

@@ -9,9 +9,14 @@ against a reference computed here in plain Python.
   2. sm_90a block-scaled fp8 (examples/gemm_fp8_block_sm90.tile) with sfa
      and sfb: integers and power-of-two scales keep every sum exact, so C is
      the reference rounded once to bf16.
+  3. sm_90a grouped block-scaled fp8 (examples/gemm_fp8_grouped_*_sm90.tile
+     at BM = 64), contiguous (B [3, N, K], group_index int32[M]: group 1
+     empty, padding rows and a whole padding block) and masked (A [3, 64,
+     K], C [3, 64, N], group_rows [30, 0, 64]): valid rows against the
+     reference, every other row of C keeping its NaN poison.
 Each case also checks that a reference missing the operand's effect (no
-residual; SFB's two rows swapped) disagrees, so a kernel that ignored it
-would fail. Prints one PASS/FAIL line per case; exit 1 on a failure.
+residual; SFB's two rows swapped; groups 0 and 2 of B swapped) disagrees,
+so a kernel that ignored it would fail. Prints one PASS/FAIL line per case; exit 1 on a failure.
 """
 import ctypes
 import math
@@ -163,13 +168,97 @@ def block_scaled_case(rng):
     return ok
 
 
+def tensor3(values, dtype, shape, fmt):
+    """An Operand over a fresh buffer: a row-major 3-D tensor."""
+    g, rows, cols = shape
+    buf = Buffer(struct.pack(f"<{len(values)}{fmt}", *values))
+    return Operand(buf.ptr, dtype, shape, (rows * cols, cols, 1),
+                   ("cuda", None), buf)
+
+
+def grouped_case(rng, masked):
+    g, n, k = 3, 256, 256
+    kb, nb = k // 128, n // 128
+    mode = "masked" if masked else "contiguous"
+    with open(os.path.join(ROOT, "examples",
+                           f"gemm_fp8_grouped_{mode}_sm90.tile")) as f:
+        kernel = tilec.compile(f.read().replace("BM = 128", "BM = 64"))
+    if masked:
+        mmax, counts = 64, [30, 0, 64]
+        rows = g * mmax
+        group = [r // mmax if r % mmax < counts[r // mmax] else -1
+                 for r in range(rows)]
+    else:
+        rows = 192  # blocks of 64: group 0 (40 rows), padding, group 2
+        group = [0 if r < 40 else 2 if 128 <= r < 182 else -1
+                 for r in range(rows)]
+    a = [rng.randint(-2, 2) for _ in range(rows * k)]
+    b = [rng.randint(-2, 2) for _ in range(g * n * k)]
+    sfa = [rng.choice((0.5, 1.0, 2.0, 4.0)) for _ in range(rows * kb)]
+    sfb = [rng.choice((0.25, 0.5, 1.0, 2.0)) for _ in range(g * nb * kb)]
+    a8 = [e4m3(x) for x in a]
+    b_op = tensor3([e4m3(x) for x in b], "e4m3", (g, n, k), "B")
+    sfb_op = tensor3(sfb, "f32", (g, nb, kb), "f")
+    if masked:
+        a_op = tensor3(a8, "e4m3", (g, mmax, k), "B")
+        c_op = tensor3([0xffff] * (rows * n), "bf16", (g, mmax, n), "H")
+        sfa_op = tensor3(sfa, "f32", (g, mmax, kb), "f")
+        extra = dict(group_rows=operand(counts, "i32", (g,), "i"))
+    else:
+        a_op = operand(a8, "e4m3", (rows, k), "B")
+        c_op = operand([0xffff] * (rows * n), "bf16", (rows, n), "H")
+        sfa_op = operand(sfa, "f32", (rows, kb), "f")
+        extra = dict(group_index=operand(group, "i32", (rows,), "i"))
+    kernel(a_op, b_op, c_op, sfa=sfa_op, sfb=sfb_op, **extra)
+    synchronize()
+    raw = struct.unpack(f"<{rows * n}H", c_op.obj.read())
+
+    def reference(order):
+        out = []
+        for r in range(rows):
+            gr = group[r]
+            if gr < 0:
+                out.extend([None] * n)
+                continue
+            gb = order[gr]
+            for j in range(n):
+                total = 0.0
+                for q in range(kb):
+                    lo, hi = q * 128, (q + 1) * 128
+                    bj = (gb * n + j) * k
+                    part = sum(x * y for x, y in zip(
+                        a[r * k + lo:r * k + hi], b[bj + lo:bj + hi]))
+                    total += (sfa[r * kb + q] *
+                              sfb[(gb * nb + j // 128) * kb + q] * part)
+                out.append(total)
+        return out
+
+    def wrong(want):
+        bad = 0
+        for h, w in zip(raw, want):
+            if w is None:
+                bad += h != 0xffff  # outside every group: the poison stays
+            else:
+                bad += not abs(from_bf16(h) - w) <= 2.0 ** -8 * abs(w)
+        return bad
+    bad = wrong(reference([0, 1, 2]))
+    control = wrong(reference([2, 1, 0]))
+    valid = sum(1 for x in group if x >= 0)
+    ok = bad == 0 and control > 0
+    print(f"{'PASS' if ok else 'FAIL'} sim sm_90a grouped {mode} fp8 {g} "
+          f"groups {rows}x{n}x{k} ({valid} valid rows): {bad}/{rows * n} "
+          f"wrong, {control} differ with B's groups 0 and 2 swapped")
+    return ok
+
+
 def main():
     if os.environ.get("TILEC_DEVICE") != "sim":
         print("sim_launch.py: set TILEC_DEVICE=sim", file=sys.stderr)
         return 2
     _launch._context(0)  # the simulator's context, before any allocation
     rng = random.Random(5)
-    results = [swiglu_case(rng), block_scaled_case(rng)]
+    results = [swiglu_case(rng), block_scaled_case(rng),
+               grouped_case(rng, False), grouped_case(rng, True)]
     return 0 if all(results) else 1
 
 

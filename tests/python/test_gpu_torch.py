@@ -3,8 +3,11 @@ H200): every dtype and majorness sm_80 and sm_90a take against torch.matmul
 (every element, fresh random data, C poisoned with NaN), streams, CUDA graph
 capture and replay, torch.compile(fullgraph=True) through tilec::gemm, the
 epilogue's operands (typed bias, scale, swiglu, residual) and the block
-scales of the fp8 kernel (eager and from a graph), and bad inputs, each a
-ValueError with C left untouched. Skipped without torch or a GPU."""
+scales of the fp8 kernel (eager and from a graph), grouped fp8 kernels
+(contiguous and masked, an empty group, padding rows that keep their
+poison, a masked launch replayed from a graph with new counts), and bad
+inputs, each a ValueError with C left untouched. Skipped without torch or
+a GPU."""
 import math
 
 import pytest
@@ -440,8 +443,131 @@ def test_block_scaled_fp8(shape):
     assert bool((c == 7.0).all()), "a refused launch wrote C"
 
 
+def grouped_kernel(mode):
+    import os
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    return tilec.compile(os.path.join(
+        root, "examples", f"gemm_fp8_grouped_{mode}_sm90.tile"))
+
+
+def grouped_operands(g, rows, n, k, gen):
+    """e4m3 A (rows x K, or [G, Mmax, K] for rows = (G, Mmax)) and B [G, N,
+    K] with power-of-two scales SFA (per row) and SFB [G, N/128, K/128],
+    and their dequantized fp32 values (A's with A's shape, B's [G, N, K])."""
+    kb, nb = -(-k // 128), -(-n // 128)
+    shape = rows if isinstance(rows, tuple) else (rows,)
+    a = (torch.randn(*shape, k, device="cuda", generator=gen) * 64).clamp(
+        -448, 448).to(torch.float8_e4m3fn)
+    b = (torch.randn(g, n, k, device="cuda", generator=gen) * 64).clamp(
+        -448, 448).to(torch.float8_e4m3fn)
+    sfa = torch.pow(2.0, torch.randint(-8, -3, (*shape, kb), device="cuda",
+                                       generator=gen).float())
+    sfb = torch.pow(2.0, torch.randint(-8, -3, (g, nb, kb), device="cuda",
+                                       generator=gen).float())
+    a32 = a.float() * sfa.repeat_interleave(128, -1)[..., :k]
+    b32 = b.float() * sfb.repeat_interleave(128, 1).repeat_interleave(
+        128, 2)[:, :n, :k]
+    return a, b, sfa, sfb, a32, b32
+
+
+def contiguous_index(sizes, bm=128):
+    """DeepGEMM's m_indices: each group's rows padded to a multiple of bm
+    with -1, and one whole padding block after group 0."""
+    index = []
+    for g, size in enumerate(sizes):
+        index += [g] * size + [-1] * (-size % bm)
+        if g == 0:
+            index += [-1] * bm
+    return torch.tensor(index, dtype=torch.int32, device="cuda")
+
+
+def check_grouped(c, a32, b32, group_of_row):
+    """Rows of group g against A's rows times B_g^T (fp32 from the
+    dequantized operands); every row of no group still NaN."""
+    c2 = c.reshape(-1, c.shape[-1])
+    a2 = a32.reshape(-1, a32.shape[-1])
+    for g in range(b32.shape[0]):
+        rows = (group_of_row == g).nonzero().flatten()
+        if rows.numel():
+            check_block_scaled(c2[rows], a2[rows], b32[g])
+    pad = (group_of_row < 0).nonzero().flatten()
+    assert bool(c2[pad].isnan().all()), (
+        f"{int((~c2[pad].isnan()).sum())} elements of padding rows written")
+
+
+@pytest.mark.parametrize("mode", ["contiguous", "masked"])
+def test_grouped_fp8(mode):
+    """examples/gemm_fp8_grouped_*_sm90.tile on torch tensors: an empty
+    group, padding rows (contiguous: and a whole padding block) that keep
+    C's NaN poison, ragged N and K; masked also from a CUDA graph replayed
+    with new counts; bad group tensors refused with C untouched."""
+    needs("sm_90a")
+    kernel = grouped_kernel(mode)
+    g, n, k = 4, 320, 576
+    gen = torch.Generator(device="cuda").manual_seed(13 + len(mode))
+    if mode == "contiguous":
+        index = contiguous_index([300, 0, 128, 517])
+        a, b, sfa, sfb, a32, b32 = grouped_operands(g, index.numel(), n, k,
+                                                    gen)
+        c = torch.full((index.numel(), n), math.nan, dtype=torch.bfloat16,
+                       device="cuda")
+        group = dict(group_index=index)
+        group_of_row = index.long()
+    else:
+        mmax = 256
+        counts = torch.tensor([0, 100, 256, 1], dtype=torch.int32,
+                              device="cuda")
+        a, b, sfa, sfb, a32, b32 = grouped_operands(g, (g, mmax), n, k, gen)
+        c = torch.full((g, mmax, n), math.nan, dtype=torch.bfloat16,
+                       device="cuda")
+        group = dict(group_rows=counts)
+
+        def rows_of(counts):
+            r = torch.arange(mmax, device="cuda")
+            valid = r[None, :] < counts.long()[:, None]
+            return torch.where(valid, torch.arange(g, device="cuda")[:, None],
+                               -1).flatten()
+        group_of_row = rows_of(counts)
+    kernel(a, b, c, sfa=sfa, sfb=sfb, **group)
+    torch.cuda.synchronize()
+    check_grouped(c, a32, b32, group_of_row)
+    if mode == "masked":
+        # Captured once; the counts are read on the device at replay.
+        kernel.prepare(a, b, c, sfa=sfa, sfb=sfb, **group)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            kernel(a, b, c, sfa=sfa, sfb=sfb, **group)
+        counts.copy_(torch.tensor([256, 3, 0, 130], dtype=torch.int32))
+        c.fill_(math.nan)
+        graph.replay()
+        torch.cuda.synchronize()
+        check_grouped(c, a32, b32, rows_of(counts))
+    c.fill_(7.0)
+    mine = "group_rows" if mode == "masked" else "group_index"
+    tensor = group[mine]
+    bad = [
+        ({mine: None}, f"{mine}: the kernel is group {mode}"),
+        ({mine: tensor.long()}, f"{mine}: dtype torch.int64 is not the "
+         f"kernel's {mine} type (legal: i32)"),
+        ({mine: tensor[:-1]}, f"{mine}: shape"),
+        ({mine: tensor.cpu()}, f"{mine}: the tensor is on cpu"),
+        (dict(sfb=sfb[0]), "sfb: shape"),
+        (dict(b=b[0]), "b: 2-D tensor"),
+    ]
+    for change, message in bad:
+        args = dict(a=a, b=b, c=c, sfa=sfa, sfb=sfb, **group)
+        args.update(change)
+        with pytest.raises(ValueError) as e:
+            kernel(**args)
+        assert message in str(e.value), (message, str(e.value))
+    with pytest.raises(ValueError, match="beta"):
+        kernel(a, b, c, beta=1.0, sfa=sfa, sfb=sfb, **group)
+    torch.cuda.synchronize()
+    assert bool((c == 7.0).all()), "a refused launch wrote C"
+
+
 def run_readme_block(opening):
-    """Runs the README's first ```python block that starts with \p opening,
+    """Runs the README's first ```python block that starts with `opening`,
     from the checkout's root; returns its variables."""
     import os
     root = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -494,3 +620,32 @@ def test_readme_epilogue_operands():
     b32 = scope["w8"].float() * scope["sfb"].repeat_interleave(
         128, 0).repeat_interleave(128, 1)
     check_block_scaled(c, a32, b32)
+
+
+def test_readme_grouped():
+    """The README's grouped block runs as written and computes what it says
+    (rerun into NaN-poisoned outputs: padding rows stay NaN)."""
+    needs("sm_90a")
+    scope = run_readme_block("import torch, tilec  # grouped")
+    w8, sfb = scope["w8"], scope["sfb"]
+    b32 = w8.float() * sfb.repeat_interleave(128, 1).repeat_interleave(
+        128, 2)[:, :w8.shape[1], :w8.shape[2]]
+
+    def deq(q, sf):
+        return q.float() * sf.repeat_interleave(128, -1)[..., :q.shape[-1]]
+    c, idx = scope["c"], scope["idx"]
+    c.fill_(math.nan)
+    scope["cont"](scope["a8"], w8, c, sfa=scope["sa"], sfb=sfb,
+                  group_index=idx)
+    torch.cuda.synchronize()
+    check_grouped(c, deq(scope["a8"], scope["sa"]), b32, idx.long())
+    y, counts = scope["y"], scope["counts"]
+    y.fill_(math.nan)
+    scope["masked"](scope["x8"], w8, y, sfa=scope["sx"], sfb=sfb,
+                    group_rows=counts)
+    torch.cuda.synchronize()
+    g, mmax = y.shape[0], y.shape[1]
+    r = torch.arange(mmax, device="cuda")
+    rows = torch.where(r[None, :] < counts.long()[:, None],
+                       torch.arange(g, device="cuda")[:, None], -1).flatten()
+    check_grouped(y, deq(scope["x8"], scope["sx"]), b32, rows)

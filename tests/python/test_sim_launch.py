@@ -1,5 +1,5 @@
-"""Kernel(...) with residual, swiglu, a typed bias, a scale vector and the
-block scales sfa/sfb, launched in the PTX simulator: sim_launch.py in a
+"""Kernel(...) with residual, swiglu, a typed bias, a scale vector, the
+block scales sfa/sfb and grouped kernels (group_index, group_rows), launched in the PTX simulator: sim_launch.py in a
 process of its own (the runtime picks its backend, TILEC_DEVICE=sim, once
 per process), importing the same tilec package as these tests. No GPU
 needed."""
@@ -24,3 +24,7 @@ def test_epilogue_operands_and_block_scales_in_the_simulator():
         "residual: 0/5120 wrong" in out, out
     assert "PASS sim sm_90a 40x256x256 block-scaled fp8 (sfa, sfb): " \
         "0/10240 wrong" in out, out
+    assert "PASS sim sm_90a grouped contiguous fp8 3 groups 192x256x256 " \
+        "(94 valid rows): 0/49152 wrong" in out, out
+    assert "PASS sim sm_90a grouped masked fp8 3 groups 192x256x256 " \
+        "(94 valid rows): 0/49152 wrong" in out, out
