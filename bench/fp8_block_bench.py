@@ -283,8 +283,8 @@ def tflops(m, n, k, us):
 
 
 def variant(source, bn, stages, schedule=""):
-    """examples/gemm_fp8_block_sm90.tile's \p source with another tile N,
-    stage count and schedule line."""
+    """examples/gemm_fp8_block_sm90.tile's text (source) with another tile
+    N, stage count and schedule line."""
     source = source.replace("BN = 128", f"BN = {bn}").replace(
         "stages   5", f"stages   {stages}")
     if schedule:

@@ -101,7 +101,7 @@ def launch_section(capi_bench):
         print(f"  {name:34s} {host_cost(fn):7.2f} us")
     # Where a Kernel call's time goes: the checks of a first call (Python),
     # and the C API's launch with the arguments already built (C, driver).
-    args, _, index = kernel._args(a, w, c, 1.0, 0.0, None, None)
+    args, _, index = kernel._args(a, w, c, 1.0, 0.0, {})
     launcher = kernel._launcher(index)
     from tilec import _launch
     from tilec._lib import lib
