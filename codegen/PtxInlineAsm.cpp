@@ -305,13 +305,14 @@ llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
                                          const WgmmaShape &shape,
                                          llvm::ArrayRef<llvm::Value *> acc,
                                          llvm::Value *descA, llvm::Value *descB,
-                                         llvm::StringRef annotation) {
+                                         llvm::StringRef annotation,
+                                         bool overwrite) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
   args.push_back(descA);
   args.push_back(descB);
-  args.push_back(builder.getInt32(1));
+  args.push_back(builder.getInt32(overwrite ? 0 : 1));
   std::string constraints = tiedFloatConstraints(regs) + ",l,l,r";
   llvm::Value *call =
       emitAsm(builder, floatsType(builder, regs),

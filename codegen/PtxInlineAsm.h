@@ -145,12 +145,14 @@ std::string wgmmaSsText(const WgmmaShape &shape,
 
 /// Issues one SS wgmma accumulating into \p acc (m*n/128 f32 values per
 /// thread); returns the new accumulator values. \p annotation as for
-/// wgmmaSsText.
+/// wgmmaSsText. With \p overwrite the wgmma's scale-d is 0: D = A x B, and
+/// \p acc is not read (pass poison, so that nothing zeroes registers).
 llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
                                          const WgmmaShape &shape,
                                          llvm::ArrayRef<llvm::Value *> acc,
                                          llvm::Value *descA, llvm::Value *descB,
-                                         llvm::StringRef annotation = {});
+                                         llvm::StringRef annotation = {},
+                                         bool overwrite = false);
 
 // Thread-block clusters (sm_90).
 

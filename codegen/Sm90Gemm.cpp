@@ -616,8 +616,10 @@ struct Builder {
         b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
     ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
     llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
+    // Block scales: the block's first wgmma overwrites (scale-d 0) a fresh
+    // accumulator whose registers need no zeroing.
     if (scaler)
-      cur.assign(regs, zero);
+      cur.assign(regs, llvm::PoisonValue::get(b.getFloatTy()));
     llvm::Value *aSlot = b.CreateAdd(
         b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
     llvm::Value *bSlot =
@@ -630,7 +632,8 @@ struct Builder {
       llvm::Value *descB =
           descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
       cur = ptx::wgmmaSs(b, shape, cur, descA, descB,
-                         config.annotate ? wgmmaAnnotation(kk) : "");
+                         config.annotate ? wgmmaAnnotation(kk) : "",
+                         /*overwrite=*/scaler && kk == 0);
     }
     ptx::wgmmaCommitGroup(b);
     if (scaler) // Promote now: wait for this block's partial sums.
