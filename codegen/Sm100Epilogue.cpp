@@ -42,9 +42,19 @@ struct EpilogueEmitter {
   llvm::IRBuilder<> &b;
   const Sm100GemmConfig &config;
   const Sm100EpilogueValues &v;
-  /// What the ops read: the kernel's operand vectors, C's M x N.
+  /// What the ops read: the kernel's operand vectors, C's M x N (the
+  /// kernel's rowsB x rowsA under swap-AB).
   EpilogueInputs inputs =
-      EpilogueInputs::fromFunction(*v.fn, v.rowsA, v.rowsB, config.cType);
+      EpilogueInputs::fromFunction(*v.fn, v.swapAB ? v.rowsB : v.rowsA,
+                                   v.swapAB ? v.rowsA : v.rowsB, config.cType);
+  bool split = v.workspace != nullptr;
+  /// M = 64 (PTX ISA 9.7.16.10.5, data path layout F): rows 16 q .. 16 q +
+  /// 15 of D are TMEM lanes 32 q .. 32 q + 15, read with 16x256b.
+  bool half = config.bm == 64;
+  unsigned chunk = sm100EpilogueChunk(config);
+  /// f32 values one thread holds per chunk: a column each (32x32b) or
+  /// chunk / 2 (16x256b: 16 rows x chunk columns over 32 lanes).
+  unsigned perChunk = half ? chunk / 2 : chunk;
 
   llvm::BasicBlock *block(const llvm::Twine &name) {
     return llvm::BasicBlock::Create(b.getContext(), name, v.fn);
@@ -137,38 +147,202 @@ struct EpilogueEmitter {
     }
   }
 
-  /// Every chunk of the thread's row: tcgen05.ld, wait, store. With
-  /// \p readC the stores read C (beta != 0).
-  void emitChunks(llvm::Value *taddr, llvm::Value *row, bool readC,
-                  llvm::BasicBlock *exit) {
-    unsigned chunk = sm100EpilogueChunk(config);
+  /// Swap-AB: the thread's \p values are D(lane row, col0 ..), i.e. C's
+  /// rows col0 .. of column \p col; each goes to its own row of C
+  /// (predicated on row < M), a warp's 32 lanes to adjacent columns.
+  void storeColumn(llvm::Value *col, llvm::Value *row0,
+                   llvm::ArrayRef<llvm::Value *> values, bool readC) {
+    for (unsigned j = 0; j < values.size(); ++j) {
+      llvm::Value *row = b.CreateAdd(row0, i32(j));
+      llvm::BasicBlock *st = block("stT");
+      llvm::BasicBlock *after = block("stT.after");
+      b.CreateCondBr(b.CreateICmpULT(row, v.rowsB), st, after);
+      b.SetInsertPoint(st);
+      llvm::Value *address = cAddress(row, col);
+      llvm::Value *old =
+          readC ? b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy())
+                : nullptr;
+      b.CreateStore(b.CreateFPTrunc(scale(values[j], old, row, col), cType()),
+                    address);
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    }
+  }
+
+  /// The accumulator chunk at column \p c0: tcgen05.ld, wait; after the
+  /// last chunk the buffer goes back to the MMA warp. K = 0 gives zeros.
+  llvm::SmallVector<llvm::Value *> loadChunk(llvm::Value *taddr, unsigned c0) {
     unsigned last = (config.bn - 1) / chunk * chunk;
+    // tcgen05.ld is .sync.aligned: the predicated stores of the previous
+    // chunk are structured (if-then) and the warp reconverges after them,
+    // as the sm_90a kernel's wgmma does after its per-lane branches.
+    llvm::SmallVector<llvm::Value *> values =
+        half ? ptx::tcgen05Ld16x256b(b, b.CreateAdd(taddr, i32(c0)), chunk / 8)
+             : ptx::tcgen05Ld32x32b(b, b.CreateAdd(taddr, i32(c0)), chunk);
+    values = ptx::tcgen05WaitLd(b, values);
+    if (c0 == last) {
+      // The thread's last load of the buffer is complete: hand it back.
+      ptx::tcgen05FenceBeforeThreadSync(b);
+      if (v.accEmptyCluster)
+        ptx::mbarrierArriveReleaseCluster(b, v.accEmptyBar);
+      else
+        ptx::mbarrierArrive(b, v.accEmptyBar);
+    }
+    // K = 0 (or a split without K tiles): no MMA wrote D, whose contents
+    // are then undefined.
     llvm::Value *hasK = b.CreateICmpNE(v.numK, i32(0));
     llvm::Value *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+    for (llvm::Value *&value : values)
+      value = b.CreateSelect(hasK, value, zero);
+    return values;
+  }
+
+  /// Split-K: the workspace index (in floats) of float4 \p r4 of this
+  /// thread in split \p z's partial of the tile: fragment order, float4 r4
+  /// of thread t at (r4 * 128 + t) * 4, so a warp's 16-byte stores are
+  /// contiguous.
+  llvm::Value *partialIndex(llvm::Value *z, unsigned r4) {
+    // tileId * S * tile + z * tile as two products: (tileId * S + z) *
+    // tile with S = 2 sends LLVM 22's InstCombine past its fixpoint check.
+    llvm::Type *i64 = b.getInt64Ty();
+    uint64_t tile = uint64_t(config.bm) * config.bn;
+    llvm::Value *slab =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(v.tileId, i64),
+                                b.getInt64(uint64_t(config.splitK) * tile)),
+                    b.CreateMul(b.CreateZExt(z, i64), b.getInt64(tile)));
+    return b.CreateAdd(
+        slab, b.CreateAdd(b.CreateMul(b.CreateZExt(v.tid, i64), b.getInt64(4)),
+                          b.getInt64(uint64_t(r4) * 128 * 4)));
+  }
+
+  /// Split-K: publishes this unit's partial (every chunk of D, the buffer
+  /// handed back after the last), counts the unit on the tile's counter
+  /// and continues, in the tile's last unit only, at the returned block
+  /// (the others branch to \p exit).
+  void emitPublish(llvm::Value *taddr, llvm::BasicBlock *exit) {
+    llvm::Type *f32 = b.getFloatTy();
+    auto *v4 = llvm::FixedVectorType::get(f32, 4);
+    for (unsigned c0 = 0; c0 < config.bn; c0 += chunk) {
+      llvm::SmallVector<llvm::Value *> values = loadChunk(taddr, c0);
+      for (unsigned q = 0; q < perChunk / 4; ++q) {
+        llvm::Value *vec = llvm::PoisonValue::get(v4);
+        for (unsigned e = 0; e < 4; ++e)
+          vec = b.CreateInsertElement(vec, values[4 * q + e], uint64_t(e));
+        b.CreateAlignedStore(
+            vec,
+            b.CreateInBoundsGEP(
+                f32, v.workspace,
+                partialIndex(v.split, c0 / chunk * (perChunk / 4) + q)),
+            llvm::Align(16));
+      }
+    }
+    // Every thread's partial is visible at gpu scope before the count
+    // (the same protocol as the sm_90a workspace reduction).
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    ptx::barSync(b, i32(1), 128);
+    llvm::BasicBlock *count = block("splitk.count");
+    llvm::BasicBlock *counted = block("splitk.counted");
+    b.CreateCondBr(b.CreateICmpEQ(v.tid, i32(0)), count, counted);
+    b.SetInsertPoint(count);
+    llvm::Value *counter = b.CreateInBoundsGEP(
+        b.getInt32Ty(), v.counters, b.CreateZExt(v.tileId, b.getInt64Ty()));
+    llvm::Value *old = ptx::emitAsm(
+        b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
+        "=r,l,~{memory}", {counter});
+    llvm::Value *last = b.CreateICmpEQ(old, i32(config.splitK - 1));
+    ptx::emitAsm(b, b.getVoidTy(), "st.shared.u32 [$0], $1;", "r,r,~{memory}",
+                 {v.flagAddr, b.CreateZExt(last, b.getInt32Ty())});
+    llvm::BasicBlock *reset = block("splitk.reset");
+    b.CreateCondBr(last, reset, counted);
+    b.SetInsertPoint(reset);
+    // Every unit of this tile has arrived: leave the counter at 0 for the
+    // next launch.
+    ptx::emitAsm(b, b.getVoidTy(), "st.relaxed.gpu.global.u32 [$0], 0;",
+                 "l,~{memory}", {counter});
+    b.CreateBr(counted);
+    b.SetInsertPoint(counted);
+    ptx::barSync(b, i32(1), 128);
+    llvm::Value *flag =
+        ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
+                     "=r,r,~{memory}", {v.flagAddr});
+    llvm::BasicBlock *reduce = block("splitk.reduce");
+    b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
+    b.SetInsertPoint(reduce);
+    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+  }
+
+  /// Split-K: the sum of the S partials of the chunk at column \p c0, in
+  /// the order z = 0 .. S - 1 (.cg: read at L2, where the other CTAs'
+  /// stores are).
+  llvm::SmallVector<llvm::Value *> sumChunk(unsigned c0) {
+    llvm::Type *f32 = b.getFloatTy();
+    llvm::SmallVector<llvm::Value *> sums(perChunk,
+                                          llvm::ConstantFP::get(f32, 0.0));
+    for (unsigned z = 0; z < config.splitK; ++z)
+      for (unsigned q = 0; q < perChunk / 4; ++q) {
+        llvm::Value *address = b.CreateInBoundsGEP(
+            f32, v.workspace,
+            partialIndex(i32(z), c0 / chunk * (perChunk / 4) + q));
+        llvm::Value *quad = ptx::emitAsm(
+            b, llvm::StructType::get(b.getContext(), {f32, f32, f32, f32}),
+            "ld.global.cg.v4.f32 {$0, $1, $2, $3}, [$4];",
+            "=f,=f,=f,=f,l,~{memory}", {address});
+        for (unsigned e = 0; e < 4; ++e)
+          sums[4 * q + e] =
+              b.CreateFAdd(sums[4 * q + e], b.CreateExtractValue(quad, e));
+      }
+    return sums;
+  }
+
+  /// M = 64: the thread's 16x256b values of the chunk at column \p c0:
+  /// repetition k holds rows \p row (registers 4 k, 4 k + 1) and row + 8
+  /// (4 k + 2, 4 k + 3), columns c0 + 8 k + 2 (lane % 4) and the next; each
+  /// pair goes to C as the 32x32b rows do (transposed under swap-AB).
+  void storeHalfChunk(llvm::Value *row, unsigned c0,
+                      llvm::ArrayRef<llvm::Value *> values, bool readC) {
+    llvm::Value *lanePair =
+        b.CreateMul(b.CreateAnd(v.tid, i32(3)), i32(2), "lanePair");
+    for (unsigned k = 0; k < chunk / 8; ++k)
+      for (unsigned h = 0; h < 2; ++h) {
+        llvm::Value *r = b.CreateAdd(row, i32(8 * h));
+        llvm::Value *col =
+            b.CreateAdd(v.n0, b.CreateAdd(lanePair, i32(c0 + 8 * k)));
+        llvm::Value *pair[] = {values[4 * k + 2 * h],
+                               values[4 * k + 2 * h + 1]};
+        llvm::BasicBlock *st = block("store.half");
+        llvm::BasicBlock *next = block("store.half.done");
+        b.CreateCondBr(b.CreateICmpULT(r, v.rowsA), st, next);
+        b.SetInsertPoint(st);
+        if (v.swapAB)
+          storeColumn(r, col, pair, readC);
+        else
+          storeRow(r, col, pair, readC);
+        b.CreateBr(next);
+        b.SetInsertPoint(next);
+      }
+  }
+
+  /// Every chunk of the thread's row: its values (tcgen05.ld, or the
+  /// split-K sum), then the stores. With \p readC the stores read C
+  /// (beta != 0).
+  void emitChunks(llvm::Value *taddr, llvm::Value *row, bool readC,
+                  llvm::BasicBlock *exit) {
     llvm::Value *rowIn = b.CreateICmpULT(row, v.rowsA);
     for (unsigned c0 = 0; c0 < config.bn; c0 += chunk) {
-      // tcgen05.ld is .sync.aligned: the predicated stores of the previous
-      // chunk are structured (if-then) and the warp reconverges after them,
-      // as the sm_90a kernel's wgmma does after its per-lane branches.
       llvm::SmallVector<llvm::Value *> values =
-          ptx::tcgen05Ld32x32b(b, b.CreateAdd(taddr, i32(c0)), chunk);
-      values = ptx::tcgen05WaitLd(b, values);
-      if (c0 == last) {
-        // The thread's last load of the buffer is complete: hand it back.
-        ptx::tcgen05FenceBeforeThreadSync(b);
-        if (v.accEmptyCluster)
-          ptx::mbarrierArriveReleaseCluster(b, v.accEmptyBar);
-        else
-          ptx::mbarrierArrive(b, v.accEmptyBar);
+          split ? sumChunk(c0) : loadChunk(taddr, c0);
+      if (half) {
+        storeHalfChunk(row, c0, values, readC);
+        continue;
       }
-      // K = 0: no MMA wrote D, whose contents are then undefined.
-      for (llvm::Value *&value : values)
-        value = b.CreateSelect(hasK, value, zero);
       llvm::BasicBlock *st = block("store.row");
       llvm::BasicBlock *next = block("store.row.done");
       b.CreateCondBr(rowIn, st, next);
       b.SetInsertPoint(st);
-      storeRow(row, b.CreateAdd(v.n0, i32(c0)), values, readC);
+      if (v.swapAB)
+        storeColumn(row, b.CreateAdd(v.n0, i32(c0)), values, readC);
+      else
+        storeRow(row, b.CreateAdd(v.n0, i32(c0)), values, readC);
       b.CreateBr(next);
       b.SetInsertPoint(next);
     }
@@ -184,7 +358,17 @@ struct EpilogueEmitter {
     llvm::Value *lanes = b.CreateMul(b.CreateAnd(warp, i32(3)), i32(32));
     llvm::Value *taddr =
         b.CreateAdd(v.tmemBase, b.CreateShl(lanes, i32(16)), "taddr");
-    llvm::Value *row = b.CreateAdd(v.m0, b.CreateAdd(lanes, lane), "row");
+    // M = 64: warp w's lanes 32 (w % 4) .. + 15 are rows 16 (w % 4) ..;
+    // lane l holds rows l / 4 and l / 4 + 8 of them (16x256b).
+    llvm::Value *row =
+        half ? b.CreateAdd(
+                   v.m0,
+                   b.CreateAdd(b.CreateMul(b.CreateAnd(warp, i32(3)), i32(16)),
+                               b.CreateLShr(lane, i32(2))),
+                   "row")
+             : b.CreateAdd(v.m0, b.CreateAdd(lanes, lane), "row");
+    if (split)
+      emitPublish(taddr, exit);
     llvm::BasicBlock *withBeta = block("epilogue.beta");
     llvm::BasicBlock *noBeta = block("epilogue.nobeta");
     // beta == 0 never reads C (it may hold NaN).
@@ -192,10 +376,15 @@ struct EpilogueEmitter {
         b.CreateFCmpOEQ(v.beta, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
         noBeta, withBeta);
     b.SetInsertPoint(noBeta);
-    emitEpilogueAnnotation(b, config.epilogueOps, "direct stores");
+    const char *where = split && v.swapAB ? "direct transposed stores, after "
+                                            "the split-K reduction"
+                        : split ? "direct stores, after the split-K reduction"
+                        : v.swapAB ? "direct transposed stores"
+                                   : "direct stores";
+    emitEpilogueAnnotation(b, config.epilogueOps, where);
     emitChunks(taddr, row, /*readC=*/false, exit);
     b.SetInsertPoint(withBeta);
-    emitEpilogueAnnotation(b, config.epilogueOps, "direct stores");
+    emitEpilogueAnnotation(b, config.epilogueOps, where);
     emitChunks(taddr, row, /*readC=*/true, exit);
   }
 };

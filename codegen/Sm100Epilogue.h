@@ -7,7 +7,10 @@
 // columns, hand the buffer back to the MMA warp (accumulator-empty) once
 // the last load has completed, and store C = alpha * acc (+ beta * C) with
 // the epilogue ops applied (codegen/EpilogueMath) directly to global
-// memory, predicated on the ragged edges. Private to codegen/Sm100Gemm.cpp.
+// memory, predicated on the ragged edges. Under swap-AB the stores are
+// transposed; under split-K a unit first publishes its f32 partial and only
+// the tile's last unit sums the partials and stores C. Private to
+// codegen/Sm100Gemm.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM100EPILOGUE_H
@@ -36,6 +39,14 @@ struct Sm100EpilogueValues {
   /// barrier), arrived on with .release.cluster.
   bool accEmptyCluster = false;
   llvm::Value *accParity = nullptr;  ///< the phase of this use of the buffer
+  /// Swap-AB: D is C^T (lane i is column n0 + i of C, D's column j row
+  /// m0 + j); rowsA is then N and rowsB M.
+  bool swapAB = false;
+  /// Split-K (all set, or all null): the f32 partials, a u32 counter per
+  /// tile, this unit's tile id and split, and a shared word through which
+  /// the counting thread tells the others whether their unit is the last.
+  llvm::Value *workspace = nullptr, *counters = nullptr;
+  llvm::Value *tileId = nullptr, *split = nullptr, *flagAddr = nullptr;
 };
 
 /// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when BN is an

@@ -64,6 +64,17 @@ struct Builder {
   /// halves, read their own 128 rows of D and store them.
   bool pair = config.ctaGroup == 2;
   llvm::Value *rank = nullptr; ///< %cluster_ctarank (pair only)
+  /// Split-K (config.splitK > 1): the workspace and counters, the current
+  /// unit's tile id and split, its first K tile and K tile count (without
+  /// split-K: 0 and numK), the shared flag word of the reduction, and a
+  /// per-role counter of ring positions consumed (each unit takes its own
+  /// count, so the position is a running sum, not i * numK).
+  bool split = config.splitK > 1;
+  llvm::Value *workspace = nullptr, *counters = nullptr;
+  llvm::Value *tileId = nullptr, *splitIndex = nullptr;
+  llvm::Value *kBegin = nullptr, *kCount = nullptr;
+  llvm::Value *flagAddr = nullptr;
+  llvm::AllocaInst *ringSlot = nullptr;
 
   Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
           Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
@@ -147,7 +158,7 @@ struct Builder {
   void forK(const llvm::Twine &name, llvm::Value *base,
             const std::function<void(llvm::Value *kt, llvm::Value *slot,
                                      llvm::Value *parity)> &body) {
-    loop(name, i32(0), numK, i32(1),
+    loop(name, i32(0), kCount, i32(1),
          [&](llvm::Value *kt, llvm::BasicBlock *next) {
            llvm::Value *it = b.CreateAdd(base, kt, "it");
            llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
@@ -173,16 +184,60 @@ struct Builder {
         pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x
              : llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
         {});
-    loop(name, first, b.CreateMul(tilesM, tilesN, "tiles"), stride,
-         [&](llvm::Value *t, llvm::BasicBlock *next) {
+    llvm::Value *units = b.CreateMul(tilesM, tilesN, "tiles");
+    if (split)
+      units = b.CreateMul(units, i32(config.splitK), "units");
+    loop(name, first, units, stride,
+         [&](llvm::Value *u, llvm::BasicBlock *next) {
+           // Split-K: unit u is split u % S of tile u / S, K tiles
+           // [numK z / S, numK (z + 1) / S) (never empty when S <= numK).
+           llvm::Value *t = u;
+           kBegin = i32(0);
+           kCount = numK;
+           if (split) {
+             t = b.CreateUDiv(u, i32(config.splitK), "tileId");
+             splitIndex = b.CreateURem(u, i32(config.splitK), "split");
+             // numK z in 64 bits: numK * S may pass 2^32 for a huge K.
+             auto bound = [&](llvm::Value *z, const char *name) {
+               llvm::Type *i64 = b.getInt64Ty();
+               return b.CreateTrunc(
+                   b.CreateUDiv(b.CreateMul(b.CreateZExt(numK, i64),
+                                            b.CreateZExt(z, i64)),
+                                b.getInt64(config.splitK)),
+                   b.getInt32Ty(), name);
+             };
+             kBegin = bound(splitIndex, "kBegin");
+             llvm::Value *kEnd =
+                 bound(b.CreateAdd(splitIndex, i32(1)), "kEnd");
+             kCount = b.CreateSub(kEnd, kBegin, "kCount");
+           }
+           tileId = t;
            TileCoord tile =
                emitGroupedTile(b, t, tilesM, tilesN, config.groupM);
            m0 = b.CreateMul(tile.row, i32(config.bm), "m0");
            n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
-           body(b.CreateUDiv(b.CreateSub(t, first), stride, "i"));
+           body(b.CreateUDiv(b.CreateSub(u, first), stride, "i"));
            b.CreateBr(next);
          });
     b.CreateBr(exit);
+  }
+
+  /// The ring position where the CTA's tile (unit) \p i starts: i * numK,
+  /// or with split-K the running count of the role's earlier units.
+  llvm::Value *ringBase(llvm::Value *i) {
+    if (!split)
+      return b.CreateMul(i, numK);
+    return b.CreateLoad(b.getInt32Ty(), ringSlot, "ringBase");
+  }
+  /// Split-K: the unit starting at \p base took kCount positions.
+  void advanceRing(llvm::Value *base) {
+    if (split)
+      b.CreateStore(b.CreateAdd(base, kCount), ringSlot);
+  }
+  /// Split-K: a role's ring count starts at 0.
+  void resetRing() {
+    if (split)
+      b.CreateStore(i32(0), ringSlot);
   }
 
   /// Buffer of the CTA's tile \p i and the parity of its use: i % buffers
@@ -194,7 +249,8 @@ struct Builder {
 
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    std::vector<KernelParam> params = sm100KernelParams(config.epilogueOps);
+    std::vector<KernelParam> params =
+        sm100KernelParams(config.epilogueOps, config.splitK);
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
@@ -234,6 +290,10 @@ struct Builder {
     ldc = byName["ldc"];
     alpha = byName["alpha"];
     beta = byName["beta"];
+    if (split) {
+      workspace = byName["workspace"];
+      counters = byName["counters"];
+    }
   }
 
   void emitPrologue() {
@@ -250,6 +310,8 @@ struct Builder {
                           i32(config.bn), "tilesN");
     numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
                         "numK");
+    if (split)
+      ringSlot = b.CreateAlloca(b.getInt32Ty(), nullptr, "ring");
 
     auto *smem = new llvm::GlobalVariable(
         module, llvm::ArrayType::get(b.getInt8Ty(), 0), false,
@@ -267,6 +329,9 @@ struct Builder {
         b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes), "barBase");
     accBarBase = b.CreateAdd(barBase, i32(16 * config.stages), "accBars");
     tmemSlot = b.CreateAdd(accBarBase, i32(16 * buffers), "tmemSlot");
+    // The TMEM address word's 8-byte slot holds the split-K flag after it.
+    if (split)
+      flagAddr = b.CreateAdd(tmemSlot, i32(4), "splitFlag");
 
     llvm::BasicBlock *init = block("init");
     llvm::BasicBlock *alloc = block("tmem.alloc");
@@ -395,8 +460,10 @@ struct Builder {
     ptx::gridDependencyWait(b);
     const Sm90OperandTile &a = tileA.staged, &bt = tileB.staged;
     llvm::BasicBlock *tail = pair ? block("produce.tail") : exit;
+    resetRing();
     forTiles("produce.tile", tail, [&](llvm::Value *i) {
-      forK("produce", b.CreateMul(i, numK),
+      llvm::Value *base = ringBase(i);
+      forK("produce", base,
            [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
              // A fresh barrier counts as having completed the phase before
              // phase 0, so the first pass over the ring waits on parity 1 and
@@ -422,7 +489,8 @@ struct Builder {
                b.SetInsertPoint(load);
                full = leaderBar(full);
              }
-             llvm::Value *kc = b.CreateMul(kt, i32(config.bk));
+             llvm::Value *kc = b.CreateMul(split ? b.CreateAdd(kBegin, kt) : kt,
+                                           i32(config.bk));
              lines->at(KernelPart::SmemA);
              loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
                       tmapA, kc, ctaRow(m0, 'a'), full);
@@ -431,6 +499,7 @@ struct Builder {
                       tmapB, kc, ctaRow(n0, 'b'), full);
              lines->at(KernelPart::Kernel);
            });
+      advanceRing(base);
     });
     if (pair) {
       b.SetInsertPoint(tail);
@@ -470,6 +539,7 @@ struct Builder {
         mmaKindName(llvm::cantFail(mmaKindOf(config.aType, config.bType)));
     unsigned steps = config.bk / sm100MmaK(config.aType);
     llvm::Value *idescValue = i32(idesc);
+    resetRing();
     forTiles("mma.tile", exit, [&](llvm::Value *i) {
       // The buffer is free once the epilogue of the tile that used it last
       // has read it: each epilogue thread waited for its tcgen05.ld, fenced
@@ -483,8 +553,9 @@ struct Builder {
       ptx::tcgen05FenceAfterThreadSync(b);
       llvm::Value *d =
           b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "d");
+      llvm::Value *base = ringBase(i);
       forK(
-          "mma", b.CreateMul(i, numK),
+          "mma", base,
           [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
             ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
             ptx::tcgen05FenceAfterThreadSync(b);
@@ -509,6 +580,7 @@ struct Builder {
             commit(emptyBar(slot));
             lines->at(KernelPart::Kernel);
           });
+      advanceRing(base);
       // Every MMA of the tile has completed: D is final.
       commit(accFullBar(buf));
     });
@@ -567,7 +639,15 @@ struct Builder {
       values.rowsB = rowsB;
       values.alpha = alpha;
       values.beta = beta;
-      values.numK = numK;
+      values.numK = kCount;
+      values.swapAB = config.swapAB;
+      if (split) {
+        values.workspace = workspace;
+        values.counters = counters;
+        values.tileId = tileId;
+        values.split = splitIndex;
+        values.flagAddr = flagAddr;
+      }
       values.tmemBase =
           b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "accTmem");
       values.accFullBar = accFullBar(buf);
@@ -618,12 +698,17 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
 
 } // namespace
 
-std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops) {
+std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
+                                           unsigned splitK) {
   using P = KernelParam;
   std::vector<KernelParam> params = {
       {"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
       {"rowsA", P::I32},       {"rowsB", P::I32},       {"k", P::I32},
       {"ldc", P::I32},         {"alpha", P::F32},       {"beta", P::F32}};
+  if (splitK > 1) {
+    params.push_back({"workspace", P::Pointer});
+    params.push_back({"counters", P::Pointer});
+  }
   for (KernelParam &param : epilogueParams(ops))
     params.push_back(std::move(param));
   return params;

@@ -10,7 +10,10 @@
 //          K-major only: the ISA transposes tf32 only from the 128B
 //          swizzle with 32-byte atomicity, which no tilec atom describes.
 //   C      bf16, f16 or f32.
-// One tcgen05.mma is M = 128 (cta_group::1: one CTA, D in TMEM lanes 0..127)
+// One tcgen05.mma is M = 128 (cta_group::1: one CTA, D in TMEM lanes 0..127;
+// or M = 64, BM = 64: rows 16 q .. 16 q + 15 in lanes 32 q .. 32 q + 15, the
+// ISA's data path layout F, which each epilogue warp reads with
+// tcgen05.ld.16x256b, lane l holding rows l / 4 and l / 4 + 8 of its 16)
 // by N = BN (a multiple of 16 from 16 to 256) by 32 bytes of K (k16 for
 // 16-bit types, k8 for tf32, k32 for fp8). BK * element bytes is one swizzle
 // atom row (32, 64 or 128 bytes), so a ring slot takes BK / k MMAs.
@@ -96,10 +99,29 @@
 //   .param .u64 c                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, k, ldc (rowsA = M, rowsB = N)
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
+//   .param .u64 workspace, counters  split-K only: f32 partial tiles
+//                                    (tiles x S x BM x BN) and a u32 per
+//                                    tile, zero before the first launch
+//                                    and left zero by the kernel
 //   then the epilogue ops' operands  (epilogueParams: bias, scale,
 //                                     residual and ldr, as the ops read them)
-// Grid: (min(ceil(M / 128) * ceil(N / BN), SMs), 1, 1), sm100LaunchGrid,
+// Grid: (min(ceil(M / 128) * ceil(N / BN) * S, SMs), 1, 1), sm100LaunchGrid,
 // which GemmKernelBinary::grid calls.
+//
+// Decode schedules (docs/sm100.md, "Small M"): with swapAB the kernel's
+// rows are N (rowsA = N, rowsB = M: the launcher swaps the tensor maps),
+// so a small M becomes the MMA's N and the 128-row M is filled by N; the
+// epilogue writes lane i of D to column n0 + i of C, each register (a
+// column of D) to one row of C, a warp's 32 lanes to 32 adjacent
+// elements. With splitK = S the persistent loop walks tiles x S work
+// units (unit u: tile u / S, split u % S); the ring's position runs on
+// by each unit's own K tile count. The epilogue of a unit stores its f32
+// partial to the workspace in fragment order (16-byte stores, a warp's
+// contiguous), fence.acq_rel.gpu, a named barrier over the 128 epilogue
+// threads, one thread's atom.acq_rel.gpu.add on the tile's counter; the
+// unit that sees S - 1 resets the counter, and its threads sum the S
+// partials (ld.global.cg, z = 0 .. S - 1, so the result does not depend
+// on the arrival order) and run the normal epilogue.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM100GEMM_H
@@ -124,7 +146,7 @@ namespace tilec {
 /// The choices that shape one sm_100a GEMM kernel.
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
-  unsigned bm = 128;   ///< the MMA M: 128 (cta_group::1), 256 (::2)
+  unsigned bm = 128;   ///< the MMA M: 64 or 128 (cta_group::1), 256 (::2)
   unsigned bn = 256;   ///< the MMA N: 16 .. 256, a multiple of 16
   /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
   /// cluster (cta_group::2, M = 256; each CTA stages 128 rows of A and
@@ -139,6 +161,17 @@ struct Sm100GemmConfig {
   MajorKind bMajor = MajorKind::K;
   /// Persistent tile order (codegen/TileOrder.h): tile rows per group.
   unsigned groupM = 8;
+  /// Swap-AB (decode): the kernel computes C^T = B * A^T, so its A role
+  /// (the MMA's M = 128 rows) is the user's B (N x K) and its B role (the
+  /// MMA's N = BN) the user's A; aType/aMajor etc. are the kernel roles'.
+  /// The epilogue stores D transposed: TMEM lane i is column n0 + i of C.
+  bool swapAB = false;
+  /// Split-K over this many work units per output tile (1: no split). Unit
+  /// z of a tile takes K tiles [numK z / S, numK (z + 1) / S); its f32
+  /// partial goes to the workspace, and the unit whose counter increment
+  /// is the tile's last sums the S partials in the order z = 0 .. S - 1 and
+  /// runs the epilogue (ops applied once, after the sum).
+  unsigned splitK = 1;
   /// The epilogue's element-wise ops (codegen/EpilogueMath.h), applied
   /// after alpha and beta; swiglu, which pairs two accumulator columns, is
   /// not implemented here.
@@ -219,8 +252,10 @@ struct Sm100GemmKernel {
 };
 
 /// The kernel's parameters in order (the list at the top of this file),
+/// with the split-K workspace and counters after beta when \p splitK > 1,
 /// then the operands \p ops read (epilogueParams).
-std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {});
+std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {},
+                                           unsigned splitK = 1);
 
 /// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
 /// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.

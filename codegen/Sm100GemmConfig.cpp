@@ -125,10 +125,11 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
     return fail(llvm::formatv("cta_group::{0} is not a tcgen05 CTA group "
                               "(1: one CTA, 2: a CTA pair)",
                               config.ctaGroup));
-  if (config.ctaGroup == 1 && config.bm != 128)
+  if (config.ctaGroup == 1 && config.bm != 128 && config.bm != 64)
     return fail(llvm::formatv(
         "BM = {0} is not the tcgen05.mma M of one CTA; the sm_100a "
-        "generator issues cta_group::1 M = 128, so BM must be 128{1}",
+        "generator issues cta_group::1 M = 64 or 128, so BM must be 64 or "
+        "128{1}",
         config.bm,
         config.bm == 256 ? " (M = 256 is cta_group::2 over a CTA pair: "
                            "'schedule cluster(2)')"
@@ -159,6 +160,18 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         "row of 32, 64 or 128 bytes (BK = {3}, {4} or {5} for {1})",
         config.bk, dtypeName(config.aType), rowBytes, 32 / elemBytes,
         64 / elemBytes, 128 / elemBytes));
+  if (config.ctaGroup == 2 && (config.swapAB || config.splitK > 1))
+    return fail(std::string("schedule ") +
+                (config.swapAB ? "swap_ab" : "split_k") +
+                " with cluster(2) is not implemented on sm_100a: the CTA "
+                "pair's tcgen05.mma.cta_group::2 needs 256 rows of the A "
+                "role, and the decode schedules run one CTA per tile "
+                "(cta_group::1, BM = 128); drop cluster(2) or the decode "
+                "schedule");
+  if (config.splitK == 0 || config.splitK > 64)
+    return fail(llvm::formatv("split_k({0}) is out of range; 1 to 64 are "
+                              "legal",
+                              config.splitK));
   if (config.groupM == 0)
     return fail("groupM = 0: the persistent tile order needs a group of at "
                 "least one tile row");

@@ -50,16 +50,26 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
     config.groupM = spec.rasterGroupM;
   config.bk = spec.bk;
   config.stages = spec.stages;
-  config.aType = spec.aType;
-  config.bType = spec.bType;
+  // Swap-AB: the kernel's A role is the user's B (BM tiles N), its B role
+  // the user's A (BN tiles M); the launcher swaps the tensor maps and the
+  // row counts (GemmKernelBinary::swapAB).
+  config.swapAB = spec.swapAB;
+  config.aType = spec.swapAB ? spec.bType : spec.aType;
+  config.bType = spec.swapAB ? spec.aType : spec.bType;
+  config.aMajor = spec.swapAB ? spec.bMajor : spec.aMajor;
+  config.bMajor = spec.swapAB ? spec.aMajor : spec.bMajor;
   config.cType = spec.cType;
-  config.aMajor = spec.aMajor;
-  config.bMajor = spec.bMajor;
+  if (spec.splitK == 0)
+    return fail("split_k(0) is not a split; use 1 (no split) or more");
+  config.splitK = spec.splitK;
   config.source = spec.source;
   if (llvm::Error err = verifySm100GemmConfig(config))
     return err;
   // The generator stages each operand in the tile sm100OperandTile derives;
   // a different smem layout in the spec is an error, not silently replaced.
+  // The check uses the language's tile shape ((BM, BK) for a, (BN, BK) for
+  // b) without swap, as on sm_90a: under swap_ab the kernel stages b with
+  // BM rows and a with BN rows, in the atoms of the same rule.
   for (auto [name, layout, rows, type, major] :
        {std::tuple{"a", &spec.smemA, sm100CtaRows(config, 'a'), spec.aType,
                    spec.aMajor},
@@ -85,7 +95,9 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
 Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                      unsigned smCount) {
   auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-  uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN);
+  // Split-K: S work units per output tile (swap-AB changes neither count).
+  uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN) *
+                   std::max(1u, kernel.splitK);
   // A 2x1 cluster (cta_group::2): the tiles are the pair's 256 x BN, the
   // grid is pairs of CTAs and each pair loops over tiles.
   uint64_t ctasPerTile = std::max(1u, kernel.cluster.x);
@@ -107,8 +119,11 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.entryName = std::move(kernel.entry);
   binary.blockThreads = kernel.blockThreads;
   binary.sharedBytes = kernel.sharedBytes;
-  binary.tileM = config.bm;
-  binary.tileN = config.bn;
+  // The user's M x N tile: under swap-AB BN tiles M and BM tiles N.
+  binary.tileM = config.swapAB ? config.bn : config.bm;
+  binary.tileN = config.swapAB ? config.bm : config.bn;
+  binary.swapAB = config.swapAB;
+  binary.splitK = std::max(1u, config.splitK);
   // cta_group::2: a 2x1 cluster per CTA pair (the launch's cluster
   // attribute), the tile is the pair's.
   if (config.ctaGroup == 2)
@@ -120,15 +135,19 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.dependentLaunch = true;
   binary.persistent = true;
   binary.ctasPerSm = 1;
-  binary.params = sm100KernelParams(config.epilogueOps);
+  binary.params = sm100KernelParams(config.epilogueOps, config.splitK);
   binary.epilogueOps = config.epilogueOps;
-  binary.aType = config.aType;
-  binary.bType = config.bType;
+  // The user's operands (the config holds the kernel's roles).
+  binary.aType = config.swapAB ? config.bType : config.aType;
+  binary.bType = config.swapAB ? config.aType : config.bType;
   binary.cType = config.cType;
-  binary.aMajor = config.aMajor;
-  binary.bMajor = config.bMajor;
+  binary.aMajor = config.swapAB ? config.bMajor : config.aMajor;
+  binary.bMajor = config.swapAB ? config.aMajor : config.bMajor;
   // Each map's box is the staged operand tile's, as on sm_90a.
-  auto plan = [](const char *param, char matrix, const Sm90OperandTile &tile) {
+  // Under swap-AB the kernel's A role reads the user's B and vice versa.
+  auto plan = [&](const char *param, char matrix, const Sm90OperandTile &tile) {
+    if (config.swapAB)
+      matrix = matrix == 'A' ? 'B' : 'A';
     TensorMapPlan map;
     map.param = param;
     map.matrix = matrix;

@@ -1,18 +1,39 @@
 //===- codegen/Sm100Target.cpp - The sm_100a row of the GEMM targets ------===//
 //
-// TMA + tcgen05.mma into tensor memory (codegen/Sm100Gemm.h): the plain
-// schedule, direct stores from the tcgen05.ld registers, and the shared
-// memory of the generator's own count (the ring, its mbarriers, the
-// accumulator barriers, the TMEM address word and the alignment slack).
+// TMA + tcgen05.mma into tensor memory (codegen/Sm100Gemm.h): the
+// persistent schedule, the CTA pair of cluster(2), and the decode
+// schedules: `schedule auto` swaps A and B when M is fixed below BM (the
+// tcgen05.mma M of one CTA, 64 or 128: M becomes the MMA's N and N fills
+// the BM rows) and splits K, reduced in a global workspace, when M, N and K are
+// all fixed and the output tiles would leave most of a B200's 148 SMs
+// idle (the sm_90a rule, codegen/Sm90Heuristic.h). Direct stores from the
+// tcgen05.ld registers, and the shared memory of the generator's own count
+// (the ring, its mbarriers, the accumulator barriers, the TMEM address
+// word and the alignment slack).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmTarget.h"
 
 #include "codegen/Sm100GemmSpec.h"
+#include "codegen/Sm90Heuristic.h"
 
 namespace tilec {
 
 namespace {
+
+/// SMs of a B200, for the split-K rule of `schedule auto`.
+constexpr unsigned B200Sms = 148;
+
+/// How the K splits of a tile are summed (Sm100Gemm.h).
+std::string sm100SplitReduction(unsigned splits) {
+  return "reduced in a global workspace (each split stores its f32 "
+         "partial; the last of the " +
+         std::to_string(splits) +
+         " to count on the tile's counter sums them in the order z = 0 .. " +
+         std::to_string(splits - 1) + " and runs the epilogue once)";
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class Sm100Target final : public GemmTarget {
 public:
@@ -25,10 +46,68 @@ public:
   // `cluster(2)` is the CTA pair of tcgen05.mma.cta_group::2.
   bool hasPersistentSchedule() const override { return true; }
 
+  // swap_ab and split_k (cta_group::1 only; Sm100GemmConfig refuses them
+  // with cluster(2)).
+  bool hasDecodeSchedules() const override { return true; }
+
+  /// `schedule auto` without cluster(2): swap-AB for a fixed M below the
+  /// MMA's BM (64 or 128) rows, split-K when the tiles leave most SMs idle.
+  GemmScheduleChoice decodeSchedule(const GemmSpec &spec) const {
+    GemmScheduleChoice choice{false, 1, ""};
+    int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
+    std::string &why = choice.why;
+    std::string rows = std::to_string(spec.bm);
+    if (m && m < spec.bm) {
+      choice.swapAB = true;
+      why = "M = " + std::to_string(m) + " is fixed and below the " + rows +
+            " rows of one CTA's tcgen05.mma (a decode shape): A and B "
+            "swapped, so M is the MMA's N (BN = " +
+            std::to_string(spec.bn) + ") and N fills the " + rows +
+            " rows; the epilogue stores D transposed";
+    } else {
+      why = m ? "M = " + std::to_string(m) + " fills the " + rows +
+                    "-row MMA: A and B as written"
+              : "M is a run-time argument: A and B as written (write "
+                "'schedule swap_ab' for small M, or BM = 64 for the M = 64 "
+                "tcgen05.mma)";
+    }
+    if (!(m && n && k)) {
+      why += "; K not split (M, N and K are not all fixed)";
+      return choice;
+    }
+    int64_t rowsA = choice.swapAB ? n : m, rowsB = choice.swapAB ? m : n;
+    int64_t tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
+    int64_t kTiles = ceilDiv(k, spec.bk);
+    unsigned s =
+        sm90DecodeSplits(static_cast<unsigned>(tiles),
+                         static_cast<unsigned>(kTiles), spec.bn, B200Sms);
+    if (s > 1) {
+      choice.splitK = s;
+      why += "; " + std::to_string(tiles) + " output tiles for " +
+             std::to_string(B200Sms) + " SMs and " + std::to_string(kTiles) +
+             " k-tiles: K split over " + std::to_string(s) +
+             " work units per tile (" +
+             (kTiles % s ? std::to_string(kTiles / s) + " to " +
+                               std::to_string(ceilDiv(kTiles, s))
+                         : std::to_string(kTiles / s)) +
+             " k-tiles each), " + sm100SplitReduction(s);
+    } else {
+      why += "; K not split (" + std::to_string(tiles) + " output tiles, " +
+             std::to_string(kTiles) + " k-tiles)";
+    }
+    return choice;
+  }
+
   GemmScheduleChoice schedule(const GemmSpec &spec,
                               bool written) const override {
+    if (spec.clusterM != 2 && written) {
+      GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
+      choice.why = writtenScheduleWhy(
+          spec, spec.splitK > 1 ? sm100SplitReduction(spec.splitK) : "");
+      return choice;
+    }
     if (spec.clusterM != 2)
-      return GemmTarget::schedule(spec, written);
+      return decodeSchedule(spec);
     GemmSpec alone = spec;
     alone.clusterM = 1;
     GemmScheduleChoice choice = GemmTarget::schedule(alone, written);
@@ -60,18 +139,18 @@ public:
     config.bn = spec.bn;
     config.bk = spec.bk;
     config.stages = spec.stages;
-    config.aType = spec.aType;
-    config.bType = spec.bType;
+    // The kernel's roles: swap-AB stages the user's B as A.
+    config.aType = spec.swapAB ? spec.bType : spec.aType;
+    config.bType = spec.swapAB ? spec.aType : spec.bType;
     config.cType = spec.cType;
-    config.aMajor = spec.aMajor;
-    config.bMajor = spec.bMajor;
+    config.aMajor = spec.swapAB ? spec.bMajor : spec.aMajor;
+    config.bMajor = spec.swapAB ? spec.aMajor : spec.bMajor;
     config.ctaGroup = spec.clusterM == 2 ? 2 : 1;
     // One CTA's stage: with cta_group::2, half the pair's rows of each.
-    budget->stageBytes =
-        int64_t(sm100CtaRows(config, 'a')) * spec.bk *
-            dtypeBits(spec.aType) / 8 +
-        int64_t(sm100CtaRows(config, 'b')) * spec.bk * dtypeBits(spec.bType) /
-            8;
+    budget->stageBytes = int64_t(sm100CtaRows(config, 'a')) * spec.bk *
+                             dtypeBits(config.aType) / 8 +
+                         int64_t(sm100CtaRows(config, 'b')) * spec.bk *
+                             dtypeBits(config.bType) / 8;
     // A full and an empty mbarrier per stage; the rest is fixed.
     budget->perStageExtra = 16;
     budget->total = sm100SharedBytes(config);

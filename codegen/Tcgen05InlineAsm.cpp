@@ -151,6 +151,26 @@ llvm::SmallVector<llvm::Value *> tcgen05Ld32x32b(llvm::IRBuilderBase &builder,
   return wordsAsFloats(builder, call, columns);
 }
 
+llvm::SmallVector<llvm::Value *> tcgen05Ld16x256b(llvm::IRBuilderBase &builder,
+                                                  llvm::Value *taddr,
+                                                  unsigned repeats) {
+  assert(repeats >= 1 && repeats <= 32 && (repeats & (repeats - 1)) == 0 &&
+         "tcgen05.ld.16x256b .num is x1 .. x32");
+  unsigned words = 4 * repeats;
+  std::string text =
+      "tcgen05.ld.sync.aligned.16x256b.x" + std::to_string(repeats) + ".b32 {";
+  std::string constraints;
+  for (unsigned i = 0; i < words; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "}, [$" + std::to_string(words) + "];";
+  constraints += "r,~{memory}";
+  llvm::Value *call =
+      emitAsm(builder, wordsType(builder, words), text, constraints, {taddr});
+  return wordsAsFloats(builder, call, words);
+}
+
 llvm::SmallVector<llvm::Value *>
 tcgen05WaitLd(llvm::IRBuilderBase &builder,
               llvm::ArrayRef<llvm::Value *> values) {

@@ -96,6 +96,15 @@ void mbarrierArriveReleaseCluster(llvm::IRBuilderBase &builder,
 llvm::SmallVector<llvm::Value *> tcgen05Ld32x32b(llvm::IRBuilderBase &builder,
                                                  llvm::Value *taddr,
                                                  unsigned columns);
+/// `tcgen05.ld.sync.aligned.16x256b.xN.b32 {r0 .. r(4N-1)}, [taddr];`
+/// (the whole warp): 16 tensor-memory lanes from taddr's lane, 8 N
+/// columns. Repetition k's registers 4 k .. 4 k + 3 of lane t are rows t /
+/// 4 (registers 0, 1) and t / 4 + 8 (2, 3), columns 8 k + 2 (t % 4) + (r %
+/// 2) (the PTX ISA's tcgen05.ld matrix fragment for .16x256b). N is 1 .. 32;
+/// the values are undefined until tcgen05WaitLd.
+llvm::SmallVector<llvm::Value *> tcgen05Ld16x256b(llvm::IRBuilderBase &builder,
+                                                  llvm::Value *taddr,
+                                                  unsigned repeats);
 /// `tcgen05.wait::ld.sync.aligned;` with \p values passed through as tied
 /// operands, so that no use of them is scheduled above the wait. Returns
 /// the values after it.

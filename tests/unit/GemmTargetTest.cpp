@@ -36,10 +36,10 @@ TEST(GemmTargetTest, EveryArchHasItsRow) {
     EXPECT_EQ(gemmTarget(info.kind).arch(), info.kind) << info.name.str();
   EXPECT_FALSE(gemmTarget(ArchKind::SM80).hasDecodeSchedules());
   EXPECT_TRUE(gemmTarget(ArchKind::SM90a).hasDecodeSchedules());
-  // sm_100a has no swap-AB / split-K schedules yet (issue 12); the
-  // diagnostics name the targets that do.
-  EXPECT_FALSE(gemmTarget(ArchKind::SM100a).hasDecodeSchedules());
-  EXPECT_EQ(decodeScheduleTargetNames(), "sm_90a");
+  // sm_100a has swap-AB and split-K (issue 12, cta_group::1); the
+  // diagnostics name the targets that do, in the arch table's order.
+  EXPECT_TRUE(gemmTarget(ArchKind::SM100a).hasDecodeSchedules());
+  EXPECT_EQ(decodeScheduleTargetNames(), "sm_90a, sm_100a");
 }
 
 // The kernel requests exactly the shared memory plan-pipeline checked
@@ -153,4 +153,66 @@ TEST(GemmTargetTest, Sm90DecodeScheduleByHand) {
   spec.arch = ArchKind::SM80;
   choice = gemmTarget(ArchKind::SM80).schedule(spec, /*written=*/false);
   EXPECT_EQ(choice.why, "the plain schedule: sm_80 has no other");
+}
+
+TEST(GemmTargetTest, Sm100DecodeScheduleByHand) {
+  // M = 64 fixed, N = 2112, K = 7168 with BM = 128, BN = 64: M is below the
+  // 128 MMA rows, so A and B swap; then ceil(2112 / 128) = 17 tiles along N
+  // times ceil(64 / 64) = 1 along M, 7168 / 64 = 112 k-tiles, and for 148
+  // SMs (148 * 2 + 2 * 17) / (4 * 17) = 330 / 68 = 4 splits (the cap).
+  GemmSpec spec = specFor(ArchKind::SM100a, 128, 64, 64, 8);
+  spec.fixedM = 64;
+  spec.fixedN = 2112;
+  spec.fixedK = 7168;
+  const GemmTarget &sm100 = gemmTarget(ArchKind::SM100a);
+  GemmScheduleChoice choice = sm100.schedule(spec, /*written=*/false);
+  EXPECT_TRUE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 4u);
+  EXPECT_NE(choice.why.find("17 output tiles for 148 SMs"), std::string::npos)
+      << choice.why;
+  // M = 128 fills the MMA: not swapped; 33 tiles of 128 x 64 along N.
+  // (148 * 2 + 66) / 132 = 2 splits.
+  spec.fixedM = 128;
+  choice = sm100.schedule(spec, /*written=*/false);
+  EXPECT_FALSE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 2u);
+  // BM = 64 (the M = 64 tcgen05.mma): M = 64 fills it, not swapped; 33
+  // tiles of 64 x 64 along N, (296 + 66) / 132 = 2 splits.
+  spec.fixedM = 64;
+  spec.bm = 64;
+  choice = sm100.schedule(spec, /*written=*/false);
+  EXPECT_FALSE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 2u);
+  spec.bm = 128;
+  // A run-time M: neither.
+  spec.fixedM = 0;
+  choice = sm100.schedule(spec, /*written=*/false);
+  EXPECT_FALSE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 1u);
+  // The CTA pair (cluster(2)) takes neither either.
+  spec.fixedM = 64;
+  spec.bm = 256;
+  spec.clusterM = 2;
+  choice = sm100.schedule(spec, /*written=*/false);
+  EXPECT_FALSE(choice.swapAB);
+  EXPECT_EQ(choice.splitK, 1u);
+  // The emitted kernel: swap-AB and 4 splits, the user's tile 64 x 128, 17
+  // tiles x 4 units on 148 SMs (68 CTAs), or capped at 10 SMs.
+  spec = specFor(ArchKind::SM100a, 128, 64, 64, 8);
+  spec.swapAB = true;
+  spec.splitK = 4;
+  llvm::Expected<GemmKernelBinary> binary = sm100.emit(spec);
+  ASSERT_TRUE(bool(binary)) << llvm::toString(binary.takeError());
+  EXPECT_TRUE(binary->swapAB);
+  EXPECT_EQ(binary->splitK, 4u);
+  EXPECT_EQ(binary->tileM, 64u);
+  EXPECT_EQ(binary->tileN, 128u);
+  EXPECT_EQ(binary->grid(64, 2112, 7168, 148).x, 68u);
+  EXPECT_EQ(binary->grid(64, 2112, 7168, 10).x, 10u);
+  // The workspace: 17 tiles x 4 splits x 64 x 128 f32.
+  EXPECT_EQ(binary->workspaceBytes(64, 2112), 17u * 4 * 64 * 128 * 4);
+  EXPECT_EQ(binary->counterBytes(64, 2112), 17u * 4);
+  ASSERT_EQ(binary->tensorMaps.size(), 2u);
+  EXPECT_EQ(binary->tensorMaps[0].matrix, 'B'); // tmapA reads the user's B
+  EXPECT_EQ(binary->tensorMaps[1].matrix, 'A');
 }

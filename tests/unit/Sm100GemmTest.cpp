@@ -105,8 +105,21 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
   EXPECT_NE(message(config).find("nearest 192 or 208"), std::string::npos)
       << message(config);
   config = {};
-  config.bm = 64;
-  EXPECT_NE(message(config).find("BM must be 128"), std::string::npos);
+  config.bm = 64; // the M = 64 tcgen05.mma (data path layout F)
+  EXPECT_EQ(message(config), "");
+  config.bm = 192;
+  EXPECT_NE(message(config).find("BM must be 64 or 128"), std::string::npos);
+  // The decode schedules run with cta_group::1 only.
+  config = {};
+  config.bm = 256;
+  config.ctaGroup = 2;
+  config.swapAB = true;
+  EXPECT_NE(message(config).find("swap_ab with cluster(2) is not implemented"),
+            std::string::npos)
+      << message(config);
+  config.swapAB = false;
+  config.splitK = 2;
+  EXPECT_NE(message(config).find("split_k with cluster(2)"), std::string::npos);
   config = {};
   config.bk = 48;
   EXPECT_NE(message(config).find("one swizzle atom row"), std::string::npos);

@@ -447,10 +447,11 @@ TEST(Sm80Gemm, Diagnostics) {
   GemmSpec bad = spec;
   // Every arch has a generator; sm_100a's has its own rules.
   bad.arch = ArchKind::SM100a;
-  bad.bm = 64;
+  bad.bm = 192;
   EXPECT_EQ(message(bad),
-            "BM = 64 is not the tcgen05.mma M of one CTA; the sm_100a "
-            "generator issues cta_group::1 M = 128, so BM must be 128");
+            "BM = 192 is not the tcgen05.mma M of one CTA; the sm_100a "
+            "generator issues cta_group::1 M = 64 or 128, so BM must be 64 "
+            "or 128");
   bad = spec;
   bad.bType = DTypeKind::F16;
   EXPECT_EQ(message(bad), "sm_80 mma.sync m16n8k16 takes A and B of the same "
