@@ -24,6 +24,7 @@
 #include "codegen/EpilogueMath.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Limits.h"
+#include "codegen/SplitKArrival.h"
 #include "codegen/Tcgen05InlineAsm.h"
 
 #include "codegen/NvvmBuilder.h"
@@ -238,37 +239,16 @@ struct EpilogueEmitter {
     }
     // Every thread's partial is visible at gpu scope before the count
     // (the same protocol as the sm_90a workspace reduction).
-    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
-    ptx::barSync(b, i32(1), 128);
-    llvm::BasicBlock *count = block("splitk.count");
-    llvm::BasicBlock *counted = block("splitk.counted");
-    b.CreateCondBr(b.CreateICmpEQ(v.tid, i32(0)), count, counted);
-    b.SetInsertPoint(count);
-    llvm::Value *counter = b.CreateInBoundsGEP(
-        b.getInt32Ty(), v.counters, b.CreateZExt(v.tileId, b.getInt64Ty()));
-    llvm::Value *old = ptx::emitAsm(
-        b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
-        "=r,l,~{memory}", {counter});
-    llvm::Value *last = b.CreateICmpEQ(old, i32(config.splitK - 1));
-    ptx::emitAsm(b, b.getVoidTy(), "st.shared.u32 [$0], $1;", "r,r,~{memory}",
-                 {v.flagAddr, b.CreateZExt(last, b.getInt32Ty())});
-    llvm::BasicBlock *reset = block("splitk.reset");
-    b.CreateCondBr(last, reset, counted);
-    b.SetInsertPoint(reset);
-    // Every unit of this tile has arrived: leave the counter at 0 for the
-    // next launch.
-    ptx::emitAsm(b, b.getVoidTy(), "st.relaxed.gpu.global.u32 [$0], 0;",
-                 "l,~{memory}", {counter});
-    b.CreateBr(counted);
-    b.SetInsertPoint(counted);
-    ptx::barSync(b, i32(1), 128);
-    llvm::Value *flag =
-        ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
-                     "=r,r,~{memory}", {v.flagAddr});
-    llvm::BasicBlock *reduce = block("splitk.reduce");
-    b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
-    b.SetInsertPoint(reduce);
-    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    SplitKArrival arrival;
+    arrival.counters = v.counters;
+    arrival.tileId = v.tileId;
+    arrival.splits = i32(config.splitK);
+    arrival.flagAddr = v.flagAddr;
+    arrival.tid = v.tid;
+    arrival.leaderTid = 0;
+    arrival.barrier = i32(1);
+    arrival.threads = 128;
+    emitSplitKArrival(b, v.fn, arrival, exit);
   }
 
   /// Split-K: the sum of the S partials of the chunk at column \p c0, in

@@ -19,6 +19,7 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/SourceLineInfo.h"
+#include "codegen/SplitKArrival.h"
 #include "codegen/TileOrder.h"
 #include "ir/DescriptorDerivation.h"
 #include "ir/LayoutExpr.h"
@@ -776,38 +777,16 @@ struct Builder {
       b.CreateAlignedStore(vec, b.CreateInBoundsGEP(f32, workspace, at),
                            llvm::Align(16));
     }
-    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
-    ptx::barSync(b, i32(SplitKBarrier), threads);
-    llvm::BasicBlock *count = block("splitk.count");
-    llvm::BasicBlock *counted = block("splitk.counted");
-    b.CreateCondBr(b.CreateICmpEQ(tid, i32(128)), count, counted);
-    b.SetInsertPoint(count);
-    llvm::Value *counter = b.CreateInBoundsGEP(b.getInt32Ty(), counters,
-                                               b.CreateZExt(tileId, i64));
-    llvm::Value *old = ptx::emitAsm(
-        b, b.getInt32Ty(), "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;",
-        "=r,l,~{memory}", {counter});
-    llvm::Value *last = b.CreateICmpEQ(old, b.CreateSub(splits, i32(1)));
-    llvm::Value *lastWord = b.CreateZExt(last, b.getInt32Ty());
-    ptx::emitAsm(b, b.getVoidTy(), "st.shared.u32 [$0], $1;", "r,r,~{memory}",
-                 {flagAddr, lastWord});
-    llvm::BasicBlock *reset = block("splitk.reset");
-    b.CreateCondBr(last, reset, counted);
-    b.SetInsertPoint(reset);
-    // Every CTA of this tile has arrived: leave the counter at 0 for the
-    // next launch.
-    ptx::emitAsm(b, b.getVoidTy(), "st.relaxed.gpu.global.u32 [$0], 0;",
-                 "l,~{memory}", {counter});
-    b.CreateBr(counted);
-    b.SetInsertPoint(counted);
-    ptx::barSync(b, i32(SplitKBarrier), threads);
-    llvm::Value *flag =
-        ptx::emitAsm(b, b.getInt32Ty(), "ld.shared.u32 $0, [$1];",
-                     "=r,r,~{memory}", {flagAddr});
-    llvm::BasicBlock *reduce = block("splitk.reduce");
-    b.CreateCondBr(b.CreateICmpNE(flag, i32(0)), reduce, exit);
-    b.SetInsertPoint(reduce);
-    ptx::emitAsm(b, b.getVoidTy(), "fence.acq_rel.gpu;", "~{memory}", {});
+    SplitKArrival arrival;
+    arrival.counters = counters;
+    arrival.tileId = tileId;
+    arrival.splits = splits;
+    arrival.flagAddr = flagAddr;
+    arrival.tid = tid;
+    arrival.leaderTid = 128;
+    arrival.barrier = i32(SplitKBarrier);
+    arrival.threads = threads;
+    emitSplitKArrival(b, fn, arrival, exit);
     return sumPartials(
         llvm::SmallVector<llvm::Value *>(regs, llvm::ConstantFP::get(f32, 0.0)),
         0, [&](llvm::Value *zu, llvm::Value *valid) {
