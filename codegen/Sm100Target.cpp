@@ -75,12 +75,7 @@ public:
       why += "; K not split (M, N and K are not all fixed)";
       return choice;
     }
-    int64_t rowsA = choice.swapAB ? n : m, rowsB = choice.swapAB ? m : n;
-    int64_t tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
-    int64_t kTiles = ceilDiv(k, spec.bk);
-    unsigned s =
-        sm90DecodeSplits(static_cast<unsigned>(tiles),
-                         static_cast<unsigned>(kTiles), spec.bn, B200Sms);
+    auto [tiles, kTiles, s] = decodeSplitOf(spec, choice.swapAB, B200Sms);
     if (s > 1) {
       choice.splitK = s;
       why += "; " + std::to_string(tiles) + " output tiles for " +

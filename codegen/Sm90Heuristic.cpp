@@ -42,6 +42,19 @@ unsigned sm90MaxStages(Sm90GemmConfig config) {
   return config.stages;
 }
 
+DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t rowsA = swapAB ? spec.fixedN : spec.fixedM;
+  int64_t rowsB = swapAB ? spec.fixedM : spec.fixedN;
+  DecodeSplit split;
+  split.tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
+  split.kTiles = ceilDiv(spec.fixedK, spec.bk);
+  split.splits = sm90DecodeSplits(static_cast<unsigned>(split.tiles),
+                                  static_cast<unsigned>(split.kTiles),
+                                  spec.bn, sms);
+  return split;
+}
+
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
                           unsigned sms) {
   tiles = std::max(1u, tiles);

@@ -19,6 +19,7 @@
 #define TILEC_CODEGEN_SM90HEURISTIC_H
 
 #include "codegen/Sm90Gemm.h"
+#include "ir/GemmSpec.h"
 
 namespace tilec {
 
@@ -39,6 +40,15 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// Example: sm90DecodeSplits(33, 112, 64, 132) == 2 (N = 2112 at M = 64).
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
                           unsigned sms);
+
+/// What `schedule auto` weighs for a kernel whose M, N and K are fixed
+/// (\p spec's fixedM/N/K, all nonzero): its output tiles with A and B as
+/// written or \p swapAB, its K tiles, and sm90DecodeSplits on \p sms SMs.
+struct DecodeSplit {
+  int64_t tiles = 0, kTiles = 0;
+  unsigned splits = 1;
+};
+DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms);
 
 /// The most ring stages (2 to 16) of \p config's tile, types and epilogue
 /// (its own stages ignored) whose shared memory (sm90SharedBytes) fits

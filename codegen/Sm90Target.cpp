@@ -135,12 +135,8 @@ public:
       why += "; K not split (M, N and K are not all fixed)";
       return choice;
     }
-    int64_t rowsA = choice.swapAB ? n : m, rowsB = choice.swapAB ? m : n;
-    int64_t tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
-    int64_t kTiles = ceilDiv(k, spec.bk);
     // The same rule as the run-time heuristic, for the H200's 132 SMs.
-    unsigned s = sm90DecodeSplits(static_cast<unsigned>(tiles),
-                                  static_cast<unsigned>(kTiles), spec.bn, 132);
+    auto [tiles, kTiles, s] = decodeSplitOf(spec, choice.swapAB, 132);
     if (s > 1) {
       choice.splitK = s;
       why += "; " + std::to_string(tiles) + " output tiles for 132 SMs and " +

@@ -286,8 +286,9 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
       // to the base before the shift, past what the scan can separate).
       uint64_t step = uint64_t(kk) * tile->kStepBytes;
       uint64_t lowest = use->partial->unknownMask & -use->partial->unknownMask;
-      if ((step >> 4) < lowest)
+      if ((step >> 4) < lowest) {
         EXPECT_EQ((use->partial->constant & 0x3FFF) << 4, step) << what;
+      }
       expectDecodesToLayout(tile->descriptorHigh | (step >> 4), *tile, kk,
                             what);
     }
