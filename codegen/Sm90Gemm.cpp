@@ -21,10 +21,7 @@
 #include "codegen/SourceLineInfo.h"
 #include "codegen/SplitKArrival.h"
 #include "codegen/TileOrder.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/LayoutExpr.h"
 #include "ir/PtxDescriptorScan.h"
-#include "ir/SmemTileFromLayout.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -32,7 +29,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -938,37 +934,12 @@ struct Builder {
   }
 };
 
-} // namespace
-
-namespace {
-
-/// The operand tiles of \p config in their wgmma roles. With swapAB the
-/// tensor B plays the wgmma A role and A the B role; each keeps its type and
-/// majorness. Under a cluster each CTA loads 1/clusterM of the K-major B
+/// The operand tiles the kernel stages (sm90RoleTiles) and its staging
 /// tile.
 struct Sm90RoleTiles {
   Sm90OperandTile a, b;
   std::optional<Sm90EpilogueTile> staging; ///< Set by buildSm90Module.
 };
-
-llvm::Expected<Sm90RoleTiles> roleTiles(const Sm90GemmConfig &config) {
-  DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
-  DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
-  MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
-  MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
-  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
-  if (!tileA)
-    return tileA.takeError();
-  auto tileB =
-      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
-  if (!tileB)
-    return tileB.takeError();
-  if (config.clusterM > 1) {
-    tileB->boxDims[1] = config.bn / config.clusterM;
-    tileB->boxBytes /= config.clusterM;
-  }
-  return Sm90RoleTiles{*tileA, *tileB, std::nullopt};
-}
 
 /// Verifies \p config and builds its kernel into \p module; returns the
 /// operand tiles the kernel stages.
@@ -978,53 +949,18 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
     return err;
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM90a))
     return err;
-  auto tiles = roleTiles(config);
+  auto tiles = sm90RoleTiles(config);
   if (!tiles)
     return tiles.takeError();
   auto staging = sm90EpilogueTile(config);
   if (!staging)
     return staging.takeError();
-  Builder builder(config, tiles->a, tiles->b, *staging, module);
+  Builder builder(config, tiles->first, tiles->second, *staging, module);
   builder.build();
   return Sm90RoleTiles{builder.tileA, builder.tileB, builder.staging};
 }
 
 } // namespace
-
-std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops,
-                                         bool blockScaled, bool batched,
-                                         std::optional<GroupKind> group) {
-  using P = KernelParam;
-  std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
-                                     {"tmapB", P::TensorMap}};
-  if (staged)
-    params.push_back({"tmapC", P::TensorMap});
-  params.insert(params.end(), {{"c", P::Pointer},
-                               {"rowsA", P::I32},
-                               {"rowsB", P::I32},
-                               {"k", P::I32},
-                               {"ldc", P::I32},
-                               {"alpha", P::F32},
-                               {"beta", P::F32},
-                               {"workspace", P::Pointer},
-                               {"counters", P::Pointer}});
-  if (staged)
-    params.push_back({"storeTma", P::I32});
-  for (KernelParam &param : epilogueParams(ops))
-    params.push_back(std::move(param));
-  if (blockScaled)
-    params.insert(params.end(), {{"sfa", P::Pointer}, {"sfb", P::Pointer}});
-  // A and B's batch strides live in their tensor maps.
-  if (batched)
-    params.push_back({"strideC", P::I64});
-  if (group)
-    params.insert(params.end(),
-                  {{"groups", P::I32},
-                   {*group == GroupKind::Contiguous ? "groupIndex" : "groupRows",
-                    P::Pointer}});
-  return params;
-}
 
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   llvm::LLVMContext context;

@@ -303,6 +303,13 @@ struct Sm90Grid {
 Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
                         uint64_t rowsB, unsigned splits, unsigned sms);
 
+/// The operand tiles of \p config in their wgmma roles (A role, B role).
+/// With swapAB the tensor B plays the wgmma A role and A the B role; each
+/// keeps its type and majorness. Under a cluster each CTA loads 1/clusterM
+/// of the K-major B tile.
+llvm::Expected<std::pair<Sm90OperandTile, Sm90OperandTile>>
+sm90RoleTiles(const Sm90GemmConfig &config);
+
 /// Builds the kernel and returns its PTX for sm_90a.
 llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 

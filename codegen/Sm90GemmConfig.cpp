@@ -334,4 +334,24 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
           config.splitK ? std::max(1u, splits) : 1};
 }
 
+llvm::Expected<std::pair<Sm90OperandTile, Sm90OperandTile>>
+sm90RoleTiles(const Sm90GemmConfig &config) {
+  DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
+  DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
+  MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
+  MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
+  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
+  if (!tileA)
+    return tileA.takeError();
+  auto tileB =
+      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
+  if (!tileB)
+    return tileB.takeError();
+  if (config.clusterM > 1) {
+    tileB->boxDims[1] = config.bn / config.clusterM;
+    tileB->boxBytes /= config.clusterM;
+  }
+  return std::make_pair(*tileA, *tileB);
+}
+
 } // namespace tilec

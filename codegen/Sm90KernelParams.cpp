@@ -1,0 +1,47 @@
+//===- codegen/Sm90KernelParams.cpp - The sm_90a kernel's parameters -----===//
+//
+// One list, read by the kernel's declaration (Sm90Gemm.cpp) and by the
+// launcher (sm90GemmBinary in Sm90GemmSpec.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/EpilogueMath.h"
+#include "codegen/Sm90Gemm.h"
+
+namespace tilec {
+
+std::vector<KernelParam> sm90KernelParams(bool staged,
+                                         llvm::ArrayRef<EpilogueOp> ops,
+                                         bool blockScaled, bool batched,
+                                         std::optional<GroupKind> group) {
+  using P = KernelParam;
+  std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
+                                     {"tmapB", P::TensorMap}};
+  if (staged)
+    params.push_back({"tmapC", P::TensorMap});
+  params.insert(params.end(), {{"c", P::Pointer},
+                               {"rowsA", P::I32},
+                               {"rowsB", P::I32},
+                               {"k", P::I32},
+                               {"ldc", P::I32},
+                               {"alpha", P::F32},
+                               {"beta", P::F32},
+                               {"workspace", P::Pointer},
+                               {"counters", P::Pointer}});
+  if (staged)
+    params.push_back({"storeTma", P::I32});
+  for (KernelParam &param : epilogueParams(ops))
+    params.push_back(std::move(param));
+  if (blockScaled)
+    params.insert(params.end(), {{"sfa", P::Pointer}, {"sfb", P::Pointer}});
+  // A and B's batch strides live in their tensor maps.
+  if (batched)
+    params.push_back({"strideC", P::I64});
+  if (group)
+    params.insert(params.end(),
+                  {{"groups", P::I32},
+                   {*group == GroupKind::Contiguous ? "groupIndex" : "groupRows",
+                    P::Pointer}});
+  return params;
+}
+
+} // namespace tilec
