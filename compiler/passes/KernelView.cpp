@@ -193,6 +193,23 @@ GemmSpec KernelView::spec() const {
   return spec;
 }
 
+std::vector<WrittenEpilogueOp> writtenEpilogueOps(const tir::Op &kernel) {
+  std::vector<WrittenEpilogueOp> written;
+  const tir::Op *epilogue = kernel.find("tile.epilogue");
+  const tir::Attr *ops = epilogue ? epilogue->get("ops") : nullptr;
+  if (!ops || !ops->isList())
+    return written;
+  for (const tir::Attr &text : ops->list) {
+    llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
+    if (!op) {
+      llvm::consumeError(op.takeError());
+      continue;
+    }
+    written.push_back({*op, text.loc.isValid() ? text.loc : epilogue->loc});
+  }
+  return written;
+}
+
 void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
   // plan-pipeline has replaced `auto`; verify allows `store` and
   // `stmatrix [swizzle(..)] -> tma_store`.

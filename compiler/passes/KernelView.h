@@ -17,6 +17,7 @@
 #include "ir/TileIR.h"
 
 #include <optional>
+#include <vector>
 
 namespace tilec {
 
@@ -73,6 +74,17 @@ struct KernelView {
 /// tma_store` sets storeTma and X's bytes (none: 16; no option: 0), `store`
 /// clears them.
 void epilogueInto(const tir::Op &epilogue, GemmSpec &spec);
+
+/// An epilogue op as written, and where (its text's location, or the
+/// tile.epilogue op's).
+struct WrittenEpilogueOp {
+  EpilogueOp op;
+  llvm::SMLoc loc;
+};
+
+/// The ops of \p kernel's tile.epilogue that parse, in order (verify
+/// reports the ones that do not).
+std::vector<WrittenEpilogueOp> writtenEpilogueOps(const tir::Op &kernel);
 
 /// The location of attribute \p key of \p op, or the op's.
 llvm::SMLoc attrLoc(const tir::Op &op, llvm::StringRef key);

@@ -123,21 +123,13 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                   "schedule cluster(2) is not implemented for a batched "
                   "kernel; drop it (the batch runs on grid z)");
   }
-  if (const tir::Op *epilogue = kernel.find("tile.epilogue"))
-    if (const tir::Attr *ops = epilogue->get("ops"); ops && ops->isList())
-      for (const tir::Attr &text : ops->list) {
-        llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
-        if (!op) {
-          llvm::consumeError(op.takeError()); // verifyEpilogue reports it.
-          continue;
-        }
-        if (op->kind == EpilogueOpKind::Residual)
-          diags.error(text.loc.isValid() ? text.loc : epilogue->loc,
-                      "epilogue op 'residual' is not implemented for a "
-                      "batched kernel (one residual tensor, not one per "
-                      "batch); bias and scale vectors are shared by every "
-                      "batch and legal");
-      }
+  for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
+    if (written.op.kind == EpilogueOpKind::Residual)
+      diags.error(written.loc,
+                  "epilogue op 'residual' is not implemented for a "
+                  "batched kernel (one residual tensor, not one per "
+                  "batch); bias and scale vectors are shared by every "
+                  "batch and legal");
   if (const tir::Op *scale = kernel.find("tile.scale"))
     diags.error(scale->loc, "block scales are not implemented for a batched "
                             "kernel; drop the batch extent or the 'scale' "

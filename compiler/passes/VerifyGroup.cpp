@@ -144,25 +144,17 @@ void verifyGroupedKernel(const tir::Op &kernel, const tir::Op &group,
         diags.error(attrLoc(*schedule, r.key), r.message);
     }
   }
-  if (const tir::Op *epilogue = kernel.find("tile.epilogue"))
-    if (const tir::Attr *ops = epilogue->get("ops"); ops && ops->isList())
-      for (const tir::Attr &text : ops->list) {
-        llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
-        if (!op) {
-          llvm::consumeError(op.takeError()); // verifyEpilogue reports it.
-          continue;
-        }
-        if (op->kind == EpilogueOpKind::Residual ||
-            op->kind == EpilogueOpKind::Swiglu)
-          diags.error(text.loc.isValid() ? text.loc : epilogue->loc,
-                      "epilogue op '" +
-                          std::string(op->kind == EpilogueOpKind::Residual
-                                          ? "residual"
-                                          : "swiglu") +
-                          "' is not implemented for a grouped kernel; the "
-                          "element-wise ops and bias and scale vectors "
-                          "(shared by every group) are legal");
-      }
+  for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
+    if (written.op.kind == EpilogueOpKind::Residual ||
+        written.op.kind == EpilogueOpKind::Swiglu)
+      diags.error(written.loc,
+                  "epilogue op '" +
+                      std::string(written.op.kind == EpilogueOpKind::Residual
+                                      ? "residual"
+                                      : "swiglu") +
+                      "' is not implemented for a grouped kernel; the "
+                      "element-wise ops and bias and scale vectors "
+                      "(shared by every group) are legal");
 }
 
 } // namespace
