@@ -46,7 +46,15 @@ llvm::Error checkBatch(const GemmSpec &spec) {
     return llvm::createStringError(
         "batched GEMM is not implemented for " + archInfo(spec.arch).name +
         "; " + batchTargetNames() + " kernels take a batch");
-  if (spec.splitK > 1 || spec.persistent || spec.clusterM > 1)
+  // sm_100a's persistent CTAs walk batch x tiles; split-K stays refused.
+  if (gemmTarget(spec.arch).batchWalksTiles() && spec.splitK > 1)
+    return llvm::createStringError(
+        llvm::formatv("a batched {0} kernel takes no split_k ({1}): its "
+                      "persistent CTAs walk batch x tiles",
+                      archInfo(spec.arch).name, spec.splitK)
+            .str());
+  if (!gemmTarget(spec.arch).batchWalksTiles() &&
+      (spec.splitK > 1 || spec.persistent || spec.clusterM > 1))
     return llvm::createStringError(
         llvm::formatv("a batched kernel takes neither split_k ({0}), "
                       "persistent nor cluster(2): the batch runs on grid z",
@@ -86,6 +94,11 @@ Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
   if (group && group->kind == GroupKind::Masked && persistent && tileM)
     return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM,
                                  n, smCount);
+  // A batched sm_100a kernel: a persistent grid over batch x tiles, as
+  // one GEMM of batchCount x M rounded up to tiles.
+  if (batch && gemmTarget(arch).batchWalksTiles() && tileM)
+    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM, n,
+                                 smCount);
   Dim3 g = gemmTarget(arch).grid(*this, m, n, smCount);
   if (group && group->kind == GroupKind::Masked)
     g.z *= static_cast<unsigned>(groups);

@@ -27,8 +27,11 @@
 //
 // sm_100a (codegen/Sm100Gemm.h), parameters in order:
 //   tmapA, tmapB (tensor maps, the sm_90a plans), c (pointer), rowsA = M,
-//   rowsB = N, k, ldc (i32), alpha, beta (f32).
-// Grid: (ceil(M / 128) * ceil(N / BN), 1, 1), as sm_80's.
+//   rowsB = N, k, ldc (i32), alpha, beta (f32), then the split-K
+//   workspace and counters, the epilogue ops' operands and, batched,
+//   batch (i32) and strideC (i64).
+// Grid: (min(batch x ceil(M / BM) * ceil(N / BN) x splits, SMs), 1, 1):
+// persistent CTAs walk batch x tiles.
 //
 // Every kernel: blockThreads threads per CTA and sharedBytes bytes of dynamic
 // shared memory (the launcher raises the kernel's limit above 48 KiB).
@@ -144,8 +147,9 @@ struct GemmKernelBinary {
   /// the extent is a run-time argument: the launcher refuses a problem that
   /// disagrees with them.
   int64_t fixedM = 0, fixedN = 0, fixedK = 0;
-  /// A batched kernel (GemmSpec::batch): grid z is the batch, and the
-  /// strideA, strideB, strideC parameters offset each batch's operands.
+  /// A batched kernel (GemmSpec::batch): grid z is the batch (sm_80,
+  /// sm_90a) or the persistent CTAs walk batch x tiles (sm_100a), and the
+  /// strides (parameters or tensor maps) offset each batch's operands.
   std::optional<BatchSpec> batch;
   /// A grouped kernel (GemmSpec::group, codegen/Sm90Group.h): the
   /// launcher binds groups, groupIndex or groupRows, gives B (and A, C when
@@ -176,7 +180,9 @@ struct GemmKernelBinary {
 
   /// The grid for an M x N x K problem of \p batchCount batches (ignored by
   /// an unbatched kernel): the target's grid for one GEMM, repeated
-  /// batchCount times along z for a batched kernel. For a masked grouped
+  /// batchCount times along z for a batched kernel, or, where the target's
+  /// persistent CTAs walk batch x tiles (GemmTarget::batchWalksTiles), its
+  /// grid for batchCount x M rounded up to tiles. For a masked grouped
   /// kernel \p batchCount is the group count G and M the rows per group
   /// (Mmax): G grids along z, or a persistent grid over G x the tiles. \p smCount (the GPU's
   /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per

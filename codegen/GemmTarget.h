@@ -90,8 +90,13 @@ public:
   virtual std::string epiloguePlacement(const GemmSpec &spec) const = 0;
   /// Whether the target implements batched GEMM (a leading batch extent on
   /// the operands, GemmSpec::batch): the batch runs on grid z
-  /// (GemmKernelBinary::grid).
+  /// (GemmKernelBinary::grid), or in the persistent tile walk
+  /// (batchWalksTiles).
   virtual bool hasBatch() const { return false; }
+  /// Whether a batched kernel's persistent CTAs walk batch x tiles instead
+  /// of running the batch on grid z (sm_100a): its grid counts batch x
+  /// tiles, and the persistent and cluster(2) schedules stay legal.
+  virtual bool batchWalksTiles() const { return false; }
   /// Whether the target implements grouped GEMM (`group contiguous|masked`,
   /// GemmSpec::group).
   virtual bool hasGroup() const { return false; }

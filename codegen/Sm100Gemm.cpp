@@ -75,6 +75,10 @@ struct Builder {
   llvm::Value *kBegin = nullptr, *kCount = nullptr;
   llvm::Value *flagAddr = nullptr;
   llvm::AllocaInst *ringSlot = nullptr;
+  /// Batched (config.batch): the batch count and C's batch stride
+  /// (parameters), and the current unit's batch z (forTiles).
+  bool batched = config.batch.has_value();
+  llvm::Value *batchCount = nullptr, *strideC = nullptr, *batchZ = nullptr;
 
   Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
           Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
@@ -187,16 +191,27 @@ struct Builder {
     llvm::Value *units = b.CreateMul(tilesM, tilesN, "tiles");
     if (split)
       units = b.CreateMul(units, i32(config.splitK), "units");
+    // Batched: batch x the units of one GEMM (the launcher keeps the
+    // product below 2^31).
+    llvm::Value *perBatch = units;
+    if (batched)
+      units = b.CreateMul(perBatch, batchCount, "batchUnits");
     loop(name, first, units, stride,
          [&](llvm::Value *u, llvm::BasicBlock *next) {
-           // Split-K: unit u is split u % S of tile u / S, K tiles
-           // [numK z / S, numK (z + 1) / S) (never empty when S <= numK).
+           // Batched: unit u is unit u % perBatch of batch u / perBatch.
            llvm::Value *t = u;
+           if (batched) {
+             batchZ = b.CreateUDiv(u, perBatch, "batchZ");
+             t = b.CreateURem(u, perBatch, "batchUnit");
+           }
+           // Split-K: unit t is split t % S of tile t / S, K tiles
+           // [numK z / S, numK (z + 1) / S) (never empty when S <= numK).
            kBegin = i32(0);
            kCount = numK;
            if (split) {
-             t = b.CreateUDiv(u, i32(config.splitK), "tileId");
-             splitIndex = b.CreateURem(u, i32(config.splitK), "split");
+             llvm::Value *unit = t;
+             t = b.CreateUDiv(unit, i32(config.splitK), "tileId");
+             splitIndex = b.CreateURem(unit, i32(config.splitK), "split");
              // numK z in 64 bits: numK * S may pass 2^32 for a huge K.
              auto bound = [&](llvm::Value *z, const char *name) {
                llvm::Type *i64 = b.getInt64Ty();
@@ -250,13 +265,15 @@ struct Builder {
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
     std::vector<KernelParam> params =
-        sm100KernelParams(config.epilogueOps, config.splitK);
+        sm100KernelParams(config.epilogueOps, config.splitK, batched);
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
                       : param.kind == KernelParam::Pointer ? b.getPtrTy(1)
                       : param.kind == KernelParam::I32
                           ? static_cast<llvm::Type *>(b.getInt32Ty())
+                      : param.kind == KernelParam::I64
+                          ? static_cast<llvm::Type *>(b.getInt64Ty())
                           : b.getFloatTy());
     auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
     fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
@@ -293,6 +310,10 @@ struct Builder {
     if (split) {
       workspace = byName["workspace"];
       counters = byName["counters"];
+    }
+    if (batched) {
+      batchCount = byName["batch"];
+      strideC = byName["strideC"];
     }
   }
 
@@ -383,13 +404,19 @@ struct Builder {
   /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
   /// coordinates (k, row)) or one box per swizzle atom along MN (MN-major,
   /// coordinates (row + i * box, k)).
+  /// \p z non-null: the tensor is batched, its map rank 3 with the batch
+  /// outermost (batchOfRole).
   void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
                 llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
-                llvm::Value *bar) {
+                llvm::Value *bar, llvm::Value *z = nullptr) {
     // A pair's loads complete on the leader's full barrier (\p bar is its
     // shared::cluster address): .cta_group::2 lets it be the peer's.
     auto load = [&](llvm::Value *to, llvm::Value *c0, llvm::Value *c1) {
-      if (pair)
+      if (z && pair)
+        ptx::tmaLoad3dCtaPair(b, to, tmap, c0, c1, z, bar);
+      else if (z)
+        ptx::tmaLoad3d(b, to, tmap, c0, c1, z, bar);
+      else if (pair)
         ptx::tmaLoad2dCtaPair(b, to, tmap, c0, c1, bar);
       else
         ptx::tmaLoad2d(b, to, tmap, c0, c1, bar);
@@ -401,6 +428,19 @@ struct Builder {
     for (unsigned i = 0; i < tile.boxes; ++i)
       load(b.CreateAdd(dst, i32(i * tile.boxBytes)),
            b.CreateAdd(row, i32(i * tile.boxDims[0])), kc);
+  }
+
+  /// The batch coordinate of the tensor in MMA role A (\p roleA) or B:
+  /// the unit's batch, or null when the kernel is not batched or the
+  /// tensor is broadcast (its map stays rank 2). Under swap-AB role A is
+  /// the user's b.
+  llvm::Value *batchOfRole(bool roleA) {
+    if (!batched)
+      return nullptr;
+    bool tensorA = roleA != config.swapAB;
+    return (tensorA ? config.batch->aBatched : config.batch->bBatched)
+               ? batchZ
+               : nullptr;
   }
 
   /// This CTA's first row of A and of B in the tile at (m0, n0): the
@@ -424,6 +464,8 @@ struct Builder {
     llvm::Value *stride = b.CreateIntrinsic(
         llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x, {});
     llvm::Value *tiles = b.CreateMul(tilesM, tilesN);
+    if (batched)
+      tiles = b.CreateMul(tiles, batchCount);
     // The pair's tile count: ceil((tiles - first) / stride), 0 past the end.
     llvm::Value *mine = b.CreateSelect(
         b.CreateICmpULT(first, tiles),
@@ -493,10 +535,10 @@ struct Builder {
                                            i32(config.bk));
              lines->at(KernelPart::SmemA);
              loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
-                      tmapA, kc, ctaRow(m0, 'a'), full);
+                      tmapA, kc, ctaRow(m0, 'a'), full, batchOfRole(true));
              lines->at(KernelPart::SmemB);
              loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
-                      tmapB, kc, ctaRow(n0, 'b'), full);
+                      tmapB, kc, ctaRow(n0, 'b'), full, batchOfRole(false));
              lines->at(KernelPart::Kernel);
            });
       advanceRing(base);
@@ -634,6 +676,13 @@ struct Builder {
       values.m0 = ctaRow(m0, 'a');
       values.n0 = n0;
       values.c = c;
+      if (batched) // Batch z's C: C + z * strideC, a 64-bit offset.
+        values.c = b.CreateInBoundsGEP(
+            b.getInt8Ty(), c,
+            b.CreateMul(
+                b.CreateMul(b.CreateZExt(batchZ, b.getInt64Ty()), strideC),
+                b.getInt64(dtypeBits(config.cType) / 8)),
+            "c.batch");
       values.ldc = ldc;
       values.rowsA = rowsA;
       values.rowsB = rowsB;
@@ -699,7 +748,7 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
 } // namespace
 
 std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
-                                           unsigned splitK) {
+                                           unsigned splitK, bool batched) {
   using P = KernelParam;
   std::vector<KernelParam> params = {
       {"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
@@ -711,6 +760,9 @@ std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
   }
   for (KernelParam &param : epilogueParams(ops))
     params.push_back(std::move(param));
+  // A and B's batch strides live in their tensor maps.
+  if (batched)
+    params.insert(params.end(), {{"batch", P::I32}, {"strideC", P::I64}});
   return params;
 }
 

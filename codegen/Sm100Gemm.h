@@ -105,8 +105,22 @@
 //                                    and left zero by the kernel
 //   then the epilogue ops' operands  (epilogueParams: bias, scale,
 //                                     residual and ldr, as the ops read them)
+//   .param .u32 batch                batched only: the batch count
+//   .param .u64 strideC              batched only: elements between C's
+//                                    batches (A's and B's strides are in
+//                                    their rank-3 tensor maps)
 // Grid: (min(ceil(M / 128) * ceil(N / BN) * S, SMs), 1, 1), sm100LaunchGrid,
-// which GemmKernelBinary::grid calls.
+// which GemmKernelBinary::grid calls; a batched kernel's grid counts batch
+// x tiles (docs/sm100.md, "Batched GEMM").
+//
+// Batched (config.batch): the persistent units are batch x tiles, unit u
+// is batch z = u / tilesPerBatch and tile u % tilesPerBatch of that batch
+// in the grouped order (a CTA pair walks batch x pair tiles), so small
+// batches of small GEMMs fill the machine. A batched A or B loads with
+// cp.async.bulk.tensor.3d (z the third coordinate); a broadcast one
+// (declared without the batch extent) with its rank-2 map; the epilogue
+// reads and writes C + z * strideC (64-bit). Split-K and the residual op
+// are refused with a batch.
 //
 // Decode schedules (docs/sm100.md, "Small M"): with swapAB the kernel's
 // rows are N (rowsA = N, rowsB = M: the launcher swaps the tensor maps),
@@ -138,6 +152,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,6 +187,13 @@ struct Sm100GemmConfig {
   /// is the tile's last sums the S partials in the order z = 0 .. S - 1 and
   /// runs the epilogue (ops applied once, after the sum).
   unsigned splitK = 1;
+  /// A batched GEMM (ir/GemmSpec.h): the persistent walk covers batch x
+  /// tiles (unit u: batch u / tilesPerBatch, then the grouped order inside
+  /// the batch); batched tensors load through rank-3 tensor maps (batch
+  /// outermost, box extent 1, coordinate z), a broadcast one keeps its
+  /// rank-2 map, and the epilogue writes C + z * strideC. Unset: the
+  /// unbatched kernel, whose PTX the batch code leaves untouched.
+  std::optional<BatchSpec> batch;
   /// The epilogue's element-wise ops (codegen/EpilogueMath.h), applied
   /// after alpha and beta; swiglu, which pairs two accumulator columns, is
   /// not implemented here.
@@ -253,9 +275,11 @@ struct Sm100GemmKernel {
 
 /// The kernel's parameters in order (the list at the top of this file),
 /// with the split-K workspace and counters after beta when \p splitK > 1,
-/// then the operands \p ops read (epilogueParams).
+/// then the operands \p ops read (epilogueParams), then batch and strideC
+/// when \p batched.
 std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {},
-                                           unsigned splitK = 1);
+                                           unsigned splitK = 1,
+                                           bool batched = false);
 
 /// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
 /// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.

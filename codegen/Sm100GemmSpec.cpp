@@ -62,6 +62,14 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");
   config.splitK = spec.splitK;
+  // Batched: the persistent units are batch x tiles (Sm100Gemm.h); the
+  // split-K workspace and counters are per tile of one GEMM.
+  config.batch = spec.batch;
+  if (spec.batch && spec.splitK > 1)
+    return fail("split_k(" + std::to_string(spec.splitK) +
+                ") is not implemented for a batched sm_100a kernel; drop "
+                "split_k (the persistent CTAs walk batch x tiles, which "
+                "fills the SMs as splits would)");
   config.source = spec.source;
   if (llvm::Error err = verifySm100GemmConfig(config))
     return err;
@@ -135,7 +143,8 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.dependentLaunch = true;
   binary.persistent = true;
   binary.ctasPerSm = 1;
-  binary.params = sm100KernelParams(config.epilogueOps, config.splitK);
+  binary.params = sm100KernelParams(config.epilogueOps, config.splitK,
+                                    config.batch.has_value());
   binary.epilogueOps = config.epilogueOps;
   // The user's operands (the config holds the kernel's roles).
   binary.aType = config.swapAB ? config.bType : config.aType;
@@ -156,6 +165,9 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
     map.boxInner = tile.boxDims[0];
     map.boxOuter = tile.boxDims[1];
     map.swizzleBytes = tile.swizzleBytes;
+    // Batched: a rank-3 map (the sm_90a plan); broadcast: rank 2.
+    map.batched = config.batch && (map.matrix == 'A' ? config.batch->aBatched
+                                                     : config.batch->bBatched);
     return map;
   };
   binary.tensorMaps = {plan("tmapA", 'A', kernel.a.staged),

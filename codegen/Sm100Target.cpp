@@ -50,6 +50,40 @@ public:
   // with cluster(2)).
   bool hasDecodeSchedules() const override { return true; }
 
+  // Batched: the persistent units are batch x tiles (Sm100Gemm.h).
+  bool hasBatch() const override { return true; }
+  bool batchWalksTiles() const override { return true; }
+
+  std::string describeBatch(const GemmSpec &spec) const override {
+    if (!spec.batch)
+      return "";
+    const BatchSpec &batch = *spec.batch;
+    bool both = batch.aBatched && batch.bBatched;
+    std::string maps = both             ? "A's and B's TMA tensor maps are"
+                       : batch.aBatched ? "A's TMA tensor map is"
+                                        : "B's TMA tensor map is";
+    std::string shared = both ? ""
+                         : batch.aBatched
+                             ? "; b has no batch extent: B's map stays rank 2, "
+                               "its loads ignore the batch"
+                             : "; a has no batch extent: A's map stays rank 2, "
+                               "its loads ignore the batch";
+    return "persistent walk over batch x tiles, the batch " +
+           (batch.fixedCount ? std::to_string(batch.fixedCount) + " (fixed)"
+                             : std::string("a run-time argument")) +
+           ": unit u is batch z = u / tilesPerBatch, then the grouped tile "
+           "order inside the batch" +
+           (spec.clusterM == 2 ? " (a CTA pair walks batch x pair tiles)"
+                               : "") +
+           "; " + maps +
+           " rank 3 with the batch outermost (box extent 1) and the loads "
+           "take z as the third coordinate" +
+           shared +
+           "; the direct stores write C + z * strideC (an i64 parameter); "
+           "why: small batches of small GEMMs fill the SMs, and TMA clips "
+           "each batch at its own M and N (split-K is refused with a batch)";
+  }
+
   /// `schedule auto` without cluster(2): swap-AB for a fixed M below the
   /// MMA's BM (64 or 128) rows, split-K when the tiles leave most SMs idle.
   GemmScheduleChoice decodeSchedule(const GemmSpec &spec) const {
@@ -73,6 +107,11 @@ public:
     }
     if (!(m && n && k)) {
       why += "; K not split (M, N and K are not all fixed)";
+      return choice;
+    }
+    if (spec.batch) {
+      why += "; K not split (batched: the persistent CTAs walk batch x "
+             "tiles)";
       return choice;
     }
     auto [tiles, kTiles, s] = decodeSplitOf(spec, choice.swapAB, B200Sms);

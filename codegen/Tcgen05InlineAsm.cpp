@@ -99,6 +99,15 @@ void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
           "r,l,r,r,r,~{memory}", {dst, tensorMap, c0, c1, bar});
 }
 
+void tmaLoad3dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *c2, llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.3d.cta_group::2.shared::cluster.global."
+          "mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
+          "r,l,r,r,r,r,~{memory}", {dst, tensorMap, c0, c1, c2, bar});
+}
+
 void mbarrierArriveReleaseCluster(llvm::IRBuilderBase &builder,
                                   llvm::Value *bar) {
   emitAsm(builder, builder.getVoidTy(),

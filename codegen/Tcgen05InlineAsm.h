@@ -83,6 +83,11 @@ void tcgen05CommitMulticast(llvm::IRBuilderBase &builder, llvm::Value *bar,
 void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
                       llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                       llvm::Value *bar);
+/// The rank-3 form of tmaLoad2dCtaPair (a batched operand: c2 is the
+/// batch).
+void tmaLoad3dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *c2, llvm::Value *bar);
 /// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar];`: one
 /// arrival, released at cluster scope, on the mbarrier at shared::cluster
 /// address \p bar (mapaShared; may be the peer CTA's).

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/GemmLauncher.h"
 
+#include "codegen/GemmTarget.h"
 #include "runtime/DriverApi.h"
 #include "runtime/Launch.h"
 
@@ -210,10 +211,22 @@ rt::Status checkBatch(const GemmKernelBinary &kernel, const GemmProblem &p) {
     return rt::success();
   }
   const BatchSpec &batch = *kernel.batch;
+  bool walksTiles = gemmTarget(kernel.arch).batchWalksTiles();
   if (p.batch < 1 || p.batch > 65535)
     return fail("batch = " + std::to_string(p.batch) +
-                " is out of range; 1 to 65535 are legal (the batch is grid "
-                "z)");
+                " is out of range; 1 to 65535 are legal" +
+                (walksTiles ? "" : " (the batch is grid z)"));
+  // sm_100a numbers batch x tiles x splits in 32 bits (Sm100Gemm.h).
+  if (walksTiles && kernel.tileM && kernel.tileN) {
+    uint64_t units = uint64_t(p.batch) *
+                     ((uint64_t(p.m) + kernel.tileM - 1) / kernel.tileM) *
+                     ((uint64_t(p.n) + kernel.tileN - 1) / kernel.tileN) *
+                     std::max(1u, kernel.splitK);
+    if (units > uint64_t(INT32_MAX))
+      return fail("batch x tiles = " + std::to_string(units) +
+                  " exceeds the kernel's 32-bit unit index; at most " +
+                  std::to_string(INT32_MAX) + " are legal");
+  }
   if (batch.fixedCount && p.batch != batch.fixedCount)
     return fail("batch = " + std::to_string(p.batch) +
                 " disagrees with the program's fixed batch extent " +
@@ -604,6 +617,8 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.sfb);
     else if (name == "ldr")
       i32(p.ldr);
+    else if (name == "batch")
+      i32(kernel.batch ? p.batch : 1);
     else if (name == "strideA")
       args.add(int64_t(p.strideA));
     else if (name == "strideB")

@@ -498,6 +498,15 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
     for (int64_t z = 0; z < batches; ++z)
       c0[size_t(z)] = std::move(cs[size_t(z)].values);
   }
+  // A batched kernel's C is followed by one more batch of poison: a unit
+  // that walks past the last batch (or a batch offset one too far) writes
+  // there.
+  size_t cEnd = cBits.size();
+  if (kernel.batch)
+    cBits.resize(cEnd + size_t(std::max<int64_t>(strideC, ldc * s.m) +
+                               16 / codecC.bytes()) *
+                            codecC.bytes(),
+                 0xFF);
 
   auto da = rt::DeviceBuffer::allocate(a.bits.size());
   auto db = rt::DeviceBuffer::allocate(b.bits.size());
@@ -707,6 +716,12 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
                            "written",
                            bad.empty() ? "" : "; ", at - from, gap);
     }
+  }
+  for (size_t at = cEnd; at < out.size(); ++at) {
+    ++result.checked;
+    if (out[at] != 0xFF && result.wrong++ < options.maxReported)
+      bad += fmt::format("{}byte {} after C's last batch was written",
+                         bad.empty() ? "" : "; ", at - cEnd);
   }
   result.pass = result.wrong == 0;
   result.detail = std::move(bad);

@@ -103,22 +103,36 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                 "batched GEMM is not implemented for " +
                     archInfo(*arch).name.str() + "; " + batchTargetNames() +
                     " kernels take a batch extent");
-  // What the batch shares grid z or the tile loop with.
+  // What the batch shares grid z or the tile loop with. sm_100a's
+  // persistent CTAs walk batch x tiles: its persistent(G) and cluster(2)
+  // stay legal, split-K (one GEMM's workspace and counters) does not.
+  bool walksTiles = arch && gemmTarget(*arch).hasBatch() &&
+                    gemmTarget(*arch).batchWalksTiles();
   if (const tir::Op *schedule = kernel.find("tile.schedule")) {
     const tir::Attr *split = schedule->get("split_k");
     const tir::Attr *group = schedule->get("persistent");
     const tir::Attr *cluster = schedule->get("cluster_m");
-    if (split && split->isInt() && split->intValue > 1)
+    if (walksTiles) {
+      if (split && split->isInt() && split->intValue > 1)
+        diags.error(attrLoc(*schedule, "split_k"),
+                    "schedule split_k(" + std::to_string(split->intValue) +
+                        ") is not implemented for a batched " +
+                        archInfo(*arch).name.str() +
+                        " kernel: its persistent CTAs walk batch x tiles, "
+                        "and the split-K workspace and counters are one "
+                        "GEMM's; drop split_k (swap_ab, persistent(G) and "
+                        "cluster(2) are legal with a batch)");
+    } else if (split && split->isInt() && split->intValue > 1)
       diags.error(attrLoc(*schedule, "split_k"),
                   "schedule split_k is not implemented for a batched kernel: "
                   "the batch takes grid z, which split-K's splits use; drop "
                   "split_k (one CTA per tile and batch)");
-    if (group && group->isInt() && group->intValue > 0)
+    if (!walksTiles && group && group->isInt() && group->intValue > 0)
       diags.error(attrLoc(*schedule, "persistent"),
                   "schedule persistent is not implemented for a batched "
                   "kernel: its tile loop does not walk batches; drop "
                   "persistent (the batch runs on grid z)");
-    if (cluster && cluster->isInt() && cluster->intValue > 1)
+    if (!walksTiles && cluster && cluster->isInt() && cluster->intValue > 1)
       diags.error(attrLoc(*schedule, "cluster_m"),
                   "schedule cluster(2) is not implemented for a batched "
                   "kernel; drop it (the batch runs on grid z)");

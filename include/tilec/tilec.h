@@ -119,7 +119,8 @@ TILEC_API void tilec_kernel_grid(tilec_kernel kernel, int64_t m, int64_t n,
                                  int64_t k, unsigned sm_count,
                                  unsigned grid[3]);
 /* API 5: the grid of \p batch such problems: a batched kernel repeats the
- * grid along z (an unbatched one ignores \p batch). */
+ * grid along z (sm_100a: one persistent grid over batch x tiles; an
+ * unbatched one ignores \p batch). */
 TILEC_API void tilec_kernel_grid_batched(tilec_kernel kernel, int64_t m,
                                          int64_t n, int64_t k,
                                          unsigned sm_count, int64_t batch,

@@ -147,4 +147,80 @@ TEST(GemmBatch, FixedBatchMustMatch) {
   EXPECT_EQ(check(kernel, p), "ok");
 }
 
+/// A batched sm_100a kernel (b broadcast, BM = 128, BN = 128) or its CTA
+/// pair (BM = 256), compiled once each.
+const GemmKernelBinary &sm100Kernel(bool pair) {
+  auto compile = [](bool pair) {
+    std::string source = std::string(R"(
+kernel batched100 {
+  arch sm_100a
+  a : bf16[B, M, K] major(K)
+  b : bf16[N, K] major(K)
+  c : bf16[B, M, N] major(N)
+  acc f32
+  tile (BM = )") + (pair ? "256" : "128") +
+                         R"(, BN = 128, BK = 64)
+  stages 4
+  mma auto
+)" + (pair ? "  schedule cluster(2)\n" : "") +
+                         "  epilogue store\n}\n";
+    Compiler compiler;
+    auto compiled = compiler.compile(source);
+    EXPECT_TRUE(bool(compiled)) << llvm::toString(compiled.takeError());
+    return compiled ? GemmKernelBinary(**compiled) : GemmKernelBinary{};
+  };
+  static const GemmKernelBinary single = compile(false), paired = compile(true);
+  return pair ? paired : single;
+}
+
+TEST(GemmBatch, Sm100WalksBatchTimesTiles) {
+  const GemmKernelBinary &kernel = sm100Kernel(false);
+  ASSERT_TRUE(kernel.batch.has_value());
+  // The batch count and C's stride close the parameters; A's stride is in
+  // its rank-3 map, B (broadcast) keeps a rank-2 map.
+  ASSERT_GE(kernel.params.size(), 2u);
+  size_t n = kernel.params.size();
+  EXPECT_EQ(kernel.params[n - 2].name, "batch");
+  EXPECT_EQ(kernel.params[n - 2].kind, KernelParam::I32);
+  EXPECT_EQ(kernel.params[n - 1].name, "strideC");
+  EXPECT_EQ(kernel.params[n - 1].kind, KernelParam::I64);
+  ASSERT_EQ(kernel.tensorMaps.size(), 2u);
+  EXPECT_EQ(kernel.tensorMaps[0].matrix, 'A');
+  EXPECT_TRUE(kernel.tensorMaps[0].batched);
+  EXPECT_FALSE(kernel.tensorMaps[1].batched);
+  // 3 batches of 37 x 300: 3 tiles each, 9 units on grid x (never z),
+  // capped by the SMs.
+  Dim3 g = kernel.grid(37, 300, 64, 0, 3);
+  EXPECT_EQ(g.x, 9u);
+  EXPECT_EQ(g.y, 1u);
+  EXPECT_EQ(g.z, 1u);
+  EXPECT_EQ(kernel.grid(37, 300, 64, 4, 3).x, 4u);
+  EXPECT_EQ(kernel.grid(37, 300, 64, 148, 3).x, 9u);
+  // The pair: 2 x 3 pair tiles of 256 x 128 per batch of 300 x 300, 18
+  // pairs for 3 batches; 8 SMs hold 4 pairs.
+  const GemmKernelBinary &pair = sm100Kernel(true);
+  EXPECT_EQ(pair.grid(300, 300, 64, 0, 3).x, 36u);
+  EXPECT_EQ(pair.grid(300, 300, 64, 8, 3).x, 8u);
+  EXPECT_EQ(pair.grid(300, 300, 64, 8, 3).z, 1u);
+}
+
+TEST(GemmBatch, Sm100ChecksTheUnitCount) {
+  const GemmKernelBinary &kernel = sm100Kernel(false);
+  GemmProblem p = batchedProblem();
+  EXPECT_EQ(check(kernel, p), "ok");
+  p.batch = 0;
+  EXPECT_EQ(check(kernel, p),
+            "batch = 0 is out of range; 1 to 65535 are legal");
+  // 64 batches of 8192 x 8192 tiles: 2^32 units, past the 32-bit index.
+  p = batchedProblem();
+  p.batch = 64;
+  p.m = p.n = 1 << 20;
+  p.ldc = p.n;
+  p.strideA = p.m * 64;
+  p.strideC = p.m * p.ldc;
+  EXPECT_EQ(check(kernel, p),
+            "batch x tiles = 4294967296 exceeds the kernel's 32-bit unit "
+            "index; at most 2147483647 are legal");
+}
+
 } // namespace
