@@ -7,6 +7,11 @@
 // epilogue warpgroup reads rows 32 w ..; with the 32x32b shape lane l of the
 // warp gets row 32 w + l and one f32 per column. A thread therefore holds
 // consecutive columns of one row: pairs of them are adjacent in C.
+// The CTA pair's M = 128 (cta_group::2, 64 rows per CTA) writes D in data
+// path layout B (9.7.16.10.5): row r, column c < BN / 2 in lane r, column
+// c; column c >= BN / 2 in lane 64 + r, column c - BN / 2. Warp w then reads
+// rows 32 (w % 2) + l, columns (BN / 2) (w / 2) .. + BN / 2 - 1, from the
+// BN / 2 columns of its own lane quarter (32x32b as above).
 //
 // Synchronization (PTX ISA 9.7.16.6.4, "Canonical synchronization
 // patterns"): the MMA warp's tcgen05.commit arrives on the buffer's
@@ -34,7 +39,7 @@
 namespace tilec {
 
 unsigned sm100EpilogueChunk(const Sm100GemmConfig &config) {
-  return config.bn % 32 == 0 ? 32 : 16;
+  return sm100AccumulatorSpan(config) % 32 == 0 ? 32 : 16;
 }
 
 namespace {
@@ -52,6 +57,12 @@ struct EpilogueEmitter {
   /// M = 64 (PTX ISA 9.7.16.10.5, data path layout F): rows 16 q .. 16 q +
   /// 15 of D are TMEM lanes 32 q .. 32 q + 15, read with 16x256b.
   bool half = config.bm == 64;
+  /// The pair's M = 128 (data path layout B): a warp reads span = BN / 2
+  /// columns of its lane quarter, the tile's columns n0 (below) ...
+  bool folded = sm100FoldedAccumulator(config);
+  unsigned span = sm100AccumulatorSpan(config);
+  /// The thread's first column of C: v.n0, or with folded the warp's half.
+  llvm::Value *n0 = v.n0;
   unsigned chunk = sm100EpilogueChunk(config);
   /// f32 values one thread holds per chunk: a column each (32x32b) or
   /// chunk / 2 (16x256b: 16 rows x chunk columns over 32 lanes).
@@ -173,7 +184,7 @@ struct EpilogueEmitter {
   /// The accumulator chunk at column \p c0: tcgen05.ld, wait; after the
   /// last chunk the buffer goes back to the MMA warp. K = 0 gives zeros.
   llvm::SmallVector<llvm::Value *> loadChunk(llvm::Value *taddr, unsigned c0) {
-    unsigned last = (config.bn - 1) / chunk * chunk;
+    unsigned last = (span - 1) / chunk * chunk;
     // tcgen05.ld is .sync.aligned: the predicated stores of the previous
     // chunk are structured (if-then) and the warp reconverges after them,
     // as the sm_90a kernel's wgmma does after its per-lane branches.
@@ -308,7 +319,7 @@ struct EpilogueEmitter {
   void emitChunks(llvm::Value *taddr, llvm::Value *row, bool readC,
                   llvm::BasicBlock *exit) {
     llvm::Value *rowIn = b.CreateICmpULT(row, v.rowsA);
-    for (unsigned c0 = 0; c0 < config.bn; c0 += chunk) {
+    for (unsigned c0 = 0; c0 < span; c0 += chunk) {
       llvm::SmallVector<llvm::Value *> values =
           split ? sumChunk(c0) : loadChunk(taddr, c0);
       if (half) {
@@ -320,9 +331,9 @@ struct EpilogueEmitter {
       b.CreateCondBr(rowIn, st, next);
       b.SetInsertPoint(st);
       if (v.swapAB)
-        storeColumn(row, b.CreateAdd(v.n0, i32(c0)), values, readC);
+        storeColumn(row, b.CreateAdd(n0, i32(c0)), values, readC);
       else
-        storeRow(row, b.CreateAdd(v.n0, i32(c0)), values, readC);
+        storeRow(row, b.CreateAdd(n0, i32(c0)), values, readC);
       b.CreateBr(next);
       b.SetInsertPoint(next);
     }
@@ -347,6 +358,19 @@ struct EpilogueEmitter {
                                b.CreateLShr(lane, i32(2))),
                    "row")
              : b.CreateAdd(v.m0, b.CreateAdd(lanes, lane), "row");
+    if (folded) {
+      // Layout B: warp w's lanes 32 (w % 4) .. are rows 32 (w % 2) + lane
+      // of columns (BN / 2) (w / 2) ...
+      row = b.CreateAdd(
+          v.m0,
+          b.CreateAdd(b.CreateMul(b.CreateAnd(warp, i32(1)), i32(32)), lane),
+          "row");
+      n0 = b.CreateAdd(
+          v.n0,
+          b.CreateMul(b.CreateAnd(b.CreateLShr(warp, i32(1)), i32(1)),
+                      i32(span)),
+          "col0");
+    }
     if (split)
       emitPublish(taddr, exit);
     llvm::BasicBlock *withBeta = block("epilogue.beta");

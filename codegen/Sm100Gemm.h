@@ -58,9 +58,15 @@
 // the PTX ISA's canonical tcgen05 synchronization patterns (9.7.16.6.4).
 //
 // CTA pairs (ctaGroup = 2, `schedule cluster(2)`; docs/sm100.md): 2x1
-// clusters, one tcgen05.mma.cta_group::2 of M = 256 per K step over the
-// pair (PTX ISA 9.7.16.10.1). Each CTA stages 128 rows of A and BN / 2 of
-// B and holds its 128 rows of D; the even CTA (the leader) issues the
+// clusters, one tcgen05.mma.cta_group::2 of M = BM = 256 or 128 per K step
+// over the pair (PTX ISA 9.7.16.10.1). Each CTA stages BM / 2 rows of A
+// and BN / 2 of B and holds its BM / 2 rows of D: with M = 256 128 rows in
+// lanes 0..127 (data path layout A); with M = 128 64 rows in layout B
+// (9.7.16.10.5), columns 0 .. BN/2 - 1 in lanes 0..63 and BN/2 .. BN - 1
+// in lanes 64..127, both at columns 0 .. BN/2 - 1 of the accumulator, so
+// epilogue warp w reads rows 32 (w % 2) + lane, columns (BN / 2) (w / 2)
+// .. of its lane quarter (sm100FoldedAccumulator). The even CTA (the
+// leader) issues the
 // MMAs, arms its full barriers with both CTAs' bytes (both CTAs' TMA loads
 // carry .cta_group::2 and complete there), commits with .multicast::cluster
 // to both CTAs' empty and accumulator-full barriers, and waits on its
@@ -161,11 +167,13 @@ namespace tilec {
 /// The choices that shape one sm_100a GEMM kernel.
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
-  unsigned bm = 128;   ///< the MMA M: 64 or 128 (cta_group::1), 256 (::2)
+  unsigned bm = 128;   ///< the MMA M: 64 or 128 (::1), 128 or 256 (::2)
   unsigned bn = 256;   ///< the MMA N: 16 .. 256, a multiple of 16
   /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
-  /// cluster (cta_group::2, M = 256; each CTA stages 128 rows of A and
-  /// BN / 2 rows of B and holds 128 rows of D in its tensor memory).
+  /// cluster (cta_group::2, M = bm = 256 or 128; each CTA stages bm / 2
+  /// rows of A and BN / 2 rows of B and holds bm / 2 rows of D in its
+  /// tensor memory: 128 lanes, or with bm = 128 64 rows folded onto all
+  /// 128 lanes, sm100FoldedAccumulator).
   unsigned ctaGroup = 1;
   unsigned bk = 64;    ///< K per ring slot: one swizzle atom row
   unsigned stages = 4; ///< ring slots
@@ -229,8 +237,18 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
 /// take.
 unsigned sm100MmaK(DTypeKind dtype);
 
+/// True for cta_group::2 with M = 128 (BM = 128 over a CTA pair): D is in
+/// the PTX ISA's data path layout B (9.7.16.10.5), each CTA's 64 rows with
+/// columns 0 .. BN/2 - 1 in lanes 0..63 and BN/2 .. BN - 1 in lanes 64..127,
+/// both halves at accumulator columns 0 .. BN/2 - 1.
+bool sm100FoldedAccumulator(const Sm100GemmConfig &config);
+
+/// Accumulator columns per TMEM lane: BN, or BN / 2 when folded.
+unsigned sm100AccumulatorSpan(const Sm100GemmConfig &config);
+
 /// Tensor-memory columns one accumulator takes: the smallest power of two
-/// that is at least 32 and at least BN. Example: BN 48 takes 64.
+/// that is at least 32 and at least sm100AccumulatorSpan. Example: BN 48
+/// takes 64; the M = 128 pair's BN 256 takes 128.
 unsigned sm100TmemColumns(const Sm100GemmConfig &config);
 
 /// Accumulator buffers in tensor memory: 2 when two accumulators fit in the

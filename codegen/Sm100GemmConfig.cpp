@@ -64,9 +64,17 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
   return tile;
 }
 
+bool sm100FoldedAccumulator(const Sm100GemmConfig &config) {
+  return config.ctaGroup == 2 && config.bm == 128;
+}
+
+unsigned sm100AccumulatorSpan(const Sm100GemmConfig &config) {
+  return sm100FoldedAccumulator(config) ? config.bn / 2 : config.bn;
+}
+
 unsigned sm100TmemColumns(const Sm100GemmConfig &config) {
   unsigned columns = 32;
-  while (columns < config.bn)
+  while (columns < sm100AccumulatorSpan(config))
     columns *= 2;
   return columns;
 }
@@ -134,12 +142,22 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         config.bm == 256 ? " (M = 256 is cta_group::2 over a CTA pair: "
                            "'schedule cluster(2)')"
                          : ""));
-  if (config.ctaGroup == 2 && config.bm != 256)
+  if (config.ctaGroup == 2 && config.bm != 256 && config.bm != 128)
     return fail(llvm::formatv(
         "BM = {0} is not the M of the CTA pair's tcgen05.mma.cta_group::2; "
-        "the sm_100a generator issues M = 256 (128 rows per CTA), so BM must "
-        "be 256",
+        "the sm_100a generator issues M = 256 (128 rows per CTA) or M = 128 "
+        "(64 rows per CTA), so BM must be 256 or 128",
         config.bm));
+  // cta_group::2 M = 128 (data path layout B, PTX ISA 9.7.16.10.5): each
+  // CTA stages BN / 2 rows of B and holds BN / 2 columns per lane half;
+  // tilec's instruction table lists N 32..256 step 32 for it.
+  if (sm100FoldedAccumulator(config) &&
+      (config.bn % 32 != 0 || config.bn < 32 || config.bn > 256))
+    return fail(llvm::formatv(
+        "BN = {0} is not a tcgen05.mma.cta_group::2 N for M = 128 in tilec "
+        "(a multiple of 32 from 32 to 256: each CTA stages BN / 2 rows of B "
+        "and reads BN / 2 columns per TMEM lane half)",
+        config.bn));
   // PTX ISA 9.7.16.10.1 (shape table): N is a multiple of 16 from 16 to 256
   // for cta_group::1 M = 128 and for cta_group::2 M = 256.
   if (config.bn % 16 != 0 || config.bn < 16 || config.bn > 256) {
@@ -164,10 +182,10 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
     return fail(std::string("schedule ") +
                 (config.swapAB ? "swap_ab" : "split_k") +
                 " with cluster(2) is not implemented on sm_100a: the CTA "
-                "pair's tcgen05.mma.cta_group::2 needs 256 rows of the A "
-                "role, and the decode schedules run one CTA per tile "
-                "(cta_group::1, BM = 128); drop cluster(2) or the decode "
-                "schedule");
+                "pair's tcgen05.mma.cta_group::2 splits the A role's rows "
+                "(BM = 128 or 256) over two CTAs, and the decode schedules "
+                "run one CTA per tile (cta_group::1, BM = 128); drop "
+                "cluster(2) or the decode schedule");
   if (config.splitK == 0 || config.splitK > 64)
     return fail(llvm::formatv("split_k({0}) is out of range; 1 to 64 are "
                               "legal",

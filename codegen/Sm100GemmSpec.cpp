@@ -106,8 +106,8 @@ Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
   // Split-K: S work units per output tile (swap-AB changes neither count).
   uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN) *
                    std::max(1u, kernel.splitK);
-  // A 2x1 cluster (cta_group::2): the tiles are the pair's 256 x BN, the
-  // grid is pairs of CTAs and each pair loops over tiles.
+  // A 2x1 cluster (cta_group::2): the tiles are the pair's BM x BN (BM =
+  // 256 or 128), the grid is pairs of CTAs and each pair loops over tiles.
   uint64_t ctasPerTile = std::max(1u, kernel.cluster.x);
   // Persistent: at most ctasPerSm CTAs per multiprocessor, each looping over
   // tiles; without a count, one CTA per tile (each loops once).

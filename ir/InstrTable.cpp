@@ -8,15 +8,18 @@
 //   bytes. Only 16-bit types may be MN-major (the transpose bits).
 // - tcgen05.mma (sm_100a, PTX 8.6): M = 64 (N 8..256 step 8) or M = 128
 //   (N 16..256 step 16), K = 32 bytes. MN-major is allowed here only where
-//   wgmma allows it (conservative). M = 256 (N 16..256 step 16) is the
-//   cta_group::2 shape: one MMA over a CTA pair (9.7.16.10.1's shape
-//   table; the ISA's cta_group::2 M = 128 is not listed: tilec does not
-//   emit it).
+//   wgmma allows it (conservative). The cta_group::2 shapes (one MMA over a
+//   CTA pair, 9.7.16.10.1's shape table): M = 256 (N 16..256 step 16) and
+//   M = 128 (64 rows per CTA, D in data path layout B, 9.7.16.10.5); for
+//   M = 128 the rows list N 32..256 step 32, a conservative subset (CUTLASS's
+//   SM100_MMA_*_2x1SM atoms accept multiples of 16): each CTA then stages a
+//   multiple of 16 rows of B and holds N / 2 columns per lane half.
 // Integer MMAs are not listed: DType.h has no 32-bit integer accumulator.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/InstrTable.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <set>
@@ -73,6 +76,11 @@ const InstrInfo InstrTable[] = {
   {TC, 256, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
   {TC, 256, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
   {TC, 256, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 32, 256, 32, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 128, 32, 256, 32, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 128, 32, 256, 32,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
+  {TC, 128, 32, 256, 32, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 32, 256, 32, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
 };
 // clang-format on
 
@@ -175,7 +183,7 @@ std::string ptxSpelling(const InstrInfo &row, unsigned n) {
 }
 
 InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
-                        DTypeKind bType, DTypeKind accType) {
+                        DTypeKind bType, DTypeKind accType, unsigned ctaGroup) {
   InstrLookup result;
   std::string family = familyName(name.family).str();
   std::vector<const InstrInfo *> rows;
@@ -232,6 +240,13 @@ InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
                    joinSet(legalMK);
     return result;
   }
+  // The asked-for .cta_group first, where the shape has a row of it.
+  if (ctaGroup != 0 && llvm::any_of(shaped, [&](const InstrInfo *row) {
+        return row->ctaGroup == ctaGroup;
+      }))
+    llvm::erase_if(shaped, [&](const InstrInfo *row) {
+      return row->ctaGroup != ctaGroup;
+    });
   for (const InstrInfo *row : shaped)
     if (row->allowsN(name.n)) {
       result.row = row;

@@ -42,8 +42,8 @@ struct InstrInfo {
   ArchKind arch;           ///< The one target this row is emitted for.
   unsigned ptxVersion;     ///< x 10: 80 is PTX 8.0.
   llvm::StringRef ptxKind; ///< tcgen05 `kind::f16`; empty elsewhere.
-  /// tcgen05 `.cta_group`: 1 (one CTA), or 2 for the M = 256 rows, whose
-  /// MMA spans a CTA pair (each CTA 128 rows of A and D, half of B's N).
+  /// tcgen05 `.cta_group`: 1 (one CTA), or 2 for the rows whose MMA spans
+  /// a CTA pair (each CTA M / 2 rows of A and D, half of B's N).
   unsigned ctaGroup = 1;
 
   bool allowsN(unsigned n) const {
@@ -90,8 +90,12 @@ struct InstrLookup {
   const InstrInfo *row = nullptr;
   std::string error;
 };
+/// \p ctaGroup (tcgen05 only; 0: any) prefers the rows of that .cta_group
+/// where one of each has the shape: tcgen05.mma.m128 is cta_group::1 in one
+/// CTA and cta_group::2 over a CTA pair.
 InstrLookup lookupInstr(const InstrName &name, ArchKind arch, DTypeKind aType,
-                        DTypeKind bType, DTypeKind accType);
+                        DTypeKind bType, DTypeKind accType,
+                        unsigned ctaGroup = 0);
 
 } // namespace tilec
 

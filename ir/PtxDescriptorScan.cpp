@@ -626,6 +626,15 @@ void scanPtx(llvm::StringRef ptx, std::optional<ArchKind> arch,
                                        "rows, B {1} rows)",
                                        shapes->first.mn, shapes->second.mn)
                              .str();
+        // PTX ISA 9.7.16.10.5, data path layout B.
+        if (ctaGroup == 2 && idescSpec->m == 128)
+          instruction += llvm::formatv("; D in data path layout B: each "
+                                       "CTA's 64 rows, columns 0..{0} in "
+                                       "lanes 0..63 and {1}..{2} in lanes "
+                                       "64..127, both at D's columns 0..{0}",
+                                       idescSpec->n / 2 - 1, idescSpec->n / 2,
+                                       idescSpec->n - 1)
+                             .str();
       }
     }
     std::vector<std::string> pending = std::move(tags);

@@ -224,8 +224,9 @@ void Checker::checkMma() {
 /// tcgen05.mma's .cta_group against the PTX ISA's shape table (9.7.16.10.1):
 /// M = 64 or 128 with cta_group::1 (one CTA), M = 128 or 256 with
 /// cta_group::2 (a CTA pair, which `schedule cluster(2)` asks for on
-/// sm_100a). tilec's pair issues M = 256: BM is the pair's tile, 128 rows
-/// per CTA.
+/// sm_100a). The pair issues one MMA per K step over its tile, so BM is the
+/// MMA's M: 256 (128 rows per CTA, data path layout A) or 128 (64 rows per
+/// CTA, layout B, 9.7.16.10.5).
 void Checker::checkCtaGroup(const InstrName &name) {
   tir::Op *mma = kernel.find("tile.mma");
   llvm::SMLoc instrLoc = attrLoc(*mma, "instr");
@@ -240,30 +241,34 @@ void Checker::checkCtaGroup(const InstrName &name) {
   }
   if (view.ctaGroup != 2)
     return;
-  if (view.bm != 256) {
+  if (view.bm != 256 && view.bm != 128) {
     diags.error(tileLoc(kernel, "bm"),
                 "BM = " + std::to_string(view.bm) +
                     ": with schedule cluster(2) on sm_100a BM is the CTA "
-                    "pair's tile, the M = 256 of one tcgen05.mma.cta_group::2 "
-                    "(128 rows per CTA), so BM must be 256");
+                    "pair's tile, the M of one tcgen05.mma.cta_group::2, so "
+                    "BM must be 256 (128 rows per CTA) or 128 (64 rows per "
+                    "CTA)");
     return;
   }
+  std::string rest =
+      "n" + std::to_string(name.n) + "k" + std::to_string(name.k);
   if (name.m == 64)
     diags.error(instrLoc,
-                shape + ": schedule cluster(2) issues tcgen05.mma.cta_group::2, "
-                        "which takes M = 128 or 256 (PTX ISA shape table), "
-                        "not 64; tilec's CTA pair issues M = 256 (write "
-                        "tcgen05.mma.m256n" +
-                    std::to_string(name.n) + "k" + std::to_string(name.k) +
-                    " or auto)");
-  else if (name.m == 128)
+                shape +
+                    ": schedule cluster(2) issues tcgen05.mma.cta_group::2, "
+                    "which takes M = 128 or 256 (PTX ISA shape table), "
+                    "not 64; with BM = " +
+                    std::to_string(view.bm) + " write tcgen05.mma.m" +
+                    std::to_string(view.bm) + rest + " or auto");
+  else if (name.m != view.bm)
     diags.error(instrLoc,
-                shape + " with schedule cluster(2) would be cta_group::2 "
-                        "M = 128 (64 rows per CTA), which the PTX ISA allows "
-                        "but tilec does not implement; the CTA pair issues "
-                        "M = 256 (write tcgen05.mma.m256n" +
-                    std::to_string(name.n) + "k" + std::to_string(name.k) +
-                    " or auto, with BM = 256)");
+                shape + " with schedule cluster(2) and BM = " +
+                    std::to_string(view.bm) +
+                    ": the CTA pair issues one tcgen05.mma.cta_group::2 per "
+                    "K step over its BM rows, so M must equal BM (write "
+                    "tcgen05.mma.m" +
+                    std::to_string(view.bm) + rest +
+                    " or auto, or make BM = " + std::to_string(name.m) + ")");
 }
 
 void Checker::run() {

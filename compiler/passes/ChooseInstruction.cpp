@@ -3,7 +3,8 @@
 // `mma auto` becomes the target's own family (mma.sync on sm_80, wgmma on
 // sm_90a, tcgen05.mma on sm_100a), the instruction-table row for the
 // operand and accumulator types, M = the row's (tcgen05: 128 when BM allows
-// it), and the largest legal N that divides BN (fewer, wider instructions).
+// it; a CTA pair takes the cta_group::2 rows, M = 256 or 128), and the
+// largest legal N that divides BN (fewer, wider instructions).
 // If no N divides BN the smallest is taken and check-tile-constraints says
 // why the tile is wrong. An explicit instruction only gets its PTX spelling.
 //
@@ -30,8 +31,8 @@ void chooseForKernel(tir::Op &mma, const KernelView &view,
     std::optional<InstrName> name = parseInstrName(instr);
     if (!name)
       return; // verify reports it.
-    InstrLookup lookup =
-        lookupInstr(*name, view.arch, view.aType, view.bType, view.accType);
+    InstrLookup lookup = lookupInstr(*name, view.arch, view.aType, view.bType,
+                                     view.accType, unsigned(view.ctaGroup));
     if (lookup.row)
       mma.set("ptx", tir::Attr::string(ptxSpelling(*lookup.row, name->n)));
     return;
@@ -45,11 +46,16 @@ void chooseForKernel(tir::Op &mma, const KernelView &view,
         row.accType != view.accType)
       continue;
     typesExist = true;
+    // A CTA pair (cluster(2) on sm_100a) issues cta_group::2 rows only.
+    if (view.ctaGroup == 2 && row.ctaGroup != 2)
+      continue;
     if ((view.aMajor == MajorKind::MN && !row.mnMajorA) ||
         (view.bMajor == MajorKind::MN && !row.mnMajorB))
       continue;
     // Prefer the larger M that the tile allows (tcgen05 M = 128).
-    if (!best || (row.m > best->m && view.bm % row.m == 0))
+    // (A pair's rows list M = 256 before 128: one that divides BM wins.)
+    bool fits = view.bm % row.m == 0;
+    if (!best || (fits && (row.m > best->m || view.bm % best->m != 0)))
       best = &row;
   }
   llvm::SMLoc loc = attrLoc(mma, "instr");

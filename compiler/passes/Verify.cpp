@@ -246,8 +246,8 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
                     familyName(name->family));
   if (!view)
     return;
-  InstrLookup lookup =
-      lookupInstr(*name, view->arch, view->aType, view->bType, view->accType);
+  InstrLookup lookup = lookupInstr(*name, view->arch, view->aType, view->bType,
+                                   view->accType, unsigned(view->ctaGroup));
   if (!lookup.row) {
     diags.error(attrLoc(op, "instr"), lookup.error);
     return;
@@ -453,14 +453,16 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                             persistentScheduleTargetNames() + " only; " +
                             archInfo(*arch).name +
                             " kernels take 'schedule auto'");
-  // sm_100a's CTA pair (cluster(2)) is one tcgen05.mma.cta_group::2 of
-  // 256 rows of the A role; its decode schedules run one CTA per tile.
+  // sm_100a's CTA pair (cluster(2)) is one tcgen05.mma.cta_group::2 over
+  // BM = 128 or 256 rows of the A role, half in each CTA; its decode
+  // schedules run one CTA per tile.
   if (arch == ArchKind::SM100a && swaps && clustered)
     diags.error(op.loc,
                 "schedule swap_ab with cluster(2) is not implemented on "
-                "sm_100a: the CTA pair's tcgen05.mma.cta_group::2 takes 256 "
-                "rows of the A role, and swap-AB runs one CTA per tile "
-                "(cta_group::1, BM = 128); drop cluster(2) or swap_ab");
+                "sm_100a: the CTA pair's tcgen05.mma.cta_group::2 splits the "
+                "A role's rows (BM = 128 or 256) over two CTAs, and swap-AB "
+                "runs one CTA per tile (cta_group::1, BM = 128); drop "
+                "cluster(2) or swap_ab");
   if (splits && (persistent || clustered))
     diags.error(op.loc,
                 "schedule split_k with " +

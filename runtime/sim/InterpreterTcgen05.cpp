@@ -126,7 +126,13 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
       p.idesc = static_cast<std::uint32_t>(get(w, ops[3], l));
       p.enableInputD = get(w, ops[4], l) != 0;
       // The descriptor's faults belong to the issue.
-      p.columns = decodeTcgen05InstrDesc(p.idesc, p.kind, p.ctaGroup).n;
+      {
+        // The columns the MMA writes: N, or N / 2 in data path layout B
+        // (cta_group::2 M = 128, PTX ISA 9.7.16.10.5).
+        Tcgen05InstrDesc id =
+            decodeTcgen05InstrDesc(p.idesc, p.kind, p.ctaGroup);
+        p.columns = p.ctaGroup == 2 && id.m == 128 ? id.n / 2 : id.n;
+      }
       if (p.ctaGroup == 2 && (cta.rank ^ 1) >= ctas.size())
         throw SimFault(fmt::format("tcgen05.mma.cta_group::2 in CTA rank {} "
                                    "of a cluster of {}: no peer CTA",

@@ -4,11 +4,26 @@
 // column ranges, a power of two from 32 to 512 columns, placed first-fit at
 // a multiple of their size.
 //
-// tcgen05.mma writes D (f32) with row i of the CTA's M rows in lane i for
-// M = 128 (and for each CTA's 128 rows of a cta_group::2 M = 256); for
-// M = 64, rows 16 q .. 16 q + 15 go to lanes 32 q .. 32 q + 15, so each
-// warp of a warpgroup reads its 16 rows with a 16xNb tcgen05.ld. Column n of
-// D is tensor-memory column (D's column) + n.
+// tcgen05.mma writes D (f32) in the PTX ISA's data path layouts
+// (9.7.16.10.5, "Matrix fragments ... data path layout organization"):
+//   layout D (cta_group::1, M = 128) and layout A (cta_group::2, M = 256,
+//     each CTA's 128 rows): row i of the CTA's rows in lane i, column n in
+//     column (D's column) + n;
+//   layout F (cta_group::1, M = 64): rows 16 q .. 16 q + 15 in lanes 32 q ..
+//     32 q + 15, column n in column + n, so each warp of a warpgroup reads
+//     its 16 rows with a 16xNb tcgen05.ld;
+//   layout B (cta_group::2, M = 128, dense: 64 rows per CTA): row r < 64 and
+//     column n < N / 2 in lane r, column + n; column n >= N / 2 in lane 64 +
+//     r, column + n - N / 2. The two N / 2 column halves are folded onto the
+//     two 64-lane halves, so the MMA writes N / 2 columns of all 128 lanes.
+//     (CUTLASS: cute::UMMA::tmem_frg<.., 2> for M_MMA = 64, the "2x2" atom
+//     (64,(N/2,2)):(1,(128,64)) in DP-stride-1 / column-stride-128 units.)
+// A cta_group::2 MMA reads A's rows 0 .. M/2 - 1 from the even CTA's shared
+// memory and M/2 .. M - 1 from the odd CTA's (each CTA's descriptors at the
+// same offsets), B's columns 0 .. N/2 - 1 from the even CTA's and the rest
+// from the odd CTA's (CUTLASS's SM100_MMA_*_2x1SM traits: ALayout and
+// BLayout split M and N in halves over ThrID = 2), and each CTA's D rows go
+// to its own tensor memory.
 //
 // tcgen05.ld / st fragments (one repetition; .xN repeats along columns, the
 // registers of repetition r following those of r - 1), with t = lane id:
@@ -158,10 +173,7 @@ void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
   if (id.d != ElemKind::F32)
     throw SimFault("tcgen05.mma with an f16 D in tensor memory is not "
                    "modelled by the simulator");
-  if (ctaGroup == 2 && id.m != 256)
-    throw SimFault(fmt::format("tcgen05.mma.cta_group::2 with M = {} is not "
-                               "modelled by the simulator (M = 256 is)",
-                               id.m));
+  // decodeTcgen05InstrDesc admits cta_group::2 M = 128 and 256 only.
   if (ctaGroup == 2 && (!peerSmem || rank > 1))
     throw SimFault("tcgen05.mma.cta_group::2 needs the peer CTA's shared "
                    "memory and a rank of 0 or 1");
@@ -170,8 +182,11 @@ void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
                                "0x{:08x} must be at lane 0",
                                tmemD));
   const unsigned k = 256 / elemBits(id.a); // 32 bytes of K
-  const unsigned rows = ctaGroup == 2 ? 128 : id.m;
+  const unsigned rows = ctaGroup == 2 ? id.m / 2 : id.m;
   const unsigned n = id.n, column0 = tmemD & 0xffff;
+  // Layout B: cta_group::2 M = 128 folds the column halves onto the lane
+  // halves.
+  const bool folded = ctaGroup == 2 && id.m == 128;
   const unsigned aBits = elemBits(id.a), bBits = elemBits(id.b);
   SmemMatrixDesc da = decodeUmmaDescriptor(descA);
   SmemMatrixDesc db = decodeUmmaDescriptor(descB);
@@ -197,15 +212,20 @@ void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
   }
   const double sign = (id.negateA ? -1.0 : 1.0) * (id.negateB ? -1.0 : 1.0);
   for (unsigned r = 0; r < rows; ++r) {
-    unsigned lane = id.m == 64 ? 32 * (r / 16) + r % 16 : r;
     for (unsigned c = 0; c < n; ++c) {
+      unsigned lane = id.m == 64 ? 32 * (r / 16) + r % 16 : r;
+      unsigned column = column0 + c;
+      if (folded) {
+        lane = r + 64 * (c / half);
+        column = column0 + c % half;
+      }
       double sum = 0;
       for (unsigned kk = 0; kk < k; ++kk)
         sum += a[r * k + kk] * b[c * k + kk];
       double acc = enableInputD
-                       ? decodeElem(ElemKind::F32, tmem.read(lane, column0 + c))
+                       ? decodeElem(ElemKind::F32, tmem.read(lane, column))
                        : 0.0;
-      tmem.write(lane, column0 + c,
+      tmem.write(lane, column,
                  encodeElem(ElemKind::F32, float(sign * sum + acc)));
     }
   }

@@ -95,10 +95,12 @@ Tcgen05InstrDesc decodeTcgen05InstrDesc(std::uint32_t idesc,
                                         unsigned ctaGroup);
 
 /// tcgen05.mma.cta_group::1 (or the pair's two halves for ::2: call once per
-/// CTA with its own shared memory, tensor memory, and \p rowOffset = 128 *
-/// rank) D[tmemD] = A * B (+ D when \p enableInputD). For ::2 each CTA's
-/// shared memory holds its 128 rows of A and its half of B's N columns;
-/// \p peerSmem is the other CTA's (null for ::1).
+/// CTA with its own shared memory, tensor memory and \p rank) D[tmemD] = A *
+/// B (+ D when \p enableInputD). For ::2 each CTA's shared memory holds its
+/// M / 2 rows of A (128 for M = 256, 64 for M = 128) and its half of B's N
+/// columns; \p peerSmem is the other CTA's (null for ::1). D goes to the
+/// CTA's tensor memory in the ISA's data path layout (Tcgen05.cpp: A, B, D
+/// or F).
 void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
                 std::uint64_t descA, std::uint64_t descB, std::uint32_t tmemD,
                 bool enableInputD, const SharedMemory &smem,

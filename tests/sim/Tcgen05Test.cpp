@@ -361,6 +361,90 @@ TEST(Tcgen05Mma, CtaPairSplitsB) {
   }
 }
 
+TEST(Tcgen05Mma, CtaPairM128FoldsColumnHalvesOntoLaneHalves) {
+  // cta_group::2, M = 128 (PTX ISA 9.7.16.10.5, data path layout B): each
+  // CTA supplies 64 rows of A (the even CTA rows 0..63, the odd 64..127)
+  // and N / 2 rows of B (even: columns 0..N/2-1), and holds its 64 rows of
+  // D with the column halves folded onto the lane halves. Written out from
+  // the ISA's figure for layout B, for N = 64 (32 columns per half):
+  //   D(r, c), r < 64, c < 32   -> lane r,      column c
+  //   D(r, c), r < 64, c >= 32  -> lane 64 + r, column c - 32
+  // so the MMA writes columns 0..31 of all 128 lanes and nothing beyond.
+  struct Spot {
+    unsigned row, col, lane, column;
+  };
+  const Spot spots[] = {{0, 0, 0, 0},    {5, 3, 5, 3},    {63, 31, 63, 31},
+                        {0, 32, 64, 0},  {17, 40, 81, 8}, {63, 63, 127, 31},
+                        {32, 33, 96, 1}, {31, 62, 95, 30}};
+  std::mt19937 rng(12);
+  const unsigned k = 16, n = 64;
+  SharedMemory smem[2] = {SharedMemory(64 * 1024), SharedMemory(64 * 1024)};
+  std::vector<std::uint32_t> a(128 * k), b(n * k);
+  Placement pa = place(0, k, 2, 128, false),
+            pb = place(0x8000, k, 2, 128, false);
+  for (unsigned r = 0; r < 128; ++r)
+    for (unsigned kk = 0; kk < k; ++kk) {
+      a[r * k + kk] = randomCode(ElemKind::BF16, rng);
+      smem[r / 64].write(pa.address(r % 64, kk), &a[r * k + kk], 2);
+    }
+  for (unsigned c = 0; c < n; ++c)
+    for (unsigned kk = 0; kk < k; ++kk) {
+      b[c * k + kk] = randomCode(ElemKind::BF16, rng);
+      smem[c / 32].write(pb.address(c % 32, kk), &b[c * k + kk], 2);
+    }
+  auto want = [&](unsigned rank, unsigned r, unsigned c) {
+    double sum = 0;
+    for (unsigned kk = 0; kk < k; ++kk)
+      sum += double(decodeElem(ElemKind::BF16, a[(64 * rank + r) * k + kk])) *
+             double(decodeElem(ElemKind::BF16, b[c * k + kk]));
+    return sum;
+  };
+  const std::uint32_t sentinel = encodeElem(ElemKind::F32, 12345.0f);
+  for (unsigned rank = 0; rank < 2; ++rank) {
+    TensorMemory tmem;
+    std::uint32_t d = tmem.allocate(64);
+    for (unsigned lane = 0; lane < 128; ++lane)
+      for (unsigned col = 0; col < 64; ++col)
+        tmem.write(lane, d + col, sentinel);
+    tcgen05Mma(Tcgen05KindKind::F16, 2, idescOf(1, 1, 1, 128, n),
+               ummaDesc(pa.base, pa.lbo, pa.sbo, 128),
+               ummaDesc(pb.base, pb.lbo, pb.sbo, 128), d, false, smem[rank],
+               &smem[1 - rank], rank, tmem);
+    for (const Spot &s : spots)
+      ASSERT_NEAR(decodeElem(ElemKind::F32, tmem.read(s.lane, d + s.column)),
+                  want(rank, s.row, s.col),
+                  1e-5 * (1 + std::fabs(want(rank, s.row, s.col))))
+          << "rank " << rank << " D(" << s.row << ", " << s.col << ")";
+    for (unsigned r = 0; r < 64; ++r)
+      for (unsigned c = 0; c < n; ++c) {
+        unsigned lane = c < 32 ? r : 64 + r, column = c % 32;
+        ASSERT_NEAR(decodeElem(ElemKind::F32, tmem.read(lane, d + column)),
+                    want(rank, r, c), 1e-5 * (1 + std::fabs(want(rank, r, c))))
+            << "rank " << rank << " row " << r << " col " << c;
+      }
+    // Columns 32..63 are not D's: layout B writes N / 2 columns.
+    for (unsigned lane = 0; lane < 128; ++lane)
+      for (unsigned col = 32; col < 64; ++col)
+        ASSERT_EQ(tmem.read(lane, d + col), sentinel)
+            << "lane " << lane << " column " << col;
+    tmem.deallocate(d, 64);
+  }
+  // N = 64 folded needs only 32 columns: a 32-column allocation suffices,
+  // N = 128 (64 columns per half) runs past it.
+  TensorMemory tmem;
+  std::uint32_t d = tmem.allocate(32);
+  EXPECT_NO_THROW(tcgen05Mma(Tcgen05KindKind::F16, 2, idescOf(1, 1, 1, 128, n),
+                             ummaDesc(pa.base, pa.lbo, pa.sbo, 128),
+                             ummaDesc(pb.base, pb.lbo, pb.sbo, 128), d, false,
+                             smem[0], &smem[1], 0, tmem));
+  EXPECT_THROW(tcgen05Mma(Tcgen05KindKind::F16, 2, idescOf(1, 1, 1, 128, 128),
+                          ummaDesc(pa.base, pa.lbo, pa.sbo, 128),
+                          ummaDesc(pb.base, pb.lbo, pb.sbo, 128), d, false,
+                          smem[0], &smem[1], 0, tmem),
+               SimFault);
+  tmem.deallocate(d, 32);
+}
+
 TEST(Tcgen05Mma, Faults) {
   SharedMemory smem(1024);
   TensorMemory tmem;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
 #include "codegen/Ptxas.h"
+#include "codegen/Sm100Epilogue.h"
 #include "codegen/Sm100GemmSpec.h"
 #include "codegen/Tcgen05InlineAsm.h"
 #include "ir/DescriptorDecoder.h"
@@ -66,6 +67,36 @@ TEST(Sm100Config, TmemColumnsExample) {
   }
 }
 
+TEST(Sm100Config, PairM128FoldsTheColumnsExample) {
+  // cta_group::2 M = 128 (data path layout B): each lane holds BN / 2
+  // columns, so the accumulator takes the power of two >= BN / 2.
+  Sm100GemmConfig config;
+  config.ctaGroup = 2;
+  config.bm = 128;
+  for (auto [bn, columns] :
+       {std::pair{32u, 32u}, {64u, 32u}, {96u, 64u}, {256u, 128u}}) {
+    config.bn = bn;
+    EXPECT_TRUE(sm100FoldedAccumulator(config));
+    EXPECT_EQ(sm100AccumulatorSpan(config), bn / 2) << "BN " << bn;
+    EXPECT_EQ(sm100TmemColumns(config), columns) << "BN " << bn;
+    EXPECT_EQ(sm100CtaRows(config, 'a'), 64u);
+    EXPECT_EQ(sm100CtaRows(config, 'b'), bn / 2);
+  }
+  config.bn = 96; // 48 columns per lane half: 16-column chunks
+  EXPECT_EQ(sm100EpilogueChunk(config), 16u);
+  config.bm = 256; // layout A: not folded
+  EXPECT_FALSE(sm100FoldedAccumulator(config));
+  EXPECT_EQ(sm100AccumulatorSpan(config), 96u);
+  auto idesc = sm100InstrDescriptor([] {
+    Sm100GemmConfig c;
+    c.ctaGroup = 2;
+    c.bm = 128;
+    return c;
+  }());
+  ASSERT_TRUE(bool(idesc));
+  EXPECT_EQ(*idesc >> 24 & 31, 128u >> 4); // M = 128, not the pair's 256
+}
+
 TEST(Sm100Config, TwoAccumulatorBuffersExample) {
   Sm100GemmConfig config;
   for (auto [bn, allocated] : {std::pair{16u, 64u}, {48u, 128u},
@@ -93,6 +124,19 @@ TEST(Sm100Grid, PersistentOneCtaPerSmOrPerTile) {
   EXPECT_EQ(binary.grid(129, 257, 64, 148).x, 4u);
   EXPECT_EQ(binary.grid(129, 257, 64, 2).x, 2u);
   EXPECT_EQ(binary.grid(129, 257, 64, 2).y, 1u);
+  // The CTA pair with M = 128: pairs of CTAs over 128 x BN tiles.
+  Sm100GemmConfig pairConfig;
+  pairConfig.ctaGroup = 2;
+  pairConfig.bm = 128;
+  auto pair = emitSm100Gemm(pairConfig);
+  ASSERT_TRUE(bool(pair)) << llvm::toString(pair.takeError());
+  GemmKernelBinary pairBinary = sm100GemmBinary(std::move(*pair));
+  EXPECT_EQ(pairBinary.cluster.x, 2u);
+  EXPECT_EQ(pairBinary.tileM, 128u);
+  // 300 x 520: 3 x 3 = 9 pair tiles; 3 SMs hold one pair.
+  EXPECT_EQ(pairBinary.grid(300, 520, 64, 0).x, 18u);
+  EXPECT_EQ(pairBinary.grid(300, 520, 64, 148).x, 18u);
+  EXPECT_EQ(pairBinary.grid(300, 520, 64, 3).x, 2u);
 }
 
 TEST(Sm100Config, RulesNameWhatIsLegal) {
@@ -109,6 +153,19 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
   EXPECT_EQ(message(config), "");
   config.bm = 192;
   EXPECT_NE(message(config).find("BM must be 64 or 128"), std::string::npos);
+  // The pair's M = 128 takes N a multiple of 32 (BN / 2 per CTA).
+  config = {};
+  config.bm = 128;
+  config.ctaGroup = 2;
+  config.bn = 48;
+  EXPECT_NE(message(config).find("a multiple of 32 from 32 to 256"),
+            std::string::npos)
+      << message(config);
+  config.bn = 96;
+  EXPECT_EQ(message(config), "");
+  config.bm = 64;
+  EXPECT_NE(message(config).find("BM must be 256 or 128"), std::string::npos)
+      << message(config);
   // The decode schedules run with cta_group::1 only.
   config = {};
   config.bm = 256;
@@ -145,11 +202,13 @@ struct MatrixCase {
   DTypeKind a, b;
   MajorKind aMajor, bMajor;
   unsigned bk, bn;
+  /// 2: the CTA pair's cta_group::2 M = 128 (BM = 128, 64 rows per CTA).
+  unsigned ctaGroup = 1;
   std::string name() const {
     return dtypeInfo(a).name.str() + "x" + dtypeInfo(b).name.str() + "_" +
            (aMajor == MajorKind::K ? "K" : "MN") +
-           (bMajor == MajorKind::K ? "K" : "MN") + "_bk" +
-           std::to_string(bk) + "_n" + std::to_string(bn);
+           (bMajor == MajorKind::K ? "K" : "MN") + "_bk" + std::to_string(bk) +
+           "_n" + std::to_string(bn) + (ctaGroup == 2 ? "_pair_m128" : "");
   }
 };
 
@@ -179,6 +238,25 @@ std::vector<MatrixCase> matrixCases() {
         c.bn = ns[next++ % 4];
         cases.push_back(c);
       }
+  // The CTA pair with M = 128 (data path layout B): every type and
+  // majorness once, N a multiple of 32 (BN / 2 rows of B per CTA).
+  const unsigned pairNs[] = {32, 96, 256, 64};
+  next = 0;
+  for (const Types &t : types)
+    for (unsigned majors = 0; majors < (t.mnMajor ? 3u : 1u); ++majors) {
+      MatrixCase c;
+      c.a = t.a;
+      c.b = t.b;
+      c.aMajor = majors == 1 ? MajorKind::MN : MajorKind::K;
+      c.bMajor = majors == 2 ? MajorKind::MN : MajorKind::K;
+      c.bk = (majors == 2 ? 64 : 128) * 8 / dtypeBits(t.a);
+      c.bn = pairNs[next++ % 4];
+      // An MN-major B tile of BN / 2 rows needs a whole swizzle atom.
+      if (c.bMajor == MajorKind::MN)
+        c.bn = 256;
+      c.ctaGroup = 2;
+      cases.push_back(c);
+    }
   return cases;
 }
 
@@ -224,25 +302,54 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
   config.bn = c.bn;
   config.stages = 2;
   config.cType = c.a == DTypeKind::TF32 ? DTypeKind::F32 : DTypeKind::BF16;
+  const bool pair = c.ctaGroup == 2;
+  if (pair) {
+    config.ctaGroup = 2;
+    config.bm = 128;
+  }
   auto kernel = emitSm100Gemm(config);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   const std::string &ptx = kernel->ptx;
+  const std::string group = pair ? "cta_group::2" : "cta_group::1";
   unsigned steps = config.bk / sm100MmaK(config.aType);
-  ASSERT_EQ(countOf(ptx, "tcgen05.mma.cta_group::1.kind::"), steps);
-  EXPECT_EQ(countOf(ptx, "tcgen05.commit.cta_group::1"), 2u);
-  EXPECT_EQ(countOf(ptx, "tcgen05.alloc.cta_group::1"), 1u);
-  EXPECT_EQ(countOf(ptx, "tcgen05.dealloc.cta_group::1"), 1u);
+  ASSERT_EQ(countOf(ptx, "tcgen05.mma." + group + ".kind::"), steps);
+  EXPECT_EQ(countOf(ptx, "tcgen05.commit." + group), 2u);
+  EXPECT_EQ(countOf(ptx, "tcgen05.alloc." + group), 1u);
+  EXPECT_EQ(countOf(ptx, "tcgen05.dealloc." + group), 1u);
   // Persistent with two accumulator buffers: the ring's 2 x stages
   // mbarriers plus accumulator-full and -empty per buffer; each role loops
-  // over tiles (three reads of nctaid.x); the epilogue hands a buffer back
-  // once per beta path.
+  // over tiles (three reads of nctaid.x, or nclusterid.x for a pair); the
+  // epilogue hands a buffer back once per beta path (a pair: on the
+  // leader's barrier, which counts both CTAs' 128 epilogue threads).
   unsigned buffers = sm100AccumulatorBuffers(config);
   EXPECT_EQ(buffers, 2u);
   EXPECT_EQ(countOf(ptx, "mbarrier.init.shared::cta.b64"),
             2 * config.stages + 2 * buffers);
-  EXPECT_EQ(countOf(ptx, "%nctaid.x"), 3u);
-  EXPECT_EQ(countOf(ptx, "mbarrier.arrive.shared::cta.b64"), 2u);
-  size_t alloc = ptx.find("tcgen05.alloc.cta_group::1");
+  EXPECT_EQ(countOf(ptx, pair ? "%nclusterid.x" : "%nctaid.x"), 3u);
+  EXPECT_EQ(countOf(ptx, pair ? "mbarrier.arrive.release.cluster.shared::"
+                                "cluster.b64"
+                              : "mbarrier.arrive.shared::cta.b64"),
+            2u);
+  unsigned count256 = 0; // mbarriers counting 256 arrivals
+  for (llvm::StringRef rest = ptx; !rest.empty();) {
+    auto [line, next] = rest.split('\n');
+    if (line.contains("mbarrier.init") && line.ends_with("], 256;"))
+      ++count256;
+    rest = next;
+  }
+  EXPECT_EQ(count256, pair ? buffers : 0u);
+  // Layout B: each lane holds BN / 2 columns, read 32x32b in chunks
+  // (twice: once per beta path), and each CTA stages 64 rows of A and
+  // BN / 2 of B.
+  unsigned span = pair ? config.bn / 2 : config.bn;
+  EXPECT_EQ(sm100AccumulatorSpan(config), span);
+  if (pair) {
+    EXPECT_EQ(kernel->a.mmaMN, 64u);
+    EXPECT_EQ(kernel->b.mmaMN, config.bn / 2);
+    EXPECT_EQ(countOf(ptx, "tcgen05.ld.sync.aligned.32x32b."),
+              2 * span / sm100EpilogueChunk(config));
+  }
+  size_t alloc = ptx.find("tcgen05.alloc." + group);
   std::string allocLine = ptx.substr(alloc, ptx.find('\n', alloc) - alloc);
   EXPECT_NE(allocLine.find("], " +
                            std::to_string(sm100TmemAllocColumns(config)) +
@@ -264,7 +371,7 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
     ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
     EXPECT_EQ(spec->aType, config.aType);
     EXPECT_EQ(spec->bType, config.bType);
-    EXPECT_EQ(spec->m, 128u);
+    EXPECT_EQ(spec->m, 128u); // cta_group::1 M = 128, or the pair's M
     EXPECT_EQ(spec->n, config.bn);
     EXPECT_EQ(spec->aMajor, config.aMajor);
     EXPECT_EQ(spec->bMajor, config.bMajor);
