@@ -7,8 +7,13 @@ C = A W^T, with DeepGEMM's scales: SFA f32[M, ceil(K/128)] (one per row of A
 and 128 of K) and SFB f32[ceil(N/128), ceil(K/128)] (one per 128 x 128 block
 of W):
   tilec   examples/gemm_fp8_block_sm90.tile (--tile FILE for another
-          program with the same operands), launched through the Python
-          package with sfa= and sfb=;
+          program with the same operands, used at every M), launched
+          through the Python package with sfa= and sfb=; above M = 128 with
+          BN = 192, 4 stages; at M = 64 and 128 one program per shape with
+          M, N, K fixed and the decode tile (BM = 64, BN = M), whose
+          `schedule auto` swaps A and B and splits K where the tiles leave
+          SMs idle (decode_program; each one's schedule and why printed
+          before the table);
   cuBLAS  torch.nn.functional.scaled_mm with the BlockWise1x128 /
           BlockWise128x128 recipes (torch's scale layouts: SFA as an M-major
           M x ceil(K/128) tensor, SFB as its K-block-major transpose), or
@@ -44,6 +49,7 @@ _START = time.perf_counter()
 
 import argparse  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 
@@ -301,19 +307,74 @@ def large_m_program(source):
     return variant(source, 192, 4)
 
 
+def _replace_once(source, old, new):
+    if source.count(old) != 1:
+        raise SystemExit(f"{DEFAULT_TILE}: expected '{old}' once; the decode "
+                         "program cannot be derived from it")
+    return source.replace(old, new)
+
+
+def decode_program(source, m, n, k, stages):
+    """The program for M <= 128 (issue 13: swap-AB with block scales): the
+    example's text with M, N and K fixed and sm90ChooseConfig's decode tile
+    (BM = 64 rows of N, BN = M rounded up to 16: the M tile once A and B are
+    swapped), without a schedule line, so that `schedule auto` swaps A and
+    B and splits K where the output tiles leave SMs idle
+    (codegen/Sm90Target.cpp: the lowered why, printed by decode_kernels)."""
+    bn = max(16, cdiv(m, 16) * 16)
+    for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
+                     ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
+                     ("bf16[M, N]", f"bf16[{m}, {n}]"),
+                     ("BM = 128, BN = 128", f"BM = 64, BN = {bn}"),
+                     ("stages   5", f"stages   {stages}")):
+        source = _replace_once(source, old, new)
+    return source
+
+
+def decode_kernels(source):
+    """{(m, n, k): Kernel} for the shapes with M <= 128: decode_program with
+    the most stages that fit (compile errors below that are the
+    shared-memory check); prints each kernel's schedule and why."""
+    kernels = {}
+    for m, n, k in SHAPES:
+        if m > 128:
+            continue
+        for stages in range(16, 1, -1):
+            try:
+                kernel = tilec.compile(decode_program(source, m, n, k, stages))
+                break
+            except tilec.CompileError:
+                if stages == 2:
+                    raise
+        kernels[(m, n, k)] = kernel
+        found = re.search(r'tile\.schedule \{(.*?), why = "(.*?)"\}',
+                          kernel.lowered)
+        print(f"decode program {m} x {n} x {k}: BM = 64, "
+              f"BN = {max(16, cdiv(m, 16) * 16)}, {stages} stages; "
+              + (f"schedule {found.group(1)} ({found.group(2)})" if found
+                 else "schedule: not in the lowered IR"))
+    return kernels
+
+
 def block_rows(args, gen, begin):
     with open(args.tile) as f:
         source = f.read()
     small = tilec.compile(source)
     large = (small if args.tile != DEFAULT_TILE
              else tilec.compile(large_m_program(source)))
-    for kernel in (small, large):
+    decode = ({} if args.tile != DEFAULT_TILE
+              else decode_kernels(source))
+    for kernel in (small, large, *decode.values()):
         if not kernel.operands.get("block_scaled"):
             raise SystemExit(f"{args.tile}: kernel {kernel.entry_name} has "
                              "no block scales")
-    print(f"tilec: {args.tile}: M <= 128: {small!r}; M > 128: "
+    print(f"tilec: {args.tile}: M <= 128: "
+          + (f"{small!r}" if not decode else
+             "one program per shape (decode program lines above: swap-AB, "
+             "split-K as schedule auto picks)")
+          + "; M > 128: "
           + ("the same" if large is small
-             else f"the same with BN = 192, 4 stages: {large!r}"))
+             else f"the example with BN = 192, 4 stages: {large!r}"))
     cublas = cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable: tilec alone'}")
     header = ("M x N x K", "tilec us", "cuBLAS us", "tilec TFLOP/s",
@@ -329,7 +390,8 @@ def block_rows(args, gen, begin):
                   "budget |", flush=True)
             continue
         try:
-            kernel = small if m <= 128 else large
+            kernel = (decode.get((m, n, k), small) if m <= 128
+                      else large)
             checks, cublas_error, t, floor = bench_block(kernel, cublas, m, n,
                                                          k, args, gen)
         except Exception as e:  # noqa: BLE001  (a refused launch, OOM)

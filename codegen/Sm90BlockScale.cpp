@@ -6,6 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90BlockScale.h"
 
+#include "codegen/PtxInlineAsm.h"
+
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
 #include <array>
 #include <numeric>
 
@@ -40,6 +44,15 @@ std::string describeBlockScalePromotion(const GemmSpec &spec) {
       "across blocks); scales read by the consumers from global memory; ";
   unsigned slots = sm90BlockScaleSlots(spec.bn);
   std::string bn = std::to_string(spec.bn);
+  if (spec.swapAB)
+    return text +
+           "swap-AB: the wgmma rows are N, so each consumer warpgroup's 64 "
+           "rows take one B scale (one 128-row block), and the columns are "
+           "M: each lane loads the A scales of columns 32 i + lane (" +
+           std::to_string((spec.bn + 31) / 32) + " load" +
+           (spec.bn > 32 ? "s" : "") + " for BN = " + bn +
+           ") and each thread takes its " + std::to_string(spec.bn / 4) +
+           " columns' scales by shfl.sync, per K block";
   if (s.bRows % spec.bn == 0)
     text += "BN = " + bn + " divides " + std::to_string(s.bRows) +
             ": one B scale per tile";
@@ -54,14 +67,19 @@ std::string describeBlockScalePromotion(const GemmSpec &spec) {
   return text;
 }
 
-Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b,
-                               const BlockScaleSpec &spec, unsigned bn,
+Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
+                               unsigned bn, bool swapAB,
                                const Sm90BlockScaleValues &values)
-    : b(b), spec(spec), bn(bn), slots(sm90BlockScaleSlots(bn)), v(values) {
+    : b(b), spec(spec), bn(bn), slots(sm90BlockScaleSlots(bn)), v(values),
+      swapAB(swapAB) {
   llvm::Type *i64 = b.getInt64Ty();
   llvm::Value *kb = b.CreateUDiv(b.CreateAdd(v.k, b.getInt32(spec.kBlock - 1)),
                                  b.getInt32(spec.kBlock), "sf.kblocks");
   kBlocks = b.CreateZExt(kb, i64);
+  if (swapAB) {
+    initSwapped();
+    return;
+  }
   // Rows of this thread (Sm90BlockScale.h): m0 + 64 consumer + 16 warp +
   // lane / 4 (+ 8), clamped to M - 1.
   llvm::Value *lane = b.CreateAnd(v.tid, b.getInt32(31));
@@ -94,6 +112,8 @@ llvm::Value *Sm90BlockScale::loadF32(llvm::Value *base, llvm::Value *index) {
 Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
   Sm90BlockScales scales;
   llvm::Value *kb64 = b.CreateZExt(kb, b.getInt64Ty());
+  if (swapAB)
+    return loadSwapped(kb64);
   for (unsigned h = 0; h < 2; ++h)
     scales.a[h] = loadF32(v.sfa, b.CreateAdd(rowA[h], kb64));
   for (unsigned s = 0; s < slots; ++s) {
@@ -109,8 +129,11 @@ Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
 
 llvm::SmallVector<llvm::Value *>
 Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
-                        llvm::ArrayRef<llvm::Value *> part,
+                        llvm::ArrayRef<llvm::Value *> pending,
                         const Sm90BlockScales &scales) {
+  if (swapAB)
+    return promoteSwapped(main, pending, scales);
+  llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
   // Per slot the two row scales: SFA[r] * SFB[slot], SFA[r + 8] * SFB[slot].
   llvm::SmallVector<std::array<llvm::Value *, 2>, 4> combined;
@@ -141,6 +164,74 @@ Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
                                    {scale[h], part[i], main[i]});
       }
   }
+  return out;
+}
+
+void Sm90BlockScale::initSwapped() {
+  // Sm90BlockScale.h, swap-AB: the wgmma rows m0 + 64 consumer + ... are
+  // the user's N (v.m of them), its columns n0 + ... the user's M (v.n).
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *lane = b.CreateAnd(v.tid, b.getInt32(31));
+  // The warpgroup's 64 rows lie in SFB row block (m0 + 64 consumer) / 128,
+  // clamped to ceil(N / 128) - 1.
+  llvm::Value *rowBlock =
+      b.CreateUDiv(b.CreateAdd(v.m0, b.CreateMul(v.consumer, b.getInt32(64))),
+                   b.getInt32(ScaleRows), "sf.rowb");
+  llvm::Value *lastBlock =
+      b.CreateUDiv(b.CreateSub(v.m, b.getInt32(1)), b.getInt32(ScaleRows));
+  llvm::Value *block =
+      b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, rowBlock, lastBlock);
+  rowB = b.CreateMul(b.CreateZExt(block, i64), kBlocks);
+  // This lane loads the SFA rows of columns n0 + 32 i + lane, clamped to
+  // M - 1.
+  llvm::Value *lastCol = b.CreateSub(v.n, b.getInt32(1));
+  llvm::Value *col0 = b.CreateAdd(v.n0, lane, "sf.col0");
+  for (unsigned i = 0; i < (bn + 31) / 32; ++i) {
+    llvm::Value *col = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(col0, b.getInt32(32 * i)), lastCol);
+    colA.push_back(b.CreateMul(b.CreateZExt(col, i64), kBlocks));
+  }
+  // The lanes holding this thread's columns 2 (l % 4) + e (+ 8 (j % 4)).
+  llvm::Value *pair =
+      b.CreateMul(b.CreateAnd(lane, b.getInt32(3)), b.getInt32(2), "sf.pair");
+  for (unsigned e = 0; e < 2; ++e)
+    srcLane[e] = b.CreateAdd(pair, b.getInt32(e));
+}
+
+Sm90BlockScales Sm90BlockScale::loadSwapped(llvm::Value *kb64) {
+  Sm90BlockScales scales;
+  for (llvm::Value *col : colA)
+    scales.aLanes.push_back(loadF32(v.sfa, b.CreateAdd(col, kb64)));
+  scales.b.push_back(loadF32(v.sfb, b.CreateAdd(rowB, kb64)));
+  return scales;
+}
+
+llvm::SmallVector<llvm::Value *>
+Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
+                               llvm::ArrayRef<llvm::Value *> pending,
+                               const Sm90BlockScales &scales) {
+  // Column 8 j + 2 (l % 4) + e's scale: SFA from load j / 4, lane 8 (j % 4)
+  // + 2 (l % 4) + e, times SFB as without swap; before the wait, so that
+  // the shuffles overlap the wgmmas.
+  llvm::Value *all = b.getInt32(~0u), *clamp = b.getInt32(31);
+  llvm::SmallVector<llvm::Value *> colScale;
+  for (unsigned j = 0; j < bn / 8; ++j)
+    for (unsigned e = 0; e < 2; ++e) {
+      llvm::Value *src = b.CreateAdd(srcLane[e], b.getInt32(8 * (j % 4)));
+      llvm::Value *sfa = b.CreateIntrinsic(
+          b.getFloatTy(), llvm::Intrinsic::nvvm_shfl_sync_idx_f32,
+          {all, scales.aLanes[j / 4], src, clamp}, {}, "sf.a");
+      colScale.push_back(b.CreateFMul(sfa, scales.b[0], "sf.s"));
+    }
+  llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
+  llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
+  for (unsigned j = 0; j < bn / 8; ++j)
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned e = 0; e < 2; ++e) {
+        unsigned i = 4 * j + 2 * h + e;
+        out[i] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
+                                   {colScale[2 * j + e], part[i], main[i]});
+      }
   return out;
 }
 

@@ -32,9 +32,23 @@
 // past ceil(N / 128) are clamped to the last row: their products land in C
 // elements the epilogue never stores.
 //
+// Swap-AB (C^T = B * A^T): the wgmma rows are N (B's rows) and its columns
+// M, so accumulator (row r, column c) of K block kb takes SFA[c, kb] *
+// SFB[r / 128, kb]. A consumer warpgroup's 64 rows start on a multiple of 64
+// and so lie in one 128-row block: one B scale per warpgroup and K block.
+// The A scale follows the column: a thread's BN / 4 columns 8 j + 2 (l % 4)
+// + e. Rather than BN / 4 strided loads per thread, each lane loads the
+// scales of columns 32 i + l (ceil(BN / 32) loads, one row of SFA each) and
+// the thread takes its columns' scales from the lanes holding them
+// (shfl.sync.idx, lane 8 (j % 4) + 2 (l % 4) + e of load j / 4). The
+// promotion is the same two roundings as without swap: fma(SFA * SFB,
+// part, main).
+//
 // Kernel parameters (appended after the epilogue ops' pointers):
 //   .param .u64 sfa   f32[M, ceil(K / 128)], row-major
 //   .param .u64 sfb   f32[ceil(N / 128), ceil(K / 128)], row-major
+// in the user's M and N under swap-AB too: the launcher passes them by name
+// (compiler/GemmLauncher.cpp), whichever operand takes the wgmma A role.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90BLOCKSCALE_H
@@ -72,26 +86,41 @@ struct Sm90BlockScaleValues {
 struct Sm90BlockScales {
   llvm::Value *a[2] = {nullptr, nullptr}; ///< rows r and r + 8
   llvm::SmallVector<llvm::Value *, 4> b;  ///< per slot (sm90BlockScaleSlots)
+  /// Swap-AB: SFA of columns n0 + 32 i + lane (b then holds the one B
+  /// scale of the warpgroup's rows, a is unused).
+  llvm::SmallVector<llvm::Value *, 4> aLanes;
 };
 
 /// Emits the scale loads and the promotion of one consumer warpgroup.
 class Sm90BlockScale {
 public:
   /// Computes the tile's row and column indices at the insertion point.
-  Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
-                 unsigned bn, const Sm90BlockScaleValues &values);
+  /// Under \p swapAB the wgmma rows (values.m0, values.m) are the user's N
+  /// and its columns (values.n0, values.n) the user's M; sfa and sfb keep
+  /// the user's meaning.
+  Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec, unsigned bn,
+                 bool swapAB, const Sm90BlockScaleValues &values);
 
   /// Loads the scales of K block \p kb (an i32 index into ceil(K / 128)).
   Sm90BlockScales load(llvm::Value *kb);
 
   /// main[i] + scaleA(row(i)) * scaleB(chunk(i)) * part[i], one fma per
-  /// register: the promotion of one K block's partial sums \p part.
+  /// register: the promotion of one K block's partial sums \p pending, the
+  /// registers of wgmmas committed but not waited for: it emits the
+  /// wgmma.wait_group 0 (under swap-AB after the shuffles and products of
+  /// the scales, which so overlap the wgmmas).
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
-          llvm::ArrayRef<llvm::Value *> part, const Sm90BlockScales &scales);
+          llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales);
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);
+  void initSwapped();
+  Sm90BlockScales loadSwapped(llvm::Value *kb64);
+  llvm::SmallVector<llvm::Value *>
+  promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
+                 llvm::ArrayRef<llvm::Value *> pending,
+                 const Sm90BlockScales &scales);
 
   llvm::IRBuilder<> &b;
   BlockScaleSpec spec;
@@ -103,6 +132,10 @@ private:
   llvm::Value *rowB0 = nullptr;           ///< n0 / 128, i32
   llvm::Value *lastRowB = nullptr;        ///< ceil(N / 128) - 1, i32
   llvm::Value *colInBlock = nullptr;      ///< n0 % 128 (runtime slots only)
+  bool swapAB = false;
+  llvm::SmallVector<llvm::Value *, 4> colA; ///< swap-AB: SFA row offsets, i64
+  llvm::Value *rowB = nullptr;              ///< swap-AB: SFB row offset, i64
+  llvm::Value *srcLane[2] = {nullptr, nullptr}; ///< swap-AB: 2 (l % 4) + e
 };
 
 } // namespace tilec

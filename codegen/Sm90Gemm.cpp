@@ -582,7 +582,7 @@ struct Builder {
             rowsA, rowsB, k);
     }
     if (config.blockScale)
-      scaler.emplace(b, *config.blockScale, config.bn,
+      scaler.emplace(b, *config.blockScale, config.bn, config.swapAB,
                      Sm90BlockScaleValues{tileSfa, tileSfb, tid, ci, m0, n0,
                                           rowsA, rowsB, k});
 
@@ -635,8 +635,8 @@ struct Builder {
     ptx::wgmmaCommitGroup(b);
     if (scaler) // Promote now: wait for this block's partial sums.
       cur = scaler->promote(
-          llvm::SmallVector<llvm::Value *>(phis.begin(), phis.end()),
-          ptx::wgmmaWaitGroup(b, 0, cur), *scales);
+          llvm::SmallVector<llvm::Value *>(phis.begin(), phis.end()), cur,
+          *scales);
     else
       ptx::wgmmaWaitGroup(b, 1, {});
     lines->at(KernelPart::Kernel);

@@ -80,10 +80,6 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   if (spec.blockScale) {
     // The verify pass reports these at the .tile lines; a spec built
     // another way gets them here.
-    if (spec.swapAB)
-      return fail("block scales with swap-AB are not implemented; drop "
-                  "swap_ab (a small fixed M picks it: make M a run-time "
-                  "extent or write 'schedule split_k(1)')");
     if (spec.bk != spec.blockScale->kBlock)
       return fail("block scales need BK = " +
                   std::to_string(spec.blockScale->kBlock) + ", not " +

@@ -18,6 +18,8 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 
+#include <algorithm>
+
 namespace tilec {
 
 namespace {
@@ -111,17 +113,20 @@ public:
             " is fixed and at most 128, but swiglu pairs two columns of C in "
             "one thread, which swap-AB spreads over lanes: A and B as "
             "written";
-    } else if (m && m <= 128 && spec.blockScale) {
-      why = "M = " + std::to_string(m) +
-            " is fixed and at most 128, but the block-scaled kernel does not "
-            "take swap-AB yet (its scales follow the A and B roles as "
-            "written): A and B as written";
     } else if (m && m <= 128) {
       choice.swapAB = true;
       why = "M = " + std::to_string(m) +
             " is fixed and at most 128 (a decode shape): A and B swapped, "
             "so M is the wgmma N (BN = " +
             std::to_string(spec.bn) + ") and N fills the 64-row M atoms";
+      if (spec.blockScale)
+        why += " (block scales follow: SFB per wgmma row block, SFA per "
+               "column)";
+      int64_t fits = std::max<int64_t>(16, ceilDiv(m, 16) * 16);
+      if (spec.bn >= 2 * fits)
+        why += "; BN = " + std::to_string(spec.bn) + " is at least twice M: "
+               "the wgmma computes columns past M (BN = " +
+               std::to_string(fits) + " would hold M)";
     } else {
       why = m ? "M = " + std::to_string(m) + " is large: A and B as written"
               : "M is a run-time argument: A and B as written (write "

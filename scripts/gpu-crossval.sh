@@ -69,6 +69,15 @@ echo "== tilec run on the GPU at the default and larger shapes"
   run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" --seed 7
   run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" --seed 11 --integer
   run "$TILEC_ROOT/tests/sim/gemm/fp8_block_scaled.tile" -m 1000 -n 1000 -k 2000 --seed 17
+  # Block scales under swap-AB (issue 13): the file's kernels at ragged
+  # decode shapes, and what schedule auto picks at DeepSeek-V3's M = 64 / 128.
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_swap.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_swap.tile" --seed 11 --integer
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_swap.tile" -m 37 -n 300 -k 1000 --alpha 2 --beta 0.5 --seed 13
+  run "$TILEC_ROOT/tests/sim/gemm/fp8_block_swap.tile" -m 100 -n 2112 -k 7168 --seed 15
+  for k in fba_m64_n2112_k7168 fba_m128_n2112_k7168 fba_m128_n4096_k7168 fba_m64_n7168_k2048; do
+    run "$TILEC_ROOT/tests/lit/scale/fp8_block_auto.tile" --kernel $k --seed 19
+  done
   run "$TILEC_ROOT/tests/sim/gemm/sm90_persistent.tile" -m 4000 -n 5000 -k 1000 --alpha 2 --beta 0.5 --seed 9
   run "$TILEC_ROOT/tests/sim/gemm/sm90_persistent.tile" --seed 11 --integer
   run "$TILEC_ROOT/tests/sim/gemm/batched.tile" --seed 7

@@ -88,13 +88,6 @@ void verifyScaledKernel(const tir::Op &kernel, const tir::Op &where,
                 "BK = " + llvm::Twine(view.bk) +
                     " but a scale block spans 128 of K; BK must be 128 (one "
                     "promotion into the f32 accumulator per scale block)");
-  const tir::Op *schedule = kernel.find("tile.schedule");
-  const tir::Attr *swap = schedule ? schedule->get("swap_ab") : nullptr;
-  if (swap && swap->isInt() && swap->intValue != 0)
-    diags.error(attrLoc(*schedule, "swap_ab"),
-                "swap_ab with block scales is not implemented (the A scale "
-                "would follow the wgmma's N); drop swap_ab from the "
-                "schedule");
 }
 
 } // namespace

@@ -149,4 +149,45 @@ kernel plain {
   EXPECT_EQ(check(**plain, q), "ok");
 }
 
+// Swap-AB (issue 13): the kernel's A role is the user's B, but sfa and sfb
+// keep the user's shapes (sfa f32[M, ceil(K / 128)], sfb f32[ceil(N / 128),
+// ceil(K / 128)]): the launcher passes and checks them by name, and the
+// kernel reads SFB per wgmma row block and SFA per column (shfl.sync).
+TEST(BlockScale, SwapABKeepsTheUsersScaleShapes) {
+  Compiler compiler;
+  auto kernel = compiler.compile(R"(
+kernel fp8_swap {
+  arch     sm_90a
+  a        : e4m3[M, K] major(K)
+  b        : e4m3[N, K] major(K)
+  c        : bf16[M, N] major(N)
+  acc      f32
+  scale a  f32 block(1, 128)
+  scale b  f32 block(128, 128)
+  tile     (BM = 64, BN = 64, BK = 128)
+  stages   4
+  schedule swap_ab split_k(2)
+}
+)");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const GemmKernelBinary &binary = **kernel;
+  EXPECT_TRUE(binary.swapAB);
+  EXPECT_TRUE((*kernel)->lowered.spec.swapAB);
+  ASSERT_GE(binary.params.size(), 2u);
+  EXPECT_EQ(binary.params[binary.params.size() - 2].name, "sfa");
+  EXPECT_EQ(binary.params.back().name, "sfb");
+  EXPECT_NE((*kernel)->ptx.find("shfl.sync.idx.b32"), std::string::npos);
+  EXPECT_EQ(check(binary, problem(37, 300, 1000)), "ok");
+  GemmProblem p = problem(37, 300, 1000);
+  p.sfa = 0;
+  EXPECT_EQ(check(binary, p),
+            "kernel 'fp8_swap' is block-scaled: pass sfa, a row-major "
+            "f32[M, ceil(K / 128)] = [37, 8] tensor (sfa is null)");
+  p = problem(37, 300, 1000);
+  p.sfb = 0;
+  EXPECT_EQ(check(binary, p),
+            "kernel 'fp8_swap' is block-scaled: pass sfb, a row-major "
+            "f32[ceil(N / 128), ceil(K / 128)] = [3, 8] tensor (sfb is null)");
+}
+
 } // namespace
