@@ -7,6 +7,8 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Stream.h"
 
+#include "llvm/Support/Parallel.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,6 +67,31 @@ Operand drawOperand(const ElementCodec &codec, int64_t rows, int64_t k,
     }
   return op;
 }
+
+/// Every dot product of the fp64 reference, rows x cols, computed on all
+/// cores (llvm::parallelFor): single-threaded, the reference of a
+/// DeepSeek-sized problem takes minutes longer than the kernel. \p dot
+/// (row, col) returns the sum and the sum of |products| (the block-scaled
+/// tolerance) and must only read shared state.
+struct ReferenceDots {
+  int64_t cols = 0;
+  std::vector<double> sum, absSum;
+
+  template <typename Dot>
+  ReferenceDots(int64_t rows, int64_t cols, Dot dot)
+      : cols(cols), sum(size_t(rows * cols)), absSum(size_t(rows * cols)) {
+    llvm::parallelFor(0, size_t(rows), [&](size_t r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        auto [value, magnitude] = dot(int64_t(r), c);
+        sum[r * size_t(cols) + size_t(c)] = value;
+        absSum[r * size_t(cols) + size_t(c)] = magnitude;
+      }
+    });
+  }
+  size_t index(int64_t row, int64_t col) const {
+    return size_t(row * cols + col);
+  }
+};
 
 /// The reference of one epilogue op on \p x (ir/EpilogueOps.h), in double;
 /// \p operand is the op's vector element (bias, scale) where it reads one.
@@ -361,6 +388,23 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
     if (result.wrong++ < options.maxReported)
       bad += (bad.empty() ? "" : "; ") + what;
   };
+  ReferenceDots dots(rowsA, s.n, [&](int64_t r, int64_t j) {
+    double sum = 0, absSum = 0;
+    int32_t g = layout.rowGroup[size_t(r)];
+    if (g < 0)
+      return std::pair{sum, absSum};
+    const double *ar = &a.values[size_t(r * s.k)];
+    const double *br = &b.values[size_t((g * s.n + j) * s.k)];
+    for (int64_t kk = 0; kk < s.k; ++kk) {
+      double p = ar[kk] * br[kk];
+      if (scaled)
+        p *= scales.at(scales.a, r, kk) *
+             scales.at(scales.b, g * nBlocks + j / 128, kk);
+      sum += p;
+      absSum += std::fabs(p);
+    }
+    return std::pair{sum, absSum};
+  });
   for (int64_t r = 0; r < rowsA; ++r) {
     int32_t g = layout.rowGroup[size_t(r)];
     int64_t i = masked ? r % s.m : r; // The row within the group's C.
@@ -379,17 +423,8 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
                              where, j, layout.summary));
         continue;
       }
-      double sum = 0, absSum = 0;
-      const double *ar = &a.values[size_t(r * s.k)];
-      const double *br = &b.values[size_t((g * s.n + j) * s.k)];
-      for (int64_t kk = 0; kk < s.k; ++kk) {
-        double p = ar[kk] * br[kk];
-        if (scaled)
-          p *= scales.at(scales.a, r, kk) *
-               scales.at(scales.b, g * nBlocks + j / 128, kk);
-        sum += p;
-        absSum += std::fabs(p);
-      }
+      double sum = dots.sum[dots.index(r, j)];
+      double absSum = dots.absSum[dots.index(r, j)];
       double ref = double(options.alpha) * sum;
       for (const EpilogueOp &op : kernel.epilogueOps) {
         auto v = vectors.find(op.kind);
@@ -631,25 +666,32 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
   // core sums each 128-K block with ~14 mantissa bits (2^-11 of the block's
   // |products| bounds it, docs/layout-facts.md#fp8-accumulation) and the
   // promotion adds the blocks in f32.
-  double scaledAbsSum = 0;
-  int64_t z = 0; // The batch being checked.
-  auto dot = [&](int64_t i, int64_t j) {
-    double sum = 0;
-    const double *ar = &as[size_t(aBatched ? z : 0)].values[size_t(i * s.k)];
-    const double *br = &bs[size_t(bBatched ? z : 0)].values[size_t(j * s.k)];
+  // Row z * M + i of the dot products is batch z's row i; every
+  // accumulator column (N: swiglu reads two per column of C).
+  ReferenceDots dots(batches * s.m, s.n, [&](int64_t zi, int64_t j) {
+    int64_t zz = zi / s.m, i = zi % s.m;
+    double sum = 0, absSum = 0;
+    const double *ar = &as[size_t(aBatched ? zz : 0)].values[size_t(i * s.k)];
+    const double *br = &bs[size_t(bBatched ? zz : 0)].values[size_t(j * s.k)];
     if (scaled) {
-      scaledAbsSum = 0;
       for (int64_t kk = 0; kk < s.k; ++kk) {
         double p = ar[kk] * scales.at(scales.a, i, kk) * br[kk] *
                    scales.at(scales.b, j / 128, kk);
         sum += p;
-        scaledAbsSum += std::fabs(p);
+        absSum += std::fabs(p);
       }
-      return sum;
+      return std::pair{sum, absSum};
     }
     for (int64_t kk = 0; kk < s.k; ++kk)
       sum += ar[kk] * br[kk];
-    return sum;
+    return std::pair{sum, absSum};
+  });
+  double scaledAbsSum = 0;
+  int64_t z = 0; // The batch being checked.
+  auto dot = [&](int64_t i, int64_t j) {
+    size_t at = dots.index(z * s.m + i, j);
+    scaledAbsSum = dots.absSum[at];
+    return dots.sum[at];
   };
   // ops[first, last) applied to x at row i, column j (an accumulator
   // column before swiglu, C's after it).
