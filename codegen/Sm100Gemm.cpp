@@ -64,6 +64,11 @@ struct Builder {
   /// halves, read their own 128 rows of D and store them.
   bool pair = config.ctaGroup == 2;
   llvm::Value *rank = nullptr; ///< %cluster_ctarank (pair only)
+  /// cluster(4) (config.clusterPairs == 2): two pairs in a 4x1 cluster.
+  /// rank is then the CTA's rank in its pair (%cluster_ctarank & 1),
+  /// pairIndex = %cluster_ctarank / 2 and leaderRank the pair's even rank.
+  bool quad = config.clusterPairs == 2;
+  llvm::Value *pairIndex = nullptr, *leaderRank = nullptr;
   /// Split-K (config.splitK > 1): the workspace and counters, the current
   /// unit's tile id and split, its first K tile and K tile count (without
   /// split-K: 0 and numK), the shared flag word of the reduction, and a
@@ -127,9 +132,9 @@ struct Builder {
   }
 
   /// The shared::cluster address of this CTA's barrier offset \p bar in
-  /// the leader (rank 0) of the pair.
+  /// the leader of the pair (rank 0; under cluster(4) rank & ~1).
   llvm::Value *leaderBar(llvm::Value *bar) {
-    return ptx::mapaShared(b, bar, i32(0));
+    return ptx::mapaShared(b, bar, quad ? leaderRank : i32(0));
   }
 
   /// v = start, start + stride, ... while v < bound, around \p body(v,
@@ -229,7 +234,11 @@ struct Builder {
            tileId = t;
            TileCoord tile =
                emitGroupedTile(b, t, tilesM, tilesN, config.groupM);
-           m0 = b.CreateMul(tile.row, i32(config.bm), "m0");
+           // cluster(4): a tile row of the walk is two pairs' tiles.
+           llvm::Value *row = tile.row;
+           if (quad)
+             row = b.CreateAdd(b.CreateShl(row, i32(1)), pairIndex);
+           m0 = b.CreateMul(row, i32(config.bm), "m0");
            n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
            body(b.CreateUDiv(b.CreateSub(u, first), stride, "i"));
            b.CreateBr(next);
@@ -325,8 +334,18 @@ struct Builder {
     if (pair)
       rank = b.CreateIntrinsic(
           llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {}, {}, "rank");
-    tilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(config.bm - 1)),
-                          i32(config.bm), "tilesM");
+    if (quad) {
+      pairIndex = b.CreateLShr(rank, i32(1), "pairIndex");
+      leaderRank = b.CreateAnd(rank, i32(~1u), "leaderRank");
+      rank = b.CreateAnd(rank, i32(1), "pairRank");
+    }
+    // cluster(4) walks rows of two pair tiles (2 BM rows of C); the second
+    // pair's tile may lie past M: it loads zeros (TMA fills out-of-bounds
+    // boxes and still completes their bytes), multicasts its share of B to
+    // the first pair, and stores nothing.
+    unsigned walkRows = config.bm * config.clusterPairs;
+    tilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(walkRows - 1)), i32(walkRows),
+                          "tilesM");
     tilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
                           i32(config.bn), "tilesN");
     numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
@@ -360,8 +379,10 @@ struct Builder {
     b.CreateCondBr(b.CreateICmpEQ(tid, i32(0)), init, alloc);
     b.SetInsertPoint(init);
     for (unsigned s = 0; s < config.stages; ++s) {
-      ptx::mbarrierInit(b, fullBar(i32(s)), 1);  // the producer's arrive
-      ptx::mbarrierInit(b, emptyBar(i32(s)), 1); // one tcgen05.commit
+      ptx::mbarrierInit(b, fullBar(i32(s)), 1); // the producer's arrive
+      // One tcgen05.commit, or under cluster(4) one from each pair's
+      // leader: the other pair's multicast writes this CTA's B slot too.
+      ptx::mbarrierInit(b, emptyBar(i32(s)), config.clusterPairs);
     }
     for (unsigned buf = 0; buf < buffers; ++buf) {
       ptx::mbarrierInit(b, accFullBar(i32(buf)), 1); // one tcgen05.commit
@@ -454,6 +475,40 @@ struct Builder {
         operand == 'a' ? "aRow" : "bRow");
   }
 
+  /// cluster(4): this CTA's share of the B rows its pair's slot holds,
+  /// BN / 4 of them (the map's box, sm100GemmBinary), multicast to the
+  /// same slot offset in this CTA and its counterpart of the other pair
+  /// (mask 0b0101 << pair rank): CTAs of equal pair rank stage the same
+  /// BN / 2 rows n0 + BN / 2 rank. For each destination the bytes
+  /// complete on its pair leader's full barrier (\p bar is this pair's
+  /// leader's; PTX ISA, cp.async.bulk.tensor, .cta_group::2 with
+  /// .multicast::cluster), so each leader still counts its pair's 2 x the
+  /// stage bytes, half of B's from the other pair's loads.
+  void loadSharedB(llvm::Value *dst, llvm::Value *kc, llvm::Value *bar) {
+    unsigned quarter = config.bn / 4;
+    unsigned half = tileB.staged.bytes / 2;
+    llvm::Value *row = b.CreateAdd(
+        ctaRow(n0, 'b'), b.CreateMul(pairIndex, i32(quarter)), "bQuarter");
+    llvm::Value *to = b.CreateAdd(dst, b.CreateMul(pairIndex, i32(half)));
+    llvm::Value *mask =
+        b.CreateTrunc(b.CreateShl(i32(0x5), rank), b.getInt16Ty(), "bMask");
+    ptx::tmaLoad2dCtaPairMulticast(b, to, tmapB, kc, row, bar, mask);
+  }
+
+  /// cluster(4)'s commit masks: a slot's empty barrier in all four CTAs
+  /// (\p slot; each CTA's B slot is written by both pairs' loads, so it
+  /// may be refilled once both pairs' MMAs have read it: count 2), an
+  /// accumulator-full barrier in the pair's two CTAs only. Null for a
+  /// single pair (mask 0b11).
+  llvm::Value *quadCommitMask(bool slot) {
+    if (!quad)
+      return nullptr;
+    if (slot)
+      return b.getInt16(0xF);
+    return b.CreateTrunc(b.CreateShl(i32(0x3), leaderRank), b.getInt16Ty(),
+                         "pairMask");
+  }
+
   /// The pair's producer tail: waits, for each ring slot, until the MMAs'
   /// last multicast commit has arrived on it, so that no arrival from the
   /// leader is still in flight to this CTA's shared memory when it exits
@@ -537,8 +592,13 @@ struct Builder {
              loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
                       tmapA, kc, ctaRow(m0, 'a'), full, batchOfRole(true));
              lines->at(KernelPart::SmemB);
-             loadTile(bt, b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes))),
-                      tmapB, kc, ctaRow(n0, 'b'), full, batchOfRole(false));
+             llvm::Value *bDst =
+                 b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes)));
+             if (quad)
+               loadSharedB(bDst, kc, full);
+             else
+               loadTile(bt, bDst, tmapB, kc, ctaRow(n0, 'b'), full,
+                        batchOfRole(false));
              lines->at(KernelPart::Kernel);
            });
       advanceRing(base);
@@ -561,9 +621,10 @@ struct Builder {
   /// tcgen05.commit of the MMAs issued so far to \p bar: this CTA's, or
   /// for a pair multicast to the barrier at the same offset in both CTAs
   /// (mask 0b11), since both CTAs' slots are read and both CTAs' D written.
-  void commit(llvm::Value *bar) {
+  /// Under cluster(4) \p mask is the CTAs to signal (quadCommitMask).
+  void commit(llvm::Value *bar, llvm::Value *mask = nullptr) {
     if (pair)
-      ptx::tcgen05CommitMulticast(b, bar, b.getInt16(0x3));
+      ptx::tcgen05CommitMulticast(b, bar, mask ? mask : b.getInt16(0x3));
     else
       ptx::tcgen05Commit(b, bar);
   }
@@ -619,12 +680,12 @@ struct Builder {
                               config.ctaGroup);
             }
             // The slot is free once these MMAs have read it.
-            commit(emptyBar(slot));
+            commit(emptyBar(slot), quadCommitMask(true));
             lines->at(KernelPart::Kernel);
           });
       advanceRing(base);
       // Every MMA of the tile has completed: D is final.
-      commit(accFullBar(buf));
+      commit(accFullBar(buf), quadCommitMask(false));
     });
   }
 

@@ -75,6 +75,17 @@
 // replace the CTA barrier of the TMEM handoff and the exit (9.7.16.6.4),
 // and each producer drains its empty barriers before the exit.
 //
+// Two pairs (clusterPairs = 2, `schedule cluster(4)`; docs/sm100.md,
+// "Clusters of two pairs"): 4x1 clusters, pair p = rank / 2 on the 256-row
+// tile 2 t + p of cluster tile row t, both with the same n0. CTAs of equal
+// pair rank stage the same BN / 2 rows of B; each loads BN / 4 of them with
+// cp.async.bulk.tensor .cta_group::2 .multicast::cluster (mask 0b0101 <<
+// pair rank), whose bytes complete, per destination, on that destination's
+// pair leader's full barrier (PTX ISA, cp.async.bulk.tensor), so each
+// leader still expects 2 x the stage. The empty barriers count 2: the slot
+// commits go to all four CTAs (mask 0b1111), since each CTA's B slot is
+// written by both pairs' loads; accumulator commits stay in the pair.
+//
 // Shared-memory descriptors come from each operand tile's layout exactly as
 // on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
 // the sm_100 descriptor (version 1, its own layout-type codes) is derived
@@ -175,6 +186,13 @@ struct Sm100GemmConfig {
   /// tensor memory: 128 lanes, or with bm = 128 64 rows folded onto all
   /// 128 lanes, sm100FoldedAccumulator).
   unsigned ctaGroup = 1;
+  /// CTA pairs per cluster (ctaGroup = 2 only): 1, the 2x1 cluster of
+  /// `schedule cluster(2)`; or 2, the 4x1 cluster of `cluster(4)`: pair p
+  /// = rank / 2 takes the 256-row tile 2 t + p of cluster tile row t, with
+  /// the same n0, and each CTA loads BN / 4 rows of B with
+  /// .multicast::cluster to itself and its counterpart in the other pair
+  /// (docs/sm100.md, "Clusters of two pairs").
+  unsigned clusterPairs = 1;
   unsigned bk = 64;    ///< K per ring slot: one swizzle atom row
   unsigned stages = 4; ///< ring slots
   DTypeKind aType = DTypeKind::BF16;

@@ -34,6 +34,40 @@ unsigned barrierBytes(const Sm100GemmConfig &config) {
   return 8 * (2 * config.stages + 2 * sm100AccumulatorBuffers(config)) + 8;
 }
 
+/// `schedule cluster(4)`: two CTA pairs of a 4x1 cluster multicast B.
+/// Each CTA loads BN / 4 rows of B into its half of the pair's BN / 2 row
+/// slot, so BN / 4 must be whole swizzle atoms (8 rows) of a K-major tile.
+llvm::Error verifyClusterPairs(const Sm100GemmConfig &config) {
+  if (config.clusterPairs == 1)
+    return llvm::Error::success();
+  if (config.clusterPairs != 2 || config.ctaGroup != 2)
+    return fail(llvm::formatv("{0} CTA pairs per cluster with cta_group::{1} "
+                              "is not implemented; cluster(2) is one pair, "
+                              "cluster(4) two pairs",
+                              config.clusterPairs, config.ctaGroup));
+  if (config.swapAB || config.splitK > 1 || config.batch)
+    return fail(std::string("schedule ") +
+                (config.swapAB  ? "swap_ab"
+                 : config.batch ? "cluster(4) with a batch"
+                                : "split_k") +
+                (config.batch ? "" : " with cluster(4)") +
+                " is not implemented on sm_100a: the two pairs of the 4x1 "
+                "cluster take neighbouring 256-row tiles of one GEMM and "
+                "multicast their shared B tile; drop cluster(4) (cluster(2) "
+                "runs batches)");
+  if (config.bMajor != MajorKind::K)
+    return fail("cluster(4) multicasts a K-major B-role tile (each CTA loads "
+                "BN / 4 of its rows); the B role is MN-major: store it "
+                "K-major or use cluster(2)");
+  if (config.bn % 32 != 0)
+    return fail(llvm::formatv(
+        "BN = {0} with cluster(4): each CTA loads BN / 4 = {1} rows of B, "
+        "which must be whole 8-row swizzle atoms, so BN must be a multiple "
+        "of 32",
+        config.bn, config.bn / 4.0));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 unsigned sm100MmaK(DTypeKind dtype) {
@@ -186,6 +220,8 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
                 "(BM = 128 or 256) over two CTAs, and the decode schedules "
                 "run one CTA per tile (cta_group::1, BM = 128); drop "
                 "cluster(2) or the decode schedule");
+  if (llvm::Error err = verifyClusterPairs(config))
+    return err;
   if (config.splitK == 0 || config.splitK > 64)
     return fail(llvm::formatv("split_k({0}) is out of range; 1 to 64 are "
                               "legal",

@@ -45,7 +45,10 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   config.bn = spec.bn;
   // `schedule cluster(2)`: the 2x1 cluster is the CTA pair of one
   // tcgen05.mma.cta_group::2 (BM = 256); `persistent(G)` sets the group.
-  config.ctaGroup = spec.clusterM == 2 ? 2 : 1;
+  config.ctaGroup = spec.clusterM == 2 || spec.clusterM == 4 ? 2 : 1;
+  // `cluster(4)`: two pairs in a 4x1 cluster multicast their B tile.
+  if (spec.clusterM == 4)
+    config.clusterPairs = 2;
   if (spec.persistent && spec.rasterGroupM > 0)
     config.groupM = spec.rasterGroupM;
   config.bk = spec.bk;
@@ -108,7 +111,11 @@ Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                    std::max(1u, kernel.splitK);
   // A 2x1 cluster (cta_group::2): the tiles are the pair's BM x BN (BM =
   // 256 or 128), the grid is pairs of CTAs and each pair loops over tiles.
+  // A 4x1 cluster (two pairs) walks rows of two pair tiles: ceil(tiles
+  // along M / 2).
   uint64_t ctasPerTile = std::max(1u, kernel.cluster.x);
+  if (kernel.cluster.x == 4)
+    tiles = ceilDiv(ceilDiv(m, kernel.tileM), 2) * ceilDiv(n, kernel.tileN);
   // Persistent: at most ctasPerSm CTAs per multiprocessor, each looping over
   // tiles; without a count, one CTA per tile (each loops once).
   if (smCount)
@@ -135,7 +142,7 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   // cta_group::2: a 2x1 cluster per CTA pair (the launch's cluster
   // attribute), the tile is the pair's.
   if (config.ctaGroup == 2)
-    binary.cluster = {2, 1, 1};
+    binary.cluster = {2 * config.clusterPairs, 1, 1};
   // The epilogue stores pairs of C elements when ldc is even, else single
   // elements.
   binary.ldcMultiple = 1;
@@ -164,6 +171,10 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
     map.major = tile.major;
     map.boxInner = tile.boxDims[0];
     map.boxOuter = tile.boxDims[1];
+    // cluster(4): each CTA loads a quarter of the pair's B tile (K-major,
+    // verifySm100GemmConfig), half its slot's rows.
+    if (matrix == 'B' && config.clusterPairs == 2)
+      map.boxOuter /= 2;
     map.swizzleBytes = tile.swizzleBytes;
     // Batched: a rank-3 map (the sm_90a plan); broadcast: rank 2.
     map.batched = config.batch && (map.matrix == 'A' ? config.batch->aBatched

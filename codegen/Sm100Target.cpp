@@ -134,13 +134,14 @@ public:
 
   GemmScheduleChoice schedule(const GemmSpec &spec,
                               bool written) const override {
-    if (spec.clusterM != 2 && written) {
+    bool pairs = spec.clusterM == 2 || spec.clusterM == 4;
+    if (!pairs && written) {
       GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
       choice.why = writtenScheduleWhy(
           spec, spec.splitK > 1 ? sm100SplitReduction(spec.splitK) : "");
       return choice;
     }
-    if (spec.clusterM != 2)
+    if (!pairs)
       return decodeSchedule(spec);
     GemmSpec alone = spec;
     alone.clusterM = 1;
@@ -153,6 +154,17 @@ public:
                   std::to_string(spec.bn / 2) +
                   " of B and stores its own " + std::to_string(spec.bm / 2) +
                   " rows of C";
+    if (spec.clusterM == 4)
+      choice.why += "; 4x1 clusters of two such pairs (pair p = rank / 2) "
+                    "take neighbouring " +
+                    std::to_string(spec.bm) +
+                    "-row tiles with the same n0, and the CTAs of equal pair "
+                    "rank share their " +
+                    std::to_string(spec.bn / 2) + " rows of B: each loads " +
+                    std::to_string(spec.bn / 4) +
+                    " of them with .multicast::cluster to both (masks 0b0101 "
+                    "and 0b1010); slot commits reach all four CTAs (empty "
+                    "barriers count 2)";
     return choice;
   }
 
@@ -179,7 +191,7 @@ public:
     config.cType = spec.cType;
     config.aMajor = spec.swapAB ? spec.bMajor : spec.aMajor;
     config.bMajor = spec.swapAB ? spec.aMajor : spec.bMajor;
-    config.ctaGroup = spec.clusterM == 2 ? 2 : 1;
+    config.ctaGroup = spec.clusterM == 2 || spec.clusterM == 4 ? 2 : 1;
     // One CTA's stage: with cta_group::2, half the pair's rows of each.
     budget->stageBytes = int64_t(sm100CtaRows(config, 'a')) * spec.bk *
                              dtypeBits(config.aType) / 8 +

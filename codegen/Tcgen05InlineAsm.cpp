@@ -99,6 +99,17 @@ void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
           "r,l,r,r,r,~{memory}", {dst, tensorMap, c0, c1, bar});
 }
 
+void tmaLoad2dCtaPairMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                               llvm::Value *tensorMap, llvm::Value *c0,
+                               llvm::Value *c1, llvm::Value *bar,
+                               llvm::Value *mask) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global."
+          "mbarrier::complete_tx::bytes.multicast::cluster [$0], [$1, {$2, "
+          "$3}], [$4], $5;",
+          "r,l,r,r,r,h,~{memory}", {dst, tensorMap, c0, c1, bar, mask});
+}
+
 void tmaLoad3dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
                       llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                       llvm::Value *c2, llvm::Value *bar) {

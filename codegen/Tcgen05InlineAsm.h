@@ -83,6 +83,17 @@ void tcgen05CommitMulticast(llvm::IRBuilderBase &builder, llvm::Value *bar,
 void tmaLoad2dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,
                       llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
                       llvm::Value *bar);
+/// `cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::
+/// complete_tx::bytes.multicast::cluster [dst], [tensorMap, {c0, c1}],
+/// [bar], mask;`: the box lands at shared offset \p dst of every CTA whose
+/// rank bit is set in \p mask (i16); for each destination the bytes
+/// complete on the mbarrier at \p bar's offset in that destination's pair,
+/// in its even CTA when \p bar is an even CTA's (PTX ISA,
+/// cp.async.bulk.tensor: .cta_group::2 and .multicast::cluster).
+void tmaLoad2dCtaPairMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                               llvm::Value *tensorMap, llvm::Value *c0,
+                               llvm::Value *c1, llvm::Value *bar,
+                               llvm::Value *mask);
 /// The rank-3 form of tmaLoad2dCtaPair (a batched operand: c2 is the
 /// batch).
 void tmaLoad3dCtaPair(llvm::IRBuilderBase &builder, llvm::Value *dst,

@@ -219,9 +219,12 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
       }
       if (text.consume_front("cluster(") && text.consume_back(")")) {
         int64_t ctas = 0;
-        if (text.trim().getAsInteger(10, ctas) || ctas < 1 || ctas > 2)
+        // 4: two sm_100a CTA pairs sharing B (verify checks the target).
+        if (text.trim().getAsInteger(10, ctas) ||
+            (ctas != 1 && ctas != 2 && ctas != 4))
           diags.error(word.loc, "cluster takes the CTAs of a cluster along "
-                                "M, 1 or 2, not '" +
+                                "M, 1 or 2 (or 4 on sm_100a: two CTA "
+                                "pairs), not '" +
                                     text.trim() + "'");
         op.set("cluster_m", tir::Attr::integer(ctas, word.loc));
         continue;

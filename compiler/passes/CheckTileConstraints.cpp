@@ -65,6 +65,7 @@ private:
   void checkShape(char operand);
   void checkMma();
   void checkCtaGroup(const InstrName &name);
+  void checkClusterPairs();
 
   tir::Op &kernel;
   const KernelView &view;
@@ -271,9 +272,33 @@ void Checker::checkCtaGroup(const InstrName &name) {
                     " or auto, or make BM = " + std::to_string(name.m) + ")");
 }
 
+/// `schedule cluster(4)` on sm_100a (two CTA pairs, docs/sm100.md,
+/// "Clusters of two pairs"): each CTA loads BN / 4 rows of a K-major B and
+/// multicasts them to its counterpart in the other pair, so BN / 4 is whole
+/// 8-row swizzle atoms.
+void Checker::checkClusterPairs() {
+  const tir::Op *schedule = kernel.find("tile.schedule");
+  const tir::Attr *cluster = schedule ? schedule->get("cluster_m") : nullptr;
+  if (view.ctaGroup != 2 || !cluster || !cluster->isInt() ||
+      cluster->intValue != 4)
+    return;
+  if (view.bMajor != MajorKind::K)
+    diags.error(attrLoc(*schedule, "cluster_m"),
+                "cluster(4) multicasts a K-major B tile (each CTA loads BN / "
+                "4 of its rows), but b is MN-major; store b K-major or use "
+                "cluster(2)");
+  if (view.bn % 32 != 0)
+    diags.error(tileLoc(kernel, "bn"),
+                "BN = " + std::to_string(view.bn) +
+                    " with schedule cluster(4): each CTA loads BN / 4 rows of "
+                    "B, which must be whole 8-row swizzle atoms, so BN must "
+                    "be a multiple of 32");
+}
+
 void Checker::run() {
   atoms[0] = checkAtom(kernel.find("tile.smem", "a"), 'a', view);
   atoms[1] = checkAtom(kernel.find("tile.smem", "b"), 'b', view);
+  checkClusterPairs();
   checkMma();
   checkSwizzle('a', atoms[0]);
   checkShape('a');

@@ -119,7 +119,8 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
   if (const tir::Op *schedule = kernel.find("tile.schedule");
       schedule && view.arch == ArchKind::SM100a)
     if (const tir::Attr *cluster = schedule->get("cluster_m");
-        cluster && cluster->isInt() && cluster->intValue == 2)
+        cluster && cluster->isInt() &&
+        (cluster->intValue == 2 || cluster->intValue == 4))
       view.ctaGroup = 2;
   return view;
 }

@@ -440,7 +440,22 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
     diags.error(attrLoc(op, "persistent"),
                 "persistent = " + llvm::Twine(group->intValue) +
                     " tile rows per group is out of range; 1 to 64 are legal");
-  if (cluster && cluster->isInt() &&
+  // cluster_m = 4: two sm_100a CTA pairs multicasting B (docs/sm100.md,
+  // "Clusters of two pairs"); one GEMM's tiles, so no decode schedule.
+  bool twoPairs = cluster && cluster->isInt() && cluster->intValue == 4;
+  if (twoPairs && arch && *arch != ArchKind::SM100a)
+    diags.error(attrLoc(op, "cluster_m"),
+                "cluster(4) (two CTA pairs of tcgen05.mma.cta_group::2 "
+                "multicasting B) is sm_100a only; " +
+                    archInfo(*arch).name + " takes cluster(1) or cluster(2)");
+  if (twoPairs && arch == ArchKind::SM100a && (swaps || splits))
+    diags.error(attrLoc(op, "cluster_m"),
+                "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
+                    " with cluster(4) is not implemented on sm_100a: the two "
+                    "CTA pairs take neighbouring 256-row tiles of the A role "
+                    "and multicast their B tile; drop cluster(4) or the "
+                    "decode schedule");
+  if (cluster && cluster->isInt() && !twoPairs &&
       (cluster->intValue < 1 || cluster->intValue > 2))
     diags.error(attrLoc(op, "cluster_m"),
                 "cluster_m = " + llvm::Twine(cluster->intValue) +
@@ -456,14 +471,14 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   // sm_100a's CTA pair (cluster(2)) is one tcgen05.mma.cta_group::2 over
   // BM = 128 or 256 rows of the A role, half in each CTA; its decode
   // schedules run one CTA per tile.
-  if (arch == ArchKind::SM100a && swaps && clustered)
+  if (arch == ArchKind::SM100a && swaps && clustered && !twoPairs)
     diags.error(op.loc,
                 "schedule swap_ab with cluster(2) is not implemented on "
                 "sm_100a: the CTA pair's tcgen05.mma.cta_group::2 splits the "
                 "A role's rows (BM = 128 or 256) over two CTAs, and swap-AB "
                 "runs one CTA per tile (cta_group::1, BM = 128); drop "
                 "cluster(2) or swap_ab");
-  if (splits && (persistent || clustered))
+  if (splits && (persistent || clustered) && !twoPairs)
     diags.error(op.loc,
                 "schedule split_k with " +
                     std::string(persistent ? "persistent" : "cluster(2)") +

@@ -132,6 +132,14 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                   "schedule persistent is not implemented for a batched "
                   "kernel: its tile loop does not walk batches; drop "
                   "persistent (the batch runs on grid z)");
+    // cluster(4)'s two pairs take neighbouring tiles of one GEMM.
+    if (walksTiles && cluster && cluster->isInt() && cluster->intValue == 4)
+      diags.error(attrLoc(*schedule, "cluster_m"),
+                  "schedule cluster(4) is not implemented for a batched " +
+                      archInfo(*arch).name.str() +
+                      " kernel (its two CTA pairs multicast the B tile of "
+                      "neighbouring tiles of one GEMM); use cluster(2), "
+                      "which walks batch x pair tiles");
     if (!walksTiles && cluster && cluster->isInt() && cluster->intValue > 1)
       diags.error(attrLoc(*schedule, "cluster_m"),
                   "schedule cluster(2) is not implemented for a batched "

@@ -199,9 +199,10 @@ struct PendingTma {
   unsigned srcCta = 0;
   std::uint32_t dstMask = 0; ///< CTA ranks receiving the box.
   std::uint32_t dst = 0, mbar = 0;
-  /// .cta_group::2 with the peer's mbarrier: its CTA rank; -1: each
-  /// destination CTA's own.
-  int mbarCta = -1;
+  /// .cta_group::2: the rank within its pair (0 even, 1 odd) of the CTA
+  /// whose mbarrier each destination signals, in the destination's own
+  /// pair; -1: each destination CTA's own (tmaBarrierCta).
+  int mbarPairRank = -1;
   std::uint32_t pc = 0;
 };
 
@@ -276,6 +277,9 @@ private:
   bool runnable(WarpState &w);
   void runSlice(CtaState &cta, WarpState &w, unsigned budget);
   void completeTma(std::size_t index);
+  /// The CTA whose mbarrier a TMA load's bytes landing in CTA \p dst
+  /// complete on (PendingTma::mbarPairRank).
+  CtaState &tmaBarrierCta(const PendingTma &op, unsigned dst);
   void completeCpAsync(CtaState &cta, WarpState &w, std::size_t index);
   void randomAsyncProgress();
   void landAfterSlice();

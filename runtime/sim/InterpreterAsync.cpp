@@ -279,12 +279,16 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
                                    dstRank, dstRank ^ 1)
                      : std::string("; only .cta_group::2 lets it be the peer "
                                    "CTA's")));
-    if (peerBar && ins.flag)
-      throw SimFault("multicast TMA load with .cta_group::2 signalling the "
-                     "peer's mbarrier is not modelled by the simulator");
     op.dst = dstOff;
     op.mbar = mbarOff;
-    op.mbarCta = peerBar ? static_cast<int>(mbarRank) : -1;
+    // With .cta_group::2 the mbarrier operand names the even or the odd
+    // CTA of a pair; a multicast signals, for each destination CTA, the
+    // mbarrier at the same offset in that CTA of the destination's own pair
+    // (PTX ISA, cp.async.bulk.tensor: "the mbarrier signal is also
+    // multicast to the same CTA-relative offset", and .cta_group::2 lets
+    // it be the destination's peer). So two pairs' leaders each count the
+    // bytes landing in their pair (a 4x1 cluster multicasting B).
+    op.mbarPairRank = ins.b == 2 ? static_cast<int>(mbarRank & 1) : -1;
     op.dstMask = 1u << dstRank;
     if (ins.flag) {
       if (ops.size() < 4)
@@ -298,10 +302,21 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
     // The mbarriers must exist now.
     for (unsigned r = 0; r < ctas.size(); ++r)
       if (op.dstMask >> r & 1)
-        mbarrier(op.mbarCta >= 0 ? ctas[op.mbarCta] : ctas[r], op.mbar,
-                 "TMA load complete_tx");
+        mbarrier(tmaBarrierCta(op, r), op.mbar, "TMA load complete_tx");
     tmaPending.push_back(op);
   });
+}
+
+CtaState &ClusterRun::tmaBarrierCta(const PendingTma &op, unsigned dst) {
+  if (op.mbarPairRank < 0)
+    return ctas[dst];
+  unsigned r = (dst & ~1u) | static_cast<unsigned>(op.mbarPairRank);
+  if (r >= ctas.size())
+    throw SimFault(fmt::format("TMA load with .cta_group::2 into CTA rank {} "
+                               "signalling rank {} of its pair, but the "
+                               "cluster has {} CTAs (no pair for it)",
+                               dst, r, ctas.size()));
+  return ctas[r];
 }
 
 void ClusterRun::completeTma(std::size_t index) {
@@ -316,7 +331,7 @@ void ClusterRun::completeTma(std::size_t index) {
           fmt::format("the TMA load issued at ptx:{}", fn.code[op.pc].line));
     std::uint32_t bytes = tmaLoad(op.map, op.coords, GlobalMemory::instance(),
                                   ctas[r].smem, op.dst);
-    mbarArrive(op.mbarCta >= 0 ? ctas[op.mbarCta] : ctas[r], op.mbar, 0,
+    mbarArrive(tmaBarrierCta(op, r), op.mbar, 0,
                -static_cast<std::int64_t>(bytes), "TMA load complete_tx");
   }
 }
