@@ -185,6 +185,17 @@ llvm::Value *tilec::emitSwigluElement(llvm::IRBuilder<> &b,
                   b.CreateLShr(in.cols, b.getInt32(1)));
 }
 
+llvm::Value *tilec::emitScaledSwigluElement(
+    llvm::IRBuilder<> &b, llvm::ArrayRef<EpilogueOp> ops,
+    const EpilogueInputs &in, llvm::Value *alpha, llvm::Value *beta,
+    llvm::Value *gate, llvm::Value *up, llvm::Value *row, llvm::Value *gateCol,
+    llvm::Value *upCol, llvm::Value *col) {
+  return emitSwigluElement(b, ops, in,
+                           emitAlphaBeta(b, alpha, gate, beta, nullptr),
+                           emitAlphaBeta(b, alpha, up, beta, nullptr), row,
+                           gateCol, upCol, col);
+}
+
 std::string tilec::describeEpiloguePlacement(const GemmSpec &spec) {
   if (spec.epilogueOps.empty())
     return "";

@@ -82,6 +82,17 @@ llvm::Value *emitSwigluElement(llvm::IRBuilder<> &b,
                                llvm::Value *gateCol, llvm::Value *upCol,
                                llvm::Value *col);
 
+/// emitSwigluElement of alpha * \p gate and alpha * \p up (C is not read
+/// with swiglu, so beta never enters): what every staged and direct store
+/// path of sm_90a and sm_100a calls.
+llvm::Value *emitScaledSwigluElement(llvm::IRBuilder<> &b,
+                                     llvm::ArrayRef<EpilogueOp> ops,
+                                     const EpilogueInputs &in,
+                                     llvm::Value *alpha, llvm::Value *beta,
+                                     llvm::Value *gate, llvm::Value *up,
+                                     llvm::Value *row, llvm::Value *gateCol,
+                                     llvm::Value *upCol, llvm::Value *col);
+
 /// Where \p spec's ops are applied, for --emit=lowered: the store path
 /// (sm_80's staged copy loop; sm_90a's stmatrix/TMA-store tile with its
 /// direct fallback, or direct stores), after the split-K reduction, with

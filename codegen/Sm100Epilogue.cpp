@@ -39,7 +39,48 @@
 namespace tilec {
 
 unsigned sm100EpilogueChunk(const Sm100GemmConfig &config) {
-  return sm100AccumulatorSpan(config) % 32 == 0 ? 32 : 16;
+  // The columns one thread reads: BN, or BN / 2 in the pair's M = 128
+  // layout B (sm100AccumulatorSpan).
+  unsigned span = sm100AccumulatorSpan(config);
+  // swiglu (halves): a chunk of gate columns and the chunk span / 2 further
+  // on, so the chunk divides span / 2 (BN is a multiple of 16: 8 at least).
+  // The folded pair refuses the halves (its halves lie in other warps).
+  const EpilogueOp *swiglu = findSwiglu(config.epilogueOps);
+  if (swiglu && swiglu->pairing == SwigluPairingKind::TileHalves) {
+    unsigned chunk = 32;
+    while (chunk > 8 && (span / 2) % chunk != 0)
+      chunk /= 2;
+    return chunk;
+  }
+  return span % 32 == 0 ? 32 : 16;
+}
+
+llvm::SmallVector<llvm::Value *>
+emitSm100AccumulatorLoad(llvm::IRBuilder<> &b, const Sm100EpilogueValues &v,
+                         llvm::Value *taddr, unsigned columns, bool fragment,
+                         bool isLast) {
+  // tcgen05.ld is .sync.aligned: the predicated stores of the previous
+  // chunk are structured (if-then) and the warp reconverges after them,
+  // as the sm_90a kernel's wgmma does after its per-lane branches.
+  llvm::SmallVector<llvm::Value *> values =
+      fragment ? ptx::tcgen05Ld16x256b(b, taddr, columns / 8)
+               : ptx::tcgen05Ld32x32b(b, taddr, columns);
+  values = ptx::tcgen05WaitLd(b, values);
+  if (isLast) {
+    // The thread's last load of the buffer is complete: hand it back.
+    ptx::tcgen05FenceBeforeThreadSync(b);
+    if (v.accEmptyCluster)
+      ptx::mbarrierArriveReleaseCluster(b, v.accEmptyBar);
+    else
+      ptx::mbarrierArrive(b, v.accEmptyBar);
+  }
+  // K = 0 (or a split without K tiles): no MMA wrote D, whose contents
+  // are then undefined.
+  llvm::Value *hasK = b.CreateICmpNE(v.numK, b.getInt32(0));
+  llvm::Value *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+  for (llvm::Value *&value : values)
+    value = b.CreateSelect(hasK, value, zero);
+  return values;
 }
 
 namespace {
@@ -184,29 +225,15 @@ struct EpilogueEmitter {
   /// The accumulator chunk at column \p c0: tcgen05.ld, wait; after the
   /// last chunk the buffer goes back to the MMA warp. K = 0 gives zeros.
   llvm::SmallVector<llvm::Value *> loadChunk(llvm::Value *taddr, unsigned c0) {
-    unsigned last = (span - 1) / chunk * chunk;
-    // tcgen05.ld is .sync.aligned: the predicated stores of the previous
-    // chunk are structured (if-then) and the warp reconverges after them,
-    // as the sm_90a kernel's wgmma does after its per-lane branches.
-    llvm::SmallVector<llvm::Value *> values =
-        half ? ptx::tcgen05Ld16x256b(b, b.CreateAdd(taddr, i32(c0)), chunk / 8)
-             : ptx::tcgen05Ld32x32b(b, b.CreateAdd(taddr, i32(c0)), chunk);
-    values = ptx::tcgen05WaitLd(b, values);
-    if (c0 == last) {
-      // The thread's last load of the buffer is complete: hand it back.
-      ptx::tcgen05FenceBeforeThreadSync(b);
-      if (v.accEmptyCluster)
-        ptx::mbarrierArriveReleaseCluster(b, v.accEmptyBar);
-      else
-        ptx::mbarrierArrive(b, v.accEmptyBar);
-    }
-    // K = 0 (or a split without K tiles): no MMA wrote D, whose contents
-    // are then undefined.
-    llvm::Value *hasK = b.CreateICmpNE(v.numK, i32(0));
-    llvm::Value *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
-    for (llvm::Value *&value : values)
-      value = b.CreateSelect(hasK, value, zero);
-    return values;
+    return loadChunk(taddr, c0, c0 == (span - 1) / chunk * chunk);
+  }
+
+  /// The same, handing the buffer back after it when \p isLast (the
+  /// thread's last tcgen05.ld of the tile, whatever its column).
+  llvm::SmallVector<llvm::Value *> loadChunk(llvm::Value *taddr, unsigned c0,
+                                             bool isLast) {
+    return emitSm100AccumulatorLoad(b, v, b.CreateAdd(taddr, i32(c0)), chunk,
+                                    half, isLast);
   }
 
   /// Split-K: the workspace index (in floats) of float4 \p r4 of this
@@ -313,6 +340,136 @@ struct EpilogueEmitter {
       }
   }
 
+  /// swiglu: element j of C's row \p row at column \p outCol0 + j from
+  /// \p gate[j] and \p up[j] (accumulator columns \p gateCol0 + step j and
+  /// \p upCol0 + step j); C has N / 2 columns. Adjacent elements go as one
+  /// pair store where both are in range and ldc is even, else one by one.
+  void storeSwigluRow(llvm::Value *row, llvm::Value *outCol0,
+                      llvm::ArrayRef<llvm::Value *> gate,
+                      llvm::ArrayRef<llvm::Value *> up, llvm::Value *gateCol0,
+                      llvm::Value *upCol0, unsigned step) {
+    llvm::Value *cCols = b.CreateLShr(v.rowsB, i32(1));
+    auto element = [&](unsigned j) {
+      return b.CreateFPTrunc(
+          emitScaledSwigluElement(b, config.epilogueOps, inputs, v.alpha,
+                                  v.beta, gate[j], up[j], row,
+                                  b.CreateAdd(gateCol0, i32(step * j)),
+                                  b.CreateAdd(upCol0, i32(step * j)),
+                                  b.CreateAdd(outCol0, i32(j))),
+          cType());
+    };
+    auto storeSingle = [&](unsigned j) {
+      llvm::Value *col = b.CreateAdd(outCol0, i32(j));
+      llvm::BasicBlock *st = block("swiglu.st1");
+      llvm::BasicBlock *after = block("swiglu.st1.after");
+      b.CreateCondBr(b.CreateICmpULT(col, cCols), st, after);
+      b.SetInsertPoint(st);
+      b.CreateStore(element(j), cAddress(row, col));
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    };
+    if (gate.size() == 1) {
+      storeSingle(0);
+      return;
+    }
+    llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
+    auto *pairType = llvm::FixedVectorType::get(cType(), 2);
+    llvm::Align pairAlign(2 * sm90::elementBytes(config.cType));
+    for (unsigned j = 0; j + 1 < gate.size(); j += 2) {
+      llvm::Value *col = b.CreateAdd(outCol0, i32(j));
+      llvm::BasicBlock *wide = block("swiglu.st2");
+      llvm::BasicBlock *narrow = block("swiglu.st2.narrow");
+      llvm::BasicBlock *after = block("swiglu.st2.after");
+      b.CreateCondBr(
+          b.CreateAnd(b.CreateICmpULT(b.CreateAdd(col, i32(1)), cCols),
+                      ldcEven),
+          wide, narrow);
+      b.SetInsertPoint(wide);
+      llvm::Value *pair = llvm::PoisonValue::get(pairType);
+      pair = b.CreateInsertElement(pair, element(j), uint64_t(0));
+      pair = b.CreateInsertElement(pair, element(j + 1), uint64_t(1));
+      b.CreateAlignedStore(pair, cAddress(row, col), pairAlign);
+      b.CreateBr(after);
+      b.SetInsertPoint(narrow);
+      storeSingle(j);
+      storeSingle(j + 1);
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+    }
+  }
+
+  /// swiglu: the values of the accumulator chunk at column \p c0 (the
+  /// split-K sum, or tcgen05.ld with the buffer handed back after the
+  /// thread's last load \p isLast).
+  llvm::SmallVector<llvm::Value *> chunkValues(llvm::Value *taddr, unsigned c0,
+                                               bool isLast) {
+    return split ? sumChunk(c0) : loadChunk(taddr, c0, isLast);
+  }
+
+  /// swiglu: every C element of the thread's row(s). Halves: each thread
+  /// holds whole rows (32x32b) or the same (row, column) slots of every
+  /// chunk (16x256b), so it reads the gate chunk at column c and the up
+  /// chunk at c + BN / 2 and pairs register i with register i (not in the
+  /// pair's M = 128 layout B, whose halves are other warps': refused).
+  /// Interleaved: columns 2 o and 2 o + 1 are adjacent registers of one
+  /// chunk in either shape (32x32b: one column each; 16x256b: the pair of
+  /// columns 8 k + 2 (lane % 4) and the next).
+  void emitSwigluChunks(const EpilogueOp &swiglu, llvm::Value *taddr,
+                        llvm::Value *row, llvm::BasicBlock *exit) {
+    bool interleaved = swiglu.pairing == SwigluPairingKind::Interleaved;
+    // The thread's columns: span from n0 (the pair's M = 128 takes only
+    // the interleaved pairing, whose pair lies in one chunk).
+    unsigned upOffset = span / 2;
+    unsigned gateEnd = interleaved ? span : upOffset;
+    llvm::Value *halfN0 = b.CreateLShr(n0, i32(1));
+    llvm::Value *lanePair =
+        half ? b.CreateMul(b.CreateAnd(v.tid, i32(3)), i32(2), "lanePair")
+             : nullptr;
+    for (unsigned c0 = 0; c0 < gateEnd; c0 += chunk) {
+      bool lastGate = c0 + chunk >= gateEnd;
+      llvm::SmallVector<llvm::Value *> gate =
+          chunkValues(taddr, c0, interleaved && lastGate);
+      llvm::SmallVector<llvm::Value *> up =
+          interleaved ? gate : chunkValues(taddr, c0 + upOffset, lastGate);
+      // Slots of one row: (register of gate, register of up, column
+      // offset in the chunk) with the row and the first register.
+      auto emitRow = [&](llvm::Value *r, llvm::Value *colInChunk,
+                         unsigned first, unsigned count) {
+        llvm::SmallVector<llvm::Value *> g, u;
+        for (unsigned j = 0; j < count; ++j) {
+          unsigned reg = first + (interleaved ? 2 * j : j);
+          g.push_back(gate[reg]);
+          u.push_back(up[interleaved ? reg + 1 : reg]);
+        }
+        llvm::Value *gateCol = b.CreateAdd(n0, colInChunk);
+        llvm::Value *outCol =
+            interleaved ? b.CreateLShr(gateCol, i32(1))
+                        : b.CreateAdd(halfN0, colInChunk);
+        llvm::Value *upCol =
+            b.CreateAdd(gateCol, i32(interleaved ? 1 : upOffset));
+        llvm::BasicBlock *st = block("swiglu.row");
+        llvm::BasicBlock *next = block("swiglu.row.done");
+        b.CreateCondBr(b.CreateICmpULT(r, v.rowsA), st, next);
+        b.SetInsertPoint(st);
+        storeSwigluRow(r, outCol, g, u, gateCol, upCol, interleaved ? 2 : 1);
+        b.CreateBr(next);
+        b.SetInsertPoint(next);
+      };
+      if (!half) {
+        emitRow(row, i32(c0), 0, interleaved ? chunk / 2 : chunk);
+        continue;
+      }
+      // 16x256b: repetition k holds rows row (registers 4 k, 4 k + 1) and
+      // row + 8 (4 k + 2, 4 k + 3), columns c0 + 8 k + 2 (lane % 4), + 1.
+      for (unsigned k = 0; k < chunk / 8; ++k)
+        for (unsigned h = 0; h < 2; ++h)
+          emitRow(b.CreateAdd(row, i32(8 * h)),
+                  b.CreateAdd(lanePair, i32(c0 + 8 * k)), 4 * k + 2 * h,
+                  interleaved ? 1 : 2);
+    }
+    b.CreateBr(exit);
+  }
+
   /// Every chunk of the thread's row: its values (tcgen05.ld, or the
   /// split-K sum), then the stores. With \p readC the stores read C
   /// (beta != 0).
@@ -340,11 +497,21 @@ struct EpilogueEmitter {
     b.CreateBr(exit);
   }
 
-  void emit(llvm::BasicBlock *exit) {
+  void emit(const std::optional<Sm90EpilogueTile> &staging,
+            llvm::BasicBlock *exit) {
     llvm::Value *warp = b.CreateLShr(v.tid, i32(5), "warp");
     llvm::Value *lane = b.CreateAnd(v.tid, i32(31), "lane");
     ptx::mbarrierWaitParity(b, v.accFullBar, v.accParity, "wait.acc");
     ptx::tcgen05FenceAfterThreadSync(b);
+    if (staging) {
+      // storeTma = 0 (C has no legal tensor map): the direct stores below.
+      llvm::BasicBlock *staged = block("epilogue.staged");
+      llvm::BasicBlock *direct = block("epilogue.direct");
+      b.CreateCondBr(b.CreateICmpNE(v.storeTma, i32(0)), staged, direct);
+      b.SetInsertPoint(staged);
+      emitSm100StagedEpilogue(b, config, *staging, v, exit);
+      b.SetInsertPoint(direct);
+    }
     // Warp w reads TMEM lanes 32 (w % 4) ..: the lane field is bits 31..16.
     llvm::Value *lanes = b.CreateMul(b.CreateAnd(warp, i32(3)), i32(32));
     llvm::Value *taddr =
@@ -373,6 +540,16 @@ struct EpilogueEmitter {
     }
     if (split)
       emitPublish(taddr, exit);
+    if (const EpilogueOp *swiglu = findSwiglu(config.epilogueOps)) {
+      // C is written, not read (the launcher requires beta == 0).
+      emitEpilogueAnnotation(b, config.epilogueOps,
+                             split ? "direct stores, swiglu pairs in one "
+                                     "thread, after the split-K reduction"
+                                   : "direct stores, swiglu pairs in one "
+                                     "thread");
+      emitSwigluChunks(*swiglu, taddr, row, exit);
+      return;
+    }
     llvm::BasicBlock *withBeta = block("epilogue.beta");
     llvm::BasicBlock *noBeta = block("epilogue.nobeta");
     // beta == 0 never reads C (it may hold NaN).
@@ -396,9 +573,10 @@ struct EpilogueEmitter {
 } // namespace
 
 void emitSm100Epilogue(llvm::IRBuilder<> &b, const Sm100GemmConfig &config,
+                       const std::optional<Sm90EpilogueTile> &staging,
                        const Sm100EpilogueValues &values,
                        llvm::BasicBlock *exit) {
-  EpilogueEmitter{b, config, values}.emit(exit);
+  EpilogueEmitter{b, config, values}.emit(staging, exit);
 }
 
 } // namespace tilec

@@ -7,10 +7,11 @@
 // columns, hand the buffer back to the MMA warp (accumulator-empty) once
 // the last load has completed, and store C = alpha * acc (+ beta * C) with
 // the epilogue ops applied (codegen/EpilogueMath) directly to global
-// memory, predicated on the ragged edges. Under swap-AB the stores are
-// transposed; under split-K a unit first publishes its f32 partial and only
-// the tile's last unit sums the partials and stores C. Private to
-// codegen/Sm100Gemm.cpp.
+// memory, predicated on the ragged edges (with swiglu, C = silu(gate) *
+// up from two accumulator chunks of the same thread). Under swap-AB the
+// stores are transposed; under split-K a unit first publishes its f32
+// partial and only the tile's last unit sums the partials and stores C.
+// Private to codegen/Sm100Gemm.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM100EPILOGUE_H
@@ -18,7 +19,10 @@
 
 #include "codegen/Sm100Gemm.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
+
+#include <optional>
 
 namespace tilec {
 
@@ -47,17 +51,52 @@ struct Sm100EpilogueValues {
   /// the counting thread tells the others whether their unit is the last.
   llvm::Value *workspace = nullptr, *counters = nullptr;
   llvm::Value *tileId = nullptr, *split = nullptr, *flagAddr = nullptr;
+  /// The staged epilogue (all set, or all null): C's tensor map, the
+  /// storeTma flag (0: direct stores) and the staging buffers' shared
+  /// address.
+  llvm::Value *tmapC = nullptr, *storeTma = nullptr, *staging = nullptr;
 };
 
-/// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when BN is an
-/// odd multiple of 16.
+/// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when the
+/// thread's span (sm100AccumulatorSpan: BN, or BN / 2 on the pair's M =
+/// 128) is an odd multiple of 16; with swiglu's halves the largest of 32,
+/// 16, 8 that divides span / 2.
 unsigned sm100EpilogueChunk(const Sm100GemmConfig &config);
 
 /// Emits the epilogue at the builder's insertion point; ends by branching
-/// to \p exit.
+/// to \p exit. With \p staging, the staged path
+/// (emitSm100StagedEpilogue) when storeTma != 0, direct stores otherwise.
 void emitSm100Epilogue(llvm::IRBuilder<> &b, const Sm100GemmConfig &config,
+                       const std::optional<Sm90EpilogueTile> &staging,
                        const Sm100EpilogueValues &values,
                        llvm::BasicBlock *exit);
+
+/// One chunk of the accumulator at \p taddr (lane and column): \p columns
+/// columns with tcgen05.ld.32x32b, or with \p fragment the 16x256b shape
+/// (columns / 8 repetitions: the mma fragment of 16 lanes), then
+/// tcgen05.wait::ld; when \p isLast (the thread's last load of the
+/// buffer) the accumulator-empty hand-back; zeros when K = 0.
+llvm::SmallVector<llvm::Value *>
+emitSm100AccumulatorLoad(llvm::IRBuilder<> &b,
+                         const Sm100EpilogueValues &values, llvm::Value *taddr,
+                         unsigned columns, bool fragment, bool isLast);
+
+/// The staged epilogue of one tile (codegen/Sm100StagedEpilogue.cpp), after
+/// the accumulator-full wait: per chunk of \p tile's columns, each warp's
+/// tcgen05.ld.16x256b of its rows, stmatrix into the chunk's staging
+/// buffer, fence.proxy.async, one thread's TMA store. Ends by branching to
+/// \p exit.
+void emitSm100StagedEpilogue(llvm::IRBuilder<> &b,
+                             const Sm100GemmConfig &config,
+                             const Sm90EpilogueTile &tile,
+                             const Sm100EpilogueValues &values,
+                             llvm::BasicBlock *exit);
+
+/// After the epilogue's last tile: thread 0 (\p tid) waits until the
+/// staging buffers' TMA stores have read them, before the CTA's shared
+/// memory goes away; then branches to \p exit.
+void emitSm100StagedDrain(llvm::IRBuilder<> &b, llvm::Value *tid,
+                          llvm::BasicBlock *exit);
 
 } // namespace tilec
 

@@ -55,6 +55,10 @@ struct Builder {
   llvm::Value *numK = nullptr, *tilesM = nullptr, *tilesN = nullptr;
   llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
   llvm::Value *accBarBase = nullptr, *tmemSlot = nullptr, *tmemBase = nullptr;
+  /// The staged epilogue (sm100EpilogueTile): its tile, C's tensor map,
+  /// the storeTma flag and the staging buffers' shared address.
+  std::optional<Sm90EpilogueTile> staging;
+  llvm::Value *tmapC = nullptr, *storeTma = nullptr, *stagingBase = nullptr;
   /// Accumulator buffers and the TMEM columns of each.
   unsigned buffers = sm100AccumulatorBuffers(config);
   unsigned columns = sm100TmemColumns(config);
@@ -273,8 +277,8 @@ struct Builder {
 
   void createFunction() {
     llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
-    std::vector<KernelParam> params =
-        sm100KernelParams(config.epilogueOps, config.splitK, batched);
+    std::vector<KernelParam> params = sm100KernelParams(
+        config.epilogueOps, config.splitK, batched, staging.has_value());
     llvm::SmallVector<llvm::Type *> types;
     for (const KernelParam &param : params)
       types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
@@ -324,6 +328,10 @@ struct Builder {
       batchCount = byName["batch"];
       strideC = byName["strideC"];
     }
+    if (staging) {
+      tmapC = byName["tmapC"];
+      storeTma = byName["storeTma"];
+    }
   }
 
   void emitPrologue() {
@@ -365,8 +373,16 @@ struct Builder {
                         i32(~(sm90::AlignSlack - 1)), "aBase");
     bBase =
         b.CreateAdd(aBase, i32(config.stages * tileA.staged.bytes), "bBase");
-    barBase =
-        b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes), "barBase");
+    if (staging) {
+      // [staging buffers] after the ring, 1024-byte aligned.
+      stagingBase = b.CreateAdd(aBase, i32(sm100StagingOffset(config)),
+                                "staging");
+      barBase = b.CreateAdd(stagingBase,
+                            i32(staging->buffers * staging->bytes), "barBase");
+    } else {
+      barBase = b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes),
+                            "barBase");
+    }
     accBarBase = b.CreateAdd(barBase, i32(16 * config.stages), "accBars");
     tmemSlot = b.CreateAdd(accBarBase, i32(16 * buffers), "tmemSlot");
     // The TMEM address word's 8-byte slot holds the split-K flag after it.
@@ -729,7 +745,9 @@ struct Builder {
     b.SetInsertPoint(epilogue);
     // The epilogue writes C, which the previous kernel may still access.
     ptx::gridDependencyWait(b);
-    forTiles("epilogue.tile", exit, [&](llvm::Value *i) {
+    // The staged epilogue drains its TMA stores before the exit.
+    llvm::BasicBlock *epilogueDone = staging ? block("epilogue.drain") : exit;
+    forTiles("epilogue.tile", epilogueDone, [&](llvm::Value *i) {
       auto [buf, accParity] = accumulator(i);
       Sm100EpilogueValues values;
       values.fn = fn;
@@ -766,12 +784,21 @@ struct Builder {
           pair ? leaderBar(accEmptyBar(buf)) : accEmptyBar(buf);
       values.accEmptyCluster = pair;
       values.accParity = accParity;
+      if (staging) {
+        values.tmapC = tmapC;
+        values.storeTma = storeTma;
+        values.staging = stagingBase;
+      }
       lines->at(KernelPart::Epilogue);
       llvm::BasicBlock *stored = block("epilogue.tile.stored");
-      emitSm100Epilogue(b, config, values, stored);
+      emitSm100Epilogue(b, config, staging, values, stored);
       b.SetInsertPoint(stored);
       lines->at(KernelPart::Kernel);
     });
+    if (staging) {
+      b.SetInsertPoint(epilogueDone);
+      emitSm100StagedDrain(b, tid, exit);
+    }
     emitExit(exit);
     lines->finish();
   }
@@ -801,7 +828,11 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
   auto idesc = sm100InstrDescriptor(config);
   if (!idesc)
     return idesc.takeError();
+  auto staging = sm100EpilogueTile(config);
+  if (!staging)
+    return staging.takeError();
   Builder builder(config, *a, *bt, *idesc, module);
+  builder.staging = *staging;
   builder.build();
   return Sm100Parts{std::move(*a), std::move(*bt), *idesc};
 }
@@ -809,16 +840,16 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
 } // namespace
 
 std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
-                                           unsigned splitK, bool batched) {
+                                           unsigned splitK, bool batched,
+                                           bool staged) {
   using P = KernelParam;
-  std::vector<KernelParam> params = {
-      {"tmapA", P::TensorMap}, {"tmapB", P::TensorMap}, {"c", P::Pointer},
-      {"rowsA", P::I32},       {"rowsB", P::I32},       {"k", P::I32},
-      {"ldc", P::I32},         {"alpha", P::F32},       {"beta", P::F32}};
+  std::vector<KernelParam> params = tmaGemmLeadingParams(staged);
   if (splitK > 1) {
     params.push_back({"workspace", P::Pointer});
     params.push_back({"counters", P::Pointer});
   }
+  if (staged)
+    params.push_back({"storeTma", P::I32});
   for (KernelParam &param : epilogueParams(ops))
     params.push_back(std::move(param));
   // A and B's batch strides live in their tensor maps.

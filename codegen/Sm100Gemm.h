@@ -31,7 +31,10 @@
 //     (accumulator-empty) after its last load, forms alpha * acc (+ beta *
 //     C), applies the epilogue ops (codegen/EpilogueMath, as sm_80 and
 //     sm_90a do) and stores directly to global memory, predicated on the
-//     ragged edges;
+//     ragged edges; or, with storeTma (the staged epilogue,
+//     Sm100StagedEpilogue.cpp), reads 16-lane halves with
+//     tcgen05.ld.16x256b, stmatrix's them into a swizzled staging buffer
+//     and one thread TMA-stores each chunk;
 //   warp 4 (producer): one elected thread walks the K tiles of every tile,
 //     waits for a free ring slot (empty mbarrier), arms the slot's full
 //     mbarrier with the stage's bytes and issues the TMA loads of the A and
@@ -105,14 +108,17 @@
 // every thread fences before a last bar.sync 0, and warp 5 fences after it
 // and deallocates.
 //
-// Shared memory from a 1024-byte aligned base: [A ring][B ring][full
-// mbarriers][empty mbarriers][accumulator-full x buffers][accumulator-empty
-// x buffers][TMEM address].
+// Shared memory from a 1024-byte aligned base: [A ring][B ring][staging
+// buffers of the staged epilogue, 1024-byte aligned][full mbarriers][empty
+// mbarriers][accumulator-full x buffers][accumulator-empty x buffers][TMEM
+// address].
 //
 // Kernel parameters, in order (the runtime builds the tensor maps with the
 // same plans as sm_90a):
 //   .param .align 64 .b8 tmapA[128]  grid constant: M x K of A
 //   .param .align 64 .b8 tmapB[128]  grid constant: N x K of B
+//   .param .align 64 .b8 tmapC[128]  staged epilogue only: M x N of C (N/2
+//                                    with swiglu), a staging chunk's box
 //   .param .u64 c                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, k, ldc (rowsA = M, rowsB = N)
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
@@ -120,12 +126,19 @@
 //                                    (tiles x S x BM x BN) and a u32 per
 //                                    tile, zero before the first launch
 //                                    and left zero by the kernel
+//   .param .u32 storeTma             staged epilogue only: 1 when tmapC is
+//                                    a legal map, 0 for direct stores
 //   then the epilogue ops' operands  (epilogueParams: bias, scale,
 //                                     residual and ldr, as the ops read them)
 //   .param .u32 batch                batched only: the batch count
 //   .param .u64 strideC              batched only: elements between C's
 //                                    batches (A's and B's strides are in
 //                                    their rank-3 tensor maps)
+// so tmapC sits before c and storeTma before the ops' operands, both ahead
+// of batch and strideC, and an unbatched, unstaged kernel's list is the
+// plain one (sm100KernelParams; the launcher binds every parameter by
+// name). The staged epilogue with a batch, or on the pair's M = 128, is a
+// located error (sm100EpilogueTile; docs/sm100.md).
 // Grid: (min(ceil(M / 128) * ceil(N / BN) * S, SMs), 1, 1), sm100LaunchGrid,
 // which GemmKernelBinary::grid calls; a batched kernel's grid counts batch
 // x tiles (docs/sm100.md, "Batched GEMM").
@@ -221,9 +234,18 @@ struct Sm100GemmConfig {
   /// unbatched kernel, whose PTX the batch code leaves untouched.
   std::optional<BatchSpec> batch;
   /// The epilogue's element-wise ops (codegen/EpilogueMath.h), applied
-  /// after alpha and beta; swiglu, which pairs two accumulator columns, is
-  /// not implemented here.
+  /// after alpha and beta; swiglu pairs two accumulator columns in one
+  /// epilogue thread (the halves: the gate chunk at column c and the up
+  /// chunk at c + BN / 2; interleaved: adjacent registers of one chunk,
+  /// from the warp's first column on the pair's M = 128, which refuses
+  /// the halves: they lie in different warps there).
   std::vector<EpilogueOp> epilogueOps;
+  /// The staged epilogue (`epilogue stmatrix [swizzle(..)] -> tma_store`):
+  /// tcgen05.ld.16x256b, stmatrix into a swizzled staging buffer, TMA
+  /// stores (sm100EpilogueTile; Sm100StagedEpilogue.cpp). storeSwizzleBytes
+  /// is the staging row (0: the widest that divides the tile).
+  bool storeTma = false;
+  unsigned storeSwizzleBytes = 0;
   /// The .tile lines of the kernel's parts; with source.emit, PTX line
   /// directives for them (tilec compile --lineinfo).
   SourceLines source;
@@ -278,9 +300,27 @@ unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config);
 /// two. Example: BN 256 allocates 512, BN 48 allocates 128.
 unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
 
+/// The staging tile of the staged epilogue (codegen/EpilogueStaging.h):
+/// the epilogue warpgroup's rows (64 for BM = 64, else 128: each CTA of a
+/// pair stages its own 128) by one atom row of C (BN / 2 columns after
+/// swiglu), double-buffered when a tile takes more than one chunk;
+/// std::nullopt without storeTma. An error for what the staged path does
+/// not take (f32 C, split-K, swap-AB, a batch, the pair's M = 128,
+/// swiglu(interleaved)), saying what is legal.
+/// Example: bf16 C, BN = 256, BM = 128: tile_to_shape(K_SW128<bf16>,
+/// (128,64)), 4 chunks, 2 buffers of 16384 bytes.
+llvm::Expected<std::optional<Sm90EpilogueTile>>
+sm100EpilogueTile(const Sm100GemmConfig &config);
+
+/// Shared-memory offset of the staging buffers from the aligned base: the
+/// ring rounded up to 1024 bytes (the 128B swizzle's repeat).
+unsigned sm100StagingOffset(const Sm100GemmConfig &config);
+
 /// Dynamic shared memory of one CTA: the alignment slack, the ring (per
-/// slot bm / ctaGroup rows of A and bn / ctaGroup rows of B), 2 * stages
-/// ring mbarriers, 2 per accumulator buffer, and the TMEM address word.
+/// slot bm / ctaGroup rows of A and bn / ctaGroup rows of B), the staging
+/// buffers of the staged epilogue (after the ring, 1024-byte aligned),
+/// 2 * stages ring mbarriers, 2 per accumulator buffer, and the TMEM
+/// address word.
 unsigned sm100SharedBytes(const Sm100GemmConfig &config);
 
 /// Rows of A (\p operand 'a') or B ('b') one CTA stages per ring slot:
@@ -309,13 +349,15 @@ struct Sm100GemmKernel {
   uint32_t idesc = 0;
 };
 
-/// The kernel's parameters in order (the list at the top of this file),
-/// with the split-K workspace and counters after beta when \p splitK > 1,
+/// The kernel's parameters in order (the list at the top of this file):
+/// with \p staged C's tensor map after B's and the storeTma flag after
+/// beta (after the split-K workspace and counters when \p splitK > 1),
 /// then the operands \p ops read (epilogueParams), then batch and strideC
-/// when \p batched.
+/// when \p batched. An unbatched, unstaged kernel's list is unchanged.
 std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {},
                                            unsigned splitK = 1,
-                                           bool batched = false);
+                                           bool batched = false,
+                                           bool staged = false);
 
 /// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
 /// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
+#include "codegen/EpilogueStaging.h"
 
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
@@ -126,11 +127,72 @@ unsigned sm100CtaRows(const Sm100GemmConfig &config, char operand) {
   return (operand == 'a' ? config.bm : config.bn) / group;
 }
 
+llvm::Expected<std::optional<Sm90EpilogueTile>>
+sm100EpilogueTile(const Sm100GemmConfig &config) {
+  if (!config.storeTma)
+    return std::nullopt;
+  const char *direct = "; write 'epilogue ... -> store' (direct stores)";
+  if (config.cType != DTypeKind::BF16 && config.cType != DTypeKind::F16)
+    return fail("stmatrix moves 16-bit elements, but C is " +
+                dtypeName(config.cType) + direct + " or make C bf16 or f16");
+  if (config.splitK > 1)
+    return fail("the staged epilogue of sm_100a does not run after the "
+                "split-K reduction (split_k(" +
+                std::to_string(config.splitK) +
+                ") sums f32 partials in registers)" + direct +
+                ", or drop split_k");
+  if (config.swapAB)
+    return fail(std::string("the staged epilogue of sm_100a stores C's rows "
+                            "from TMEM lanes, which swap_ab makes C's "
+                            "columns") +
+                direct + ", or drop swap_ab");
+  if (config.batch)
+    return fail(std::string("the staged epilogue of sm_100a stores C "
+                            "through a rank-2 tensor map, not a batched "
+                            "C") +
+                direct + ", or drop the batch extent");
+  if (sm100FoldedAccumulator(config))
+    return fail(std::string("the staged epilogue of sm_100a stages 32 rows "
+                            "per warp, but the CTA pair's M = 128 (data "
+                            "path layout B) gives a warp 32 rows of half "
+                            "the tile's columns") +
+                direct + ", or use BM = 256 for the pair");
+  const EpilogueOp *swiglu = findSwiglu(config.epilogueOps);
+  if (swiglu && swiglu->pairing == SwigluPairingKind::Interleaved)
+    return fail("swiglu(interleaved) leaves one element of C per "
+                "accumulator pair, which stmatrix cannot stage; write "
+                "'epilogue ... swiglu(interleaved) -> store', or 'swiglu' "
+                "(the halves of each tile) with the staged store");
+  // The epilogue warpgroup's rows: warp w reads TMEM lanes 32 w .. (M =
+  // 128: rows 32 w ..; M = 64: rows 16 w .., data path layout F).
+  unsigned rows = config.bm == 64 ? 64 : 128;
+  return epilogueStagingTile(config.cType,
+                             swiglu ? config.bn / 2 : config.bn,
+                             swiglu != nullptr, config.storeSwizzleBytes,
+                             rows, /*transposed=*/false);
+}
+
+unsigned sm100StagingOffset(const Sm100GemmConfig &config) {
+  unsigned ring = config.stages *
+                  (sm100CtaRows(config, 'a') + sm100CtaRows(config, 'b')) *
+                  config.bk * elementBytes(config.aType);
+  return (ring + 1023) / 1024 * 1024;
+}
+
 unsigned sm100SharedBytes(const Sm100GemmConfig &config) {
   unsigned ring = config.stages *
                   (sm100CtaRows(config, 'a') + sm100CtaRows(config, 'b')) *
                   config.bk * elementBytes(config.aType);
-  return sm90::AlignSlack + ring + barrierBytes(config);
+  // The staging buffers (an error in the tile is verifySm100GemmConfig's).
+  auto staging = sm100EpilogueTile(config);
+  if (!staging) {
+    llvm::consumeError(staging.takeError());
+    return sm90::AlignSlack + ring + barrierBytes(config);
+  }
+  if (!*staging)
+    return sm90::AlignSlack + ring + barrierBytes(config);
+  return sm90::AlignSlack + sm100StagingOffset(config) +
+         (*staging)->buffers * (*staging)->bytes + barrierBytes(config);
 }
 
 llvm::Expected<uint32_t> sm100InstrDescriptor(const Sm100GemmConfig &config) {
@@ -231,8 +293,18 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
                 "least one tile row");
   if (config.stages < 2 || config.stages > 16)
     return fail(llvm::formatv("stages = {0} is outside 2..16", config.stages));
+  auto staging = sm100EpilogueTile(config);
+  if (!staging)
+    return staging.takeError();
   unsigned bytes = sm100SharedBytes(config);
   unsigned limit = archInfo(ArchKind::SM100a).maxSharedBytesPerCta;
+  if (bytes > limit && *staging)
+    return fail(llvm::formatv(
+        "the ring and the staged epilogue's {0} x {1} bytes of staging "
+        "buffers need {2} bytes of shared memory, more than the {3} a CTA "
+        "may have; use fewer stages, a smaller tile or a narrower staging "
+        "row (swizzle(64B)), or 'epilogue ... -> store'",
+        (*staging)->buffers, (*staging)->bytes, bytes, limit));
   if (bytes > limit)
     return fail(llvm::formatv(
         "the ring needs {0} bytes of shared memory, more than the {1} a CTA "

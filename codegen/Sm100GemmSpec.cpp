@@ -26,17 +26,27 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
                 dtypeInfo(spec.accType).name.str());
   if (spec.cMajor != MajorKind::MN)
     return fail("sm_100a GEMM stores C row-major (major(N)) only");
-  if (spec.storeTma)
-    return fail("the sm_100a generator stores C directly from registers "
-                "(epilogue store); the stmatrix -> tma_store epilogue is "
-                "not implemented for sm_100a yet");
-  for (const EpilogueOp &op : spec.epilogueOps)
-    if (op.kind == EpilogueOpKind::Swiglu)
-      return fail("epilogue op 'swiglu' pairs two accumulator columns, which "
-                  "the sm_100a epilogue (one tcgen05.ld chunk of a row at a "
-                  "time) does not implement yet; the other ops (bias, scale, "
-                  "residual, relu, gelu, gelu_tanh, silu, clamp) run on "
-                  "sm_100a, swiglu on sm_80 and sm_90a");
+  // swiglu pairs two accumulator columns in one thread (the sm_100a
+  // epilogue holds whole rows, or the same slots of every chunk); Verify
+  // says so where the program wrote the schedule.
+  if (findSwiglu(spec.epilogueOps)) {
+    if (spec.swapAB)
+      return fail("epilogue op 'swiglu' pairs two columns of C in one "
+                  "thread, but under swap_ab C's columns are TMEM lanes, "
+                  "one per thread; drop swap_ab from the schedule");
+    if (spec.clusterM == 2 && spec.bm == 128 &&
+        findSwiglu(spec.epilogueOps)->pairing ==
+            SwigluPairingKind::TileHalves)
+      return fail("epilogue op 'swiglu' pairs column c with c + BN / 2 in "
+                  "one thread, but the CTA pair's M = 128 (data path layout "
+                  "B) puts the two halves in different warps' lanes; write "
+                  "'swiglu(interleaved)', or use BM = 256 for the pair");
+    if (spec.bn % 16 != 0)
+      return fail("epilogue op 'swiglu' pairs the two halves of each tile's "
+                  "BN = " +
+                  std::to_string(spec.bn) +
+                  " columns in blocks of 8; BN must be a multiple of 16");
+  }
   Sm100GemmConfig config;
   config.epilogueOps = spec.epilogueOps;
   if (!spec.name.empty())
@@ -73,6 +83,10 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
                 ") is not implemented for a batched sm_100a kernel; drop "
                 "split_k (the persistent CTAs walk batch x tiles, which "
                 "fills the SMs as splits would)");
+  // `epilogue stmatrix [swizzle(..)] -> tma_store` (sm100EpilogueTile
+  // checks what it takes).
+  config.storeTma = spec.storeTma;
+  config.storeSwizzleBytes = spec.storeSwizzleBytes;
   config.source = spec.source;
   if (llvm::Error err = verifySm100GemmConfig(config))
     return err;
@@ -150,8 +164,10 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.dependentLaunch = true;
   binary.persistent = true;
   binary.ctasPerSm = 1;
+  auto staging = sm100EpilogueTile(config); // verified when emitted
+  bool staged = staging && *staging;
   binary.params = sm100KernelParams(config.epilogueOps, config.splitK,
-                                    config.batch.has_value());
+                                    config.batch.has_value(), staged);
   binary.epilogueOps = config.epilogueOps;
   // The user's operands (the config holds the kernel's roles).
   binary.aType = config.swapAB ? config.bType : config.aType;
@@ -183,6 +199,27 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   };
   binary.tensorMaps = {plan("tmapA", 'A', kernel.a.staged),
                        plan("tmapB", 'B', kernel.b.staged)};
+  if (staged) {
+    // C (M x N, N contiguous; N / 2 with swiglu) in boxes of one staging
+    // chunk, as on sm_90a. Without a legal map (C, ldc or N not whole
+    // 16-byte units) the launcher passes storeTma = 0 and the kernel
+    // stores directly.
+    const Sm90EpilogueTile &tile = **staging;
+    TensorMapPlan map;
+    map.param = "tmapC";
+    map.matrix = 'C';
+    map.dtype = config.cType;
+    map.major = MajorKind::K; // dims(M, N) = {N, M}: N is contiguous.
+    map.boxInner = tile.cols;
+    map.boxOuter = tile.rows;
+    map.swizzleBytes = tile.swizzleBytes;
+    map.l2PromotionBytes = 0;
+    map.fallbackFlag = "storeTma";
+    map.store = true;
+    binary.tensorMaps.push_back(map);
+  } else if (!staging) {
+    llvm::consumeError(staging.takeError());
+  }
   return binary;
 }
 

@@ -91,7 +91,20 @@ public:
     int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
     std::string &why = choice.why;
     std::string rows = std::to_string(spec.bm);
-    if (m && m < spec.bm) {
+    if (spec.storeTma) {
+      // The staged epilogue stores an unswapped, unsplit tile.
+      why = "the staged epilogue (stmatrix -> tma_store) stores C's rows "
+            "from the tcgen05.ld registers of a whole tile: A and B as "
+            "written, K not split (write 'epilogue ... -> store' for the "
+            "decode schedules)";
+      return choice;
+    }
+    if (m && m < spec.bm && findSwiglu(spec.epilogueOps)) {
+      why = "M = " + std::to_string(m) + " is fixed and below the " + rows +
+            " rows of one CTA's tcgen05.mma, but swiglu pairs two columns "
+            "of C in one thread, which swap-AB would spread over TMEM "
+            "lanes: A and B as written";
+    } else if (m && m < spec.bm) {
       choice.swapAB = true;
       why = "M = " + std::to_string(m) + " is fixed and below the " + rows +
             " rows of one CTA's tcgen05.mma (a decode shape): A and B "
@@ -168,11 +181,35 @@ public:
     return choice;
   }
 
-  std::string epiloguePlacement(const GemmSpec &spec) const override {
+  GemmEpilogueChoice autoEpilogue(const GemmSpec &spec) const override {
     (void)spec;
-    return "per accumulator in the tcgen05.ld registers (one row of the "
-           "tile per thread, a chunk of columns at a time), on the direct "
-           "stores";
+    return {{{"store"}},
+            "sm_100a stores the tcgen05.ld registers to global memory "
+            "directly; the staged path ('-> stmatrix [swizzle(..)] -> "
+            "tma_store': tcgen05.ld.16x256b, stmatrix, TMA stores) is taken "
+            "only where written, since it has run in the simulator but not "
+            "on Blackwell hardware, and its staging buffers (up to 32 KiB) "
+            "would take ring stages from programs sized for direct stores"};
+  }
+
+  std::string epiloguePlacement(const GemmSpec &spec) const override {
+    std::string text =
+        spec.storeTma
+            ? "per accumulator pair in the tcgen05.ld.16x256b registers "
+              "(the mma fragment), before stmatrix into the staging tile "
+              "and the TMA store (and on the direct stores when C has no "
+              "tensor map)"
+            : "per accumulator in the tcgen05.ld registers (one row of the "
+              "tile per thread, a chunk of columns at a time), on the "
+              "direct stores";
+    if (const EpilogueOp *swiglu = findSwiglu(spec.epilogueOps))
+      text += swiglu->pairing == SwigluPairingKind::Interleaved
+                  ? "; swiglu's pair is two adjacent registers of one chunk"
+                  : "; swiglu: one thread holds the gate chunk at column "
+                    "c and the up chunk at c + " +
+                        std::to_string(spec.bn / 2) +
+                        " and pairs them register by register";
+    return text;
   }
 
   llvm::Expected<GemmSmemBudget>
@@ -192,6 +229,20 @@ public:
     config.aMajor = spec.swapAB ? spec.bMajor : spec.aMajor;
     config.bMajor = spec.swapAB ? spec.aMajor : spec.bMajor;
     config.ctaGroup = spec.clusterM == 2 || spec.clusterM == 4 ? 2 : 1;
+    config.batch = spec.batch;
+    // The staged epilogue's buffers (none for direct stores, or where the
+    // staged path is an error that check() reports).
+    config.storeTma = spec.storeTma;
+    config.storeSwizzleBytes = spec.storeSwizzleBytes;
+    config.epilogueOps = spec.epilogueOps;
+    config.splitK = std::max(1u, spec.splitK);
+    config.swapAB = spec.swapAB;
+    if (auto tile = sm100EpilogueTile(config); !tile) {
+      llvm::consumeError(tile.takeError());
+      config.storeTma = false;
+    } else if (*tile) {
+      budget->staging = int64_t((*tile)->buffers) * (*tile)->bytes;
+    }
     // One CTA's stage: with cta_group::2, half the pair's rows of each.
     budget->stageBytes = int64_t(sm100CtaRows(config, 'a')) * spec.bk *
                              dtypeBits(config.aType) / 8 +
@@ -200,9 +251,9 @@ public:
     // A full and an empty mbarrier per stage; the rest is fixed.
     budget->perStageExtra = 16;
     budget->total = sm100SharedBytes(config);
-    budget->fixed = budget->total - int64_t(spec.stages) *
-                                        (budget->stageBytes +
-                                         budget->perStageExtra);
+    budget->fixed = budget->total - budget->staging -
+                    int64_t(spec.stages) *
+                        (budget->stageBytes + budget->perStageExtra);
     return budget;
   }
 

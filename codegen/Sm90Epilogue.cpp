@@ -15,6 +15,7 @@
 #include "codegen/Sm90Epilogue.h"
 
 #include "codegen/EpilogueMath.h"
+#include "codegen/EpilogueStaging.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/SmemAddress.h"
@@ -37,17 +38,6 @@ namespace {
 
 llvm::Error fail(const std::string &message) {
   return llvm::createStringError(message);
-}
-
-/// The address arithmetic of \p tile's layout: (row, col) -> element offset.
-llvm::Expected<SmemAddress> stagingAddress(const Sm90EpilogueTile &tile) {
-  auto layout = evaluateLayoutExpr(tile.layout);
-  if (!layout)
-    return layout.takeError();
-  if (!layout->isComposed())
-    return fail("staging layout " + tile.layout + " is not swizzled");
-  return SmemAddress::get(layout->getComposed(), tile.rows, tile.cols,
-                          "C staging");
 }
 
 } // namespace
@@ -76,65 +66,12 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
   if (!config.storeTma || (config.cType != DTypeKind::BF16 &&
                            config.cType != DTypeKind::F16))
     return std::nullopt;
-  const unsigned elem = 2;
-  std::string type = dtypeName(config.cType);
-  unsigned rowBytes = config.storeSwizzleBytes;
-  Sm90EpilogueTile tile;
-  tile.transposed = config.swapAB;
   // swiglu: C's tile is BN / 2 columns wide (Verify rejects swiglu with
   // swap-AB or an odd BN / 16 and swiglu(interleaved) staged).
-  const unsigned bn =
-      findSwiglu(config.epilogueOps) ? config.bn / 2 : config.bn;
-  if (config.swapAB) {
-    // A staging row is the warpgroup's 64 A-role rows (C's columns): 128
-    // bytes; a chunk is the largest power-of-two run of wgmma N columns
-    // (C's rows) up to 64 that divides BN.
-    if (rowBytes != 0 && rowBytes != 128)
-      return fail("with swap-AB a staging row is the warpgroup's 64 rows of "
-                  "the A role (128 bytes of " + type +
-                  "): the epilogue takes swizzle(128B), not " +
-                  std::to_string(rowBytes) + "B");
-    rowBytes = 128;
-    tile.cols = 64;
-    tile.rows = 64;
-    while (bn % tile.rows != 0)
-      tile.rows /= 2;
-    tile.chunks = bn / tile.rows;
-  } else {
-    // The widest row whose columns divide BN (BN is a multiple of 8).
-    unsigned widest = 128;
-    while (widest > 16 && bn % (widest / elem) != 0)
-      widest /= 2;
-    if (rowBytes == 0)
-      rowBytes = widest;
-    if (!swizzleOfBytes(rowBytes))
-      return fail("a staging row of " + std::to_string(rowBytes) +
-                  " bytes is no swizzle atom row; legal: 16 (none), 32, 64, "
-                  "128");
-    tile.rows = 64;
-    tile.cols = rowBytes / elem;
-    if (bn % tile.cols != 0)
-      return fail(std::string(bn == config.bn ? "BN" : "BN / 2 (swiglu)") +
-                  " = " + std::to_string(bn) + " is not a multiple of the " +
-                  std::to_string(tile.cols) + " " + type + " columns of a " +
-                  std::to_string(rowBytes) +
-                  "-byte staging row; use a row of at most " +
-                  std::to_string(widest) + " bytes or a BN that it divides");
-    tile.chunks = bn / tile.cols;
-  }
-  tile.swizzleBytes = rowBytes == 16 ? 0 : rowBytes;
-  tile.layout = "tile_to_shape(" +
-                swizzleAtomName(MajorKind::K, *swizzleOfBytes(rowBytes)) +
-                "<" +
-                type + ">, (" + std::to_string(tile.rows) + "," +
-                std::to_string(tile.cols) + "))";
-  tile.bytes = tile.rows * tile.cols * elem;
-  tile.buffers = tile.chunks > 1 ? 2 : 1;
-  // The epilogue's addresses come from this layout: it must evaluate to a
-  // swizzled (rows, cols) layout.
-  if (auto smem = stagingAddress(tile); !smem)
-    return smem.takeError();
-  return tile;
+  bool halved = findSwiglu(config.epilogueOps) != nullptr;
+  return epilogueStagingTile(config.cType,
+                             halved ? config.bn / 2 : config.bn, halved,
+                             config.storeSwizzleBytes, 64, config.swapAB);
 }
 
 namespace {
@@ -205,10 +142,9 @@ struct EpilogueEmitter {
   llvm::Value *finishSwiglu(llvm::Value *gate, llvm::Value *up,
                             llvm::Value *row, llvm::Value *gateCol,
                             llvm::Value *upCol, llvm::Value *outCol) {
-    return emitSwigluElement(b, config.epilogueOps, inputs,
-                             emitAlphaBeta(b, v.alpha, gate, v.beta, nullptr),
-                             emitAlphaBeta(b, v.alpha, up, v.beta, nullptr),
-                             row, gateCol, upCol, outCol);
+    return emitScaledSwigluElement(b, config.epilogueOps, inputs, v.alpha,
+                                   v.beta, gate, up, row, gateCol, upCol,
+                                   outCol);
   }
 
   /// With swiglu: this thread's elements of C, one per (gate, up) pair of
@@ -606,7 +542,7 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
     return;
   }
   // sm90EpilogueTile checked that the layout evaluates.
-  SmemAddress smem = llvm::cantFail(stagingAddress(*staging));
+  SmemAddress smem = llvm::cantFail(epilogueStagingAddress(*staging));
   llvm::BasicBlock *tma = emitter.block("epilogue.tma");
   llvm::BasicBlock *tmaBeta = emitter.block("epilogue.tma.beta");
   llvm::BasicBlock *tmaNoBeta = emitter.block("epilogue.tma.nobeta");

@@ -326,6 +326,11 @@ sm90KernelParams(bool staged, llvm::ArrayRef<EpilogueOp> ops = {},
                  bool blockScaled = false, bool batched = false,
                  std::optional<GroupKind> group = std::nullopt);
 
+/// The parameters every TMA GEMM kernel (sm_90a, sm_100a) opens with:
+/// tmapA, tmapB, tmapC with \p staged, then c, rowsA, rowsB, k, ldc, alpha,
+/// beta. sm90KernelParams and sm100KernelParams append theirs.
+std::vector<KernelParam> tmaGemmLeadingParams(bool staged);
+
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);
 

@@ -9,10 +9,7 @@
 
 namespace tilec {
 
-std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops,
-                                         bool blockScaled, bool batched,
-                                         std::optional<GroupKind> group) {
+std::vector<KernelParam> tmaGemmLeadingParams(bool staged) {
   using P = KernelParam;
   std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
                                      {"tmapB", P::TensorMap}};
@@ -24,8 +21,17 @@ std::vector<KernelParam> sm90KernelParams(bool staged,
                                {"k", P::I32},
                                {"ldc", P::I32},
                                {"alpha", P::F32},
-                               {"beta", P::F32},
-                               {"workspace", P::Pointer},
+                               {"beta", P::F32}});
+  return params;
+}
+
+std::vector<KernelParam> sm90KernelParams(bool staged,
+                                         llvm::ArrayRef<EpilogueOp> ops,
+                                         bool blockScaled, bool batched,
+                                         std::optional<GroupKind> group) {
+  using P = KernelParam;
+  std::vector<KernelParam> params = tmaGemmLeadingParams(staged);
+  params.insert(params.end(), {{"workspace", P::Pointer},
                                {"counters", P::Pointer}});
   if (staged)
     params.push_back({"storeTma", P::I32});

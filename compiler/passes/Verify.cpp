@@ -299,9 +299,16 @@ void Verifier::verifySwiglu(
   const tir::Attr *swap = schedule ? schedule->get("swap_ab") : nullptr;
   if (swap && swap->isInt() && swap->intValue != 0)
     diags.error(loc, "epilogue op 'swiglu' pairs two columns of C in one "
-                     "thread, but under swap_ab C's columns are the wgmma's "
-                     "M rows, spread over lanes; drop swap_ab from the "
-                     "schedule");
+                     "thread, but under swap_ab C's columns are the MMA's "
+                     "M rows (wgmma rows, TMEM lanes), spread over threads; "
+                     "drop swap_ab from the schedule");
+  if (swiglu.pairing == SwigluPairingKind::TileHalves &&
+      view->arch == ArchKind::SM100a && view->ctaGroup == 2 && view->bm == 128)
+    diags.error(loc, "epilogue op 'swiglu' pairs column c with c + BN / 2 in "
+                     "one thread, but the CTA pair's M = 128 (data path "
+                     "layout B) puts the two halves in different warps' "
+                     "lanes; write 'swiglu(interleaved)', or use BM = 256 "
+                     "for the pair");
 }
 
 void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
@@ -400,14 +407,46 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                 "epilogue '" + sequence +
                     "' is not generated; legal: 'auto', 'store' (registers "
                     "to global memory) or 'stmatrix [swizzle(..)] -> "
-                    "tma_store' (sm_90a: staged in shared memory, TMA "
-                    "stores)");
+                    "tma_store' (sm_90a, sm_100a: staged in shared memory, "
+                    "TMA stores)");
   if (staged && view && view->cType != DTypeKind::BF16 &&
       view->cType != DTypeKind::F16)
     diags.error(attrLoc(op, "steps"),
                 "stmatrix moves 16-bit elements, but c is " +
                     dtypeInfo(view->cType).name.str() +
                     "; use 'epilogue store' or make c bf16 or f16");
+  // sm_100a stages C from the tcgen05.ld registers of an unsplit,
+  // unswapped tile (codegen/Sm100StagedEpilogue.cpp).
+  const tir::Op *schedule =
+      view ? view->kernel->find("tile.schedule") : nullptr;
+  if (staged && arch == ArchKind::SM100a && schedule) {
+    const tir::Attr *split = schedule->get("split_k");
+    const tir::Attr *swap = schedule->get("swap_ab");
+    if (split && split->isInt() && split->intValue > 1)
+      diags.error(attrLoc(op, "steps"),
+                  "the staged epilogue of sm_100a does not run after the "
+                  "split-K reduction (split_k(" +
+                      llvm::Twine(split->intValue) +
+                      ") sums f32 partials in registers); write 'epilogue "
+                      "... -> store' (direct stores), or drop split_k");
+    if (swap && swap->isInt() && swap->intValue != 0)
+      diags.error(attrLoc(op, "steps"),
+                  "the staged epilogue of sm_100a stores C's rows from TMEM "
+                  "lanes, which swap_ab makes C's columns; write 'epilogue "
+                  "... -> store' (direct stores), or drop swap_ab");
+  }
+  if (staged && arch == ArchKind::SM100a && view && view->batch)
+    diags.error(attrLoc(op, "steps"),
+                "the staged epilogue of sm_100a stores C through a rank-2 "
+                "tensor map, not a batched C; write 'epilogue ... -> store' "
+                "(direct stores), or drop the batch extent");
+  if (staged && arch == ArchKind::SM100a && view && view->ctaGroup == 2 &&
+      view->bm == 128)
+    diags.error(attrLoc(op, "steps"),
+                "the staged epilogue of sm_100a stages 32 rows per warp, but "
+                "the CTA pair's M = 128 (data path layout B) gives a warp 32 "
+                "rows of half the tile's columns; write 'epilogue ... -> "
+                "store' (direct stores), or use BM = 256 for the pair");
 }
 
 void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {

@@ -1,0 +1,48 @@
+//===- codegen/EpilogueStaging.h - C's staging tile -------------*- C++ -*-===//
+//
+// The staged epilogue of sm_90a and sm_100a writes each chunk of a CTA's C
+// tile with stmatrix.sync.aligned.m8n8.x4 into a swizzled shared-memory
+// buffer and stores the buffer with one cp.async.bulk.tensor (PTX ISA,
+// "cp.async.bulk.tensor": the TMA store). Both targets hand stmatrix the
+// same fragment (the mma/wgmma accumulator layout: lane l holds rows l / 4
+// and l / 4 + 8 of 16, columns 2 (l % 4), + 1 of each 8; on sm_100a
+// tcgen05.ld.16x256b gives it), so the staging tile, its layout and its
+// address arithmetic are one fact, here: sm90EpilogueTile (64 rows per
+// consumer warpgroup) and sm100EpilogueTile (the epilogue warpgroup's 64
+// or 128 rows) call it.
+//
+// Example: bf16 C, BN = 256, swizzle(128B), 128 rows: a row of the buffer
+// is one 128-byte atom row (64 columns), the layout is
+// tile_to_shape(K_SW128<bf16>, (128,64)), 16 KiB a buffer, 4 chunks per
+// tile, 2 buffers (chunk c in buffer c % 2).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_EPILOGUESTAGING_H
+#define TILEC_CODEGEN_EPILOGUESTAGING_H
+
+#include "codegen/Sm90Gemm.h"
+#include "codegen/SmemAddress.h"
+#include "ir/DType.h"
+
+#include "llvm/Support/Error.h"
+
+namespace tilec {
+
+/// The staging tile for C tiles \p bn columns wide (BN, or BN / 2 after
+/// swiglu: \p halved) of 16-bit \p cType, in rows of \p rowBytes (0: the
+/// widest atom row whose columns divide \p bn) and \p rows rows per
+/// buffer; \p transposed (sm_90a swap-AB) stages the transpose in 64 x 64
+/// pieces. An error when \p rowBytes is no swizzle atom row or its columns
+/// do not divide \p bn.
+llvm::Expected<Sm90EpilogueTile>
+epilogueStagingTile(DTypeKind cType, unsigned bn, bool halved,
+                    unsigned rowBytes, unsigned rows, bool transposed);
+
+/// The address arithmetic of \p tile's layout: (row, col) -> element
+/// offset.
+llvm::Expected<SmemAddress>
+epilogueStagingAddress(const Sm90EpilogueTile &tile);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_EPILOGUESTAGING_H
