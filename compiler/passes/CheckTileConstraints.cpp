@@ -282,6 +282,13 @@ void Checker::checkClusterPairs() {
   if (view.ctaGroup != 2 || !cluster || !cluster->isInt() ||
       cluster->intValue != 4)
     return;
+  if (view.bm != 256)
+    diags.error(tileLoc(kernel, "bm"),
+                "BM = " + std::to_string(view.bm) +
+                    ": with schedule cluster(4) on sm_100a each of the two "
+                    "CTA pairs runs the M = 256 tcgen05.mma.cta_group::2 "
+                    "(128 rows per CTA), so BM must be 256; the M = 128 "
+                    "pair (BM = 128) takes cluster(2)");
   if (view.bMajor != MajorKind::K)
     diags.error(attrLoc(*schedule, "cluster_m"),
                 "cluster(4) multicasts a K-major B tile (each CTA loads BN / "
