@@ -314,43 +314,59 @@ def _replace_once(source, old, new):
     return source.replace(old, new)
 
 
-def decode_program(source, m, n, k, stages):
+def decode_program(source, m, n, k, stages, swapped=True):
     """The program for M <= 128 (issue 13: swap-AB with block scales): the
-    example's text with M, N and K fixed and sm90ChooseConfig's decode tile
-    (BM = 64 rows of N, BN = M rounded up to 16: the M tile once A and B are
-    swapped), without a schedule line, so that `schedule auto` swaps A and
-    B and splits K where the output tiles leave SMs idle
-    (codegen/Sm90Target.cpp: the lowered why, printed by decode_kernels)."""
+    example's text with M, N and K fixed and, when \p swapped,
+    sm90ChooseConfig's decode tile (BM = 64 rows of N, BN = M rounded up to
+    16: the M tile once A and B are swapped), else the example's 128 x 128
+    tile; without a schedule line, so that `schedule auto` decides whether to
+    swap A and B and split K (codegen/Sm90Target.cpp: the lowered why,
+    printed by decode_kernels)."""
     bn = max(16, cdiv(m, 16) * 16)
+    tile = f"BM = 64, BN = {bn}" if swapped else "BM = 128, BN = 128"
     for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
                      ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
                      ("bf16[M, N]", f"bf16[{m}, {n}]"),
-                     ("BM = 128, BN = 128", f"BM = 64, BN = {bn}"),
+                     ("BM = 128, BN = 128", tile),
                      ("stages   5", f"stages   {stages}")):
         source = _replace_once(source, old, new)
     return source
 
 
+def _most_stages(source, m, n, k, swapped):
+    """decode_program with the most stages that fit (compile errors below
+    that are the shared-memory check): (kernel, stages)."""
+    for stages in range(16, 1, -1):
+        try:
+            return tilec.compile(
+                decode_program(source, m, n, k, stages, swapped)), stages
+        except tilec.CompileError:
+            if stages == 2:
+                raise
+
+
+def _schedule(kernel):
+    return re.search(r'tile\.schedule \{(.*?), why = "(.*?)"\}',
+                     kernel.lowered)
+
+
 def decode_kernels(source):
-    """{(m, n, k): Kernel} for the shapes with M <= 128: decode_program with
-    the most stages that fit (compile errors below that are the
-    shared-memory check); prints each kernel's schedule and why."""
+    """{(m, n, k): Kernel} for the shapes with M <= 128: the swapped decode
+    tile, or the example's tile where `schedule auto` keeps A and B as
+    written on it; prints each kernel's tile, schedule and why."""
     kernels = {}
     for m, n, k in SHAPES:
         if m > 128:
             continue
-        for stages in range(16, 1, -1):
-            try:
-                kernel = tilec.compile(decode_program(source, m, n, k, stages))
-                break
-            except tilec.CompileError:
-                if stages == 2:
-                    raise
+        kernel, stages = _most_stages(source, m, n, k, True)
+        tile = f"BM = 64, BN = {max(16, cdiv(m, 16) * 16)}"
+        found = _schedule(kernel)
+        if found and "swap_ab = 0" in found.group(1):
+            kernel, stages = _most_stages(source, m, n, k, False)
+            tile = "BM = 128, BN = 128"
+            found = _schedule(kernel)
         kernels[(m, n, k)] = kernel
-        found = re.search(r'tile\.schedule \{(.*?), why = "(.*?)"\}',
-                          kernel.lowered)
-        print(f"decode program {m} x {n} x {k}: BM = 64, "
-              f"BN = {max(16, cdiv(m, 16) * 16)}, {stages} stages; "
+        print(f"decode program {m} x {n} x {k}: {tile}, {stages} stages; "
               + (f"schedule {found.group(1)} ({found.group(2)})" if found
                  else "schedule: not in the lowered IR"))
     return kernels

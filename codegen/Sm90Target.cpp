@@ -141,7 +141,21 @@ public:
       return choice;
     }
     // The same rule as the run-time heuristic, for the H200's 132 SMs.
-    auto [tiles, kTiles, s] = decodeSplitOf(spec, choice.swapAB, 132);
+    DecodeSplit split = decodeSplitOf(spec, choice.swapAB, 132);
+    // Block-scaled, 64 < M <= 128: the swapped kernel gains only with K
+    // split (few output tiles); with enough tiles the unswapped 128-row
+    // tile runs both consumer warpgroups on rows of M and wastes none
+    // (bench/Fp8BlockResults.md, "Small M": 0.53-0.86x of cuBLAS swapped
+    // against 0.81-1.00x unswapped on the H200).
+    if (spec.blockScale && choice.swapAB && split.splits == 1 && m > 64) {
+      choice.swapAB = false;
+      why = "M = " + std::to_string(m) +
+            " is fixed and at most 128, but a block-scaled kernel swaps A "
+            "and B only where K is split too: with enough output tiles the "
+            "unswapped tile wastes no rows of M: A and B as written";
+      split = decodeSplitOf(spec, false, 132);
+    }
+    auto [tiles, kTiles, s] = split;
     if (s > 1) {
       choice.splitK = s;
       why += "; " + std::to_string(tiles) + " output tiles for 132 SMs and " +
