@@ -43,7 +43,8 @@ unsigned sm100EpilogueChunk(const Sm100GemmConfig &config) {
   // layout B (sm100AccumulatorSpan).
   unsigned span = sm100AccumulatorSpan(config);
   // swiglu (halves): a chunk of gate columns and the chunk span / 2 further
-  // on, so the chunk divides span / 2 (BN is a multiple of 16: 8 at least).
+  // on, so the chunk divides span / 2 (swiglu's halves need BN a multiple of
+  // 16, so 8 at least).
   // The folded pair refuses the halves (its halves lie in other warps).
   const EpilogueOp *swiglu = findSwiglu(config.epilogueOps);
   if (swiglu && swiglu->pairing == SwigluPairingKind::TileHalves) {
@@ -52,7 +53,9 @@ unsigned sm100EpilogueChunk(const Sm100GemmConfig &config) {
       chunk /= 2;
     return chunk;
   }
-  return span % 32 == 0 ? 32 : 16;
+  // 8 only where BN is an odd multiple of 8, which the shape table allows
+  // for M = 64 alone: the 16x256b shape's .x1 reads 8 columns.
+  return span % 32 == 0 ? 32 : span % 16 == 0 ? 16 : 8;
 }
 
 llvm::SmallVector<llvm::Value *>

@@ -59,7 +59,8 @@ struct Sm100EpilogueValues {
 
 /// Columns one tcgen05.ld of the epilogue reads: 32, or 16 when the
 /// thread's span (sm100AccumulatorSpan: BN, or BN / 2 on the pair's M =
-/// 128) is an odd multiple of 16; with swiglu's halves the largest of 32,
+/// 128) is an odd multiple of 16, or 8 when it is an odd multiple of 8
+/// (BM = 64 only: 16x256b.x1); with swiglu's halves the largest of 32,
 /// 16, 8 that divides span / 2.
 unsigned sm100EpilogueChunk(const Sm100GemmConfig &config);
 

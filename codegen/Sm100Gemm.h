@@ -14,9 +14,11 @@
 // or M = 64, BM = 64: rows 16 q .. 16 q + 15 in lanes 32 q .. 32 q + 15, the
 // ISA's data path layout F, which each epilogue warp reads with
 // tcgen05.ld.16x256b, lane l holding rows l / 4 and l / 4 + 8 of its 16)
-// by N = BN (a multiple of 16 from 16 to 256) by 32 bytes of K (k16 for
-// 16-bit types, k8 for tf32, k32 for fp8). BK * element bytes is one swizzle
-// atom row (32, 64 or 128 bytes), so a ring slot takes BK / k MMAs.
+// by N = BN (a multiple of 16 from 16 to 256; of 8 from 8 to 256 with M =
+// 64, read in 8-column chunks where BN is an odd multiple of 8) by 32 bytes
+// of K (k16 for 16-bit types, k8 for tf32, k32 for fp8). BK * element bytes
+// is one swizzle atom row (32, 64 or 128 bytes), so a ring slot takes BK / k
+// MMAs.
 //
 // Persistent: the grid is min(tiles, SMs) CTAs (sm100LaunchGrid; one per
 // tile when the SM count is unknown) and CTA x computes the 128 x BN output
@@ -192,7 +194,7 @@ namespace tilec {
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
   unsigned bm = 128;   ///< the MMA M: 64 or 128 (::1), 128 or 256 (::2)
-  unsigned bn = 256;   ///< the MMA N: 16 .. 256, a multiple of 16
+  unsigned bn = 256;   ///< the MMA N: 16 .. 256 step 16 (BM = 64: 8 .. 256)
   /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
   /// cluster (cta_group::2, M = bm = 256 or 128; each CTA stages bm / 2
   /// rows of A and BN / 2 rows of B and holds bm / 2 rows of D in its
@@ -333,9 +335,11 @@ llvm::Expected<uint32_t> sm100InstrDescriptor(const Sm100GemmConfig &config);
 
 /// Checks \p config: the tcgen05 types (kind::f16, kind::tf32,
 /// kind::f8f6f4; C bf16, f16 or f32; tf32 K-major only), the MMA shape (BM
-/// = 128, BN a multiple of 16 from 16 to 256), the swizzle atom (BK *
-/// element bytes = 32, 64 or 128), the TMA box (<= 256 rows) and the shared
-/// memory budget; each message names the rule and what would be legal.
+/// = 64 with BN a multiple of 8 from 8 to 256, BM = 128 or the pair's 256
+/// with BN a multiple of 16 from 16 to 256, the pair's BM = 128 with BN a
+/// multiple of 32), the swizzle atom (BK * element bytes = 32, 64 or 128),
+/// the TMA box (<= 256 rows) and the shared memory budget; each message
+/// names the rule and what would be legal.
 llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config);
 
 /// An emitted kernel and how to launch it.

@@ -254,15 +254,21 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         "(a multiple of 32 from 32 to 256: each CTA stages BN / 2 rows of B "
         "and reads BN / 2 columns per TMEM lane half)",
         config.bn));
-  // PTX ISA 9.7.16.10.1 (shape table): N is a multiple of 16 from 16 to 256
-  // for cta_group::1 M = 128 and for cta_group::2 M = 256.
-  if (config.bn % 16 != 0 || config.bn < 16 || config.bn > 256) {
-    unsigned lo = std::clamp(config.bn / 16 * 16, 16u, 256u);
-    unsigned hi = std::clamp((config.bn + 15) / 16 * 16, 16u, 256u);
+  // PTX ISA 9.7.16.10.1 (shape table): N is a multiple of 8 from 8 to 256
+  // for cta_group::1 M = 64, of 16 from 16 to 256 for cta_group::1 M = 128
+  // and for cta_group::2 M = 256 (the pair's M = 128 is checked above).
+  unsigned step = config.ctaGroup == 1 && config.bm == 64 ? 8 : 16;
+  if (config.bn % step != 0 || config.bn < step || config.bn > 256) {
+    unsigned lo = std::clamp(config.bn / step * step, step, 256u);
+    unsigned hi = std::clamp((config.bn + step - 1) / step * step, step, 256u);
     return fail(llvm::formatv(
-        "BN = {0} is not a tcgen05.mma N for M = {1} (a multiple of 16 from "
-        "16 to 256; nearest {2})",
-        config.bn, config.bm,
+        "BN = {0} is not a tcgen05.mma N for cta_group::{1} M = {2} (the PTX "
+        "ISA's shape table: a multiple of {3} from {3} to 256{4}; nearest "
+        "{5})",
+        config.bn, config.ctaGroup, config.bm, step,
+        step == 16 && config.ctaGroup == 1
+            ? ", or of 8 with BM = 64 (cta_group::1 M = 64)"
+            : "",
         lo == hi ? std::to_string(lo)
                  : std::to_string(lo) + " or " + std::to_string(hi)));
   }

@@ -204,11 +204,19 @@ void Checker::checkMma() {
                                            " is not a multiple of " + what +
                                            alone(0, true));
   }
-  if (view.bn % name->n != 0)
+  if (view.bn % name->n != 0) {
+    // The shape table's N steps by 8 only for cta_group::1 M = 64.
+    std::string m64 =
+        name->family == MmaFamilyKind::Tcgen05 && view.ctaGroup == 1 &&
+                name->m == 128 && view.bn % 8 == 0
+            ? "; tcgen05.mma takes N a multiple of 8 only with M = 64 "
+              "(BM = 64)"
+            : "";
     diags.error(tileLoc(kernel, "bn"),
                 "BN = " + std::to_string(view.bn) +
-                    " is not a multiple of the " + family +
-                    " atom N = " + std::to_string(name->n) + alone(1, true));
+                    " is not a multiple of the " + family + " atom N = " +
+                    std::to_string(name->n) + alone(1, true) + m64);
+  }
   if (view.bk % name->k != 0) {
     std::string both = alone(0, false);
     if (both.empty())

@@ -311,6 +311,11 @@ TEST(Tcgen05Mma, EveryKindSwizzleAndMajorness) {
        128, false},
       {Tcgen05KindKind::F8F6F4, ElemKind::E5M2, ElemKind::E4M3, 1, 0, 64, 8, 64,
        false},
+      // M = 64 with N an odd multiple of 8 (tilec's BM = 64, BN = 24 / 40).
+      {Tcgen05KindKind::TF32, ElemKind::TF32, ElemKind::TF32, 2, 2, 64, 24, 128,
+       false},
+      {Tcgen05KindKind::F8F6F4, ElemKind::E4M3, ElemKind::E4M3, 0, 0, 64, 40,
+       128, false},
   };
   unsigned seed = 40;
   for (const MmaCase &c : cases) {

@@ -151,6 +151,24 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
   config = {};
   config.bm = 64; // the M = 64 tcgen05.mma (data path layout F)
   EXPECT_EQ(message(config), "");
+  // M = 64 steps N by 8 (the ISA's shape table), M = 128 by 16.
+  config.bn = 24;
+  EXPECT_EQ(message(config), "");
+  config.bn = 20;
+  EXPECT_NE(message(config).find("cta_group::1 M = 64 (the PTX ISA's shape "
+                                 "table: a multiple of 8 from 8 to 256; "
+                                 "nearest 16 or 24)"),
+            std::string::npos)
+      << message(config);
+  config.bm = 128;
+  config.bn = 24;
+  EXPECT_NE(message(config).find("cta_group::1 M = 128 (the PTX ISA's shape "
+                                 "table: a multiple of 16 from 16 to 256, or "
+                                 "of 8 with BM = 64 (cta_group::1 M = 64); "
+                                 "nearest 16 or 32)"),
+            std::string::npos)
+      << message(config);
+  config.bn = 256;
   config.bm = 192;
   EXPECT_NE(message(config).find("BM must be 64 or 128"), std::string::npos);
   // The pair's M = 128 takes N a multiple of 32 (BN / 2 per CTA).
@@ -204,11 +222,14 @@ struct MatrixCase {
   unsigned bk, bn;
   /// 2: the CTA pair's cta_group::2 M = 128 (BM = 128, 64 rows per CTA).
   unsigned ctaGroup = 1;
+  /// 64: cta_group::1 M = 64 (data path layout F), whose N steps by 8.
+  unsigned bm = 128;
   std::string name() const {
     return dtypeInfo(a).name.str() + "x" + dtypeInfo(b).name.str() + "_" +
            (aMajor == MajorKind::K ? "K" : "MN") +
            (bMajor == MajorKind::K ? "K" : "MN") + "_bk" + std::to_string(bk) +
-           "_n" + std::to_string(bn) + (ctaGroup == 2 ? "_pair_m128" : "");
+           "_n" + std::to_string(bn) + (ctaGroup == 2 ? "_pair_m128" : "") +
+           (bm == 64 ? "_m64" : "");
   }
 };
 
@@ -257,6 +278,24 @@ std::vector<MatrixCase> matrixCases() {
       c.ctaGroup = 2;
       cases.push_back(c);
     }
+  // M = 64 with BN an odd multiple of 8 (B tiles of 24 and 8 rows; the
+  // epilogue reads 8-column chunks with 16x256b.x1): K-major, MN-major A,
+  // and MN-major B (24 and 8 bf16 rows fit only the 16-byte atom).
+  const MatrixCase m64[] = {
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::K, 64, 24},
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::K, 64, 8},
+      {DTypeKind::F16, DTypeKind::F16, MajorKind::MN, MajorKind::K, 32, 24},
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::MN, 64, 24},
+      {DTypeKind::F16, DTypeKind::F16, MajorKind::K, MajorKind::MN, 16, 8},
+      {DTypeKind::TF32, DTypeKind::TF32, MajorKind::K, MajorKind::K, 32, 8},
+      {DTypeKind::TF32, DTypeKind::TF32, MajorKind::K, MajorKind::K, 16, 24},
+      {DTypeKind::E4M3, DTypeKind::E4M3, MajorKind::K, MajorKind::K, 128, 40},
+      {DTypeKind::E4M3, DTypeKind::E5M2, MajorKind::K, MajorKind::K, 64, 8},
+  };
+  for (MatrixCase c : m64) {
+    c.bm = 64;
+    cases.push_back(c);
+  }
   return cases;
 }
 
@@ -307,6 +346,7 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
     config.ctaGroup = 2;
     config.bm = 128;
   }
+  config.bm = c.bm;
   auto kernel = emitSm100Gemm(config);
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
   const std::string &ptx = kernel->ptx;
@@ -343,6 +383,18 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
   // BN / 2 of B.
   unsigned span = pair ? config.bn / 2 : config.bn;
   EXPECT_EQ(sm100AccumulatorSpan(config), span);
+  if (config.bm == 64) {
+    // Data path layout F, read with 16x256b: 8 columns per repetition, in
+    // chunks of 8 where BN is an odd multiple of 8 (once per beta path).
+    EXPECT_EQ(kernel->a.mmaMN, 64u);
+    EXPECT_EQ(kernel->b.mmaMN, config.bn);
+    unsigned chunk = sm100EpilogueChunk(config);
+    EXPECT_EQ(chunk, config.bn % 16 ? 8u : config.bn % 32 ? 16u : 32u);
+    EXPECT_EQ(countOf(ptx, "tcgen05.ld.sync.aligned.16x256b.x" +
+                               std::to_string(chunk / 8) + ".b32"),
+              2 * config.bn / chunk);
+    EXPECT_EQ(countOf(ptx, "tcgen05.ld.sync.aligned.32x32b."), 0u);
+  }
   if (pair) {
     EXPECT_EQ(kernel->a.mmaMN, 64u);
     EXPECT_EQ(kernel->b.mmaMN, config.bn / 2);
@@ -371,7 +423,7 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
     ASSERT_TRUE(bool(spec)) << llvm::toString(spec.takeError());
     EXPECT_EQ(spec->aType, config.aType);
     EXPECT_EQ(spec->bType, config.bType);
-    EXPECT_EQ(spec->m, 128u); // cta_group::1 M = 128, or the pair's M
+    EXPECT_EQ(spec->m, config.bm); // cta_group::1 M, or the pair's M
     EXPECT_EQ(spec->n, config.bn);
     EXPECT_EQ(spec->aMajor, config.aMajor);
     EXPECT_EQ(spec->bMajor, config.bMajor);
