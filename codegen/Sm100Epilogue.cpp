@@ -53,8 +53,8 @@ unsigned sm100EpilogueChunk(const Sm100GemmConfig &config) {
       chunk /= 2;
     return chunk;
   }
-  // 8 only where BN is an odd multiple of 8, which the shape table allows
-  // for M = 64 alone: the 16x256b shape's .x1 reads 8 columns.
+  // 8 where the span is an odd multiple of 8 (cta_group::1 BN, or the
+  // pair's BN / 2): 32x32b.x8, or the 16x256b shape's .x1 at M = 64.
   return span % 32 == 0 ? 32 : span % 16 == 0 ? 16 : 8;
 }
 

@@ -194,7 +194,7 @@ namespace tilec {
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
   unsigned bm = 128;   ///< the MMA M: 64 or 128 (::1), 128 or 256 (::2)
-  unsigned bn = 256;   ///< the MMA N: 16 .. 256 step 16 (BM = 64: 8 .. 256)
+  unsigned bn = 256;   ///< the MMA N: 8 .. 256 step 8 (::2: 16 .. 256 step 16)
   /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
   /// cluster (cta_group::2, M = bm = 256 or 128; each CTA stages bm / 2
   /// rows of A and BN / 2 rows of B and holds bm / 2 rows of D in its

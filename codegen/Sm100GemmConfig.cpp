@@ -244,31 +244,20 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         "the sm_100a generator issues M = 256 (128 rows per CTA) or M = 128 "
         "(64 rows per CTA), so BM must be 256 or 128",
         config.bm));
-  // cta_group::2 M = 128 (data path layout B, PTX ISA 9.7.16.10.5): each
-  // CTA stages BN / 2 rows of B and holds BN / 2 columns per lane half;
-  // tilec's instruction table lists N 32..256 step 32 for it.
-  if (sm100FoldedAccumulator(config) &&
-      (config.bn % 32 != 0 || config.bn < 32 || config.bn > 256))
-    return fail(llvm::formatv(
-        "BN = {0} is not a tcgen05.mma.cta_group::2 N for M = 128 in tilec "
-        "(a multiple of 32 from 32 to 256: each CTA stages BN / 2 rows of B "
-        "and reads BN / 2 columns per TMEM lane half)",
-        config.bn));
-  // PTX ISA 9.7.16.10.1 (shape table): N is a multiple of 8 from 8 to 256
-  // for cta_group::1 M = 64, of 16 from 16 to 256 for cta_group::1 M = 128
-  // and for cta_group::2 M = 256 (the pair's M = 128 is checked above).
-  unsigned step = config.ctaGroup == 1 && config.bm == 64 ? 8 : 16;
+  // The smem-operand shape table (ir/InstrTable.cpp): N is a multiple of 8
+  // from 8 to 256 with cta_group::1 (M = 64 and 128), of 16 from 16 to 256
+  // with cta_group::2 (M = 128 and 256). In the pair's M = 128 (data path
+  // layout B, PTX ISA 9.7.16.10.5) each CTA stages BN / 2 rows of B and
+  // holds BN / 2 columns per lane half, a multiple of 8 either way.
+  unsigned step = config.ctaGroup == 1 ? 8 : 16;
   if (config.bn % step != 0 || config.bn < step || config.bn > 256) {
     unsigned lo = std::clamp(config.bn / step * step, step, 256u);
     unsigned hi = std::clamp((config.bn + step - 1) / step * step, step, 256u);
     return fail(llvm::formatv(
-        "BN = {0} is not a tcgen05.mma N for cta_group::{1} M = {2} (the PTX "
-        "ISA's shape table: a multiple of {3} from {3} to 256{4}; nearest "
-        "{5})",
+        "BN = {0} is not a tcgen05.mma N for cta_group::{1} M = {2} (the "
+        "PTX ISA's shape table: a multiple of {3} from {3} to 256; nearest "
+        "{4})",
         config.bn, config.ctaGroup, config.bm, step,
-        step == 16 && config.ctaGroup == 1
-            ? ", or of 8 with BM = 64 (cta_group::1 M = 64)"
-            : "",
         lo == hi ? std::to_string(lo)
                  : std::to_string(lo) + " or " + std::to_string(hi)));
   }

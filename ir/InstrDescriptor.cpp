@@ -124,7 +124,11 @@ llvm::Expected<uint32_t> encodeInstrDescriptor(const InstrDescriptorSpec &s) {
     return fail(llvm::formatv("M = {0} is not a tcgen05 M (legal: 64, 128, "
                               "256 with cta_group::2)",
                               s.m));
-  unsigned nStep = s.m == 64 ? 8 : 16;
+  // The smem-operand shape table (see ir/InstrTable.cpp): N steps by 8 for
+  // M = 64 and 128, by 16 for the pair's M = 256. The descriptor does not
+  // say whether M = 128 is one CTA's or a pair's (step 16); that is the
+  // instruction table's check.
+  unsigned nStep = s.m == 256 ? 16 : 8;
   if (s.n < nStep || s.n > 256 || s.n % nStep != 0)
     return fail(llvm::formatv("N = {0} is not legal for M = {1} (legal: a "
                               "multiple of {2} from {2} to 256)",

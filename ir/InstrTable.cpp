@@ -6,14 +6,15 @@
 //   transposing form for 32-bit elements, so tf32 is K-major only.
 // - wgmma.mma_async (sm_90a, PTX 8.0): M = 64, N = 8..256 step 8, K = 32
 //   bytes. Only 16-bit types may be MN-major (the transpose bits).
-// - tcgen05.mma (sm_100a, PTX 8.6): M = 64 (N 8..256 step 8) or M = 128
-//   (N 16..256 step 16), K = 32 bytes. MN-major is allowed here only where
-//   wgmma allows it (conservative). The cta_group::2 shapes (one MMA over a
-//   CTA pair, 9.7.16.10.1's shape table): M = 256 (N 16..256 step 16) and
-//   M = 128 (64 rows per CTA, D in data path layout B, 9.7.16.10.5); for
-//   M = 128 the rows list N 32..256 step 32, a conservative subset (CUTLASS's
-//   SM100_MMA_*_2x1SM atoms accept multiples of 16): each CTA then stages a
-//   multiple of 16 rows of B and holds N / 2 columns per lane half.
+// - tcgen05.mma (sm_100a, PTX 8.6), the ISA's table of .kind and shapes
+//   (dense f16, tf32, f8f6f4): cta_group::1 M = 64 or 128 with N 8..256
+//   step 8; cta_group::2 (one MMA over a CTA pair) M = 256 (128 rows per
+//   CTA) or M = 128 (64 rows per CTA, D in data path layout B,
+//   9.7.16.10.5) with N 16..256 step 16. K = 32 bytes. MN-major is allowed
+//   here only where wgmma allows it (conservative), so fp8 is K-major. The
+//   same steps are CUTLASS's SS atoms' since 4.2 ("smallest MMA-N allowed
+//   for Blackwell fp8 and fp16", with 128 x 8 tests); docs/sm100.md,
+//   "Shapes", gives the sources.
 // Integer MMAs are not listed: DType.h has no 32-bit integer accumulator.
 //
 //===----------------------------------------------------------------------===//
@@ -61,26 +62,26 @@ const InstrInfo InstrTable[] = {
   {TC,  64,  8, 256,  8, 16, F16,  F16,  F16, MN, MN, S100, 86, "kind::f16"},
   {TC,  64,  8, 256,  8, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16"},
   {TC,  64,  8, 256,  8, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
-  {TC, 128, 16, 256, 16, 16, F16,  F16,  F16, MN, MN, S100, 86, "kind::f16"},
-  {TC, 128, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16"},
-  {TC, 128, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128,  8, 256,  8, 16, F16,  F16,  F16, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128,  8, 256,  8, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16"},
+  {TC, 128,  8, 256,  8, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
   {TC,  64,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
-  {TC, 128, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
+  {TC, 128,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
   {TC,  64,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
-  {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
   {TC,  64,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
-  {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
   // cta_group::2: the MMA spans a CTA pair.
   {TC, 256, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 256, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 256, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
   {TC, 256, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
   {TC, 256, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
-  {TC, 128, 32, 256, 32, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
-  {TC, 128, 32, 256, 32, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
-  {TC, 128, 32, 256, 32,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
-  {TC, 128, 32, 256, 32, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
-  {TC, 128, 32, 256, 32, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 128, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
+  {TC, 128, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
+  {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
 };
 // clang-format on
 

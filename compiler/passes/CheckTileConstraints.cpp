@@ -102,14 +102,19 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
                          dtypeInfo(view.operandType(operand)).name);
     return;
   }
-  std::string mnName = operand == 'a' ? "BM" : "BN";
+  // A CTA pair stages half of the tile's rows in each CTA.
+  std::string mnName = std::string(operand == 'a' ? "BM" : "BN") +
+                       (view.ctaGroup == 2 ? " / 2" : "");
   if (!check.mnOk)
     diags.error(tileLoc(kernel, operand == 'a' ? "bm" : "bn"),
                 mnName + " = " + std::to_string(view.mnExtent(operand)) +
                     " is not a multiple of " + std::to_string(check.mnElems) +
                     ", the " + (operand == 'a' ? "M" : "N") +
                     " extent of the " + atom.nameWithType() +
-                    " swizzle atom of smem " + op);
+                    " swizzle atom of smem " + op +
+                    (view.ctaGroup == 2 ? " (each CTA of the pair stages " +
+                                              mnName + " rows)"
+                                        : std::string()));
   if (!check.kOk) {
     std::string hint;
     if (atom.major == MajorKind::K)
@@ -136,8 +141,17 @@ void Checker::checkShape(char operand) {
     return;
   std::string op(1, operand);
   llvm::SMLoc loc = attrLoc(*smem, "layout");
+  // A layout the passes derived (no smem line) that does not evaluate
+  // follows from a tile error already reported at the tile line.
+  bool derived = !loc.isValid();
   llvm::Expected<LayoutValue> value =
       evaluateLayoutExpr(smem->getText("layout"));
+  if (!value && derived && diags.errorCount() != 0) {
+    llvm::consumeError(value.takeError());
+    return;
+  }
+  if (derived)
+    loc = tileLoc(kernel, operand == 'a' ? "bm" : "bn");
   if (!value) {
     LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
     diags.error(loc, "smem " + op + ": " + diag.message + " (column " +
@@ -205,17 +219,17 @@ void Checker::checkMma() {
                                            alone(0, true));
   }
   if (view.bn % name->n != 0) {
-    // The shape table's N steps by 8 only for cta_group::1 M = 64.
-    std::string m64 =
-        name->family == MmaFamilyKind::Tcgen05 && view.ctaGroup == 1 &&
-                name->m == 128 && view.bn % 8 == 0
-            ? "; tcgen05.mma takes N a multiple of 8 only with M = 64 "
-              "(BM = 64)"
+    // The shape table steps N by 16 on a CTA pair, by 8 in one CTA.
+    std::string pair =
+        name->family == MmaFamilyKind::Tcgen05 && view.ctaGroup == 2 &&
+                view.bn % 8 == 0
+            ? "; the CTA pair's tcgen05.mma.cta_group::2 takes N a multiple "
+              "of 16 (one CTA's cta_group::1 a multiple of 8)"
             : "";
     diags.error(tileLoc(kernel, "bn"),
                 "BN = " + std::to_string(view.bn) +
                     " is not a multiple of the " + family + " atom N = " +
-                    std::to_string(name->n) + alone(1, true) + m64);
+                    std::to_string(name->n) + alone(1, true) + pair);
   }
   if (view.bk % name->k != 0) {
     std::string both = alone(0, false);

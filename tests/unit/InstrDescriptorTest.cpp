@@ -81,8 +81,12 @@ TEST(InstrDescriptorTest, RoundTrip) {
 
 TEST(InstrDescriptorTest, Errors) {
   InstrDescriptorSpec s;
+  s.n = 204;
+  EXPECT_EQ(encodeError(s), "N = 204 is not legal for M = 128 (legal: a "
+                            "multiple of 8 from 8 to 256)");
+  s.m = 256;
   s.n = 200;
-  EXPECT_EQ(encodeError(s), "N = 200 is not legal for M = 128 (legal: a "
+  EXPECT_EQ(encodeError(s), "N = 200 is not legal for M = 256 (legal: a "
                             "multiple of 16 from 16 to 256)");
   s.n = 256;
   s.m = 96;

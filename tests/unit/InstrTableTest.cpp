@@ -87,9 +87,13 @@ TEST(InstrTableTest, LookupErrorsSayWhatIsLegal) {
                   DTypeKind::BF16, DTypeKind::F32),
             "wgmma.m64n128k32 does not exist for bf16; wgmma takes M = 64 with "
             "K = 16");
-  EXPECT_EQ(error({MmaFamilyKind::Tcgen05, 128, 24, 16}, ArchKind::SM100a,
+  EXPECT_EQ(error({MmaFamilyKind::Tcgen05, 128, 20, 16}, ArchKind::SM100a,
                   DTypeKind::BF16, DTypeKind::F32),
-            "N = 24 is not legal for tcgen05.mma with M = 128; N must be "
+            "N = 20 is not legal for tcgen05.mma with M = 128; N must be "
+            "8..256 in steps of 8");
+  EXPECT_EQ(error({MmaFamilyKind::Tcgen05, 256, 24, 16}, ArchKind::SM100a,
+                  DTypeKind::BF16, DTypeKind::F32),
+            "N = 24 is not legal for tcgen05.mma with M = 256; N must be "
             "16..256 in steps of 16");
   EXPECT_EQ(error({MmaFamilyKind::MmaSync, 16, 8, 32}, ArchKind::SM80,
                   DTypeKind::I8, DTypeKind::F32),

@@ -145,13 +145,13 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
     return err ? llvm::toString(std::move(err)) : std::string();
   };
   Sm100GemmConfig config;
-  config.bn = 200;
-  EXPECT_NE(message(config).find("nearest 192 or 208"), std::string::npos)
+  config.bn = 204;
+  EXPECT_NE(message(config).find("nearest 200 or 208"), std::string::npos)
       << message(config);
   config = {};
   config.bm = 64; // the M = 64 tcgen05.mma (data path layout F)
   EXPECT_EQ(message(config), "");
-  // M = 64 steps N by 8 (the ISA's shape table), M = 128 by 16.
+  // cta_group::1 steps N by 8 at M = 64 and 128 (the ISA's shape table).
   config.bn = 24;
   EXPECT_EQ(message(config), "");
   config.bn = 20;
@@ -162,23 +162,28 @@ TEST(Sm100Config, RulesNameWhatIsLegal) {
       << message(config);
   config.bm = 128;
   config.bn = 24;
+  EXPECT_EQ(message(config), "");
+  config.bn = 4;
   EXPECT_NE(message(config).find("cta_group::1 M = 128 (the PTX ISA's shape "
-                                 "table: a multiple of 16 from 16 to 256, or "
-                                 "of 8 with BM = 64 (cta_group::1 M = 64); "
-                                 "nearest 16 or 32)"),
+                                 "table: a multiple of 8 from 8 to 256; "
+                                 "nearest 8)"),
             std::string::npos)
       << message(config);
   config.bn = 256;
   config.bm = 192;
   EXPECT_NE(message(config).find("BM must be 64 or 128"), std::string::npos);
-  // The pair's M = 128 takes N a multiple of 32 (BN / 2 per CTA).
+  // Both pairs step N by 16 (BN / 2 per CTA, a multiple of 8).
   config = {};
   config.bm = 128;
   config.ctaGroup = 2;
-  config.bn = 48;
-  EXPECT_NE(message(config).find("a multiple of 32 from 32 to 256"),
+  config.bn = 40;
+  EXPECT_NE(message(config).find("cta_group::2 M = 128 (the PTX ISA's shape "
+                                 "table: a multiple of 16 from 16 to 256; "
+                                 "nearest 32 or 48)"),
             std::string::npos)
       << message(config);
+  config.bn = 48;
+  EXPECT_EQ(message(config), "");
   config.bn = 96;
   EXPECT_EQ(message(config), "");
   config.bm = 64;
@@ -260,7 +265,7 @@ std::vector<MatrixCase> matrixCases() {
         cases.push_back(c);
       }
   // The CTA pair with M = 128 (data path layout B): every type and
-  // majorness once, N a multiple of 32 (BN / 2 rows of B per CTA).
+  // majorness once (BN / 2 rows of B per CTA).
   const unsigned pairNs[] = {32, 96, 256, 64};
   next = 0;
   for (const Types &t : types)
@@ -296,6 +301,19 @@ std::vector<MatrixCase> matrixCases() {
     c.bm = 64;
     cases.push_back(c);
   }
+  // The shape table's N step 8 at cta_group::1 M = 128 (32x32b.x8 chunks)
+  // and step 16 on the M = 128 pair (BN / 2 an odd multiple of 8 per CTA).
+  const MatrixCase n8[] = {
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::K, 64, 24},
+      {DTypeKind::F16, DTypeKind::F16, MajorKind::MN, MajorKind::K, 32, 8},
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::MN, 64, 40},
+      {DTypeKind::TF32, DTypeKind::TF32, MajorKind::K, MajorKind::K, 32, 56},
+      {DTypeKind::E4M3, DTypeKind::E4M3, MajorKind::K, MajorKind::K, 128, 248},
+      {DTypeKind::BF16, DTypeKind::BF16, MajorKind::K, MajorKind::K, 64, 48, 2},
+      {DTypeKind::TF32, DTypeKind::TF32, MajorKind::K, MajorKind::K, 32, 16, 2},
+      {DTypeKind::E4M3, DTypeKind::E5M2, MajorKind::K, MajorKind::K, 128, 80, 2},
+  };
+  cases.insert(cases.end(), std::begin(n8), std::end(n8));
   return cases;
 }
 
@@ -394,6 +412,15 @@ TEST_P(Sm100GemmMatrix, DescriptorsDecodeToTheLayoutAndPtxasAccepts) {
                                std::to_string(chunk / 8) + ".b32"),
               2 * config.bn / chunk);
     EXPECT_EQ(countOf(ptx, "tcgen05.ld.sync.aligned.32x32b."), 0u);
+  }
+  if (config.bm == 128 && !pair) {
+    // One row per lane (32x32b), in chunks of 8 where BN is an odd
+    // multiple of 8 (once per beta path).
+    unsigned chunk = sm100EpilogueChunk(config);
+    EXPECT_EQ(chunk, config.bn % 16 ? 8u : config.bn % 32 ? 16u : 32u);
+    EXPECT_EQ(countOf(ptx, "tcgen05.ld.sync.aligned.32x32b.x" +
+                               std::to_string(chunk) + ".b32"),
+              2 * config.bn / chunk);
   }
   if (pair) {
     EXPECT_EQ(kernel->a.mmaMN, 64u);
