@@ -10,11 +10,13 @@
 //   (dense f16, tf32, f8f6f4): cta_group::1 M = 64 or 128 with N 8..256
 //   step 8; cta_group::2 (one MMA over a CTA pair) M = 256 (128 rows per
 //   CTA) or M = 128 (64 rows per CTA, D in data path layout B,
-//   9.7.16.10.5) with N 16..256 step 16. K = 32 bytes. MN-major is allowed
-//   here only where wgmma allows it (conservative), so fp8 is K-major. The
-//   same steps are CUTLASS's SS atoms' since 4.2 ("smallest MMA-N allowed
-//   for Blackwell fp8 and fp16", with 128 x 8 tests); docs/sm100.md,
-//   "Shapes", gives the sources.
+//   9.7.16.10.5) with N 16..256 step 16. K = 32 bytes. The same steps are
+//   CUTLASS's SS atoms' since 4.2 ("smallest MMA-N allowed for Blackwell
+//   fp8 and fp16", with 128 x 8 tests); docs/sm100.md, "Shapes", gives the
+//   sources. The instruction descriptor's transpose bits make 16-bit and
+//   8-bit operands MN-major (kind::f8f6f4 also mixes e4m3 and e5m2); tf32
+//   is K-major here: the ISA transposes it only from the 128-byte swizzle
+//   with 32-byte atomicity, which no tilec atom describes.
 // Integer MMAs are not listed: DType.h has no 32-bit integer accumulator.
 //
 //===----------------------------------------------------------------------===//
@@ -67,21 +69,29 @@ const InstrInfo InstrTable[] = {
   {TC, 128,  8, 256,  8, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16"},
   {TC,  64,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
   {TC, 128,  8, 256,  8,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32"},
-  {TC,  64,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
-  {TC, 128,  8, 256,  8, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4"},
-  {TC,  64,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
-  {TC, 128,  8, 256,  8, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 32, E4M3, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 32, E4M3, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 32, E5M2, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E4M3, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E4M3, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E5M2, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC,  64,  8, 256,  8, 32, E5M2, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4"},
+  {TC, 128,  8, 256,  8, 32, E5M2, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4"},
   // cta_group::2: the MMA spans a CTA pair.
   {TC, 256, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 256, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 256, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
-  {TC, 256, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
-  {TC, 256, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 256, 16, 256, 16, 32, E4M3, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 256, 16, 256, 16, 32, E4M3, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 256, 16, 256, 16, 32, E5M2, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 256, 16, 256, 16, 32, E5M2, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
   {TC, 128, 16, 256, 16, 16, F16,  F16,  F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 128, 16, 256, 16, 16, BF16, BF16, F32, MN, MN, S100, 86, "kind::f16", 2},
   {TC, 128, 16, 256, 16,  8, TF32, TF32, F32, KO, KO, S100, 86, "kind::tf32", 2},
-  {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
-  {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, KO, KO, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 32, E4M3, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 32, E4M3, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 32, E5M2, E4M3, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
+  {TC, 128, 16, 256, 16, 32, E5M2, E5M2, F32, MN, MN, S100, 86, "kind::f8f6f4", 2},
 };
 // clang-format on
 

@@ -41,7 +41,10 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     return;
   }
   bool kMajor = major == MajorKind::K;
-  std::string extentName = kMajor ? "BK" : (operand == 'a' ? "BM" : "BN");
+  std::string tileName = kMajor ? "BK" : (operand == 'a' ? "BM" : "BN");
+  // A CTA pair stages half of the tile's M or N rows in each CTA.
+  unsigned perCta = !kMajor && view.ctaGroup == 2 ? 2 : 1;
+  std::string extentName = tileName + (perCta == 2 ? " / 2" : "");
   int64_t extent = kMajor ? view.bk : view.mnExtent(operand);
   int64_t bytes = extent * bits / 8;
   std::string typeName = dtypeInfo(dtype).name.str();
@@ -89,8 +92,10 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
   diags.error(extentLoc,
               "no swizzle atom fits smem " + smem.symbol + ": " + facts +
                   ", but every atom spans a multiple of 16 bytes; make " +
-                  extentName + " a multiple of " + std::to_string(128 / bits) +
-                  " (16 bytes of " + typeName + ")");
+                  tileName + " a multiple of " +
+                  std::to_string(perCta * 128 / bits) + " (16 bytes of " +
+                  typeName + (perCta == 2 ? " in each CTA of the pair" : "") +
+                  ")");
 }
 
 } // namespace

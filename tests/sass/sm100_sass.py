@@ -3,9 +3,8 @@
 
 Each sm_100a kernel (examples/gemm_sm100*.tile, gemm_decode_sm100.tile and
 the kernels of tests/sim/gemm/epilogue_ops_sm100.tile, sm100_decode.tile,
-sm100_m64.tile, sm100_n8.tile, sm100_batched.tile, sm100_swiglu.tile and
-sm100_staged.tile)
-is compiled by tilec, assembled by
+sm100_m64.tile, sm100_n8.tile, sm100_fp8_mn.tile, sm100_batched.tile,
+sm100_swiglu.tile and sm100_staged.tile) is compiled by tilec, assembled by
 `ptxas -arch=sm_100a -v` to a cubin and disassembled by cuobjdump -sass (or
 nvdisasm). Its SASS must contain what the PTX asks of the tensor-memory
 pipeline:
@@ -112,9 +111,8 @@ def main():
     # The decode schedules (swap-AB, split-K): the example and its variants.
     sources.append(os.path.join(ROOT, "examples", "gemm_decode_sm100.tile"))
     for name in ("epilogue_ops_sm100.tile", "sm100_decode.tile",
-                 "sm100_m64.tile", "sm100_n8.tile", "sm100_batched.tile",
-                 "sm100_swiglu.tile",
-                 "sm100_staged.tile"):
+                 "sm100_m64.tile", "sm100_n8.tile", "sm100_fp8_mn.tile",
+                 "sm100_batched.tile", "sm100_swiglu.tile", "sm100_staged.tile"):
         sources.append(os.path.join(ROOT, "tests", "sim", "gemm", name))
     passed = failed = 0
     env = dict(os.environ, TILEC_NO_DISK_CACHE="1")
