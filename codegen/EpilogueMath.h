@@ -32,6 +32,7 @@
 #include "ir/EpilogueOps.h"
 #include "ir/GemmSpec.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 
 #include <vector>
@@ -64,12 +65,39 @@ llvm::Value *emitAlphaBeta(llvm::IRBuilder<> &b, llvm::Value *alpha,
                            llvm::Value *acc, llvm::Value *beta,
                            llvm::Value *old);
 
+/// The bias and scale values of C's element that a store path loaded ahead
+/// of its math: one per op of the list (null where the op loads its own).
+/// A column's value serves both of a thread's rows and a row's value all
+/// its columns, but LLVM cannot reuse one load across the stores to C (they
+/// may alias the operand) nor hoist it over the barriers of the staged
+/// store; loaded once, ahead, each costs one load and one latency.
+struct EpilogueOperandValues {
+  llvm::SmallVector<llvm::Value *, 4> perOp;
+
+  /// Each op's value from \p first, else from \p second.
+  static EpilogueOperandValues merge(const EpilogueOperandValues &first,
+                                     const EpilogueOperandValues &second);
+};
+
+/// Loads the operands of \p ops (without swiglu) indexed by C's \p row
+/// (bias(row), scale(row)) and by C's \p col (bias(col), scale(col)),
+/// clamped as emitEpilogueOps clamps them; a null \p row or \p col loads
+/// none of that axis.
+EpilogueOperandValues emitEpilogueOperandLoads(llvm::IRBuilder<> &b,
+                                               llvm::ArrayRef<EpilogueOp> ops,
+                                               const EpilogueInputs &in,
+                                               llvm::Value *row,
+                                               llvm::Value *col);
+
 /// \p ops (without swiglu) applied in order to the f32 \p x of C's element
-/// (\p row, \p col) (i32, C's coordinates, possibly outside M x N).
+/// (\p row, \p col) (i32, C's coordinates, possibly outside M x N), with
+/// the operand values in \p loaded (emitEpilogueOperandLoads of the same
+/// row or column) where given.
 llvm::Value *emitEpilogueOps(llvm::IRBuilder<> &b,
                              llvm::ArrayRef<EpilogueOp> ops,
                              const EpilogueInputs &in, llvm::Value *x,
-                             llvm::Value *row, llvm::Value *col);
+                             llvm::Value *row, llvm::Value *col,
+                             const EpilogueOperandValues *loaded = nullptr);
 
 /// One element of C for a kernel with swiglu in \p ops: \p gate and \p up
 /// (alpha * acc each) at accumulator columns \p gateCol and \p upCol of

@@ -125,15 +125,37 @@ struct EpilogueEmitter {
 
   /// The epilogue math of one element (codegen/EpilogueMath.h) at the
   /// kernel's (\p row, \p col): the A-role row and B-role row, C's (row,
-  /// col) unless swap-AB transposes them.
-  llvm::Value *finish(llvm::Value *accValue, llvm::Value *old,
-                      llvm::Value *row, llvm::Value *col) {
+  /// col) unless swap-AB transposes them; with the operand values
+  /// \p loaded (load()) where given.
+  llvm::Value *finish(llvm::Value *accValue, llvm::Value *old, llvm::Value *row,
+                      llvm::Value *col,
+                      const EpilogueOperandValues *loaded = nullptr) {
     llvm::Value *x = emitAlphaBeta(b, v.alpha, accValue, v.beta, old);
     if (config.epilogueOps.empty())
       return x;
     if (config.swapAB)
       std::swap(row, col);
-    return emitEpilogueOps(b, config.epilogueOps, inputs, x, row, col);
+    return emitEpilogueOps(b, config.epilogueOps, inputs, x, row, col, loaded);
+  }
+
+  /// The bias and scale values at the kernel's row \p row or column
+  /// \p col (either null), loaded ahead of the math (EpilogueMath.h says
+  /// why); none with swiglu, whose operands sit at two columns.
+  EpilogueOperandValues load(llvm::Value *row, llvm::Value *col) {
+    if (config.epilogueOps.empty() || findSwiglu(config.epilogueOps))
+      return {};
+    if (config.swapAB)
+      std::swap(row, col);
+    return emitEpilogueOperandLoads(b, config.epilogueOps, inputs, row, col);
+  }
+
+  /// \p rowValues merged with \p colValues; null when no op reads either.
+  std::optional<EpilogueOperandValues>
+  merged(const EpilogueOperandValues &rowValues,
+         const EpilogueOperandValues &colValues) {
+    if (rowValues.perOp.empty())
+      return std::nullopt;
+    return EpilogueOperandValues::merge(rowValues, colValues);
   }
 
   /// swiglu's element of C at the kernel's \p row and C's column \p outCol
@@ -187,15 +209,16 @@ struct EpilogueEmitter {
   }
 
   llvm::Value *scale(llvm::Value *accValue, llvm::Value *address, bool readC,
-                     llvm::Value *row, llvm::Value *col) {
+                     llvm::Value *row, llvm::Value *col,
+                     const EpilogueOperandValues *loaded) {
     llvm::Value *old =
         readC ? b.CreateFPExt(b.CreateLoad(cType(), address), b.getFloatTy())
               : nullptr;
-    return finish(accValue, old, row, col);
+    return finish(accValue, old, row, col, loaded);
   }
 
   void storeOne(llvm::Value *row, llvm::Value *col, llvm::Value *value,
-                bool readC) {
+                bool readC, const EpilogueOperandValues *loaded) {
     llvm::BasicBlock *st = block("st1");
     llvm::BasicBlock *after = block("st1.after");
     b.CreateCondBr(b.CreateAnd(b.CreateICmpULT(row, v.rowsA),
@@ -203,7 +226,7 @@ struct EpilogueEmitter {
                    st, after);
     b.SetInsertPoint(st);
     llvm::Value *address = cAddress(row, col);
-    llvm::Value *r = scale(value, address, readC, row, col);
+    llvm::Value *r = scale(value, address, readC, row, col, loaded);
     b.CreateStore(b.CreateFPTrunc(r, cType()), address);
     b.CreateBr(after);
     b.SetInsertPoint(after);
@@ -213,16 +236,28 @@ struct EpilogueEmitter {
                   llvm::Value *col0, bool readC) {
     // Row-major pairs (col, col + 1) are adjacent: one 32-bit store when
     // both are in range and ldc is even; otherwise element by element.
+    // The operands of this thread's two rows once per tile, of each
+    // column pair once per block (not once per store).
     llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
+    EpilogueOperandValues rowValues[2] = {
+        load(row0, nullptr), load(b.CreateAdd(row0, i32(8)), nullptr)};
     for (unsigned j = 0; j < config.bn / 8; ++j) {
+      llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
+      EpilogueOperandValues colValues[2] = {
+          load(nullptr, col), load(nullptr, b.CreateAdd(col, i32(1)))};
       for (unsigned i = 0; i < 2; ++i) {
         llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
-        llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
         llvm::Value *v0 = acc[4 * j + 2 * i];
         llvm::Value *v1 = acc[4 * j + 2 * i + 1];
+        std::optional<EpilogueOperandValues> at0 =
+            merged(rowValues[i], colValues[0]);
+        std::optional<EpilogueOperandValues> at1 =
+            merged(rowValues[i], colValues[1]);
+        const EpilogueOperandValues *l0 = at0 ? &*at0 : nullptr;
+        const EpilogueOperandValues *l1 = at1 ? &*at1 : nullptr;
         if (config.swapAB) {
-          storeOne(row, col, v0, readC);
-          storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+          storeOne(row, col, v0, readC, l0);
+          storeOne(row, b.CreateAdd(col, i32(1)), v1, readC, l1);
           continue;
         }
         llvm::BasicBlock *wide = block("st2");
@@ -245,8 +280,8 @@ struct EpilogueEmitter {
           o1 = b.CreateFPExt(b.CreateExtractElement(old, uint64_t(1)),
                              b.getFloatTy());
         }
-        llvm::Value *r0 = finish(v0, o0, row, col);
-        llvm::Value *r1 = finish(v1, o1, row, b.CreateAdd(col, i32(1)));
+        llvm::Value *r0 = finish(v0, o0, row, col, l0);
+        llvm::Value *r1 = finish(v1, o1, row, b.CreateAdd(col, i32(1)), l1);
         llvm::Value *pair = llvm::PoisonValue::get(pairType);
         pair = b.CreateInsertElement(pair, b.CreateFPTrunc(r0, cType()),
                                      uint64_t(0));
@@ -255,8 +290,8 @@ struct EpilogueEmitter {
         b.CreateAlignedStore(pair, address, pairAlign);
         b.CreateBr(after);
         b.SetInsertPoint(narrow);
-        storeOne(row, col, v0, readC);
-        storeOne(row, b.CreateAdd(col, i32(1)), v1, readC);
+        storeOne(row, col, v0, readC, l0);
+        storeOne(row, b.CreateAdd(col, i32(1)), v1, readC, l1);
         b.CreateBr(after);
         b.SetInsertPoint(after);
       }
@@ -349,9 +384,11 @@ struct EpilogueEmitter {
   /// (\p row, \p col) and (\p row, \p col + 1) (with \p old, two C
   /// elements packed in a b32, when given) rounded to C's type, packed into
   /// one b32 (lo in the low half: the lower column, as stmatrix and ldmatrix
-  /// have it).
+  /// have it); \p loaded holds the operand values of the two elements
+  /// (load()), or is null.
   llvm::Value *pack(llvm::Value *lo, llvm::Value *hi, llvm::Value *old,
-                    llvm::Value *row, llvm::Value *col) {
+                    llvm::Value *row, llvm::Value *col,
+                    const std::optional<EpilogueOperandValues> *loaded) {
     auto *f2 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
     auto *c2 = llvm::FixedVectorType::get(cType(), 2);
     if (findSwiglu(config.epilogueOps)) {
@@ -376,11 +413,14 @@ struct EpilogueEmitter {
     auto oldAt = [&](uint64_t e) {
       return c ? b.CreateExtractElement(c, e) : nullptr;
     };
+    auto loadedAt = [&](unsigned e) {
+      return loaded && loaded[e] ? &*loaded[e] : nullptr;
+    };
     llvm::Value *pair = llvm::PoisonValue::get(f2);
-    pair = b.CreateInsertElement(pair, finish(lo, oldAt(0), row, col),
-                                 uint64_t(0));
     pair = b.CreateInsertElement(
-        pair, finish(hi, oldAt(1), row, b.CreateAdd(col, i32(1))),
+        pair, finish(lo, oldAt(0), row, col, loadedAt(0)), uint64_t(0));
+    pair = b.CreateInsertElement(
+        pair, finish(hi, oldAt(1), row, b.CreateAdd(col, i32(1)), loadedAt(1)),
         uint64_t(1));
     return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
   }
@@ -446,6 +486,22 @@ struct EpilogueEmitter {
           std::string("sm_90a: stmatrix into the staging tile, TMA store") +
               (config.splitK ? ", after the split-K reduction" : "") +
               (readC ? ", C read back with ldmatrix (beta != 0)" : ""));
+    // The operands of this thread's two rows, once per tile.
+    EpilogueOperandValues rowValues[2] = {
+        load(laneRow, nullptr), load(b.CreateAdd(laneRow, i32(8)), nullptr)};
+    // The operands of a chunk's columns (2 per 8-column block), each loaded
+    // once, a chunk ahead of its math: chunk 0's here, chunk c + 1's before
+    // chunk c's barrier.
+    auto loadChunk = [&](unsigned chunk) {
+      std::vector<EpilogueOperandValues> values;
+      for (unsigned jj = 0; jj < blocks; ++jj)
+        for (unsigned e = 0; e < 2; ++e)
+          values.push_back(
+              load(nullptr,
+                   b.CreateAdd(laneCol, i32(8 * (chunk * blocks + jj) + e))));
+      return values;
+    };
+    std::vector<EpilogueOperandValues> nextValues = loadChunk(0);
     for (unsigned chunk = 0; chunk < tile.chunks; ++chunk) {
       llvm::Value *buffer =
           b.CreateAdd(buffers, i32((chunk % tile.buffers) * tile.bytes));
@@ -461,6 +517,10 @@ struct EpilogueEmitter {
         x = wgRow;
         y = b.CreateAdd(v.n0, i32(chunk * tile.rows));
       }
+      // The next chunk's operands, in flight during this chunk's math.
+      std::vector<EpilogueOperandValues> colValues = std::move(nextValues);
+      if (chunk + 1 < tile.chunks)
+        nextValues = loadChunk(chunk + 1);
       ifLeader(leader, "store.reuse", [&] {
         ptx::bulkWaitGroup(b, pending, /*readOnly=*/true);
         if (readC) {
@@ -506,8 +566,13 @@ struct EpilogueEmitter {
             swigluUp[0] = acc[up];
             swigluUp[1] = acc[up + 1];
           }
+          unsigned block = 2 * p + m / 2;
+          std::optional<EpilogueOperandValues> loaded[2] = {
+              merged(rowValues[m % 2], colValues[2 * block]),
+              merged(rowValues[m % 2], colValues[2 * block + 1])};
           regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
-                              readC ? old[m] : nullptr, accRow, accCol));
+                              readC ? old[m] : nullptr, accRow, accCol,
+                              loaded));
         }
         ptx::stmatrix(b, address, regs, tile.transposed,
                       config.annotate

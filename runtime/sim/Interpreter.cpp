@@ -401,6 +401,7 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::Rsqrt:
   case OpKind::Ex2:
   case OpKind::Lg2:
+  case OpKind::Tanh:
   case OpKind::Sin:
   case OpKind::Cos: {
     PtxType dt = (ins.op == OpKind::Popc || ins.op == OpKind::Clz)

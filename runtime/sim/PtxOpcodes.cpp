@@ -51,6 +51,7 @@ const std::pair<const char *, OpKind> ArithOps[] = {
     {"rsqrt", OpKind::Rsqrt},
     {"ex2", OpKind::Ex2},
     {"lg2", OpKind::Lg2},
+    {"tanh", OpKind::Tanh},
     {"sin", OpKind::Sin},
     {"cos", OpKind::Cos},
     {"copysign", OpKind::Copysign},
@@ -107,9 +108,15 @@ bool Decoder::decodeArith(std::string_view base, const Mods &m) {
     ins.type2 = m.types[1];
     return true;
   }
-  if (!oneType(m) || !only(m, {"lo", "hi", "wide", "sat"}))
+  if (!oneType(m) || !only(m, {"lo", "hi", "wide", "sat", "NaN"}))
     return false;
   ins.sat = m.has("sat");
+  // min/max.NaN.f32 (sm_80+): a NaN input gives NaN, not the other input.
+  ins.flag = m.has("NaN");
+  if (ins.flag && (ins.type != PtxType::F32 ||
+                   (ins.op != OpKind::Min && ins.op != OpKind::Max)))
+    return bad(
+        fmt::format("`{}`: .NaN is only modelled on min/max.f32", opcode));
   if (m.round)
     ins.round = *m.round;
   PtxType t = ins.type;

@@ -88,8 +88,8 @@ const std::vector<OperandShape> &operandShapes() {
   const W A = W::Address, V = W::Vector, Any = W::Any;
   static const std::vector<OperandShape> table = {
       {{O::Abs, O::Neg, O::Not, O::Cnot, O::Popc, O::Clz, O::Brev, O::Rcp,
-        O::Sqrt, O::Rsqrt, O::Ex2, O::Lg2, O::Sin, O::Cos, O::Mov, O::Cvta,
-        O::CvtaTo, O::ElectSync},
+        O::Sqrt, O::Rsqrt, O::Ex2, O::Lg2, O::Tanh, O::Sin, O::Cos, O::Mov,
+        O::Cvta, O::CvtaTo, O::ElectSync},
        2,
        2,
        {}},

@@ -151,6 +151,7 @@ enum class OpKind : std::uint16_t {
   Rsqrt,
   Ex2,
   Lg2,
+  Tanh,
   Sin,
   Cos,
   Copysign,

@@ -168,6 +168,9 @@ bool f32Special(OpKind op, float x, float y, float &r) {
   case OpKind::Lg2:
     r = std::log2(x);
     return true;
+  case OpKind::Tanh:
+    r = std::tanh(x);
+    return true;
   case OpKind::Sin:
     r = std::sin(x);
     return true;
@@ -303,6 +306,9 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
     }
     if (!floatArith(ins.op, x, y, z, r) && !f32Special(ins.op, x, y, r))
       throw SimFault("instruction not modelled for .f32");
+    // min/max.NaN (ins.flag): NaN when either input is.
+    if (ins.flag && (std::isnan(x) || std::isnan(y)))
+      r = std::numeric_limits<float>::quiet_NaN();
     if (ins.sat)
       r = std::isnan(r) ? 0.0f : std::fmin(std::fmax(r, 0.0f), 1.0f);
     return fromF32(r);
