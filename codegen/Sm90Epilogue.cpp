@@ -86,6 +86,9 @@ struct EpilogueEmitter {
       *v.fn, config.swapAB ? v.rowsB : v.rowsA,
       config.swapAB ? v.rowsA : v.rowsB, config.cType);
 
+  /// The operand values loaded before the K loop (emitSm90Epilogue's).
+  const Sm90EpilogueOperands *pre = nullptr;
+
   /// swiglu's up registers for the pair pack() is given.
   llvm::Value *swigluUp[2] = {nullptr, nullptr};
 
@@ -147,6 +150,51 @@ struct EpilogueEmitter {
     if (config.swapAB)
       std::swap(row, col);
     return emitEpilogueOperandLoads(b, config.epilogueOps, inputs, row, col);
+  }
+
+  /// This thread's first accumulator row and column in the kernel's
+  /// coordinates (docs/layout-facts.md#accumulator-ownership): row
+  /// m0 + 64 consumer + 16 warp + lane / 4 (and 8 below), columns
+  /// n0 + 2 (lane % 4) + 8 j + {0, 1}.
+  std::pair<llvm::Value *, llvm::Value *> laneOrigin() {
+    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
+    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
+    llvm::Value *row = b.CreateAdd(
+        b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64))),
+        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
+        "row0");
+    llvm::Value *col = b.CreateAdd(
+        v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    return {row, col};
+  }
+
+  /// The Sm90EpilogueOperands of this thread's tile.
+  Sm90EpilogueOperands preload() {
+    Sm90EpilogueOperands out;
+    if (config.epilogueOps.empty() || findSwiglu(config.epilogueOps))
+      return out;
+    auto [row, col] = laneOrigin();
+    out.rows[0] = load(row, nullptr);
+    out.rows[1] = load(b.CreateAdd(row, i32(8)), nullptr);
+    out.blocks = sm90PreloadedBlocks(config);
+    for (unsigned j = 0; j < out.blocks; ++j)
+      for (unsigned e = 0; e < 2; ++e)
+        out.cols.push_back(load(nullptr, b.CreateAdd(col, i32(8 * j + e))));
+    return out;
+  }
+
+  /// The operand values of this thread's row \p i (0: its first, 1: 8
+  /// below), preloaded.
+  const EpilogueOperandValues &rowOperands(unsigned i) const {
+    return pre->rows[i];
+  }
+
+  /// The operand values of column 8 \p j + \p e of this thread's columns,
+  /// \p col: preloaded for the tile's first blocks, else loaded here.
+  EpilogueOperandValues colOperands(unsigned j, unsigned e, llvm::Value *col) {
+    if (j < pre->blocks)
+      return pre->cols[2 * j + e];
+    return load(nullptr, col);
   }
 
   /// \p rowValues merged with \p colValues; null when no op reads either.
@@ -239,20 +287,21 @@ struct EpilogueEmitter {
     // The operands of this thread's two rows once per tile, of each
     // column pair once per block (not once per store).
     llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
-    EpilogueOperandValues rowValues[2] = {
-        load(row0, nullptr), load(b.CreateAdd(row0, i32(8)), nullptr)};
+    const EpilogueOperandValues *rowValues[2] = {&rowOperands(0),
+                                                 &rowOperands(1)};
     for (unsigned j = 0; j < config.bn / 8; ++j) {
       llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
       EpilogueOperandValues colValues[2] = {
-          load(nullptr, col), load(nullptr, b.CreateAdd(col, i32(1)))};
+          colOperands(j, 0, col),
+          colOperands(j, 1, b.CreateAdd(col, i32(1)))};
       for (unsigned i = 0; i < 2; ++i) {
         llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
         llvm::Value *v0 = acc[4 * j + 2 * i];
         llvm::Value *v1 = acc[4 * j + 2 * i + 1];
         std::optional<EpilogueOperandValues> at0 =
-            merged(rowValues[i], colValues[0]);
+            merged(*rowValues[i], colValues[0]);
         std::optional<EpilogueOperandValues> at1 =
-            merged(rowValues[i], colValues[1]);
+            merged(*rowValues[i], colValues[1]);
         const EpilogueOperandValues *l0 = at0 ? &*at0 : nullptr;
         const EpilogueOperandValues *l1 = at1 ? &*at1 : nullptr;
         if (config.swapAB) {
@@ -301,14 +350,7 @@ struct EpilogueEmitter {
   /// The direct epilogue: the beta == 0 variant never reads C.
   void emitDirectTile(llvm::ArrayRef<llvm::Value *> acc,
                       llvm::BasicBlock *exit) {
-    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
-    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
-    llvm::Value *row0 = b.CreateAdd(
-        b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64))),
-        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))),
-        "row0");
-    llvm::Value *col0 = b.CreateAdd(
-        v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)), "col0");
+    auto [row0, col0] = laneOrigin();
     if (config.annotate)
       emitEpilogueAnnotation(b, config.epilogueOps, directAnnotation().c_str());
     if (const EpilogueOp *swiglu = findSwiglu(config.epilogueOps)) {
@@ -468,11 +510,7 @@ struct EpilogueEmitter {
       }
     llvm::Value *base = smem.emitOffset(b, row, col);
     // This thread's first accumulator element in the kernel's coordinates.
-    llvm::Value *laneRow = b.CreateAdd(
-        b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64))),
-        b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateLShr(lane, i32(2))));
-    llvm::Value *laneCol =
-        b.CreateAdd(v.n0, b.CreateMul(b.CreateAnd(lane, i32(3)), i32(2)));
+    auto [laneRow, laneCol] = laneOrigin();
     llvm::Value *buffers = b.CreateAdd(
         v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
         "staging");
@@ -486,19 +524,20 @@ struct EpilogueEmitter {
           std::string("sm_90a: stmatrix into the staging tile, TMA store") +
               (config.splitK ? ", after the split-K reduction" : "") +
               (readC ? ", C read back with ldmatrix (beta != 0)" : ""));
-    // The operands of this thread's two rows, once per tile.
-    EpilogueOperandValues rowValues[2] = {
-        load(laneRow, nullptr), load(b.CreateAdd(laneRow, i32(8)), nullptr)};
-    // The operands of a chunk's columns (2 per 8-column block), each loaded
-    // once, a chunk ahead of its math: chunk 0's here, chunk c + 1's before
-    // chunk c's barrier.
+    // The operands of this thread's two rows, loaded before the K loop.
+    const EpilogueOperandValues *rowValues[2] = {&rowOperands(0),
+                                                 &rowOperands(1)};
+    // The operands of a chunk's columns (2 per 8-column block): those of
+    // the first blocks loaded before the K loop, the others once, a chunk
+    // ahead of their math (chunk c + 1's before chunk c's barrier).
     auto loadChunk = [&](unsigned chunk) {
       std::vector<EpilogueOperandValues> values;
       for (unsigned jj = 0; jj < blocks; ++jj)
-        for (unsigned e = 0; e < 2; ++e)
+        for (unsigned e = 0; e < 2; ++e) {
+          unsigned j = chunk * blocks + jj;
           values.push_back(
-              load(nullptr,
-                   b.CreateAdd(laneCol, i32(8 * (chunk * blocks + jj) + e))));
+              colOperands(j, e, b.CreateAdd(laneCol, i32(8 * j + e))));
+        }
       return values;
     };
     std::vector<EpilogueOperandValues> nextValues = loadChunk(0);
@@ -568,8 +607,8 @@ struct EpilogueEmitter {
           }
           unsigned block = 2 * p + m / 2;
           std::optional<EpilogueOperandValues> loaded[2] = {
-              merged(rowValues[m % 2], colValues[2 * block]),
-              merged(rowValues[m % 2], colValues[2 * block + 1])};
+              merged(*rowValues[m % 2], colValues[2 * block]),
+              merged(*rowValues[m % 2], colValues[2 * block + 1])};
           regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
                               readC ? old[m] : nullptr, accRow, accCol,
                               loaded));
@@ -596,12 +635,46 @@ struct EpilogueEmitter {
 
 } // namespace
 
+unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
+  if (findSwiglu(config.epilogueOps))
+    return 0;
+  // The ops with an operand per column of the kernel's tile (swap-AB: per
+  // row of C).
+  unsigned perColumn = 0;
+  for (const EpilogueOp &op : config.epilogueOps)
+    if ((op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale) &&
+        (op.axis == EpilogueAxis::Col) != config.swapAB)
+      ++perColumn;
+  if (perColumn == 0)
+    return 0;
+  // ptxas holds the whole kernel to the launch's cap (see
+  // verifySm90GemmConfig); beside the BN / 2 accumulators a consumer keeps
+  // its addresses, the math's temporaries and the stores' registers.
+  constexpr unsigned Reserve = 64;
+  unsigned threads = 128 * (1 + config.bm / 64);
+  unsigned cap =
+      std::min(sm90::MaxConsumerRegs,
+               sm90::RegistersPerSm / (threads * std::max(1u, config.ctasPerSm)));
+  unsigned used = config.bn / 2 + Reserve;
+  unsigned spare = cap > used ? cap - used : 0;
+  return std::min(config.bn / 8, spare / (2 * perColumn));
+}
+
+Sm90EpilogueOperands
+emitSm90EpilogueOperandLoads(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                             const Sm90EpilogueValues &values) {
+  EpilogueEmitter emitter{b, config, values};
+  return emitter.preload();
+}
+
 void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
                       const std::optional<Sm90EpilogueTile> &staging,
                       const Sm90EpilogueValues &values,
+                      const Sm90EpilogueOperands &operands,
                       llvm::ArrayRef<llvm::Value *> acc,
                       llvm::BasicBlock *exit) {
   EpilogueEmitter emitter{b, config, values};
+  emitter.pre = &operands;
   if (!staging) {
     emitter.emitDirectTile(acc, exit);
     return;

@@ -19,6 +19,7 @@
 #ifndef TILEC_CODEGEN_SM90EPILOGUE_H
 #define TILEC_CODEGEN_SM90EPILOGUE_H
 
+#include "codegen/EpilogueMath.h"
 #include "codegen/Sm90Gemm.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -50,12 +51,43 @@ struct Sm90EpilogueValues {
   llvm::Value *batch = nullptr;
 };
 
+/// The bias and scale values of a consumer thread's accumulators, loaded
+/// when its tile starts, before the K loop: loaded at the epilogue, each
+/// such global load stalls the tile's math for its whole latency, which is
+/// longest while the ring streams the operands from HBM (on decode shapes
+/// the epilogue of every tile paid it; the K loop hides it). The thread's
+/// two rows (m0 + 64 consumer + 16 warp + lane / 4 + {0, 8}) and its
+/// columns n0 + 8 j + 2 (lane % 4) + {0, 1} of the first \c blocks
+/// 8-column blocks: all of them where the registers allow
+/// (sm90PreloadedBlocks), the staged path loading the rest a chunk ahead.
+/// Empty without swiglu-free ops that read an operand.
+struct Sm90EpilogueOperands {
+  EpilogueOperandValues rows[2];
+  /// Columns 8 j + {0, 1} of block j at 2 j and 2 j + 1.
+  std::vector<EpilogueOperandValues> cols;
+  unsigned blocks = 0;
+};
+
+/// The 8-column blocks whose column operands a consumer thread keeps in
+/// registers across the K loop: all BN / 8 where they fit beside the
+/// accumulators under the kernel's register cap, else fewer (0 without a
+/// column operand).
+unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config);
+
+/// Loads the Sm90EpilogueOperands of the tile \p values describes (call
+/// it before the tile's K loop).
+Sm90EpilogueOperands
+emitSm90EpilogueOperandLoads(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
+                             const Sm90EpilogueValues &values);
+
 /// Emits the epilogue of one output tile for the accumulators \p acc of
-/// consumer warpgroup values.consumer at the builder's insertion point;
-/// every path ends by branching to \p exit.
+/// consumer warpgroup values.consumer at the builder's insertion point,
+/// with the operand values \p operands loaded before the K loop; every
+/// path ends by branching to \p exit.
 void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
                       const std::optional<Sm90EpilogueTile> &staging,
                       const Sm90EpilogueValues &values,
+                      const Sm90EpilogueOperands &operands,
                       llvm::ArrayRef<llvm::Value *> acc,
                       llvm::BasicBlock *exit);
 

@@ -586,6 +586,12 @@ struct Builder {
                      Sm90BlockScaleValues{tileSfa, tileSfb, tid, ci, m0, n0,
                                           rowsA, rowsB, k});
 
+    // The epilogue's bias and scale values load now, their latency under
+    // the K loop (Sm90EpilogueOperands).
+    Sm90EpilogueOperands operands;
+    if (!config.epilogueOps.empty())
+      operands = emitSm90EpilogueOperandLoads(b, config, epilogueValues(ci));
+
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("consume.head");
     llvm::BasicBlock *body = block("consume.body");
@@ -685,7 +691,7 @@ struct Builder {
     Sm90EpilogueValues values = epilogueValues(ci);
     if (config.group)
       groupEpilogue(values, rowEnd, full);
-    emitSm90Epilogue(b, config, staging, values, fin, exit);
+    emitSm90Epilogue(b, config, staging, values, operands, fin, exit);
     lines->at(KernelPart::Kernel);
   }
 
