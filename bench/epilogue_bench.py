@@ -25,7 +25,6 @@ separate ops.
 import argparse
 import math
 import os
-import statistics
 import sys
 
 import torch
@@ -33,7 +32,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
-from torch_timing import time_graph  # noqa: E402
+from torch_timing import time_sides  # noqa: E402
 
 DECODE_NK = [(2112, 7168), (24576, 1536), (7168, 2048), (4096, 7168)]
 SHAPES = [(m, n, k) for m in (64, 128) for n, k in DECODE_NK] + [
@@ -117,11 +116,7 @@ def main():
                 "cublasLt": lambda i: torch._addmm_activation(
                     bias[i], a[i], w[i].t(), use_gelu=use_gelu),
             }
-            rounds = {name: [] for name in sides}
-            for _ in range(args.rounds):
-                for name, fn in sides.items():
-                    rounds[name].append(time_graph(fn, copies, args.iters))
-            t = {name: statistics.median(v) for name, v in rounds.items()}
+            t = time_sides(sides, copies, args.rounds, args.iters)
             print(f"| {m} x {n} x {k} | {ops} | {t['tilec']:.2f} | "
                   f"{t['tilec+ops']:.2f} | {t['torch sep']:.2f} | "
                   f"{t['cublasLt']:.2f} | {t['tilec+ops'] / t['tilec']:.3f} "

@@ -58,6 +58,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
+import torch_timing  # noqa: E402
 from torch_timing import time_graph  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -261,11 +262,7 @@ def time_block(kernel, cublas, m, n, k, nbytes, args, gen):
 
 
 def time_sides(sides, copies, args):
-    rounds = {side: [] for side in sides}
-    for _ in range(args.rounds):
-        for side, fn in sides.items():
-            rounds[side].append(time_graph(fn, copies, args.iters))
-    return {side: statistics.median(v) for side, v in rounds.items()}
+    return torch_timing.time_sides(sides, copies, args.rounds, args.iters)
 
 
 def bench_block(kernel, cublas, m, n, k, args, gen):

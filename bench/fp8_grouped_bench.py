@@ -44,7 +44,6 @@ _START = time.perf_counter()
 
 import argparse  # noqa: E402
 import os  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -126,7 +125,7 @@ def run(args):
     sys.path.insert(0, HERE)
     import tilec
     import fp8_block_bench as fb
-    from torch_timing import time_graph
+    from torch_timing import time_sides
 
     def operands(mode, g, rows, n, k, gen):
         """One copy of the case's operands: (a, b, c, sfa, sfb, group
@@ -200,11 +199,7 @@ def run(args):
             launches = [cublas_groups(cublas, s[0], s[1], s[3], s[4], s[6])
                         for s in sets]
             sides["cublas"] = lambda i: launches[i]()
-        samples = {side: [] for side in sides}
-        for _ in range(args.rounds):
-            for side, fn in sides.items():
-                samples[side].append(time_graph(fn, copies, args.iters))
-        return {side: statistics.median(v) for side, v in samples.items()}
+        return time_sides(sides, copies, args.rounds, args.iters)
 
     props = torch.cuda.get_device_properties(0)
     print(f"device: {props.name}, {props.multi_processor_count} SMs; torch "

@@ -4,10 +4,15 @@ time_graph(fn, copies, iters): fn(i) enqueues one launch on operand copy i.
 Warm-up of at least 20 launches and 50 ms (the clocks ramp up), then batches
 of 10 launches (copies rotated) are captured once as a CUDA graph; the result
 is the median over `iters` replays of the graph between two events, divided
-by 10, in microseconds, each replay behind one untimed replay. Issuing the
+by 10, in microseconds, each replay behind one untimed replay.
+
+time_sides(sides, copies, rounds, iters): {name: fn} timed side by side,
+time_graph of each in turn, `rounds` times over (so drifting clocks touch
+every side alike); {name: median of its rounds' medians}. Issuing the
 launches one by one from Python takes longer than a decode-shaped GEMM runs,
 and would time the host instead (bench/Sm90GemmResults.md, session 3).
 """
+import statistics
 import time
 
 import torch
@@ -50,3 +55,11 @@ def time_graph(fn, copies, iters):
     times.sort()
     del graph
     return times[len(times) // 2] * 1e3
+
+
+def time_sides(sides, copies, rounds, iters):
+    samples = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, fn in sides.items():
+            samples[name].append(time_graph(fn, copies, iters))
+    return {name: statistics.median(v) for name, v in samples.items()}

@@ -80,8 +80,20 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     config.stages = sm90MaxStages(config);
     unsigned tiles = (n + config.bm - 1) / config.bm;
     if (tiles > 2 * sms) {
-      // N = 24576 (384 tiles): persistent 23.7 us, one CTA a tile 26.3.
-      config.persistent = true;
+      // A wide N (24576: 384 swapped tiles): A and B as written, M's rows
+      // (one or two consumer warpgroups) by the BN of N's rows, a multiple
+      // of 32, that covers N in one wave. Each CTA then streams three
+      // weight rows per activation row rather than one (M = 64) or a half
+      // (M = 128) of the swapped tile, and stores whole rows of C. H200,
+      // CUDA graphs (bench/results/decode_sweep_h200_session10*.log): M =
+      // 64 BN 192 21.4 / 21.7 us against 23.7 persistent swapped; M = 128
+      // BN 192 23.6 / 24.1 against 26.4 (cuBLAS 22.0-22.3 and 24.2-24.8).
+      config.swapAB = false;
+      config.bm = m <= 64 ? 64 : 128;
+      unsigned wave = (n + sms - 1) / sms;
+      config.bn = std::min(256u, (wave + 31) / 32 * 32);
+      config.stages = sm90MaxStages(config);
+      config.persistent = (n + config.bn - 1) / config.bn > sms;
       return choice;
     }
     // Split K only where the tiles leave most SMs idle: at M = 64, N = 2112

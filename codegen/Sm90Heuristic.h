@@ -6,8 +6,9 @@
 //   - decode (M <= 128): swap A and B so that N fills the 64-row wgmma M and
 //     M becomes the wgmma N; the deepest ring that fits; K split only where
 //     the tiles leave most SMs idle, the splits of a tile reduced in a
-//     cluster through distributed shared memory; persistent when N gives
-//     several waves;
+//     cluster through distributed shared memory; where N gives more than
+//     two waves of swapped tiles, A and B as written instead, M's rows by
+//     the BN (up to 256) that covers N in one wave;
 //   - otherwise 128 x 256 tiles, 4 stages, persistent in grouped order with
 //     2x1 clusters multicasting the B tile.
 //

@@ -14,7 +14,10 @@
 # same for bench/fp8_grouped_bench.py (issue 13's grouped cases, about 1-3
 # minutes, no new case after 170 s), and FP8_SWEEP=1|only for
 # bench/fp8_block_sweep.py (tile N x stages x schedule of the block-scaled
-# kernel against cuBLAS, about 40 s); any "only" skips pytest and the
+# kernel against cuBLAS, about 40 s), and DECODE_SWEEP=1|only for
+# bench/decode_sweep.py (tile x schedule x stages of the bf16 decode
+# programs, bare and fused, against cuBLAS, about 3-5 minutes, no new shape
+# after 450 s); any "only" skips pytest and the
 # other benchmarks. Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
@@ -25,8 +28,9 @@ set -uo pipefail
 FP8_BENCH=${FP8_BENCH:-0}
 GROUPED_BENCH=${GROUPED_BENCH:-0}
 FP8_SWEEP=${FP8_SWEEP:-0}
+DECODE_SWEEP=${DECODE_SWEEP:-0}
 for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
-    "FP8_SWEEP=$FP8_SWEEP"; do
+    "FP8_SWEEP=$FP8_SWEEP" "DECODE_SWEEP=$DECODE_SWEEP"; do
   case ${setting#*=} in
     0|1|only) ;;
     *) echo "gpu-python.sh: $setting (legal: 0, 1, only)" >&2
@@ -34,7 +38,7 @@ for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
   esac
 done
 ONLY=0
-case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP" in *only*) ONLY=1 ;; esac
+case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP" in *only*) ONLY=1 ;; esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -82,4 +86,5 @@ run_bench() {
 [ "$FP8_BENCH" != 0 ] && run_bench fp8_block_bench.py 200
 [ "$GROUPED_BENCH" != 0 ] && run_bench fp8_grouped_bench.py 170
 [ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
+[ "$DECODE_SWEEP" != 0 ] && run_bench decode_sweep.py 450
 exit $status

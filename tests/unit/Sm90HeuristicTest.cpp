@@ -41,7 +41,7 @@ TEST(Sm90Heuristic, DecodeSplitsExample) {
 
 TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {
   for (unsigned m : {1u, 37u, 64u, 100u, 128u, 129u, 1000u, 4096u, 8192u})
-    for (unsigned n : {8u, 300u, 2112u, 4096u, 7168u, 24576u})
+    for (unsigned n : {8u, 300u, 2112u, 4096u, 7168u, 24576u, 65536u})
       for (unsigned k : {64u, 136u, 1536u, 7168u}) {
         Sm90Choice choice = sm90ChooseConfig(m, n, k, 132);
         llvm::Error err = verifySm90GemmConfig(choice.config);
@@ -73,7 +73,21 @@ TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
   EXPECT_EQ(decode.splits, 2u); // the example of Sm90Heuristic.h
   // 64 tiles of N = 4096 fill half the SMs; splitting measured slower.
   EXPECT_FALSE(sm90ChooseConfig(64, 4096, 7168, 132).config.splitK);
-  EXPECT_TRUE(sm90ChooseConfig(128, 24576, 1536, 132).config.persistent);
+  // A wide N: M's rows by 192 of N's, 128 tiles in one wave, unswapped.
+  for (unsigned m : {64u, 128u}) {
+    Sm90Choice wide = sm90ChooseConfig(m, 24576, 1536, 132);
+    EXPECT_FALSE(wide.config.swapAB);
+    EXPECT_EQ(wide.config.bm, m);
+    EXPECT_EQ(wide.config.bn, 192u);
+    EXPECT_EQ(wide.config.stages, m == 64 ? 6u : 4u); // the sweep's depths
+    EXPECT_FALSE(wide.config.persistent);
+    EXPECT_FALSE(wide.config.splitK);
+  }
+  // Wider still: BN stops at 256 and the CTAs loop over the tiles.
+  Sm90Choice wider = sm90ChooseConfig(16, 65536, 1024, 132);
+  EXPECT_EQ(wider.config.bn, 256u);
+  EXPECT_EQ(wider.config.bm, 64u);
+  EXPECT_TRUE(wider.config.persistent);
   Sm90Choice decode128 = sm90ChooseConfig(128, 2112, 7168, 132);
   EXPECT_EQ(decode128.splits, 3u);
   EXPECT_TRUE(decode128.config.splitKCluster);
