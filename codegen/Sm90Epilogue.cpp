@@ -647,14 +647,10 @@ unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
       ++perColumn;
   if (perColumn == 0)
     return 0;
-  // ptxas holds the whole kernel to the launch's cap (see
-  // verifySm90GemmConfig); beside the BN / 2 accumulators a consumer keeps
-  // its addresses, the math's temporaries and the stores' registers.
+  // Beside the BN / 2 accumulators a consumer keeps its addresses, the
+  // math's temporaries and the stores' registers.
   constexpr unsigned Reserve = 64;
-  unsigned threads = 128 * (1 + config.bm / 64);
-  unsigned cap =
-      std::min(sm90::MaxConsumerRegs,
-               sm90::RegistersPerSm / (threads * std::max(1u, config.ctasPerSm)));
+  unsigned cap = std::min(MaxConsumerRegs, sm90LaunchRegisterCap(config));
   unsigned used = config.bn / 2 + Reserve;
   unsigned spare = cap > used ? cap - used : 0;
   return std::min(config.bn / 8, spare / (2 * perColumn));

@@ -690,39 +690,10 @@ struct Builder {
     lines->at(KernelPart::Epilogue);
     Sm90EpilogueValues values = epilogueValues(ci);
     if (config.group)
-      groupEpilogue(values, rowEnd, full);
+      applySm90GroupEpilogue(b, *config.group, config.bm, config.cType,
+                             values, rowEnd, full, tileGroup->group);
     emitSm90Epilogue(b, config, staging, values, operands, fin, exit);
     lines->at(KernelPart::Kernel);
-  }
-
-  /// A grouped tile's epilogue: rows below \p rowEnd only (the direct
-  /// stores' bound; the TMA store only when every row of the tile inside
-  /// C is the group's: \p full, or for a masked tile rowEnd past the
-  /// tile), and a masked group's C: the rank-3 map's third coordinate, C +
-  /// g * Mmax * ldc for the direct stores.
-  void groupEpilogue(Sm90EpilogueValues &values, llvm::Value *rowEnd,
-                     llvm::Value *full) {
-    values.rowsA = rowEnd;
-    if (values.storeTma) {
-      if (!full)
-        full = b.CreateICmpUGE(
-            rowEnd, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                            b.CreateAdd(m0, i32(config.bm)),
-                                            rowsA));
-      values.storeTma =
-          b.CreateSelect(full, values.storeTma, i32(0), "storeTma.group");
-    }
-    if (config.group->kind != GroupKind::Masked)
-      return;
-    values.batch = tileGroup->group;
-    llvm::Value *elements =
-        b.CreateMul(b.CreateZExt(tileGroup->group, b.getInt64Ty()),
-                    b.CreateMul(b.CreateZExt(rowsA, b.getInt64Ty()),
-                                b.CreateZExt(ldc, b.getInt64Ty())));
-    values.c = b.CreateGEP(
-        b.getInt8Ty(), c,
-        b.CreateMul(elements, b.getInt64(dtypeBits(config.cType) / 8)),
-        "c.group");
   }
 
   /// What the epilogue reads, for consumer warpgroup \p ci of the tile.

@@ -282,6 +282,11 @@ unsigned sm90WgmmaK(DTypeKind dtype);
 /// setmaxnreg targets of \p config: {producer, consumer} registers.
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);
 
+/// The registers a thread of \p config's kernel may use at its launch
+/// (threads and CTAs per SM), rounded down to 8: ptxas compiles the whole
+/// kernel under it, setmaxnreg or not.
+unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config);
+
 /// Whether split-K over \p splits CTAs can reduce in a cluster
 /// (splitKCluster) for \p config's tile: 2 to 8 splits (the portable
 /// cluster size), clusterM 1, not persistent, and a ring of at least one

@@ -36,6 +36,11 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
 
+unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config) {
+  unsigned threads = 128 * (1 + config.bm / 64);
+  return RegistersPerSm / (threads * std::max(1u, config.ctasPerSm)) / 8 * 8;
+}
+
 unsigned sm90WgmmaK(DTypeKind dtype) {
   const InstrInfo *row = instrFor(MmaFamilyKind::Wgmma, dtype);
   return row ? row->k : 0;
@@ -300,7 +305,7 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   // (seen on the H200: "Insufficient registers (80)" for m64n128 at 768
   // threads per SM).
   unsigned threads = 128 * (1 + config.bm / 64);
-  unsigned cap = RegistersPerSm / (threads * config.ctasPerSm) / 8 * 8;
+  unsigned cap = sm90LaunchRegisterCap(config);
   if (cap < accumulators + 24)
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
                 std::to_string(threads) + " threads cap a thread at " +

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Group.h"
 
+#include "codegen/Sm90Epilogue.h"
+
 
 namespace tilec {
 
@@ -134,6 +136,34 @@ emitSm90GroupScales(llvm::IRBuilder<> &b, const GroupSpec &group,
     sfa = b.CreateInBoundsGEP(f32, sfa, sfaOffset, "sfa.group");
   }
   return {sfa, sfb};
+}
+
+void applySm90GroupEpilogue(llvm::IRBuilder<> &b, const GroupSpec &group,
+                            unsigned bm, DTypeKind cType,
+                            Sm90EpilogueValues &values, llvm::Value *rowEnd,
+                            llvm::Value *full, llvm::Value *groupIndex) {
+  llvm::Value *rowsA = values.rowsA;
+  values.rowsA = rowEnd;
+  if (values.storeTma) {
+    if (!full)
+      full = b.CreateICmpUGE(
+          rowEnd, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                          b.CreateAdd(values.m0,
+                                                      b.getInt32(bm)),
+                                          rowsA));
+    values.storeTma =
+        b.CreateSelect(full, values.storeTma, b.getInt32(0), "storeTma.group");
+  }
+  if (group.kind != GroupKind::Masked)
+    return;
+  values.batch = groupIndex;
+  llvm::Value *elements =
+      b.CreateMul(b.CreateZExt(groupIndex, b.getInt64Ty()),
+                  b.CreateMul(b.CreateZExt(rowsA, b.getInt64Ty()),
+                              b.CreateZExt(values.ldc, b.getInt64Ty())));
+  values.c = b.CreateGEP(
+      b.getInt8Ty(), values.c,
+      b.CreateMul(elements, b.getInt64(dtypeBits(cType) / 8)), "c.group");
 }
 
 } // namespace tilec

@@ -113,6 +113,19 @@ emitSm90GroupScales(llvm::IRBuilder<> &b, const GroupSpec &group,
                     llvm::Value *sfb, llvm::Value *groupIndex,
                     llvm::Value *rowsA, llvm::Value *n, llvm::Value *k);
 
+struct Sm90EpilogueValues;
+
+/// A grouped tile's epilogue values (codegen/Sm90Epilogue.h): rows below
+/// \p rowEnd only (the direct stores' bound; the TMA store only when every
+/// row of the tile inside C is the group's: \p full, or when null, rowEnd
+/// past the tile of \p bm rows), and a masked group \p groupIndex's C:
+/// the rank-3 map's third coordinate, C + g * Mmax * ldc for the direct
+/// stores of \p cType elements.
+void applySm90GroupEpilogue(llvm::IRBuilder<> &b, const GroupSpec &group,
+                            unsigned bm, DTypeKind cType,
+                            Sm90EpilogueValues &values, llvm::Value *rowEnd,
+                            llvm::Value *full, llvm::Value *groupIndex);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_SM90GROUP_H
