@@ -28,6 +28,7 @@ _START = time.perf_counter()
 
 import argparse  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +107,12 @@ def variants(m, n, k, sms=SMS):
     return out
 
 
+def picked(m, n, k, match, sms=SMS):
+    """variants(m, n, k) whose 'M x N x K | label' matches `match`."""
+    return [v for v in variants(m, n, k, sms)
+            if re.search(match, f"{m} x {n} x {k} | {v[0]}")]
+
+
 def deepest(compile_fn, name, m, bm, bn, schedule, ops, bk=64):
     """(kernel, stages) of the deepest ring that compiles, or (None, why)."""
     why = "no stage count compiles"
@@ -123,13 +130,17 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--budget-s", type=float, default=500.0)
+    parser.add_argument("--match", default=os.environ.get(
+        "DECODE_SWEEP_MATCH", ""), help="only the variants whose 'M x N x K"
+        " | label' matches this regular expression (default: all; also "
+        "$DECODE_SWEEP_MATCH)")
     parser.add_argument("--list", action="store_true",
                         help="print the variants and compile them; no GPU")
     args = parser.parse_args()
     import tilec
     if args.list:
         for m, n, k in SHAPES:
-            for label, bm, bn, schedule, bk in variants(m, n, k):
+            for label, bm, bn, schedule, bk in picked(m, n, k, args.match):
                 _, stages = deepest(tilec.compile, "v", m, bm, bn, schedule,
                                     OPS, bk)
                 print(f"{m} x {n} x {k} | {label} | {schedule} | {stages}")
@@ -145,6 +156,9 @@ def main():
           " cuBLAS us | sep us | sep / fused | check |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for m, n, k in SHAPES:
+        chosen = picked(m, n, k, args.match, sms)
+        if not chosen:
+            continue
         if time.perf_counter() - _START > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the budget |")
             continue
@@ -155,7 +169,7 @@ def main():
             "cuBLAS": lambda i: torch.matmul(a[i], w[i].t()),
             "sep": lambda i: gelu(torch.matmul(a[i], w[i].t()), bias[i]),
         }, []
-        for label, bm, bn, schedule, bk in variants(m, n, k, sms):
+        for label, bm, bn, schedule, bk in chosen:
             fused, stages = deepest(tilec.compile, "v", m, bm, bn, schedule,
                                     OPS, bk)
             if fused is None:

@@ -373,5 +373,16 @@ void stSharedV4F32(llvm::IRBuilderBase &builder, llvm::Value *addr,
           {addr, values[0], values[1], values[2], values[3]});
 }
 
+void stSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                 llvm::Value *value) {
+  emitAsm(builder, builder.getVoidTy(), "st.shared.f32 [$0], $1;",
+          "r,f,~{memory}", {addr, value});
+}
+
+llvm::Value *ldSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr) {
+  return emitAsm(builder, builder.getFloatTy(), "ld.shared.f32 $0, [$1];",
+                 "=f,r,~{memory}", {addr});
+}
+
 } // namespace ptx
 } // namespace tilec

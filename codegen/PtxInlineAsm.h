@@ -187,6 +187,13 @@ llvm::Value *ldSharedClusterV4F32(llvm::IRBuilderBase &builder,
 void stSharedV4F32(llvm::IRBuilderBase &builder, llvm::Value *addr,
                    llvm::ArrayRef<llvm::Value *> values);
 
+/// `st.shared.f32 [addr], value;`
+void stSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr,
+                 llvm::Value *value);
+
+/// `ld.shared.f32 value, [addr];`
+llvm::Value *ldSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr);
+
 } // namespace ptx
 } // namespace tilec
 

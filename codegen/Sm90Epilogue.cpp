@@ -190,10 +190,13 @@ struct EpilogueEmitter {
   }
 
   /// The operand values of column 8 \p j + \p e of this thread's columns,
-  /// \p col: preloaded for the tile's first blocks, else loaded here.
+  /// \p col: preloaded for the tile's first blocks, else read from the
+  /// column stage or loaded here.
   EpilogueOperandValues colOperands(unsigned j, unsigned e, llvm::Value *col) {
     if (j < pre->blocks)
       return pre->cols[2 * j + e];
+    if (v.columns)
+      return emitSm90ColumnStageRead(b, *v.columns, v.columnsAt, col);
     return load(nullptr, col);
   }
 

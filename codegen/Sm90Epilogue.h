@@ -20,6 +20,7 @@
 #define TILEC_CODEGEN_SM90EPILOGUE_H
 
 #include "codegen/EpilogueMath.h"
+#include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Gemm.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -49,6 +50,10 @@ struct Sm90EpilogueValues {
   /// A batched kernel's batch (i32): the third coordinate of C's rank-3
   /// tensor map; null for one GEMM.
   llvm::Value *batch = nullptr;
+  /// The column operands staged in shared memory for this tile, where the
+  /// kernel stages them (Sm90ColumnStage.h); null: loaded from global.
+  const Sm90ColumnStage *columns = nullptr;
+  Sm90ColumnStageValues columnsAt;
 };
 
 /// The bias and scale values of a consumer thread's accumulators, loaded
@@ -59,7 +64,9 @@ struct Sm90EpilogueValues {
 /// two rows (m0 + 64 consumer + 16 warp + lane / 4 + {0, 8}) and its
 /// columns n0 + 8 j + 2 (lane % 4) + {0, 1} of the first \c blocks
 /// 8-column blocks: all of them where the registers allow
-/// (sm90PreloadedBlocks), the staged path loading the rest a chunk ahead.
+/// (sm90PreloadedBlocks); the rest the epilogue reads from the column stage
+/// (Sm90ColumnStage.h) or, where the kernel has none, loads, a chunk ahead
+/// on the staged path.
 /// Empty without swiglu-free ops that read an operand.
 struct Sm90EpilogueOperands {
   EpilogueOperandValues rows[2];

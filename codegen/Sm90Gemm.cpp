@@ -14,12 +14,14 @@
 #include "codegen/PtxEmitter.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90BlockScale.h"
+#include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Group.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/SourceLineInfo.h"
 #include "codegen/SplitKArrival.h"
+#include "codegen/SplitKSum.h"
 #include "codegen/TileOrder.h"
 #include "ir/PtxDescriptorScan.h"
 
@@ -74,6 +76,10 @@ struct Builder {
   llvm::Value *numTilesM = nullptr, *numTilesN = nullptr, *numTiles = nullptr;
   llvm::Value *itBase = nullptr; ///< ring iterations before this tile
   llvm::Value *rank = nullptr;   ///< CTA rank in its cluster (0 without)
+  /// The column operands staged in shared memory (Sm90ColumnStage.h):
+  /// arrays 0 without; its barriers (full, then empty) and values.
+  Sm90ColumnStage columnStage;
+  llvm::Value *columnBars = nullptr, *columnValues = nullptr;
 
   Builder(const Sm90GemmConfig &config, Sm90OperandTile tileA,
           Sm90OperandTile tileB, std::optional<Sm90EpilogueTile> staging,
@@ -355,6 +361,11 @@ struct Builder {
     barBase = b.CreateAdd(aligned, i32(map.barriers()), "barBase");
     flagAddr = b.CreateAdd(aligned, i32(map.flag()), "flag");
     cLoadBars = b.CreateAdd(aligned, i32(map.cLoadBarriers()), "cLoadBars");
+    if (map.columnValueBytes) {
+      columnStage = sm90ColumnStageOf(config);
+      columnBars = b.CreateAdd(aligned, i32(map.columnBarriers()), "colBars");
+      columnValues = b.CreateAdd(aligned, i32(map.columnValues()), "colValues");
+    }
     rank = config.clusterM > 1 || config.splitKCluster
                ? b.CreateIntrinsic(
                      llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
@@ -371,6 +382,10 @@ struct Builder {
     if (staging)
       for (unsigned ci = 0; ci < consumers; ++ci)
         ptx::mbarrierInit(b, b.CreateAdd(cLoadBars, i32(8 * ci)), 1);
+    if (columnBars) {
+      ptx::mbarrierInit(b, columnBars, 32);
+      ptx::mbarrierInit(b, b.CreateAdd(columnBars, i32(8)), 128 * consumers);
+    }
     ptx::fenceBarrierInit(b);
     b.CreateBr(sync);
     b.SetInsertPoint(sync);
@@ -384,7 +399,19 @@ struct Builder {
     ptx::setMaxNReg(b, /*increase=*/false, sm90RegisterSplit(config).first);
     llvm::BasicBlock *warp0 = block("producer.warp0");
     llvm::BasicBlock *elected = block("producer.elected");
-    b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, exit);
+    llvm::BasicBlock *rest = exit;
+    if (columnBars) {
+      // Warp 1 copies the column operands (Sm90ColumnStage.h).
+      llvm::BasicBlock *warp1 = block("producer.warp1");
+      rest = block("producer.rest");
+      b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, rest);
+      b.SetInsertPoint(rest);
+      b.CreateCondBr(b.CreateICmpULT(tid, i32(64)), warp1, exit);
+      b.SetInsertPoint(warp1);
+      emitColumnCopier(exit);
+    } else {
+      b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, exit);
+    }
     b.SetInsertPoint(warp0);
     llvm::Value *leader = ptx::electSync(b);
     b.CreateCondBr(b.CreateICmpNE(leader, i32(0)), elected, exit);
@@ -433,6 +460,33 @@ struct Builder {
       });
       b.CreateBr(next);
     });
+  }
+
+  /// The producer's warp 1: each tile's column operands into the column
+  /// stage, after the previous tile's epilogue has read it.
+  void emitColumnCopier(llvm::BasicBlock *exit) {
+    // The previous kernel in the stream may still write the operands.
+    ptx::gridDependencyWait(b);
+    EpilogueInputs inputs = EpilogueInputs::fromFunction(
+        *fn, config.swapAB ? rowsB : rowsA, config.swapAB ? rowsA : rowsB,
+        config.cType);
+    llvm::Value *lane = b.CreateAnd(tid, i32(31));
+    forTiles("coltile", exit, [&](llvm::BasicBlock *next) {
+      emitSm90ColumnStageFill(b, config, columnStage, inputs,
+                              columnStageValues(), lane);
+      b.CreateBr(next);
+    });
+  }
+
+  /// The column stage's places for the current tile.
+  Sm90ColumnStageValues columnStageValues() {
+    Sm90ColumnStageValues at;
+    at.full = columnBars;
+    at.empty = b.CreateAdd(columnBars, i32(8));
+    at.base = columnValues;
+    at.n0 = n0;
+    at.tileCount = tileCount;
+    return at;
   }
 
   /// Frees a ring slot: one arrival on its empty barrier \p bar in every
@@ -692,7 +746,22 @@ struct Builder {
     if (config.group)
       applySm90GroupEpilogue(b, *config.group, config.bm, config.cType,
                              values, rowEnd, full, tileGroup->group);
-    emitSm90Epilogue(b, config, staging, values, operands, fin, exit);
+    llvm::BasicBlock *after = exit;
+    if (columnBars) {
+      // This tile's column operands are in the stage; once the epilogue
+      // has read them, the copier may refill it.
+      values.columns = &columnStage;
+      values.columnsAt = columnStageValues();
+      ptx::mbarrierWaitParity(b, values.columnsAt.full,
+                              b.CreateAnd(tileCount, i32(1)), "cols.full");
+      after = block("cols.release");
+    }
+    emitSm90Epilogue(b, config, staging, values, operands, fin, after);
+    if (columnBars) {
+      b.SetInsertPoint(after);
+      ptx::mbarrierArrive(b, b.CreateAdd(columnBars, i32(8)));
+      b.CreateBr(exit);
+    }
     lines->at(KernelPart::Kernel);
   }
 
@@ -760,7 +829,8 @@ struct Builder {
     arrival.barrier = i32(SplitKBarrier);
     arrival.threads = threads;
     emitSplitKArrival(b, fn, arrival, exit);
-    return sumPartials(
+    return emitSplitKSum(
+        b, splits,
         llvm::SmallVector<llvm::Value *>(regs, llvm::ConstantFP::get(f32, 0.0)),
         0, [&](llvm::Value *zu, llvm::Value *valid) {
           llvm::Value *base = partialBase(zu);
@@ -812,72 +882,18 @@ struct Builder {
     llvm::BasicBlock *reduce = block("splitk.reduce");
     b.CreateCondBr(b.CreateICmpEQ(rank, i32(0)), reduce, exit);
     b.SetInsertPoint(reduce);
-    return sumPartials(acc, 1, [&](llvm::Value *zu, llvm::Value *valid) {
-      // Past the last split the loads are off; rank 0 keeps mapa legal.
-      llvm::Value *peer =
-          ptx::mapaShared(b, mine, b.CreateSelect(valid, zu, i32(0)));
-      llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
-      llvm::SmallVector<llvm::Value *> quads;
-      for (unsigned r4 = 0; r4 < regs / 4; ++r4)
-        quads.push_back(ptx::ldSharedClusterV4F32(
-            b, b.CreateAdd(peer, i32(r4 * threads * 16)), on));
-      return quads;
-    });
-  }
-
-  /// init + partial[zFirst] + partial[zFirst + 1] + ... + partial[S - 1],
-  /// added in z order so the sum does not depend on which CTA finished
-  /// first. \p loadPartial(z, valid) issues the loads of partial z (off
-  /// where valid is false) and returns its float4 quads in fragment order.
-  /// ReduceBatch partials a trip: their loads are issued together, so a
-  /// trip costs one round trip (to L2 or to the peers), not one per
-  /// partial. The loaded values of a trip take at most 128 registers a
-  /// thread (4 partials of m64n64's 32 accumulators, 1 of m64n256's 128) so
-  /// that ptxas need not spill.
-  llvm::SmallVector<llvm::Value *> sumPartials(
-      llvm::ArrayRef<llvm::Value *> init, unsigned zFirst,
-      const std::function<llvm::SmallVector<llvm::Value *>(
-          llvm::Value *z, llvm::Value *valid)> &loadPartial) {
-    unsigned regs = init.size();
-    llvm::Type *f32 = b.getFloatTy();
-    const unsigned ReduceBatch = std::clamp(128u / regs, 1u, 4u);
-    llvm::BasicBlock *pre = b.GetInsertBlock();
-    llvm::BasicBlock *head = block("splitk.head");
-    llvm::BasicBlock *body = block("splitk.body");
-    llvm::BasicBlock *done = block("splitk.done");
-    b.CreateBr(head);
-    b.SetInsertPoint(head);
-    llvm::PHINode *z = b.CreatePHI(b.getInt32Ty(), 2, "z");
-    z->addIncoming(i32(zFirst), pre);
-    llvm::SmallVector<llvm::PHINode *> sums;
-    for (unsigned i = 0; i < regs; ++i) {
-      sums.push_back(b.CreatePHI(f32, 2));
-      sums.back()->addIncoming(init[i], pre);
-    }
-    b.CreateCondBr(b.CreateICmpULT(z, splits), body, done);
-    b.SetInsertPoint(body);
-    llvm::SmallVector<llvm::Value *> valid;
-    llvm::SmallVector<llvm::SmallVector<llvm::Value *>> loaded;
-    for (unsigned u = 0; u < ReduceBatch; ++u) {
-      llvm::Value *zu = b.CreateAdd(z, i32(u));
-      valid.push_back(b.CreateICmpULT(zu, splits));
-      loaded.push_back(loadPartial(zu, valid.back()));
-    }
-    llvm::SmallVector<llvm::Value *> next(sums.begin(), sums.end());
-    for (unsigned u = 0; u < ReduceBatch; ++u)
-      for (unsigned r4 = 0; r4 < regs / 4; ++r4)
-        for (unsigned e = 0; e < 4; ++e) {
-          llvm::Value *&sum = next[4 * r4 + e];
-          llvm::Value *add = b.CreateFAdd(
-              sum, b.CreateExtractValue(loaded[u][r4], {e}));
-          sum = b.CreateSelect(valid[u], add, sum);
-        }
-    z->addIncoming(b.CreateAdd(z, i32(ReduceBatch)), body);
-    for (unsigned i = 0; i < regs; ++i)
-      sums[i]->addIncoming(next[i], body);
-    b.CreateBr(head);
-    b.SetInsertPoint(done);
-    return llvm::SmallVector<llvm::Value *>(sums.begin(), sums.end());
+    return emitSplitKSum(
+        b, splits, acc, 1, [&](llvm::Value *zu, llvm::Value *valid) {
+          // Past the last split the loads are off; rank 0 keeps mapa legal.
+          llvm::Value *peer =
+              ptx::mapaShared(b, mine, b.CreateSelect(valid, zu, i32(0)));
+          llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
+          llvm::SmallVector<llvm::Value *> quads;
+          for (unsigned r4 = 0; r4 < regs / 4; ++r4)
+            quads.push_back(ptx::ldSharedClusterV4F32(
+                b, b.CreateAdd(peer, i32(r4 * threads * 16)), on));
+          return quads;
+        });
   }
 
   void build() {

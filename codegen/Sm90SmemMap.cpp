@@ -1,8 +1,12 @@
 //===- codegen/Sm90SmemMap.cpp - The sm_90a kernel's shared memory --------===//
 #include "codegen/Sm90SmemMap.h"
 
+#include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Limits.h"
+#include "ir/Arch.h"
+
+#include <algorithm>
 
 using namespace tilec;
 
@@ -28,5 +32,15 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
     llvm::consumeError(tile.takeError());
   else if (*tile)
     map.stagingBytes = map.consumers * (*tile)->buffers * (*tile)->bytes;
+  // The column stage where what is left holds it (the launch's check:
+  // ctasPerSm x (bytes + 1024) within the SM).
+  const ArchInfo &arch = archInfo(ArchKind::SM90a);
+  unsigned limit =
+      std::min(arch.maxSharedBytesPerCta,
+               arch.sharedBytesPerSm / std::max(1u, config.ctasPerSm) - 1024);
+  Sm90SmemMap staged = map;
+  staged.columnValueBytes = sm90ColumnStageOf(config).valueBytes();
+  if (staged.columnValueBytes && staged.totalBytes() <= limit)
+    return staged;
   return map;
 }

@@ -10,6 +10,11 @@
 //
 //   [staging buffers][A ring][B ring][full+empty mbarriers per stage]
 //   [split-K flag word][C-load mbarriers, one per consumer warpgroup]
+//   [column stage: full+empty mbarriers, BN floats per operand]
+//
+// The column stage (codegen/Sm90ColumnStage.h) takes only what the rest
+// leaves under the CTA's limit: it is present when it fits, and the stage
+// count a kernel can have does not depend on it.
 //
 // Every staging buffer is a multiple of 1024 bytes, so the ring stays aligned
 // for SW128 atoms.
@@ -49,7 +54,16 @@ struct Sm90SmemMap {
   unsigned cLoadBarrierBytes() const {
     return stagingBytes ? (8 * consumers + 15) / 16 * 16 : 0;
   }
-  unsigned end() const { return cLoadBarriers() + cLoadBarrierBytes(); }
+  /// The column stage's two mbarriers, then its values (Sm90ColumnStage).
+  unsigned columnValueBytes = 0;
+  unsigned columnBarriers() const {
+    return cLoadBarriers() + cLoadBarrierBytes();
+  }
+  unsigned columnValues() const { return columnBarriers() + 16; }
+  unsigned end() const {
+    return columnValueBytes ? columnValues() + columnValueBytes
+                            : columnBarriers();
+  }
 
   unsigned ringBytes() const { return stages * (aStageBytes + bStageBytes); }
   /// Neither ring, staging nor per-stage barriers: the flag, the C-load

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmTarget.h"
 
+#include "codegen/Sm90ColumnStage.h"
+#include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
@@ -38,6 +40,33 @@ std::string splitReduction(const GemmSpec &spec, unsigned splits) {
          std::to_string(sm90RingBytes(config)) +
          " bytes do not hold an f32 partial of " +
          std::to_string(config.bm * config.bn * 4) + ")";
+}
+
+/// Where the epilogue finds its per-column bias and scale values (the
+/// kernel's columns: C's rows under swap-AB), for the lowered IR; empty
+/// without such an op.
+std::string columnOperandPlacement(const GemmSpec &spec) {
+  Sm90GemmConfig config = sm90ConfigOf(spec);
+  if (findSwiglu(config.epilogueOps))
+    return "";
+  unsigned blocks = sm90PreloadedBlocks(config), all = config.bn / 8;
+  bool staged = sm90SmemMap(config).columnValueBytes != 0;
+  bool stageable = sm90ColumnStageOf(config).arrays != 0;
+  if (blocks == 0 && !stageable)
+    return ""; // no per-column operand (or a grouped kernel's own rule)
+  std::string text = "; bias and scale values per column of the kernel's "
+                     "tile ";
+  if (blocks == all)
+    return text + "in registers from the tile's start";
+  text += staged ? "copied into shared memory by the producer's warp 1 "
+                   "during the K loop"
+                 : "loaded in the epilogue, a chunk ahead";
+  if (blocks)
+    text += " (the first " + std::to_string(blocks) + " of " +
+            std::to_string(all) + " 8-column blocks in registers)";
+  if (stageable && !staged)
+    text += " (the ring leaves no room to stage them)";
+  return text;
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -84,11 +113,12 @@ public:
   bool stagesMnMajorKFirst() const override { return true; }
 
   std::string epiloguePlacement(const GemmSpec &spec) const override {
-    return spec.storeTma
-               ? "per accumulator pair in registers, before stmatrix into "
-                 "the staging tile and the TMA store (and on the direct "
-                 "stores when C has no tensor map)"
-               : "per accumulator in registers, on the direct stores";
+    return (spec.storeTma
+                ? "per accumulator pair in registers, before stmatrix into "
+                  "the staging tile and the TMA store (and on the direct "
+                  "stores when C has no tensor map)"
+                : "per accumulator in registers, on the direct stores") +
+           columnOperandPlacement(spec);
   }
 
   GemmScheduleChoice schedule(const GemmSpec &spec,

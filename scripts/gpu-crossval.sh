@@ -65,6 +65,9 @@ echo "== tilec run on the GPU at the default and larger shapes"
   run "$TILEC_ROOT/tests/sim/gemm/epilogue_preload.tile" --seed 5 --beta 0.5 --alpha 0.75
   run "$TILEC_ROOT/tests/sim/gemm/epilogue_preload.tile" -m 64 -n 24576 -k 1536 --seed 3
   run "$TILEC_ROOT/tests/sim/gemm/epilogue_preload.tile" -m 128 -n 4096 -k 7168 --seed 9
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_colstage.tile" --seed 7
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_colstage.tile" --seed 5 --beta 0.5 --alpha 0.75
+  run "$TILEC_ROOT/tests/sim/gemm/epilogue_colstage.tile" -m 4096 -n 4096 -k 512 --seed 3
   run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" --seed 7
   run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" --seed 11 --integer
   run "$TILEC_ROOT/examples/gemm_fp8_block_sm90.tile" -m 129 -n 257 -k 200 --seed 13

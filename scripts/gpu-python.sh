@@ -17,7 +17,10 @@
 # kernel against cuBLAS, about 40 s), and DECODE_SWEEP=1|only for
 # bench/decode_sweep.py (tile x schedule x stages of the bf16 decode
 # programs, bare and fused, against cuBLAS, about 3-5 minutes, no new shape
-# after 450 s); any "only" skips pytest and the
+# after 450 s; DECODE_SWEEP_MATCH=REGEX picks variants), and
+# EPILOGUE_COST=1|only for bench/epilogue_cost.py (each epilogue op's cost
+# over the bare GEMM at 4096^3, about 1 minute); any "only" skips pytest
+# and the
 # other benchmarks. Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
@@ -29,8 +32,10 @@ FP8_BENCH=${FP8_BENCH:-0}
 GROUPED_BENCH=${GROUPED_BENCH:-0}
 FP8_SWEEP=${FP8_SWEEP:-0}
 DECODE_SWEEP=${DECODE_SWEEP:-0}
+EPILOGUE_COST=${EPILOGUE_COST:-0}
 for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
-    "FP8_SWEEP=$FP8_SWEEP" "DECODE_SWEEP=$DECODE_SWEEP"; do
+    "FP8_SWEEP=$FP8_SWEEP" "DECODE_SWEEP=$DECODE_SWEEP" \
+    "EPILOGUE_COST=$EPILOGUE_COST"; do
   case ${setting#*=} in
     0|1|only) ;;
     *) echo "gpu-python.sh: $setting (legal: 0, 1, only)" >&2
@@ -38,7 +43,7 @@ for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
   esac
 done
 ONLY=0
-case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP" in *only*) ONLY=1 ;; esac
+case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP $EPILOGUE_COST" in *only*) ONLY=1 ;; esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -87,4 +92,5 @@ run_bench() {
 [ "$GROUPED_BENCH" != 0 ] && run_bench fp8_grouped_bench.py 170
 [ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
 [ "$DECODE_SWEEP" != 0 ] && run_bench decode_sweep.py 450
+[ "$EPILOGUE_COST" != 0 ] && run_bench epilogue_cost.py 200
 exit $status

@@ -65,3 +65,56 @@ TEST(Sm90SmemMapTest, KernelRequestsTheMapsTotal) {
               std::string::npos);
   }
 }
+
+namespace {
+
+EpilogueOp operandOp(EpilogueOpKind kind, EpilogueAxis axis) {
+  EpilogueOp op{kind};
+  op.axis = axis;
+  return op;
+}
+
+} // namespace
+
+// The column stage (codegen/Sm90ColumnStage.h): BN floats per per-column
+// operand and two mbarriers after the C-load barriers, only where the ring
+// and staging leave room under the 232448 bytes a CTA may have.
+TEST(Sm90SmemMapTest, ColumnStageTakesOnlyWhatIsLeft) {
+  Sm90GemmConfig config = exampleConfig();
+  config.epilogueOps = {operandOp(EpilogueOpKind::Bias, EpilogueAxis::Col)};
+  Sm90SmemMap map = sm90SmemMap(config);
+  EXPECT_EQ(map.columnValueBytes, 256u * 4);
+  EXPECT_EQ(map.columnBarriers(), 229472u);
+  EXPECT_EQ(map.columnValues(), 229472u + 16);
+  EXPECT_EQ(map.totalBytes(), 229488u + 1024 + 1024); // 231536 <= 232448
+  auto kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->sharedBytes, 231536u);
+
+  // Two column operands need 2048 bytes: 232560 would pass the limit, so
+  // the kernel keeps loading them from global memory.
+  config.epilogueOps.push_back(
+      operandOp(EpilogueOpKind::Scale, EpilogueAxis::Col));
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
+  EXPECT_EQ(sm90SmemMap(config).totalBytes(), 230496u);
+  // With a stage less (49152 bytes freed) they fit.
+  config.stages = 3;
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 2u * 256 * 4);
+
+  // A row operand stays in registers; under swap-AB C's rows are the
+  // kernel's columns, so bias(row) is staged and bias(col) is not.
+  config.epilogueOps = {operandOp(EpilogueOpKind::Bias, EpilogueAxis::Row)};
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
+  config.swapAB = true;
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 256u * 4);
+  config.epilogueOps = {operandOp(EpilogueOpKind::Bias, EpilogueAxis::Col)};
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
+
+  // A decode tile whose column values all preload into registers (64 x 192
+  // with one operand) needs no stage.
+  config = exampleConfig();
+  config.bm = 64;
+  config.bn = 192;
+  config.epilogueOps = {operandOp(EpilogueOpKind::Bias, EpilogueAxis::Col)};
+  EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
+}
