@@ -399,11 +399,10 @@ struct Builder {
     ptx::setMaxNReg(b, /*increase=*/false, sm90RegisterSplit(config).first);
     llvm::BasicBlock *warp0 = block("producer.warp0");
     llvm::BasicBlock *elected = block("producer.elected");
-    llvm::BasicBlock *rest = exit;
     if (columnBars) {
       // Warp 1 copies the column operands (Sm90ColumnStage.h).
       llvm::BasicBlock *warp1 = block("producer.warp1");
-      rest = block("producer.rest");
+      llvm::BasicBlock *rest = block("producer.rest");
       b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, rest);
       b.SetInsertPoint(rest);
       b.CreateCondBr(b.CreateICmpULT(tid, i32(64)), warp1, exit);
