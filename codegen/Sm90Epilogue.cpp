@@ -26,6 +26,8 @@
 
 #include "llvm/IR/Intrinsics.h"
 
+#include <algorithm>
+#include <cassert>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -88,6 +90,10 @@ struct EpilogueEmitter {
 
   /// The operand values loaded before the K loop (emitSm90Epilogue's).
   const Sm90EpilogueOperands *pre = nullptr;
+
+  /// The 8-column blocks this CTA stores (Sm90EpilogueBlocks): all but in
+  /// a split-K cluster's share.
+  unsigned firstBlock = 0, endBlock = config.bn / 8;
 
   /// swiglu's up registers for the pair pack() is given.
   llvm::Value *swigluUp[2] = {nullptr, nullptr};
@@ -292,7 +298,7 @@ struct EpilogueEmitter {
     llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
     const EpilogueOperandValues *rowValues[2] = {&rowOperands(0),
                                                  &rowOperands(1)};
-    for (unsigned j = 0; j < config.bn / 8; ++j) {
+    for (unsigned j = firstBlock; j < endBlock; ++j) {
       llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
       EpilogueOperandValues colValues[2] = {
           colOperands(j, 0, col),
@@ -543,13 +549,18 @@ struct EpilogueEmitter {
         }
       return values;
     };
-    std::vector<EpilogueOperandValues> nextValues = loadChunk(0);
-    for (unsigned chunk = 0; chunk < tile.chunks; ++chunk) {
+    // The chunks of this CTA's blocks (sm90SplitShares keeps them whole).
+    unsigned firstChunk = firstBlock / blocks;
+    unsigned endChunk = std::min(tile.chunks, endBlock / blocks);
+    std::vector<EpilogueOperandValues> nextValues;
+    if (firstChunk < endChunk)
+      nextValues = loadChunk(firstChunk);
+    for (unsigned chunk = firstChunk; chunk < endChunk; ++chunk) {
       llvm::Value *buffer =
           b.CreateAdd(buffers, i32((chunk % tile.buffers) * tile.bytes));
       // The store that last read this buffer (two chunks ago, or any of
       // the previous tile's) must be done before stmatrix overwrites it.
-      unsigned pending = chunk == 0 ? 0 : tile.buffers - 1;
+      unsigned pending = chunk == firstChunk ? 0 : tile.buffers - 1;
       llvm::Value *wgRow = b.CreateAdd(v.m0, b.CreateMul(v.consumer, i32(64)));
       llvm::Value *x, *y;
       if (!tile.transposed) {
@@ -561,7 +572,7 @@ struct EpilogueEmitter {
       }
       // The next chunk's operands, in flight during this chunk's math.
       std::vector<EpilogueOperandValues> colValues = std::move(nextValues);
-      if (chunk + 1 < tile.chunks)
+      if (chunk + 1 < endChunk)
         nextValues = loadChunk(chunk + 1);
       ifLeader(leader, "store.reuse", [&] {
         ptx::bulkWaitGroup(b, pending, /*readOnly=*/true);
@@ -638,6 +649,24 @@ struct EpilogueEmitter {
 
 } // namespace
 
+std::vector<Sm90EpilogueBlocks>
+sm90SplitShares(const Sm90GemmConfig &config,
+                const std::optional<Sm90EpilogueTile> &staging,
+                unsigned splits) {
+  // The unit: a staging chunk's blocks, else one block.
+  unsigned all = config.bn / 8, unit = 1;
+  if (staging) {
+    unit = (staging->transposed ? staging->rows : staging->cols) / 8;
+    assert(unit * staging->chunks == all && "the chunks tile the wgmma N");
+  }
+  unsigned units = all / unit;
+  std::vector<Sm90EpilogueBlocks> shares;
+  for (unsigned r = 0; r < splits; ++r)
+    shares.push_back(
+        {r * units / splits * unit, (r + 1) * units / splits * unit});
+  return shares;
+}
+
 unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
   if (findSwiglu(config.epilogueOps))
     return 0;
@@ -670,10 +699,15 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
                       const std::optional<Sm90EpilogueTile> &staging,
                       const Sm90EpilogueValues &values,
                       const Sm90EpilogueOperands &operands,
-                      llvm::ArrayRef<llvm::Value *> acc,
-                      llvm::BasicBlock *exit) {
+                      llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit,
+                      Sm90EpilogueBlocks blocks) {
   EpilogueEmitter emitter{b, config, values};
   emitter.pre = &operands;
+  if (blocks.end) {
+    assert(!findSwiglu(config.epilogueOps) && "swiglu stores whole tiles");
+    emitter.firstBlock = blocks.first;
+    emitter.endBlock = blocks.end;
+  }
   if (!staging) {
     emitter.emitDirectTile(acc, exit);
     return;

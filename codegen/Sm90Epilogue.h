@@ -27,6 +27,7 @@
 #include "llvm/IR/IRBuilder.h"
 
 #include <optional>
+#include <vector>
 
 namespace tilec {
 
@@ -87,16 +88,32 @@ Sm90EpilogueOperands
 emitSm90EpilogueOperandLoads(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
                              const Sm90EpilogueValues &values);
 
+/// A run [first, end) of the tile's 8-column blocks of the wgmma N (the
+/// accumulator registers 4 first .. 4 end - 1); end 0: all of them.
+struct Sm90EpilogueBlocks {
+  unsigned first = 0, end = 0;
+};
+
+/// The blocks each of the \p splits CTAs of a split-K cluster sums and
+/// stores (Sm90Gemm.h): whole chunks of the staging tile, or whole blocks
+/// without one, as evenly as they divide (a share may be empty). Not with
+/// swiglu, which pairs blocks across the tile.
+std::vector<Sm90EpilogueBlocks>
+sm90SplitShares(const Sm90GemmConfig &config,
+                const std::optional<Sm90EpilogueTile> &staging,
+                unsigned splits);
+
 /// Emits the epilogue of one output tile for the accumulators \p acc of
 /// consumer warpgroup values.consumer at the builder's insertion point,
 /// with the operand values \p operands loaded before the K loop; every
-/// path ends by branching to \p exit.
+/// path ends by branching to \p exit. \p blocks: the part of the tile
+/// this CTA stores (a split-K cluster's share), by default all of it.
 void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
                       const std::optional<Sm90EpilogueTile> &staging,
                       const Sm90EpilogueValues &values,
                       const Sm90EpilogueOperands &operands,
-                      llvm::ArrayRef<llvm::Value *> acc,
-                      llvm::BasicBlock *exit);
+                      llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit,
+                      Sm90EpilogueBlocks blocks = {});
 
 /// After a consumer's last tile: its warpgroup leader waits until every TMA
 /// store it issued has completed (nothing without a staging tile).

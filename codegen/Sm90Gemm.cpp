@@ -19,9 +19,8 @@
 #include "codegen/Sm90Group.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
+#include "codegen/Sm90SplitReduce.h"
 #include "codegen/SourceLineInfo.h"
-#include "codegen/SplitKArrival.h"
-#include "codegen/SplitKSum.h"
 #include "codegen/TileOrder.h"
 #include "ir/PtxDescriptorScan.h"
 
@@ -736,9 +735,15 @@ struct Builder {
       b.CreateBr(after);
       b.SetInsertPoint(after);
     }
-    if (config.splitK)
-      fin = config.splitKCluster ? emitClusterSplitReduce(fin, exit)
-                                 : emitSplitReduce(fin, exit);
+    // A split-K cluster built for its split count: every CTA sums and
+    // stores its share of the tile (emitClusterSplitScatter).
+    bool scatter = config.splitKCluster && config.clusterSplits >= 2 &&
+                   !findSwiglu(config.epilogueOps);
+    if (config.splitK && !scatter)
+      fin =
+          config.splitKCluster
+              ? emitSm90ClusterSplitReduce(b, config, splitValues(), fin, exit)
+              : emitSm90SplitReduce(b, config, splitValues(), fin, exit);
 
     lines->at(KernelPart::Epilogue);
     Sm90EpilogueValues values = epilogueValues(ci);
@@ -755,13 +760,36 @@ struct Builder {
                               b.CreateAnd(tileCount, i32(1)), "cols.full");
       after = block("cols.release");
     }
-    emitSm90Epilogue(b, config, staging, values, operands, fin, after);
+    if (scatter)
+      for (const Sm90SplitShare &share : emitSm90ClusterSplitScatter(
+               b, config, staging, splitValues(), fin, after)) {
+        b.SetInsertPoint(share.block);
+        emitSm90Epilogue(b, config, staging, values, operands, share.acc, after,
+                         share.blocks);
+      }
+    else
+      emitSm90Epilogue(b, config, staging, values, operands, fin, after);
     if (columnBars) {
       b.SetInsertPoint(after);
       ptx::mbarrierArrive(b, b.CreateAdd(columnBars, i32(8)));
       b.CreateBr(exit);
     }
     lines->at(KernelPart::Kernel);
+  }
+
+  /// What the split-K reductions read (Sm90SplitReduce.h).
+  Sm90SplitReduceValues splitValues() {
+    Sm90SplitReduceValues values;
+    values.tid = tid;
+    values.aBase = aBase;
+    values.rank = rank;
+    values.splits = splits;
+    values.split = split;
+    values.tileId = tileId;
+    values.workspace = workspace;
+    values.counters = counters;
+    values.flagAddr = flagAddr;
+    return values;
   }
 
   /// What the epilogue reads, for consumer warpgroup \p ci of the tile.
@@ -786,113 +814,6 @@ struct Builder {
     values.tileCount = tileCount;
     values.batch = batch;
     return values;
-  }
-
-  /// Split-K: publish this CTA's partial tile, and in the CTA that arrives
-  /// last, return the sum of all partials (others branch to \p exit).
-  llvm::SmallVector<llvm::Value *>
-  emitSplitReduce(llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit) {
-    unsigned threads = 128 * consumers;
-    unsigned regs = acc.size();
-    llvm::Type *i64 = b.getInt64Ty();
-    llvm::Type *f32 = b.getFloatTy();
-    auto *v4 = llvm::FixedVectorType::get(f32, 4);
-    llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
-    llvm::Value *tileFloats = b.getInt64(uint64_t(config.bm) * config.bn);
-    auto partialBase = [&](llvm::Value *z) {
-      llvm::Value *slab = b.CreateAdd(
-          b.CreateMul(b.CreateZExt(tileId, i64), b.CreateZExt(splits, i64)),
-          b.CreateZExt(z, i64));
-      return b.CreateAdd(b.CreateMul(slab, tileFloats),
-                         b.CreateMul(b.CreateZExt(ctid, i64), b.getInt64(4)));
-    };
-    // Fragment order: float4 r4 of thread t at (r4 * threads + t) * 4, so a
-    // warp's 16-byte stores are contiguous.
-    llvm::Value *mine = partialBase(split);
-    for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
-      llvm::Value *vec = llvm::PoisonValue::get(v4);
-      for (unsigned e = 0; e < 4; ++e)
-        vec = b.CreateInsertElement(vec, acc[4 * r4 + e], uint64_t(e));
-      llvm::Value *at =
-          b.CreateAdd(mine, b.getInt64(uint64_t(r4) * threads * 4));
-      b.CreateAlignedStore(vec, b.CreateInBoundsGEP(f32, workspace, at),
-                           llvm::Align(16));
-    }
-    SplitKArrival arrival;
-    arrival.counters = counters;
-    arrival.tileId = tileId;
-    arrival.splits = splits;
-    arrival.flagAddr = flagAddr;
-    arrival.tid = tid;
-    arrival.leaderTid = 128;
-    arrival.barrier = i32(SplitKBarrier);
-    arrival.threads = threads;
-    emitSplitKArrival(b, fn, arrival, exit);
-    return emitSplitKSum(
-        b, splits,
-        llvm::SmallVector<llvm::Value *>(regs, llvm::ConstantFP::get(f32, 0.0)),
-        0, [&](llvm::Value *zu, llvm::Value *valid) {
-          llvm::Value *base = partialBase(zu);
-          llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
-          llvm::SmallVector<llvm::Value *> quads;
-          for (unsigned r4 = 0; r4 < regs / 4; ++r4) {
-            llvm::Value *at =
-                b.CreateAdd(base, b.getInt64(uint64_t(r4) * threads * 4));
-            llvm::Value *address = b.CreateInBoundsGEP(f32, workspace, at);
-            // .cg: read at L2, where the other CTAs' stores are.
-            quads.push_back(ptx::emitAsm(
-                b, llvm::StructType::get(ctx, {f32, f32, f32, f32}),
-                "{ .reg .pred p; setp.ne.u32 p, $5, 0; @p ld.global.cg.v4.f32 "
-                "{$0, $1, $2, $3}, [$4]; }",
-                "=f,=f,=f,=f,l,r,~{memory}", {address, on}));
-          }
-          return quads;
-        });
-  }
-
-  /// Split-K in a cluster (Sm90Gemm.h): the CTAs of rank 1.. publish their
-  /// partial \p acc in their ring, round 1 of the cluster barrier, and rank
-  /// 0 returns the sum of its \p acc and the peers' partials; the others
-  /// branch to \p exit, where round 2 waits for rank 0's reads.
-  llvm::SmallVector<llvm::Value *>
-  emitClusterSplitReduce(llvm::ArrayRef<llvm::Value *> acc,
-                         llvm::BasicBlock *exit) {
-    unsigned threads = 128 * consumers;
-    unsigned regs = acc.size();
-    // Fragment order: float4 r4 of thread t at (r4 * threads + t) * 16
-    // from the A ring's base, so a warp's 16-byte stores are contiguous
-    // (conflict-free) and thread t of rank 0 reads its own fragment's
-    // places in every peer.
-    llvm::Value *ctid = b.CreateSub(tid, i32(128), "ctid");
-    llvm::Value *mine = b.CreateAdd(aBase, b.CreateMul(ctid, i32(16)), "part");
-    llvm::BasicBlock *publish = block("splitk.publish");
-    llvm::BasicBlock *published = block("splitk.published");
-    b.CreateCondBr(b.CreateICmpNE(rank, i32(0)), publish, published);
-    b.SetInsertPoint(publish);
-    // Both consumer warpgroups' wgmmas have retired (they read the ring)
-    // before any thread overwrites it.
-    ptx::barSync(b, i32(SplitKBarrier), threads);
-    for (unsigned r4 = 0; r4 < regs / 4; ++r4)
-      ptx::stSharedV4F32(b, b.CreateAdd(mine, i32(r4 * threads * 16)),
-                         acc.slice(4 * r4, 4));
-    b.CreateBr(published);
-    b.SetInsertPoint(published);
-    ptx::clusterSync(b); // round 1: the peers' partials are visible
-    llvm::BasicBlock *reduce = block("splitk.reduce");
-    b.CreateCondBr(b.CreateICmpEQ(rank, i32(0)), reduce, exit);
-    b.SetInsertPoint(reduce);
-    return emitSplitKSum(
-        b, splits, acc, 1, [&](llvm::Value *zu, llvm::Value *valid) {
-          // Past the last split the loads are off; rank 0 keeps mapa legal.
-          llvm::Value *peer =
-              ptx::mapaShared(b, mine, b.CreateSelect(valid, zu, i32(0)));
-          llvm::Value *on = b.CreateZExt(valid, b.getInt32Ty());
-          llvm::SmallVector<llvm::Value *> quads;
-          for (unsigned r4 = 0; r4 < regs / 4; ++r4)
-            quads.push_back(ptx::ldSharedClusterV4F32(
-                b, b.CreateAdd(peer, i32(r4 * threads * 16)), on));
-          return quads;
-        });
   }
 
   void build() {

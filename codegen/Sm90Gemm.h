@@ -109,7 +109,14 @@
 // every thread, keeps each CTA's shared memory alive until rank 0 has read
 // it. A split with no K tiles contributes zeros and still takes both
 // rounds. The ring must hold BM * BN * 4 bytes; workspace and counters are
-// not read.
+// not read. A kernel built for its split count (clusterSplits, which the
+// .tile path sets) scatters the reduction instead: every CTA publishes, and
+// CTA r sums, in the same z order, only its share of the tile's 8-column
+// blocks (sm90SplitShares: whole staging chunks) and stores that share, so
+// each reads and stores 1/S of the tile (H200, bench/EpilogueResults.md:
+// 128 x 4096 x 7168 at split 2 20.2 -> 19.7 us, 128 x 2112 x 7168 at
+// split 3 14.4 -> 13.7). Not with swiglu, which pairs blocks across the
+// tile.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90GEMM_H
@@ -143,6 +150,11 @@ struct Sm90GemmConfig {
   /// through distributed shared memory (S <= 8, clusterM 1, not
   /// persistent); false: through the global workspace and counters.
   bool splitKCluster = false;
+  /// With splitKCluster: the number of K splits the kernel is built for, so
+  /// that each CTA of the cluster sums and stores its share of the tile's
+  /// columns (sm90SplitShares); 0: any number (the launch's), and rank 0
+  /// sums and stores the whole tile. The launch must match a nonzero one.
+  unsigned clusterSplits = 0;
   unsigned ctasPerSm = 1;  ///< occupancy target: sets minctasm and setmaxnreg
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group

@@ -101,6 +101,8 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
   config.splitK = spec.splitK > 1;
   config.splitKCluster =
       config.splitK && sm90SplitKClusterFits(config, spec.splitK);
+  if (config.splitKCluster)
+    config.clusterSplits = spec.splitK;
   if (llvm::Error err = verifySm90GemmConfig(config))
     return err;
   return config;
@@ -109,6 +111,14 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
 llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
                                                 unsigned splits) {
   const Sm90GemmConfig &config = kernel.config;
+  if (config.splitKCluster && config.clusterSplits &&
+      std::max(2u, splits) != config.clusterSplits)
+    return llvm::createStringError(
+        "the kernel reduces its " + std::to_string(config.clusterSplits) +
+        " K splits in a cluster, each CTA storing its share of the tile, "
+        "but the launch asks for " +
+        std::to_string(std::max(2u, splits)) +
+        " splits; compile it for that many");
   if (config.splitKCluster && splits > sm90::MaxClusterCtas)
     return llvm::createStringError(
         "split-K over " + std::to_string(splits) +

@@ -69,6 +69,18 @@ std::string columnOperandPlacement(const GemmSpec &spec) {
   return text;
 }
 
+/// A split-K cluster's stores, for the lowered IR: every CTA its share of
+/// the tile (Sm90Gemm.h); empty otherwise.
+std::string splitSharePlacement(const GemmSpec &spec) {
+  Sm90GemmConfig config = sm90ConfigOf(spec);
+  if (spec.splitK < 2 || findSwiglu(config.epilogueOps) ||
+      !sm90SplitKClusterFits(config, spec.splitK))
+    return "";
+  return "; each of the " + std::to_string(spec.splitK) +
+         " CTAs of the split-K cluster sums and stores its share of the "
+         "tile";
+}
+
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class Sm90Target final : public GemmTarget {
@@ -118,7 +130,7 @@ public:
                   "the staging tile and the TMA store (and on the direct "
                   "stores when C has no tensor map)"
                 : "per accumulator in registers, on the direct stores") +
-           columnOperandPlacement(spec);
+           columnOperandPlacement(spec) + splitSharePlacement(spec);
   }
 
   GemmScheduleChoice schedule(const GemmSpec &spec,
