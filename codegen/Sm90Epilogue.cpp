@@ -587,9 +587,11 @@ struct EpilogueEmitter {
       });
       ptx::barSync(b, barrier, 128);
       if (readC) {
-        // The barrier completes once per chunk of every tile.
-        llvm::Value *phase = b.CreateAdd(
-            b.CreateMul(v.tileCount, i32(tile.chunks)), i32(chunk));
+        // The barrier completes once per chunk this CTA stores, tile after
+        // tile (a split-K cluster's share starts past chunk 0).
+        llvm::Value *phase =
+            b.CreateAdd(b.CreateMul(v.tileCount, i32(endChunk - firstChunk)),
+                        i32(chunk - firstChunk));
         ptx::mbarrierWaitParity(b, v.cLoadBar, b.CreateAnd(phase, i32(1)),
                                 "c.wait");
       }
