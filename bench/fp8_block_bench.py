@@ -10,10 +10,11 @@ of W):
           program with the same operands, used at every M), launched
           through the Python package with sfa= and sfb=; above M = 128 with
           BN = 192, 4 stages; at M = 64 and 128 one program per shape with
-          M, N, K fixed and the decode tile (BM = 64, BN = M), whose
-          `schedule auto` swaps A and B and splits K where the tiles leave
-          SMs idle (decode_program; each one's schedule and why printed
-          before the table);
+          M, N, K fixed and the narrow unswapped decode tile (decode_tile:
+          BM = 64 or 128, BN the narrowest multiple of 16 whose tiles fit
+          one wave), whose `schedule auto` keeps A and B as written
+          (decode_program; each one's schedule and why printed before the
+          table);
   cuBLAS  torch.nn.functional.scaled_mm with the BlockWise1x128 /
           BlockWise128x128 recipes (torch's scale layouts: SFA as an M-major
           M x ceil(K/128) tensor, SFB as its K-block-major transpose), or
@@ -23,7 +24,8 @@ of W):
 Shapes: 4096^3 and 8192^3, and DeepSeek-V3's (N, K) pairs at M = 64, 128 and
 4096 (the issue's table; 4096 x 2112 x 7168 and 4096 x 7168 x 2048 are among
 them). Besides TFLOP/s and the ratio to cuBLAS each row shows DeepGEMM's
-published H800 figure (from the issue) and, for M <= 128, the fraction of
+goal on the H100 (DeepGEMM 2.6.1's better run, ../shared/anchors/
+deepgemm-h100-2026-11-27.md, issue 26) and, for M <= 128, the fraction of
 the memory floor: the bytes a GEMM must move (A + B + SFA + SFB + C) over a
 device-to-device copy bandwidth measured in this run on buffers of the same
 size (rotated like the operands), i.e. floor time = copy time of those
@@ -64,7 +66,8 @@ from torch_timing import time_graph  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DEFAULT_TILE = os.path.join(ROOT, "examples", "gemm_fp8_block_sm90.tile")
 
-# DeepGEMM's published H800 TFLOP/s (issue 13), by (N, K) and M.
+# DeepGEMM's published H800 TFLOP/s (issue 13), by (N, K) and M: the
+# shapes.
 DEEPGEMM_H800 = {
     (2112, 7168): {64: 206, 128: 352, 4096: 1127},
     (24576, 1536): {64: 289, 128: 535, 4096: 1212},
@@ -73,6 +76,19 @@ DEEPGEMM_H800 = {
     (4096, 7168): {64: 287, 128: 533, 4096: 1410},
     (7168, 2048): {64: 295, 128: 510, 4096: 1168},
 }
+# The goal of issue 26: DeepGEMM 2.6.1's better run (programmatic dependent
+# launch off or on) on one H100 on 2026-11-27, TFLOP/s, by (M, N, K)
+# (../shared/anchors/deepgemm-h100-2026-11-27.md).
+DEEPGEMM_H100_GOAL = {
+    (64, 2112, 7168): 204, (64, 24576, 1536): 280, (64, 32768, 512): 214,
+    (64, 7168, 16384): 334, (64, 4096, 7168): 274, (64, 7168, 2048): 223,
+    (128, 2112, 7168): 366, (128, 24576, 1536): 503,
+    (128, 32768, 512): 351, (128, 7168, 16384): 653,
+    (128, 4096, 7168): 528, (128, 7168, 2048): 402,
+    (4096, 2112, 7168): 1299, (4096, 24576, 1536): 1147,
+    (4096, 32768, 512): 987, (4096, 7168, 16384): 1345,
+    (4096, 4096, 7168): 1339, (4096, 7168, 2048): 1213,
+    (4096, 4096, 4096): 1330, (8192, 8192, 8192): 1211}
 # cuBLAS blockwise on this H200 from CUDA graphs, 2026-11-23 (issue 13).
 CUBLAS_ANCHOR = {(4096, 4096, 4096): 1130, (8192, 8192, 8192): 1078,
                  (4096, 2112, 7168): 996, (4096, 7168, 2048): 986}
@@ -311,32 +327,43 @@ def _replace_once(source, old, new):
     return source.replace(old, new)
 
 
-def decode_program(source, m, n, k, stages, swapped=True):
-    """The program for M <= 128 (issue 13: swap-AB with block scales): the
-    example's text with M, N and K fixed and, when \p swapped,
-    sm90ChooseConfig's decode tile (BM = 64 rows of N, BN = M rounded up to
-    16: the M tile once A and B are swapped), else the example's 128 x 128
-    tile; without a schedule line, so that `schedule auto` decides whether to
-    swap A and B and split K (codegen/Sm90Target.cpp: the lowered why,
-    printed by decode_kernels)."""
-    bn = max(16, cdiv(m, 16) * 16)
-    tile = f"BM = 64, BN = {bn}" if swapped else "BM = 128, BN = 128"
+SMS = 132
+
+
+def decode_tile(m, n):
+    """The decode tile for M <= 128 (issue 26): A and B as written, BM = 64
+    for M <= 64 else 128, and BN the narrowest multiple of 16 whose tiles
+    fit one wave of 132 SMs (N alone makes about one full wave, as DeepGEMM
+    does). bench/fp8_block_sweep.py measured it on the H100 against
+    swap-AB with split-K (bench/Fp8BlockResults.md)."""
+    bm = 64 if m <= 64 else 128
+    bn = next((bn for bn in range(16, 257, 16)
+               if cdiv(m, bm) * cdiv(n, bn) <= SMS), 256)
+    return bm, bn
+
+
+def decode_program(source, m, n, k, stages):
+    """The program for M <= 128: the example's text with M, N and K fixed
+    and decode_tile's tile, without a schedule line: `schedule auto` keeps
+    A and B as written where the tile makes at least 66 CTAs
+    (codegen/Sm90Target.cpp: the lowered why, printed by decode_kernels)."""
+    bm, bn = decode_tile(m, n)
     for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
                      ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
                      ("bf16[M, N]", f"bf16[{m}, {n}]"),
-                     ("BM = 128, BN = 128", tile),
+                     ("BM = 128, BN = 128", f"BM = {bm}, BN = {bn}"),
                      ("stages   5", f"stages   {stages}")):
         source = _replace_once(source, old, new)
     return source
 
 
-def _most_stages(source, m, n, k, swapped):
+def _most_stages(source, m, n, k):
     """decode_program with the most stages that fit (compile errors below
     that are the shared-memory check): (kernel, stages)."""
     for stages in range(16, 1, -1):
         try:
             return tilec.compile(
-                decode_program(source, m, n, k, stages, swapped)), stages
+                decode_program(source, m, n, k, stages)), stages
         except tilec.CompileError:
             if stages == 2:
                 raise
@@ -348,22 +375,18 @@ def _schedule(kernel):
 
 
 def decode_kernels(source):
-    """{(m, n, k): Kernel} for the shapes with M <= 128: the swapped decode
-    tile, or the example's tile where `schedule auto` keeps A and B as
-    written on it; prints each kernel's tile, schedule and why."""
+    """{(m, n, k): Kernel} for the shapes with M <= 128 (decode_program);
+    prints each kernel's tile, schedule and why."""
     kernels = {}
     for m, n, k in SHAPES:
         if m > 128:
             continue
-        kernel, stages = _most_stages(source, m, n, k, True)
-        tile = f"BM = 64, BN = {max(16, cdiv(m, 16) * 16)}"
+        kernel, stages = _most_stages(source, m, n, k)
+        bm, bn = decode_tile(m, n)
         found = _schedule(kernel)
-        if found and "swap_ab = 0" in found.group(1):
-            kernel, stages = _most_stages(source, m, n, k, False)
-            tile = "BM = 128, BN = 128"
-            found = _schedule(kernel)
         kernels[(m, n, k)] = kernel
-        print(f"decode program {m} x {n} x {k}: {tile}, {stages} stages; "
+        print(f"decode program {m} x {n} x {k}: BM = {bm}, BN = {bn}, "
+              f"{stages} stages; "
               + (f"schedule {found.group(1)} ({found.group(2)})" if found
                  else "schedule: not in the lowered IR"))
     return kernels
@@ -383,15 +406,15 @@ def block_rows(args, gen, begin):
                              "no block scales")
     print(f"tilec: {args.tile}: M <= 128: "
           + (f"{small!r}" if not decode else
-             "one program per shape (decode program lines above: swap-AB, "
-             "split-K as schedule auto picks)")
+             "one program per shape (decode program lines above: the "
+             "narrow unswapped tile, the schedule auto's)")
           + "; M > 128: "
           + ("the same" if large is small
              else f"the example with BN = 192, 4 stages: {large!r}"))
     cublas = cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable: tilec alone'}")
     header = ("M x N x K", "tilec us", "cuBLAS us", "tilec TFLOP/s",
-              "cuBLAS TFLOP/s", "tilec/cuBLAS", "DeepGEMM H800",
+              "cuBLAS TFLOP/s", "tilec/cuBLAS", "DeepGEMM H100 goal",
               "tilec/DeepGEMM", "memory floor", "goal", "check tilec",
               "check cuBLAS")
     print("| " + " | ".join(header) + " |")
@@ -415,11 +438,11 @@ def block_rows(args, gen, begin):
             continue
         ours = tflops(m, n, k, t["tilec"])
         theirs = tflops(m, n, k, t["cublas"]) if "cublas" in t else None
-        deep = DEEPGEMM_H800.get((n, k), {}).get(m)
+        deep = DEEPGEMM_H100_GOAL.get((m, n, k))
         anchor = CUBLAS_ANCHOR.get((m, n, k))
         ratio = theirs and ours / theirs
         goals = []
-        if m == 4096 and ratio is not None:
+        if m >= 4096 and ratio is not None:
             goals.append(">=1.15x cuBLAS " + ("met" if ratio >= 1.15
                                                else "not met"))
         if deep:

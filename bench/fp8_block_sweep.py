@@ -1,12 +1,15 @@
-"""Which block-scaled fp8 program is fastest (issue 13): variants of
-examples/gemm_fp8_block_sm90.tile (tile N, stages, schedule) against
-cuBLAS blockwise on a few shapes, in one process on the H200, by the method
-and helpers of bench/fp8_block_bench.py (every variant's output checked on
-fresh data first; CUDA graphs on every side; sides alternating; medians).
-Run by scripts/gpu-python.sh with FP8_SWEEP=only.
+"""Which block-scaled fp8 program is fastest (issues 13 and 26): variants
+of examples/gemm_fp8_block_sm90.tile (tile, stages, schedule) on the 20
+shapes of bench/fp8_block_bench.py, side by side with cuBLAS blockwise in
+one process, by the method and helpers of fp8_block_bench.py (every
+variant's output checked on fresh data first; CUDA graphs on every side;
+sides alternating; medians), each row also against issue 26's DeepGEMM goal
+on the H100. Run by scripts/gpu-python.sh with FP8_SWEEP=only (about a
+minute on the H100).
 
-A variant that does not compile (shared memory, registers) prints why and
-is skipped; one whose check fails is reported and not timed.
+Each variant takes the most stages that compile; one that does not compile
+(shared memory, registers) prints why and is skipped; one whose check
+fails is reported and not timed.
 """
 import time
 
@@ -22,47 +25,106 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fp8_block_bench as fb  # noqa: E402
 import tilec  # noqa: E402
 
-SHAPES = [(4096, 4096, 4096), (4096, 7168, 16384), (4096, 2112, 7168),
-          (4096, 7168, 2048), (128, 7168, 16384), (64, 2112, 7168)]
-# (BN, stages, schedule line); stages: the most that fit 227 KiB with a
-# 128 x BN bf16 staging tile. BN = 256 is left out: its two 128-register
-# accumulators spill (760 bytes at 168 registers a thread).
-VARIANTS = [(128, 5, ""), (128, 5, "schedule persistent"),
-            (128, 5, "schedule persistent cluster(2)"),
-            (160, 4, ""), (160, 4, "schedule persistent"),
-            (192, 4, ""), (192, 4, "schedule persistent"),
-            (192, 4, "schedule persistent cluster(2)")]
+SHAPES = fb.SHAPES
+SMS = 132
 
 
-def program(bn, stages, schedule):
+def fixed(source, m, n, k):
+    """The example's text with M, N and K fixed (the decode programs)."""
+    for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
+                     ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
+                     ("bf16[M, N]", f"bf16[{m}, {n}]")):
+        source = fb._replace_once(source, old, new)
+    return source
+
+
+def program(m, n, k, bm, bn, stages, schedule):
+    """The example with tile (bm, bn, 128), the stage count and a schedule
+    line; M, N, K fixed for M <= 128 (so `schedule auto` sees them)."""
     with open(fb.DEFAULT_TILE) as f:
-        return fb.variant(f.read(), bn, stages, schedule)
+        source = f.read()
+    source = fb.variant(source, bn, stages, schedule)
+    if bm != 128:
+        source = source.replace("BM = 128", f"BM = {bm}")
+    return fixed(source, m, n, k) if m <= 128 else source
+
+
+def waves(tiles):
+    """The fraction of the last wave's SMs busy, 1.0 for whole waves."""
+    return tiles / (fb.cdiv(tiles, SMS) * SMS)
+
+
+def candidates(m, n, k):
+    """[(name, bm, bn, schedule)] for one shape: the tiles and schedules
+    issue 26 asks about."""
+    if m > 128:
+        return [("BN 192", 128, 192, ""),
+                ("BN 192 persistent", 128, 192, "schedule persistent"),
+                ("BN 192 persistent cluster(2)", 128, 192,
+                 "schedule persistent cluster(2)"),
+                ("BN 128", 128, 128, ""),
+                ("BM 256 BN 128", 256, 128, ""),
+                ("BM 256 BN 128 persistent cluster(2)", 256, 128,
+                 "schedule persistent cluster(2)"),
+                ("BN 256 persistent (halves)", 128, 256,
+                 "schedule persistent")]
+    # schedule auto on the swap-AB decode tile (BM 64, BN = M), then A and
+    # B as written with one or two 64-row consumer warpgroups and BN the
+    # narrowest multiple of 16 whose tiles fit one wave (fp8_block_bench's
+    # decode_tile) or two.
+    out = [("auto, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16), ""),
+           ("swap_ab, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16),
+            "schedule swap_ab")]
+    for bm in ((64,) if m <= 64 else (64, 128)):
+        rows = fb.cdiv(m, bm)
+        for wave in (1, 2):
+            bn = next((bn for bn in range(16, 257, 16)
+                       if rows * fb.cdiv(n, bn) <= wave * SMS), 256)
+            name = f"BM {bm} BN {bn} unswapped"
+            if (bm, bn) == fb.decode_tile(m, n):
+                name += " (decode_tile)"
+            if all(c[0] != name for c in out):
+                out.append((name, bm, bn, "schedule split_k(1)"))
+    return out
+
+
+def most_stages(m, n, k, bm, bn, schedule):
+    """(Kernel, stages) with the most stages that compile."""
+    error = None
+    for stages in range(16, 1, -1):
+        try:
+            return tilec.compile(program(m, n, k, bm, bn, stages,
+                                         schedule)), stages
+        except tilec.CompileError as e:
+            error = e
+    raise error
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=10)
-    parser.add_argument("--budget-s", type=float, default=230.0)
+    parser.add_argument("--budget-s", type=float, default=500.0)
     args = parser.parse_args()
     gen = torch.Generator(device="cuda").manual_seed(17)
     cublas = fb.cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable'}")
-    kernels = {}
-    for bn, stages, schedule in VARIANTS:
-        name = f"BN {bn} s{stages} {schedule or 'grid'}"
-        try:
-            kernels[name] = tilec.compile(program(bn, stages, schedule))
-        except Exception as e:  # noqa: BLE001  (a diagnostic: skip it)
-            print(f"{name}: does not compile: {str(e).splitlines()[0]}")
     failures = 0
     print("| M x N x K | variant | us | TFLOP/s | cuBLAS TFLOP/s | ratio |"
-          " check |")
-    print("|---|---|---:|---:|---:|---:|---|")
+          " DeepGEMM goal | / goal | check |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for m, n, k in SHAPES:
         if time.perf_counter() - _START > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the budget |")
             continue
+        kernels = {}
+        for name, bm, bn, schedule in candidates(m, n, k):
+            try:
+                kernel, stages = most_stages(m, n, k, bm, bn, schedule)
+                kernels[f"{name} s{stages}"] = kernel
+            except Exception as e:  # noqa: BLE001  (a diagnostic: skip it)
+                print(f"{m} x {n} x {k} {name}: does not compile: "
+                      f"{str(e).splitlines()[0]}")
         kb, nb = fb.cdiv(k, 128), fb.cdiv(n, 128)
         nbytes = m * k + n * k + 4 * (m * kb + nb * kb) + 2 * m * n
         copies = max(2, min(64, fb.cdiv(fb.ROTATE_BYTES, nbytes)))
@@ -99,9 +161,11 @@ def main():
                       f" {fb.verdict(checks[name])} |")
                 continue
             t = fb.tflops(m, n, k, times[name])
+            goal = fb.DEEPGEMM_H100_GOAL.get((m, n, k))
             print(f"| {m} x {n} x {k} | {name} | {times[name]:.2f} | {t:.0f}"
-                  f" | {ref:.0f} | {t / ref:.2f}x |"
-                  f" {fb.verdict(checks[name])} |")
+                  f" | {ref:.0f} | {t / ref:.2f}x | {goal or '-'} | "
+                  + (f"{t / goal:.2f}" if goal else "-") +
+                  f" | {fb.verdict(checks[name])} |", flush=True)
         del a, w, sfa, sfb, c, sides
         torch.cuda.empty_cache()
     print(f"\nfp8_block_sweep: {time.perf_counter() - _START:.1f} s, "

@@ -41,7 +41,17 @@ std::string describeBlockScalePromotion(const GemmSpec &spec) {
       "* SFB[col / " +
       std::to_string(s.bRows) +
       ", kb] * partial (the tensor core sums fp8 with ~14 mantissa bits; f32 "
-      "across blocks); scales read by the consumers from global memory; ";
+      "across blocks); scales read by the consumers from global memory one "
+      "K block ahead; " +
+      (spec.bm == 256 ? std::string("BM = 256: each consumer warpgroup "
+                                    "promotes its two 64-row blocks in turn; ")
+                      : std::string()) +
+      (spec.bn > 192 ? "BN = " + std::to_string(spec.bn) +
+                           " > 192: promoted in two halves of " +
+                           std::to_string(spec.bn / 2) +
+                           " columns (the main and a whole fresh "
+                           "accumulator would not fit the registers); "
+                     : std::string());
   unsigned slots = sm90BlockScaleSlots(spec.bn);
   std::string bn = std::to_string(spec.bn);
   if (spec.swapAB)
@@ -65,6 +75,31 @@ std::string describeBlockScalePromotion(const GemmSpec &spec) {
             " do not divide: a tile meets up to " + std::to_string(slots) +
             " B scale blocks, each 8-column chunk picks its scale at run time";
   return text;
+}
+
+llvm::SmallVector<llvm::Value *> Sm90BlockScales::values() const {
+  llvm::SmallVector<llvm::Value *> out;
+  for (llvm::Value *v : a)
+    if (v)
+      out.push_back(v);
+  out.append(b.begin(), b.end());
+  out.append(aLanes.begin(), aLanes.end());
+  return out;
+}
+
+Sm90BlockScales
+Sm90BlockScales::withValues(llvm::ArrayRef<llvm::Value *> values) const {
+  assert(values.size() == this->values().size() && "one value per scale");
+  Sm90BlockScales out;
+  size_t i = 0;
+  for (unsigned h = 0; h < 2; ++h)
+    if (a[h])
+      out.a[h] = values[i++];
+  for (size_t j = 0; j < b.size(); ++j)
+    out.b.push_back(values[i++]);
+  for (size_t j = 0; j < aLanes.size(); ++j)
+    out.aLanes.push_back(values[i++]);
+  return out;
 }
 
 Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
@@ -130,9 +165,10 @@ Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
 llvm::SmallVector<llvm::Value *>
 Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
                         llvm::ArrayRef<llvm::Value *> pending,
-                        const Sm90BlockScales &scales) {
+                        const Sm90BlockScales &scales,
+                        unsigned firstChunk) {
   if (swapAB)
-    return promoteSwapped(main, pending, scales);
+    return promoteSwapped(main, pending, scales, firstChunk);
   llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
   // Per slot the two row scales: SFA[r] * SFB[slot], SFA[r + 8] * SFB[slot].
@@ -140,8 +176,9 @@ Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
   for (llvm::Value *sb : scales.b)
     combined.push_back({b.CreateFMul(scales.a[0], sb, "sf.s0"),
                         b.CreateFMul(scales.a[1], sb, "sf.s1")});
-  unsigned chunks = bn / 8;
-  for (unsigned j = 0; j < chunks; ++j) {
+  unsigned chunks = pending.size() / 4;
+  for (unsigned local = 0; local < chunks; ++local) {
+    unsigned j = firstChunk + local; // the chunk in the tile
     std::array<llvm::Value *, 2> scale;
     if (!colInBlock) {
       // 128 % BN == 0: slot 0; BN % 128 == 0 (n0 on a block): 8 j / 128.
@@ -159,9 +196,9 @@ Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
     }
     for (unsigned h = 0; h < 2; ++h)
       for (unsigned e = 0; e < 2; ++e) {
-        unsigned i = 4 * j + 2 * h + e;
+        unsigned i = 4 * j + 2 * h + e, p = 4 * local + 2 * h + e;
         out[i] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                   {scale[h], part[i], main[i]});
+                                   {scale[h], part[p], main[i]});
       }
   }
   return out;
@@ -209,13 +246,15 @@ Sm90BlockScales Sm90BlockScale::loadSwapped(llvm::Value *kb64) {
 llvm::SmallVector<llvm::Value *>
 Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
                                llvm::ArrayRef<llvm::Value *> pending,
-                               const Sm90BlockScales &scales) {
+                               const Sm90BlockScales &scales,
+                               unsigned firstChunk) {
   // Column 8 j + 2 (l % 4) + e's scale: SFA from load j / 4, lane 8 (j % 4)
   // + 2 (l % 4) + e, times SFB as without swap; before the wait, so that
   // the shuffles overlap the wgmmas.
   llvm::Value *all = b.getInt32(~0u), *clamp = b.getInt32(31);
   llvm::SmallVector<llvm::Value *> colScale;
-  for (unsigned j = 0; j < bn / 8; ++j)
+  unsigned chunks = pending.size() / 4;
+  for (unsigned j = firstChunk; j < firstChunk + chunks; ++j)
     for (unsigned e = 0; e < 2; ++e) {
       llvm::Value *src = b.CreateAdd(srcLane[e], b.getInt32(8 * (j % 4)));
       llvm::Value *sfa = b.CreateIntrinsic(
@@ -225,12 +264,13 @@ Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
     }
   llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
-  for (unsigned j = 0; j < bn / 8; ++j)
+  for (unsigned local = 0; local < chunks; ++local)
     for (unsigned h = 0; h < 2; ++h)
       for (unsigned e = 0; e < 2; ++e) {
-        unsigned i = 4 * j + 2 * h + e;
+        unsigned i = 4 * (firstChunk + local) + 2 * h + e,
+                 p = 4 * local + 2 * h + e;
         out[i] = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getFloatTy()},
-                                   {colScale[2 * j + e], part[i], main[i]});
+                                   {colScale[2 * local + e], part[p], main[i]});
       }
   return out;
 }

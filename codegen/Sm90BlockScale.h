@@ -24,11 +24,16 @@
 // ((n0 % 128) + 8 j) / 128 is computed at run time and selects among the
 // scales loaded for the tile (at most sm90BlockScaleSlots(BN) of them).
 //
-// The scales are read by the consumers with plain global loads, issued at
-// the top of each K step before the full-barrier wait, so their latency
-// hides behind the wait and the wgmmas. (DeepGEMM TMA-loads SFA per stage
-// in a transposed layout; that saves a consumer's 2 loads per K block and is
-// the next step, not needed for correctness.) SFA rows past M and SFB rows
+// The scales are read by the consumers with plain global loads one K block
+// ahead: the kernel (codegen/Sm90Gemm.cpp) loads the first block's before
+// its K loop and each iteration the next block's, carried in registers
+// (Sm90BlockScales::values), so a load's latency hides under a whole K
+// block of wgmmas and promotion; at the decode shapes, where a K block's
+// wgmmas are short, the load issued at the top of its own K step stood
+// exposed. (DeepGEMM TMA-loads SFA per stage in a transposed layout; that
+// saves a consumer's 2 loads per K block and is not needed for
+// correctness.) With BM = 256 (two 64-row blocks per consumer warpgroup)
+// each row block has its own Sm90BlockScale. SFA rows past M and SFB rows
 // past ceil(N / 128) are clamped to the last row: their products land in C
 // elements the epilogue never stores.
 //
@@ -89,6 +94,11 @@ struct Sm90BlockScales {
   /// Swap-AB: SFA of columns n0 + 32 i + lane (b then holds the one B
   /// scale of the warpgroup's rows, a is unused).
   llvm::SmallVector<llvm::Value *, 4> aLanes;
+
+  /// Every value above in one list (a, b, aLanes), e.g. to carry them
+  /// through phis; withValues puts such a list back in place.
+  llvm::SmallVector<llvm::Value *> values() const;
+  Sm90BlockScales withValues(llvm::ArrayRef<llvm::Value *> values) const;
 };
 
 /// Emits the scale loads and the promotion of one consumer warpgroup.
@@ -108,10 +118,13 @@ public:
   /// register: the promotion of one K block's partial sums \p pending, the
   /// registers of wgmmas committed but not waited for: it emits the
   /// wgmma.wait_group 0 (under swap-AB after the shuffles and products of
-  /// the scales, which so overlap the wgmmas).
+  /// the scales, which so overlap the wgmmas). \p pending may cover only
+  /// the 8-column chunks from \p firstChunk on (a tile promoted in halves,
+  /// sm90Promotion): those registers of main change, the others pass.
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
-          llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales);
+          llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales,
+          unsigned firstChunk = 0);
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);
@@ -120,7 +133,7 @@ private:
   llvm::SmallVector<llvm::Value *>
   promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
                  llvm::ArrayRef<llvm::Value *> pending,
-                 const Sm90BlockScales &scales);
+                 const Sm90BlockScales &scales, unsigned firstChunk);
 
   llvm::IRBuilder<> &b;
   BlockScaleSpec spec;

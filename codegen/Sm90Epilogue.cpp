@@ -681,13 +681,15 @@ unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
       ++perColumn;
   if (perColumn == 0)
     return 0;
-  // Beside the BN / 2 accumulators a consumer keeps its addresses, the
-  // math's temporaries and the stores' registers.
+  // Beside the BN / 2 accumulators of each row block a consumer keeps its
+  // addresses, the math's temporaries and the stores' registers; each row
+  // block preloads its own copy.
   constexpr unsigned Reserve = 64;
+  unsigned rowBlocks = sm90RowBlocks(config);
   unsigned cap = std::min(MaxConsumerRegs, sm90LaunchRegisterCap(config));
-  unsigned used = config.bn / 2 + Reserve;
+  unsigned used = rowBlocks * config.bn / 2 + Reserve;
   unsigned spare = cap > used ? cap - used : 0;
-  return std::min(config.bn / 8, spare / (2 * perColumn));
+  return std::min(config.bn / 8, spare / (2 * perColumn * rowBlocks));
 }
 
 Sm90EpilogueOperands

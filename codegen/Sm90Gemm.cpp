@@ -50,7 +50,8 @@ struct Builder {
   llvm::IRBuilder<> b;
   llvm::Function *fn = nullptr;
   std::optional<SourceLineInfo> lines; ///< PTX line directives (--lineinfo)
-  unsigned consumers = 0;
+  unsigned consumers = 0; ///< consumer warpgroups
+  unsigned rowBlocks = 1; ///< 64-row wgmma blocks per consumer warpgroup
 
   // Kernel-wide values.
   llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
@@ -86,7 +87,8 @@ struct Builder {
       : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
         staging(std::move(staging)), ctx(module.getContext()), module(module),
         b(ctx) {
-    consumers = config.bm / 64;
+    consumers = sm90ConsumerWarpgroups(config);
+    rowBlocks = sm90RowBlocks(config);
   }
 
   llvm::BasicBlock *block(const llvm::Twine &name) {
@@ -378,8 +380,8 @@ struct Builder {
       ptx::mbarrierInit(b, fullBar(i32(s)), 1);
       ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4 * config.clusterM);
     }
-    if (staging)
-      for (unsigned ci = 0; ci < consumers; ++ci)
+    if (staging) // One per 64-row block (the epilogue's consumer index).
+      for (unsigned ci = 0; ci < consumers * rowBlocks; ++ci)
         ptx::mbarrierInit(b, b.CreateAdd(cLoadBars, i32(8 * ci)), 1);
     if (columnBars) {
       ptx::mbarrierInit(b, columnBars, 32);
@@ -590,7 +592,11 @@ struct Builder {
     llvm::Value *wg = b.CreateLShr(tid, i32(7));
     llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
     llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
-    llvm::Value *aRowOffset = b.CreateMul(ci, i32(tileA.mAtomBytes));
+    // Row block j's A rows start aRowOffset[j] bytes into the A stage.
+    llvm::SmallVector<llvm::Value *> aRowOffset;
+    for (unsigned j = 0; j < rowBlocks; ++j)
+      aRowOffset.push_back(
+          b.CreateMul(rowBlockOf(ci, j), i32(tileA.mAtomBytes)));
     llvm::BasicBlock *drain = block("consumer.drain");
     forTiles("ctile", drain, [&](llvm::BasicBlock *next) {
       emitConsumerTile(ci, lane, aRowOffset, next);
@@ -602,21 +608,33 @@ struct Builder {
     b.CreateBr(exit);
   }
 
+  /// The 64-row block \p j of consumer warpgroup \p ci: the consumer
+  /// index of its epilogue and scales (ci without row blocks).
+  llvm::Value *rowBlockOf(llvm::Value *ci, unsigned j) {
+    return rowBlocks == 1 ? ci
+                          : b.CreateAdd(b.CreateMul(ci, i32(rowBlocks)), i32(j));
+  }
+
   /// One output tile: the K loop over the ring, then the epilogue; ends by
   /// branching to \p exit.
   void emitConsumerTile(llvm::Value *ci, llvm::Value *lane,
-                        llvm::Value *aRowOffset, llvm::BasicBlock *exit) {
+                        llvm::ArrayRef<llvm::Value *> aRowOffset,
+                        llvm::BasicBlock *exit) {
     ptx::WgmmaShape shape;
-    shape.n = config.bn;
+    Sm90Promotion promotion = sm90Promotion(config);
+    shape.n = promotion.n;
     shape.k = sm90WgmmaK(tileA.dtype);
     shape.abType = dtypeInfo(tileA.dtype).ptxName;
     shape.bType = dtypeInfo(tileB.dtype).ptxName;
     shape.transA = tileA.major == MajorKind::MN;
     shape.transB = tileB.major == MajorKind::MN;
-    unsigned regs = 64 * config.bn / 128;
+    // The accumulator: rowBlocks blocks of BN / 2 registers, block j the
+    // wgmma D of 64-row block j (rowBlockOf) at A-role row offset
+    // aRowOffset[j].
+    unsigned blockRegs = 64 * config.bn / 128;
+    unsigned regs = rowBlocks * blockRegs;
     llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
-    llvm::SmallVector<llvm::Value *> acc(regs, zero);
-    std::optional<Sm90BlockScale> scaler;
+    std::vector<Sm90BlockScale> scalers;
     // A grouped tile: its group's scales, and the rows of the group.
     llvm::Value *tileSfa = sfa, *tileSfb = sfb, *rowEnd = nullptr,
                 *full = nullptr;
@@ -634,15 +652,54 @@ struct Builder {
             rowsA, rowsB, k);
     }
     if (config.blockScale)
-      scaler.emplace(b, *config.blockScale, config.bn, config.swapAB,
-                     Sm90BlockScaleValues{tileSfa, tileSfb, tid, ci, m0, n0,
-                                          rowsA, rowsB, k});
+      for (unsigned j = 0; j < rowBlocks; ++j)
+        scalers.emplace_back(b, *config.blockScale, config.bn, config.swapAB,
+                             Sm90BlockScaleValues{tileSfa, tileSfb, tid,
+                                                  rowBlockOf(ci, j), m0, n0,
+                                                  rowsA, rowsB, k});
+    bool scaled = !scalers.empty();
 
     // The epilogue's bias and scale values load now, their latency under
-    // the K loop (Sm90EpilogueOperands).
-    Sm90EpilogueOperands operands;
+    // the K loop (Sm90EpilogueOperands), for each 64-row block.
+    std::vector<Sm90EpilogueOperands> operands(rowBlocks);
     if (!config.epilogueOps.empty())
-      operands = emitSm90EpilogueOperandLoads(b, config, epilogueValues(ci));
+      for (unsigned j = 0; j < rowBlocks; ++j)
+        operands[j] = emitSm90EpilogueOperandLoads(
+            b, config, epilogueValues(rowBlockOf(ci, j)));
+
+    // Block scales load one K block ahead (Sm90BlockScale.h): the first
+    // block's here, when the CTA has one, and each iteration the next
+    // block's, so a load's latency hides under a whole K block's wgmmas
+    // and promotion instead of the wait for one slot.
+    llvm::SmallVector<llvm::Value *> firstScales;
+    std::vector<Sm90BlockScales> scaleShape; // one per row block
+    // The scales of K block \p kb of every row block, in one list.
+    auto loadScales = [&](llvm::Value *kb) {
+      llvm::SmallVector<llvm::Value *> all;
+      scaleShape.clear();
+      for (Sm90BlockScale &scaler : scalers) {
+        scaleShape.push_back(scaler.load(kb));
+        llvm::SmallVector<llvm::Value *> values = scaleShape.back().values();
+        all.append(values.begin(), values.end());
+      }
+      return all;
+    };
+    if (scaled) {
+      llvm::BasicBlock *from = b.GetInsertBlock();
+      llvm::BasicBlock *load = block("scales.first");
+      llvm::BasicBlock *join = block("scales.join");
+      b.CreateCondBr(b.CreateICmpUGT(kCount, i32(0)), load, join);
+      b.SetInsertPoint(load);
+      llvm::SmallVector<llvm::Value *> loaded = loadScales(kBegin);
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+      for (llvm::Value *value : loaded) {
+        llvm::PHINode *phi = b.CreatePHI(value->getType(), 2, "sf.first");
+        phi->addIncoming(llvm::PoisonValue::get(value->getType()), from);
+        phi->addIncoming(value, load);
+        firstScales.push_back(phi);
+      }
+    }
 
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("consume.head");
@@ -657,63 +714,120 @@ struct Builder {
       phis.push_back(b.CreatePHI(b.getFloatTy(), 2));
       phis.back()->addIncoming(zero, pre);
     }
+    llvm::SmallVector<llvm::PHINode *> scalePhis;
+    for (llvm::Value *value : firstScales) {
+      scalePhis.push_back(b.CreatePHI(value->getType(), 2, "sf"));
+      scalePhis.back()->addIncoming(value, pre);
+    }
     b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
 
     b.SetInsertPoint(body);
-    // Block scales: this K block's scales load while the slot fills, and
-    // the wgmmas sum into a fresh accumulator (Sm90BlockScale.h).
-    std::optional<Sm90BlockScales> scales;
-    if (scaler)
-      scales = scaler->load(b.CreateAdd(kBegin, kt));
+    // Block scales: this K block's scales came with the previous
+    // iteration; the next block's load now (the last iteration reloads its
+    // own: in bounds, unused), and the wgmmas sum into a fresh
+    // accumulator (Sm90BlockScale.h).
+    std::vector<Sm90BlockScales> scales;
+    llvm::SmallVector<llvm::Value *> nextScales;
+    if (scaled) {
+      size_t at = 0;
+      for (const Sm90BlockScales &shape : scaleShape) {
+        size_t count = shape.values().size();
+        scales.push_back(shape.withValues(llvm::SmallVector<llvm::Value *>(
+            scalePhis.begin() + at, scalePhis.begin() + at + count)));
+        at += count;
+      }
+      llvm::Value *ahead = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateAdd(kt, i32(1)),
+          b.CreateSub(kCount, i32(1)));
+      nextScales = loadScales(b.CreateAdd(kBegin, ahead));
+    }
     llvm::Value *it = b.CreateAdd(itBase, kt);
     llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
     llvm::Value *parity =
         b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
     ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
     llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
-    // Block scales: the block's first wgmma overwrites (scale-d 0) a fresh
-    // accumulator whose registers need no zeroing.
-    if (scaler)
-      cur.assign(regs, llvm::PoisonValue::get(b.getFloatTy()));
-    llvm::Value *aSlot = b.CreateAdd(
-        b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))), aRowOffset);
+    llvm::Value *aStage =
+        b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes)));
+    llvm::SmallVector<llvm::Value *> aSlots;
+    for (llvm::Value *offset : aRowOffset)
+      aSlots.push_back(b.CreateAdd(aStage, offset));
     llvm::Value *bSlot =
         b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
     lines->at(KernelPart::Mma);
-    ptx::wgmmaFence(b);
-    for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
-      llvm::Value *descA =
-          descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
-      llvm::Value *descB =
-          descriptor(tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
-      cur = ptx::wgmmaSs(b, shape, cur, descA, descB,
-                         config.annotate ? wgmmaAnnotation(kk) : "",
-                         /*overwrite=*/scaler && kk == 0);
-    }
-    ptx::wgmmaCommitGroup(b);
-    if (scaler) // Promote now: wait for this block's partial sums.
-      cur = scaler->promote(
-          llvm::SmallVector<llvm::Value *>(phis.begin(), phis.end()), cur,
-          *scales);
-    else
+    // A wgmma.fence, then one wgmma per K step into \p acc, row block
+    // \p j's A rows against the B-role rows from \p bRows.
+    auto issue = [&](llvm::SmallVector<llvm::Value *> acc, unsigned j,
+                     llvm::Value *bRows) {
+      ptx::wgmmaFence(b);
+      llvm::Value *aSlot = aSlots[j];
+      for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
+        llvm::Value *descA =
+            descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+        llvm::Value *descB =
+            descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes)));
+        acc = ptx::wgmmaSs(b, shape, acc, descA, descB,
+                           config.annotate ? wgmmaAnnotation(kk) : "",
+                           /*overwrite=*/scaled && kk == 0);
+      }
+      return acc;
+    };
+    // Row block j's registers of the accumulator \p all.
+    auto blockOf = [&](llvm::ArrayRef<llvm::Value *> all, unsigned j) {
+      return llvm::SmallVector<llvm::Value *>(
+          all.slice(j * blockRegs, blockRegs));
+    };
+    if (scaled) {
+      // Block scales: per row block and promotion step (sm90Promotion:
+      // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
+      // fresh accumulator whose registers need no zeroing; the step's
+      // partial sums are waited for and promoted into their columns of the
+      // block's main accumulator before the next step reuses the fresh
+      // registers.
+      llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
+      for (unsigned j = 0; j < rowBlocks; ++j) {
+        llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
+        for (unsigned step = 0; step < promotion.steps; ++step) {
+          llvm::SmallVector<llvm::Value *> part =
+              issue(llvm::SmallVector<llvm::Value *>(shape.n / 2, poison), j,
+                    b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
+          ptx::wgmmaCommitGroup(b);
+          main = scalers[j].promote(main, part, scales[j], step * shape.n / 8);
+        }
+        std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
+      }
+    } else {
+      // Every row block's wgmmas in one group.
+      for (unsigned j = 0; j < rowBlocks; ++j) {
+        llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
+        std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
+      }
+      ptx::wgmmaCommitGroup(b);
       ptx::wgmmaWaitGroup(b, 1, {});
+    }
     lines->at(KernelPart::Kernel);
-    // The group of the previous slot has completed: free that slot, one
-    // arrival per consumer warp.
+    // Free a slot whose wgmmas have completed, one arrival per consumer
+    // warp: with block scales this one (the promotion waited for all of
+    // them), else the previous one (at most one group is pending).
     llvm::BasicBlock *release = block("release");
     llvm::BasicBlock *next = block("consume.next");
-    b.CreateCondBr(
-        b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), b.CreateICmpEQ(lane, i32(0))),
-        release, next);
+    llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
+    b.CreateCondBr(scaled ? lead
+                          : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
+                   release, next);
     b.SetInsertPoint(release);
-    llvm::Value *prev = b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
-                                     i32(config.stages));
-    releaseSlot(emptyBar(prev));
+    llvm::Value *freed =
+        scaled ? slot
+               : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
+                              i32(config.stages));
+    releaseSlot(emptyBar(freed));
     b.CreateBr(next);
     b.SetInsertPoint(next);
     kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
     for (unsigned i = 0; i < regs; ++i)
       phis[i]->addIncoming(cur[i], next);
+    for (size_t i = 0; i < scalePhis.size(); ++i)
+      scalePhis[i]->addIncoming(nextScales[i], next);
     b.CreateBr(head);
 
     b.SetInsertPoint(done);
@@ -721,8 +835,9 @@ struct Builder {
     lines->at(KernelPart::Mma);
     fin = ptx::wgmmaWaitGroup(b, 0, fin);
     lines->at(KernelPart::Kernel);
-    if (config.persistent) {
-      // The next tile reuses the ring: free this tile's last slot too.
+    if (config.persistent && !scaled) {
+      // The next tile reuses the ring: free this tile's last slot too
+      // (block-scaled tiles freed every slot in the loop).
       llvm::BasicBlock *release = block("release.last");
       llvm::BasicBlock *after = block("release.last.done");
       b.CreateCondBr(b.CreateAnd(b.CreateICmpUGT(kCount, i32(0)),
@@ -746,7 +861,7 @@ struct Builder {
               : emitSm90SplitReduce(b, config, splitValues(), fin, exit);
 
     lines->at(KernelPart::Epilogue);
-    Sm90EpilogueValues values = epilogueValues(ci);
+    Sm90EpilogueValues values = epilogueValues(rowBlockOf(ci, 0));
     if (config.group)
       applySm90GroupEpilogue(b, *config.group, config.bm, config.cType,
                              values, rowEnd, full, tileGroup->group);
@@ -760,15 +875,33 @@ struct Builder {
                               b.CreateAnd(tileCount, i32(1)), "cols.full");
       after = block("cols.release");
     }
-    if (scatter)
+    if (scatter) {
       for (const Sm90SplitShare &share : emitSm90ClusterSplitScatter(
                b, config, staging, splitValues(), fin, after)) {
         b.SetInsertPoint(share.block);
-        emitSm90Epilogue(b, config, staging, values, operands, share.acc, after,
-                         share.blocks);
+        emitSm90Epilogue(b, config, staging, values, operands[0], share.acc,
+                         after, share.blocks);
       }
-    else
-      emitSm90Epilogue(b, config, staging, values, operands, fin, after);
+    } else {
+      // Row block by row block (BM 256: blocks 2 ci and 2 ci + 1, each
+      // with its own staging tile and C-load barrier).
+      for (unsigned j = 0; j < rowBlocks; ++j) {
+        llvm::BasicBlock *then =
+            j + 1 < rowBlocks ? block("epilogue.rows") : after;
+        Sm90EpilogueValues rows = values;
+        if (j > 0) {
+          Sm90EpilogueValues of = epilogueValues(rowBlockOf(ci, j));
+          rows.consumer = of.consumer;
+          rows.cLoadBar = of.cLoadBar;
+        }
+        emitSm90Epilogue(b, config, staging, rows, operands[j],
+                         llvm::ArrayRef<llvm::Value *>(fin).slice(
+                             j * blockRegs, blockRegs),
+                         then);
+        if (then != after)
+          b.SetInsertPoint(then);
+      }
+    }
     if (columnBars) {
       b.SetInsertPoint(after);
       ptx::mbarrierArrive(b, b.CreateAdd(columnBars, i32(8)));
@@ -887,7 +1020,7 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   Sm90GemmKernel kernel;
   kernel.ptx = std::move(*ptxText);
   kernel.entry = config.name;
-  kernel.blockThreads = 128 * (1 + config.bm / 64);
+  kernel.blockThreads = 128 * (1 + sm90ConsumerWarpgroups(config));
   kernel.sharedBytes = sm90SharedBytes(config);
   kernel.clusterX = config.clusterM;
   kernel.config = config;

@@ -11,7 +11,8 @@
 // One wgmma consumes 32 bytes of K: k16 for 16-bit types, k8 for tf32, k32
 // for fp8. BK * element bytes is one swizzle atom row (32, 64 or 128 bytes).
 //
-// One CTA computes a BM x BN tile with 1 + BM/64 warpgroups:
+// One CTA computes a BM x BN tile with 1 + BM/64 warpgroups (BM = 256: 3,
+// each consumer owning two 64-row blocks, see below):
 //   warpgroup 0 (producer, setmaxnreg.dec 40): one elected thread walks K,
 //     waits for a free ring slot (empty mbarrier), arms the slot's full
 //     mbarrier with the bytes to expect and issues two TMA tile loads;
@@ -19,6 +20,15 @@
 //     ring slot it waits on the full mbarrier, issues BK/k SS wgmma
 //     m64nBNk (k = 32 bytes of K) with no wait between them, commits, waits
 //     until at most one group is pending and then frees the previous slot.
+// BM = 256 (sm90RowBlocks): consumer warpgroup c owns the 64-row blocks
+// 2 c and 2 c + 1, each with its own accumulator (2 x BN / 2 registers), A
+// rows (descriptor start advanced by the tile's 64-row atom), scales,
+// staging tile and C-load barrier; per ring slot it issues both blocks'
+// wgmmas (block-scaled: block by block, each promoted before the next),
+// and the epilogue stores block 2 c, then 2 c + 1. Twice the rows per B
+// tile and per barrier round for the same threads (DeepGEMM's large-M
+// tile); not with swap-AB, split-K, groups or a batch.
+//
 // Shared-memory descriptors are derived from each operand tile's layout
 // (K-major: K_SWx atoms stacked along the rows, one TMA box; MN-major: the
 // largest MN_SWx atom dividing the rows, tiled K first, one TMA box per atom
@@ -140,7 +150,7 @@ namespace tilec {
 /// The choices that shape one sm_90a GEMM kernel.
 struct Sm90GemmConfig {
   std::string name = "tilec_gemm_sm90";
-  unsigned bm = 128;       ///< rows of the A role per CTA: 64 per consumer WG
+  unsigned bm = 128;       ///< rows of the A role per CTA: 64, 128 or 256
   unsigned bn = 256;       ///< rows of the B role per CTA: the wgmma N
   unsigned bk = 64;        ///< K per ring slot: one SW128 bf16 atom
   unsigned stages = 4;     ///< ring slots
@@ -290,6 +300,39 @@ sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
 /// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
 /// tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type no wgmma takes.
 unsigned sm90WgmmaK(DTypeKind dtype);
+
+/// How a block-scaled consumer runs the wgmmas of one 128-deep K block and
+/// promotes them (codegen/Sm90BlockScale.h): in `steps` parts of `n`
+/// columns, each wgmma'd into a fresh accumulator of n / 2 registers,
+/// waited for and promoted into its columns of the main accumulator before
+/// the next part reuses the fresh registers. One part of BN, except above
+/// BN = 192, where the main and fresh accumulators of one m64nBN wgmma (BN
+/// / 2 registers each) would pass a consumer's 232: two halves (BN 256:
+/// 128 + 64 registers, as BN 192 whole). The halves must be wgmma Ns, so
+/// BN above 192 is a multiple of 16. (Issuing both halves before waiting
+/// for the first, so that its promotion overlaps the second's wgmmas, was
+/// measured slower at BN 128-192 on the H100: the n/2 wgmmas read A twice
+/// from shared memory; bench/Fp8BlockResults.md.)
+/// Example: BN 256 -> 2 x 128; BN 192 -> 1 x 192; no block scales -> 1 x BN.
+struct Sm90Promotion {
+  unsigned n = 0;     ///< the wgmma N of one step
+  unsigned steps = 1; ///< BN / n
+};
+Sm90Promotion sm90Promotion(const Sm90GemmConfig &config);
+
+/// Above this BN a block-scaled kernel promotes in sequential halves.
+inline constexpr unsigned Sm90MaxWholePromotionN = 192;
+
+/// Consumer warpgroups of \p config's kernel: BM / 64 for BM 64 and 128,
+/// and 2 for BM 256, where each owns two 64-row wgmma blocks
+/// (sm90RowBlocks), DeepGEMM's large-M tile: twice the rows per B tile
+/// and per barrier round for the same threads and registers.
+unsigned sm90ConsumerWarpgroups(const Sm90GemmConfig &config);
+
+/// The 64-row wgmma blocks one consumer warpgroup owns: 1, or 2 at BM 256
+/// (warpgroup c owns blocks 2 c and 2 c + 1, rows 128 c .. 128 c + 127;
+/// each block has its own accumulator, staging tile and C-load barrier).
+unsigned sm90RowBlocks(const Sm90GemmConfig &config);
 
 /// setmaxnreg targets of \p config: {producer, consumer} registers.
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config);

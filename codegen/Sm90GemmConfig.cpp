@@ -27,18 +27,36 @@ namespace tilec {
 
 using namespace sm90;
 
+unsigned sm90ConsumerWarpgroups(const Sm90GemmConfig &config) {
+  return std::clamp(config.bm / 64, 1u, 2u);
+}
+
+unsigned sm90RowBlocks(const Sm90GemmConfig &config) {
+  return std::max(1u, config.bm / 64 / sm90ConsumerWarpgroups(config));
+}
+
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   // The CTA's register pool is fixed at launch; what the producer gives
   // back the consumers take, in multiples of 8.
-  unsigned consumers = config.bm / 64;
+  unsigned consumers = sm90ConsumerWarpgroups(config);
   unsigned pool = RegistersPerSm / std::max(1u, config.ctasPerSm);
   unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
 
 unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config) {
-  unsigned threads = 128 * (1 + config.bm / 64);
+  unsigned threads = 128 * (1 + sm90ConsumerWarpgroups(config));
   return RegistersPerSm / (threads * std::max(1u, config.ctasPerSm)) / 8 * 8;
+}
+
+Sm90Promotion sm90Promotion(const Sm90GemmConfig &config) {
+  Sm90Promotion promotion;
+  promotion.n = config.bn;
+  if (config.blockScale && config.bn > Sm90MaxWholePromotionN) {
+    promotion.n = config.bn / 2;
+    promotion.steps = 2;
+  }
+  return promotion;
 }
 
 unsigned sm90WgmmaK(DTypeKind dtype) {
@@ -205,10 +223,24 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
-  if (config.bm != 64 && config.bm != 128)
+  if (config.bm != 64 && config.bm != 128 && config.bm != 256)
     return fail("BM = " + std::to_string(config.bm) +
-                " is not 64 or 128 (one or two consumer warpgroups of the "
-                "wgmma atom M = 64)");
+                " is not 64, 128 or 256 (one or two consumer warpgroups of "
+                "the wgmma atom M = 64, or two owning two 64-row blocks "
+                "each)");
+  if (config.bm == 256) {
+    const char *with = config.swapAB       ? "swap_ab"
+                       : config.splitK     ? "split_k"
+                       : config.group      ? "a group"
+                       : config.batch      ? "a batch"
+                                           : nullptr;
+    if (with)
+      return fail(std::string("BM = 256 (two 64-row blocks per consumer "
+                              "warpgroup) with ") +
+                  with +
+                  " is not implemented; legal: BM 64 or 128 there, or BM "
+                  "256 with the grid, persistent or cluster(2) schedules");
+  }
   if (config.bn % 8 != 0 || config.bn < 8 || config.bn > 256) {
     unsigned lo = std::clamp(config.bn / 8 * 8, 8u, 256u);
     unsigned hi = std::clamp((config.bn + 7) / 8 * 8, 8u, 256u);
@@ -299,19 +331,35 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 std::to_string(bytes) + " bytes of shared memory do not fit " +
                 "the " + std::to_string(perSm) +
                 " of an SM; use fewer stages");
+  if (config.blockScale && config.bn > Sm90MaxWholePromotionN &&
+      config.bn % 16 != 0)
+    return fail("BN = " + std::to_string(config.bn) +
+                " with block scales promotes in two halves (the main and "
+                "fresh accumulators of m64n" + std::to_string(config.bn) +
+                " do not fit a consumer's registers together), and " +
+                std::to_string(config.bn / 2) +
+                " is not a wgmma N; above " +
+                std::to_string(Sm90MaxWholePromotionN) +
+                " use a multiple of 16 (" +
+                std::to_string(config.bn / 16 * 16) + " or " +
+                std::to_string(std::min(256u, (config.bn + 15) / 16 * 16)) +
+                ")");
   auto [producer, consumer] = sm90RegisterSplit(config);
-  unsigned accumulators = 64 * config.bn / 128;
+  unsigned accumulators = sm90RowBlocks(config) * config.bn / 2;
   // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not
   // (seen on the H200: "Insufficient registers (80)" for m64n128 at 768
   // threads per SM).
-  unsigned threads = 128 * (1 + config.bm / 64);
+  unsigned threads = 128 * (1 + sm90ConsumerWarpgroups(config));
   unsigned cap = sm90LaunchRegisterCap(config);
   if (cap < accumulators + 24)
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
                 std::to_string(threads) + " threads cap a thread at " +
                 std::to_string(cap) + " registers, too few for the " +
-                std::to_string(accumulators) + " accumulators of m64n" +
-                std::to_string(config.bn) +
+                std::to_string(accumulators) + " accumulators of " +
+                (sm90RowBlocks(config) > 1
+                     ? std::to_string(sm90RowBlocks(config)) + " x "
+                     : std::string()) +
+                "m64n" + std::to_string(config.bn) +
                 "; use 1 CTA per SM or a smaller BN");
   if (consumer < accumulators + 24)
     return fail("a consumer thread gets " + std::to_string(consumer) +
@@ -319,6 +367,23 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 " CTAs per SM, too few for its " +
                 std::to_string(accumulators) +
                 " accumulators; use a smaller BN or 1 CTA per SM");
+  // Block scales keep a fresh accumulator of one promotion step beside the
+  // main one (sm90Promotion).
+  auto needs = [&](const Sm90GemmConfig &c) {
+    return sm90RowBlocks(c) * c.bn / 2 + sm90Promotion(c).n / 2 + 24;
+  };
+  if (config.blockScale && consumer < needs(config)) {
+    Sm90GemmConfig widest = config;
+    for (widest.bn = config.bn; widest.bn > 8 && consumer < needs(widest);)
+      widest.bn -= 8;
+    return fail("a consumer thread gets " + std::to_string(consumer) +
+                " registers, too few for the " + std::to_string(accumulators) +
+                " main and " + std::to_string(sm90Promotion(config).n / 2) +
+                " fresh accumulators of the block-scaled BM = " +
+                std::to_string(config.bm) + ", BN = " +
+                std::to_string(config.bn) + " tile; use BN <= " +
+                std::to_string(widest.bn));
+  }
   return llvm::Error::success();
 }
 
@@ -348,8 +413,10 @@ sm90RoleTiles(const Sm90GemmConfig &config) {
   auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
-  auto tileB =
-      sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB, config.bn);
+  // A block-scaled tile promoting in halves wgmmas each half of the B
+  // tile: its subtile m = 1 (mAtomBytes) is where the second half starts.
+  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
+                               sm90Promotion(config).n);
   if (!tileB)
     return tileB.takeError();
   if (config.clusterM > 1) {

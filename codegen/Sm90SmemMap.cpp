@@ -24,7 +24,7 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   Sm90SmemMap map;
   unsigned elem = sm90::elementBytes(config.aType);
   map.stages = config.stages;
-  map.consumers = config.bm / 64;
+  map.consumers = config.bm / 64; // 64-row blocks (sm90RowBlocks)
   map.aStageBytes = config.bm * config.bk * elem;
   map.bStageBytes = config.bn * config.bk * elem;
   auto tile = sm90EpilogueTile(config);

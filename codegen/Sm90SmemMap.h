@@ -37,7 +37,7 @@ struct Sm90SmemMap {
   unsigned aStageBytes = 0;  ///< One stage of the wgmma A role's tile.
   unsigned bStageBytes = 0;  ///< One stage of the wgmma B role's tile.
   unsigned stages = 0;
-  unsigned consumers = 0;    ///< Consumer warpgroups (BM / 64).
+  unsigned consumers = 0;    ///< 64-row blocks (BM / 64), a staging tile each.
 
   /// A full and an empty mbarrier (8 bytes each) per stage.
   static constexpr unsigned BarrierPairBytes = 16;

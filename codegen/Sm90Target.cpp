@@ -150,7 +150,29 @@ public:
             "follow A's row blocks; codegen/Sm90Group.h)";
       return choice;
     }
-    if (m && m <= 128 && findSwiglu(spec.epilogueOps)) {
+    if (spec.bm == 256) {
+      why = "BM = 256 (two 64-row blocks per consumer warpgroup, a large-M "
+            "tile): A and B as written, K not split";
+      return choice;
+    }
+    // Block-scaled with N fixed: a written tile whose unswapped grid fills
+    // at least half of the 132 SMs runs A and B as written. Measured on the
+    // H100 (bench/Fp8BlockResults.md, issue 26): the narrow unswapped
+    // tiles of 112-132 CTAs (BM 64 or 128, BN 16-192) beat swap-AB with
+    // split-K on 10 of the 12 DeepSeek-V3 decode shapes (64 x 24576 x 1536:
+    // 16.8 against 21.0 us; 64 x 4096 x 7168: 16.1 against 20.0).
+    int64_t unswappedTiles =
+        m && n ? ceilDiv(m, spec.bm) * ceilDiv(n, spec.bn) : 0;
+    bool fillsAsWritten = spec.blockScale && unswappedTiles >= 132 / 2;
+    if (m && m <= 128 && fillsAsWritten) {
+      why = "M = " + std::to_string(m) +
+            " is fixed and at most 128, but the block-scaled " +
+            std::to_string(spec.bm) + " x " + std::to_string(spec.bn) +
+            " tile already makes " + std::to_string(unswappedTiles) +
+            " CTAs of A and B as written (at least half of 132 SMs; narrow "
+            "unswapped tiles measured faster than swap-AB there): A and B "
+            "as written";
+    } else if (m && m <= 128 && findSwiglu(spec.epilogueOps)) {
       why = "M = " + std::to_string(m) +
             " is fixed and at most 128, but swiglu pairs two columns of C in "
             "one thread, which swap-AB spreads over lanes: A and B as "
@@ -256,6 +278,18 @@ public:
   llvm::Error check(const GemmSpec &spec) const override {
     auto config = sm90ConfigFromSpec(spec);
     return config ? llvm::Error::success() : config.takeError();
+  }
+
+  /// No warp arrangement to choose (one producer and BM / 64 or two
+  /// consumer warpgroups), but the generator's rules on the tile (BM,
+  /// BN with block scales, registers: verifySm90GemmConfig) are checked
+  /// here so that plan-pipeline reports them at the tile, with the
+  /// decided schedule.
+  llvm::Expected<std::optional<GemmWarpPlan>>
+  planWarps(const GemmSpec &spec) const override {
+    if (llvm::Error err = check(spec))
+      return std::move(err);
+    return std::nullopt;
   }
 
   llvm::Expected<GemmKernelBinary> emit(const GemmSpec &spec) const override {
