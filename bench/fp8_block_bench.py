@@ -6,15 +6,15 @@ Each shape: e4m3 A (M x K) and W (N x K), both row-major (K-major), bf16
 C = A W^T, with DeepGEMM's scales: SFA f32[M, ceil(K/128)] (one per row of A
 and 128 of K) and SFB f32[ceil(N/128), ceil(K/128)] (one per 128 x 128 block
 of W):
-  tilec   examples/gemm_fp8_block_sm90.tile (--tile FILE for another
-          program with the same operands, used at every M), launched
-          through the Python package with sfa= and sfb=; above M = 128 with
-          BN = 192, 4 stages; at M = 64 and 128 one program per shape with
-          M, N, K fixed and the narrow unswapped decode tile (decode_tile:
-          BM = 64 or 128, BN the narrowest multiple of 16 whose tiles fit
-          one wave), whose `schedule auto` keeps A and B as written
-          (decode_program; each one's schedule and why printed before the
-          table);
+  tilec   the program tilec.gemm(a, b, sfa=, sfb=) runs for the shape
+          (tilec._gemm.block_scaled_source: codegen's
+          sm90ChooseBlockScaledConfig, measured on the H100 in issue 26:
+          at M <= 128 A and B as written, BM 64 or 128 and BN the
+          narrowest multiple of 16 whose tiles fit one wave, M, N, K fixed;
+          above, 128 x 192 in 4 stages), or --tile FILE (a program with the
+          same operands, used at every M); each program's tile, stages and
+          schedule printed before the table, launched through the Python
+          package with sfa= and sfb=;
   cuBLAS  torch.nn.functional.scaled_mm with the BlockWise1x128 /
           BlockWise128x128 recipes (torch's scale layouts: SFA as an M-major
           M x ceil(K/128) tensor, SFB as its K-block-major transpose), or
@@ -96,6 +96,7 @@ SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192)] + [
     (m, n, k) for m in (64, 128, 4096) for n, k in DEEPGEMM_H800]
 E4M3_MAX = 448.0
 ROTATE_BYTES = 256 << 20
+SMS = 132  # the H100's and H200's; the rules' measurements were on 132
 
 
 def cdiv(a, b):
@@ -311,62 +312,23 @@ def variant(source, bn, stages, schedule=""):
     return source
 
 
-def large_m_program(source):
-    """The program for M > 128: BN = 192 and 4 stages, the fastest variant
-    at M = 4096 in bench/fp8_block_sweep.py on the H200
-    (bench/results/fp8_block_sweep_h200.log: 0.87-0.99x cuBLAS against
-    0.79-0.88x with the example's BN = 128, which stays the best at
-    M = 64 and 128)."""
-    return variant(source, 192, 4)
-
-
-def _replace_once(source, old, new):
-    if source.count(old) != 1:
-        raise SystemExit(f"{DEFAULT_TILE}: expected '{old}' once; the decode "
-                         "program cannot be derived from it")
-    return source.replace(old, new)
-
-
-SMS = 132
-
-
-def decode_tile(m, n):
-    """The decode tile for M <= 128 (issue 26): A and B as written, BM = 64
-    for M <= 64 else 128, and BN the narrowest multiple of 16 whose tiles
-    fit one wave of 132 SMs (N alone makes about one full wave, as DeepGEMM
-    does). bench/fp8_block_sweep.py measured it on the H100 against
-    swap-AB with split-K (bench/Fp8BlockResults.md)."""
-    bm = 64 if m <= 64 else 128
-    bn = next((bn for bn in range(16, 257, 16)
-               if cdiv(m, bm) * cdiv(n, bn) <= SMS), 256)
-    return bm, bn
-
-
-def decode_program(source, m, n, k, stages):
-    """The program for M <= 128: the example's text with M, N and K fixed
-    and decode_tile's tile, without a schedule line: `schedule auto` keeps
-    A and B as written where the tile makes at least 66 CTAs
-    (codegen/Sm90Target.cpp: the lowered why, printed by decode_kernels)."""
-    bm, bn = decode_tile(m, n)
-    for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
-                     ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
-                     ("bf16[M, N]", f"bf16[{m}, {n}]"),
-                     ("BM = 128, BN = 128", f"BM = {bm}, BN = {bn}"),
-                     ("stages   5", f"stages   {stages}")):
-        source = _replace_once(source, old, new)
-    return source
-
-
-def _most_stages(source, m, n, k):
-    """decode_program with the most stages that fit (compile errors below
-    that are the shared-memory check): (kernel, stages)."""
-    for stages in range(16, 1, -1):
-        try:
-            return tilec.compile(
-                decode_program(source, m, n, k, stages)), stages
-        except tilec.CompileError:
-            if stages == 2:
-                raise
+def chosen_kernels():
+    """{(m, n, k): Kernel}: the program tilec.gemm(a, b, sfa=, sfb=) runs
+    for each shape (tilec._gemm.block_scaled_source: codegen's
+    sm90ChooseBlockScaledConfig on 132 SMs); prints each one's tile, stages
+    and the schedule auto's why."""
+    kernels = {}
+    for m, n, k in SHAPES:
+        source, _ = _gemm.block_scaled_source(m, n, k, SMS)
+        kernel = tilec.compile(source)
+        tile = re.search(r"tile\s+\((.*?)\)", source).group(1)
+        stages = re.search(r"stages\s+(\d+)", source).group(1)
+        found = _schedule(kernel)
+        kernels[(m, n, k)] = kernel
+        print(f"program {m} x {n} x {k}: {tile}, {stages} stages; "
+              + (f"schedule {found.group(1)} ({found.group(2)})" if found
+                 else "schedule: not in the lowered IR"))
+    return kernels
 
 
 def _schedule(kernel):
@@ -374,43 +336,19 @@ def _schedule(kernel):
                      kernel.lowered)
 
 
-def decode_kernels(source):
-    """{(m, n, k): Kernel} for the shapes with M <= 128 (decode_program);
-    prints each kernel's tile, schedule and why."""
-    kernels = {}
-    for m, n, k in SHAPES:
-        if m > 128:
-            continue
-        kernel, stages = _most_stages(source, m, n, k)
-        bm, bn = decode_tile(m, n)
-        found = _schedule(kernel)
-        kernels[(m, n, k)] = kernel
-        print(f"decode program {m} x {n} x {k}: BM = {bm}, BN = {bn}, "
-              f"{stages} stages; "
-              + (f"schedule {found.group(1)} ({found.group(2)})" if found
-                 else "schedule: not in the lowered IR"))
-    return kernels
-
-
 def block_rows(args, gen, begin):
-    with open(args.tile) as f:
-        source = f.read()
-    small = tilec.compile(source)
-    large = (small if args.tile != DEFAULT_TILE
-             else tilec.compile(large_m_program(source)))
-    decode = ({} if args.tile != DEFAULT_TILE
-              else decode_kernels(source))
-    for kernel in (small, large, *decode.values()):
+    if args.tile == DEFAULT_TILE:
+        chosen = chosen_kernels()
+        print("tilec: the programs tilec.gemm(a, b, sfa=, sfb=) picks (above)")
+    else:
+        with open(args.tile) as f:
+            written = tilec.compile(f.read())
+        chosen = {shape: written for shape in SHAPES}
+        print(f"tilec: {args.tile} at every shape: {written!r}")
+    for kernel in chosen.values():
         if not kernel.operands.get("block_scaled"):
             raise SystemExit(f"{args.tile}: kernel {kernel.entry_name} has "
                              "no block scales")
-    print(f"tilec: {args.tile}: M <= 128: "
-          + (f"{small!r}" if not decode else
-             "one program per shape (decode program lines above: the "
-             "narrow unswapped tile, the schedule auto's)")
-          + "; M > 128: "
-          + ("the same" if large is small
-             else f"the example with BN = 192, 4 stages: {large!r}"))
     cublas = cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable: tilec alone'}")
     header = ("M x N x K", "tilec us", "cuBLAS us", "tilec TFLOP/s",
@@ -426,8 +364,7 @@ def block_rows(args, gen, begin):
                   "budget |", flush=True)
             continue
         try:
-            kernel = (decode.get((m, n, k), small) if m <= 128
-                      else large)
+            kernel = chosen[(m, n, k)]
             checks, cublas_error, t, floor = bench_block(kernel, cublas, m, n,
                                                          k, args, gen)
         except Exception as e:  # noqa: BLE001  (a refused launch, OOM)

@@ -24,6 +24,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fp8_block_bench as fb  # noqa: E402
 import tilec  # noqa: E402
+from tilec import _gemm  # noqa: E402
 
 SHAPES = fb.SHAPES
 SMS = 132
@@ -59,6 +60,11 @@ def candidates(m, n, k):
     issue 26 asks about."""
     if m > 128:
         return [("BN 192", 128, 192, ""),
+                ("BM 192 BN 128", 192, 128, ""),
+                ("BM 192 BN 128 persistent", 192, 128, "schedule persistent"),
+                ("BM 192 BN 128 persistent cluster(2)", 192, 128,
+                 "schedule persistent cluster(2)"),
+                ("BM 192 BN 96", 192, 96, ""),
                 ("BN 192 persistent", 128, 192, "schedule persistent"),
                 ("BN 192 persistent cluster(2)", 128, 192,
                  "schedule persistent cluster(2)"),
@@ -71,7 +77,7 @@ def candidates(m, n, k):
     # schedule auto on the swap-AB decode tile (BM 64, BN = M), then A and
     # B as written with one or two 64-row consumer warpgroups and BN the
     # narrowest multiple of 16 whose tiles fit one wave (fp8_block_bench's
-    # decode_tile) or two.
+    # block-scaled choice, tilec._gemm.sm90_block_scaled_choice) or two.
     out = [("auto, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16), ""),
            ("swap_ab, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16),
             "schedule swap_ab")]
@@ -81,8 +87,9 @@ def candidates(m, n, k):
             bn = next((bn for bn in range(16, 257, 16)
                        if rows * fb.cdiv(n, bn) <= wave * SMS), 256)
             name = f"BM {bm} BN {bn} unswapped"
-            if (bm, bn) == fb.decode_tile(m, n):
-                name += " (decode_tile)"
+            chosen = _gemm.sm90_block_scaled_choice(m, n, k, SMS)
+            if (bm, bn) == (chosen["bm"], chosen["bn"]):
+                name += " (tilec.gemm's)"
             if all(c[0] != name for c in out):
                 out.append((name, bm, bn, "schedule split_k(1)"))
     return out
@@ -105,6 +112,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--budget-s", type=float, default=500.0)
+    parser.add_argument("--min-m", type=int, default=0,
+                        help="only the shapes with M at least this")
     args = parser.parse_args()
     gen = torch.Generator(device="cuda").manual_seed(17)
     cublas = fb.cublas_blockwise(gen)
@@ -114,6 +123,8 @@ def main():
           " DeepGEMM goal | / goal | check |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for m, n, k in SHAPES:
+        if m < args.min_m:
+            continue
         if time.perf_counter() - _START > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the budget |")
             continue

@@ -7,7 +7,9 @@
 // occupancy) are reported too, for the caller to say what it left out.
 //
 // Example: tilec_sm90_choose(64, 2112, 7168, 132, &c) gives swap_ab 1,
-// bm 64, bn 64, stages 13, split_k 2, split_k_cluster 1.
+// bm 64, bn 64, stages 13, split_k 2, split_k_cluster 1;
+// tilec_sm90_choose_block_scaled (the block-scaled fp8 rule,
+// sm90ChooseBlockScaledConfig) gives bm 64, bn 16, bk 128, stages 16.
 //
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
@@ -20,10 +22,12 @@
 
 using namespace tilec;
 
-extern "C" {
+namespace {
 
-tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k, unsigned sms,
-                               tilec_sm90_choice *out) {
+/// The C API's view of \p choose's config for (m, n, k) on \p sms SMs.
+template <typename Choose>
+tilec_status chooseSm90(int64_t m, int64_t n, int64_t k, unsigned sms,
+                        tilec_sm90_choice *out, Choose choose) {
   return capi::guard([&] {
     if (!out || out->struct_size < sizeof(size_t))
       return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
@@ -34,8 +38,8 @@ tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k, unsigned sms,
                         "M = " + std::to_string(m) + ", N = " +
                             std::to_string(n) + ", K = " + std::to_string(k) +
                             ": each must be from 1 to 2^31 - 1");
-    Sm90Choice choice = sm90ChooseConfig(unsigned(m), unsigned(n), unsigned(k),
-                                         sms ? sms : 132);
+    Sm90Choice choice =
+        choose(unsigned(m), unsigned(n), unsigned(k), sms ? sms : 132);
     const Sm90GemmConfig &c = choice.config;
     tilec_sm90_choice result{};
     result.struct_size = sizeof result;
@@ -55,6 +59,21 @@ tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k, unsigned sms,
     out->struct_size = size;
     return capi::ok();
   });
+}
+
+} // namespace
+
+extern "C" {
+
+tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k, unsigned sms,
+                               tilec_sm90_choice *out) {
+  return chooseSm90(m, n, k, sms, out, sm90ChooseConfig);
+}
+
+tilec_status tilec_sm90_choose_block_scaled(int64_t m, int64_t n, int64_t k,
+                                            unsigned sms,
+                                            tilec_sm90_choice *out) {
+  return chooseSm90(m, n, k, sms, out, sm90ChooseBlockScaledConfig);
 }
 
 } // extern "C"

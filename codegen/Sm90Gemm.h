@@ -150,7 +150,7 @@ namespace tilec {
 /// The choices that shape one sm_90a GEMM kernel.
 struct Sm90GemmConfig {
   std::string name = "tilec_gemm_sm90";
-  unsigned bm = 128;       ///< rows of the A role per CTA: 64, 128 or 256
+  unsigned bm = 128;       ///< rows of the A role per CTA: 64 ... 256
   unsigned bn = 256;       ///< rows of the B role per CTA: the wgmma N
   unsigned bk = 64;        ///< K per ring slot: one SW128 bf16 atom
   unsigned stages = 4;     ///< ring slots
@@ -323,8 +323,9 @@ Sm90Promotion sm90Promotion(const Sm90GemmConfig &config);
 /// Above this BN a block-scaled kernel promotes in sequential halves.
 inline constexpr unsigned Sm90MaxWholePromotionN = 192;
 
-/// Consumer warpgroups of \p config's kernel: BM / 64 for BM 64 and 128,
-/// and 2 for BM 256, where each owns two 64-row wgmma blocks
+/// Consumer warpgroups of \p config's kernel: BM / 64 for BM 64, 128 and
+/// 192 (three consumers at 152 registers each), and 2 for BM 256, where
+/// each owns two 64-row wgmma blocks
 /// (sm90RowBlocks), DeepGEMM's large-M tile: twice the rows per B tile
 /// and per barrier round for the same threads and registers.
 unsigned sm90ConsumerWarpgroups(const Sm90GemmConfig &config);

@@ -28,7 +28,7 @@ namespace tilec {
 using namespace sm90;
 
 unsigned sm90ConsumerWarpgroups(const Sm90GemmConfig &config) {
-  return std::clamp(config.bm / 64, 1u, 2u);
+  return config.bm == 256 ? 2 : std::max(1u, config.bm / 64);
 }
 
 unsigned sm90RowBlocks(const Sm90GemmConfig &config) {
@@ -223,11 +223,12 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
-  if (config.bm != 64 && config.bm != 128 && config.bm != 256)
+  if (config.bm != 64 && config.bm != 128 && config.bm != 192 &&
+      config.bm != 256)
     return fail("BM = " + std::to_string(config.bm) +
-                " is not 64, 128 or 256 (one or two consumer warpgroups of "
-                "the wgmma atom M = 64, or two owning two 64-row blocks "
-                "each)");
+                " is not 64, 128, 192 or 256 (one to three consumer "
+                "warpgroups of the wgmma atom M = 64, or two owning two "
+                "64-row blocks each)");
   if (config.bm == 256) {
     const char *with = config.swapAB       ? "swap_ab"
                        : config.splitK     ? "split_k"

@@ -42,6 +42,18 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
                           unsigned sms);
 
+/// The block-scaled fp8 config (e4m3 A and B, DeepGEMM's 1 x 128 / 128 x
+/// 128 f32 scales, bf16 C) for C (M x N) = A (M x K) B^T on \p sms SMs,
+/// from the H100 measurements of issue 26 (bench/Fp8BlockResults.md): for
+/// M <= 128 A and B as written, BM 64 (M <= 64) or 128 and BN the
+/// narrowest multiple of 16 whose ceil(M / BM) x ceil(N / BN) tiles fit
+/// one wave of \p sms, with the most stages that fit; above, the 128 x 192
+/// tile in 4 stages on the grid. Always passes verifySm90GemmConfig.
+/// Example: (64, 2112, 7168, 132): BM 64, BN 16, 16 stages; (128, 24576,
+/// 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM 128, BN 192.
+Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
+                                       unsigned sms);
+
 /// What `schedule auto` weighs for a kernel whose M, N and K are fixed
 /// (\p spec's fixedM/N/K, all nonzero): its output tiles with A and B as
 /// written or \p swapAB, its K tiles, and sm90DecodeSplits on \p sms SMs.

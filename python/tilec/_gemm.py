@@ -19,6 +19,11 @@ a transposed view (a.t() of a contiguous K x M) M-major; b = w.t() of a
 contiguous N x K weight is K-major, a row-major b N-major. Other strides are
 copied to contiguous first. float32 inputs run as tf32 (K-major only: a
 transposed f32 operand is copied); float8 inputs give bf16.
+
+With sfa= and sfb= (block_scaled_impl) the GEMM is block-scaled fp8 in
+DeepGEMM's format: the tile and stages come from codegen's block-scaled
+rule (sm90ChooseBlockScaledConfig, through
+tilec_sm90_choose_block_scaled), measured on the H100 (issue 26).
 """
 import ctypes
 import os
@@ -106,11 +111,47 @@ def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
     return source, (arch, a_type, b_type, a_major, b_major) + key_extra
 
 
-def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
-    """The compiled Kernel of program_source's program (cached)."""
+def sm90_block_scaled_choice(m, n, k, sms=0):
+    """codegen's block-scaled fp8 config for the shape, as a dict
+    (sm90ChooseBlockScaledConfig, through tilec_sm90_choose_block_scaled)."""
+    out = _lib.Sm90Choice()
+    out.struct_size = ctypes.sizeof(out)
+    if lib.tilec_sm90_choose_block_scaled(m, n, k, sms,
+                                          ctypes.byref(out)) != _lib.OK:
+        raise ValueError(_lib.last_error())
+    return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
+
+
+def block_scaled_source(m, n, k, sms=0):
+    """(.tile source, cache key) of the block-scaled fp8 program for the
+    shape: e4m3 A (M x K) and B (N x K), both K-major, DeepGEMM's scales
+    (SFA f32[M, ceil(K/128)], SFB f32[ceil(N/128), ceil(K/128)]), bf16 C,
+    with the tile and stages codegen chooses. At M <= 128 (the decode
+    tiles) M, N and K are fixed in the program, so that `schedule auto`
+    sees the tile's CTAs and keeps A and B as written; above, they are
+    run-time arguments."""
+    ch = sm90_block_scaled_choice(m, n, k, sms)
+    fixed = m <= 128
+    dims = (str(m), str(n), str(k)) if fixed else ("M", "N", "K")
+    lines = ["  arch     sm_90a",
+             f"  a        : e4m3[{dims[0]}, {dims[2]}] major(K)",
+             f"  b        : e4m3[{dims[1]}, {dims[2]}] major(K)",
+             f"  c        : bf16[{dims[0]}, {dims[1]}] major(N)",
+             "  acc      f32",
+             "  scale a  f32 block(1, 128)",
+             "  scale b  f32 block(128, 128)",
+             f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {ch['bk']})",
+             f"  stages   {ch['stages']}"]
+    name = ("tilec_gemm_fp8_block_{}x{}x{}".format(m, n, k) if fixed
+            else "tilec_gemm_fp8_block")
+    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
+    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"]) + (
+        (m, n, k) if fixed else ())
+    return source, key
+
+
+def _compiled(source, key):
     from ._api import compile
-    source, key = program_source(arch, a_type, b_type, a_major, b_major, m,
-                                 n, k, sms)
     kernel = _kernels.get(key)
     if kernel is None:
         with _kernels_lock:
@@ -118,6 +159,12 @@ def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
             if kernel is None:
                 kernel = _kernels[key] = compile(source)
     return kernel
+
+
+def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
+    """The compiled Kernel of program_source's program (cached)."""
+    return _compiled(*program_source(arch, a_type, b_type, a_major, b_major,
+                                     m, n, k, sms))
 
 
 def _torch():
@@ -158,6 +205,45 @@ def _operand_major(t, k_dim):
 # (dtype, a layout, b layout, M, N, K, device) -> (kernel, copy a, copy b):
 # the eager fast path, so that a repeated call costs dictionary lookups.
 _plans = {}
+
+
+def block_scaled_impl(a, b, sfa, sfb, out=None):
+    """tilec.gemm(a, b, sfa=, sfb=): C = (A * SFA) @ (B * SFB) in bf16 for
+    e4m3 a (M x K, row-major) and b (K x N: the transpose view of a
+    row-major N x K weight), SFA f32[M, ceil(K/128)] and SFB
+    f32[ceil(N/128), ceil(K/128)] (DeepGEMM's 1 x 128 / 128 x 128 scales,
+    row-major), on sm_90a; the program is block_scaled_source's."""
+    torch = _torch()
+    for name, t in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 2 or not t.is_cuda:
+            raise ValueError(f"{name}: tilec.gemm with block scales takes "
+                             "2-D CUDA torch tensors")
+    if a.dtype != torch.float8_e4m3fn or b.dtype != torch.float8_e4m3fn:
+        raise ValueError(f"a, b: dtypes {a.dtype} and {b.dtype} (legal with "
+                         "sfa/sfb: float8_e4m3fn both)")
+    m, k = a.shape
+    if b.shape[0] != k:
+        raise ValueError(f"a, b: shapes {tuple(a.shape)} and "
+                         f"{tuple(b.shape)} do not multiply (legal: b with "
+                         f"{k} rows)")
+    n = b.shape[1]
+    kb, nb = -(-k // 128), -(-n // 128)
+    for name, t, shape in (("sfa", sfa, (m, kb)), ("sfb", sfb, (nb, kb))):
+        if t.dtype != torch.float32 or tuple(t.shape) != shape:
+            raise ValueError(f"{name}: {t.dtype} {tuple(t.shape)} (legal: "
+                             f"float32 {shape})")
+    arch, sms = _device_facts(a.device)
+    if arch != "sm_90a":
+        raise ValueError(f"a: on {arch} (legal with sfa/sfb: sm_90a)")
+    kernel = _compiled(*block_scaled_source(m, n, k, sms))
+    w = b.t()  # the kernel's B, N x K
+    if not a.is_contiguous():
+        a = a.contiguous()
+    if not w.is_contiguous():
+        w = w.contiguous()
+    if out is None:
+        out = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
+    return kernel(a, w, out, sfa=sfa.contiguous(), sfb=sfb.contiguous())
 
 
 def gemm_impl(a, b, out=None):

@@ -43,8 +43,15 @@ def register():
     return True
 
 
-def gemm(a, b, out=None):
-    """C = a @ b with a tilec kernel (see tilec._gemm); returns out."""
+def gemm(a, b, out=None, *, sfa=None, sfb=None):
+    """C = a @ b with a tilec kernel (see tilec._gemm); returns out. With
+    sfa and sfb, a block-scaled fp8 GEMM: e4m3 a (M x K) and b (K x N),
+    SFA f32[M, ceil(K/128)], SFB f32[ceil(N/128), ceil(K/128)], bf16 C."""
+    if (sfa is None) != (sfb is None):
+        raise ValueError("sfa, sfb: give both block scales or neither")
+    if sfa is not None:
+        from ._gemm import block_scaled_impl
+        return block_scaled_impl(a, b, sfa, sfb, out)
     if not _registered:
         register()
     torch = sys.modules["torch"]

@@ -395,6 +395,34 @@ def check_block_scaled(c, a32, b32):
         f"{bad.nonzero()[0].tolist()}: {c.double()[bad][0]} vs {ref[bad][0]}")
 
 
+@pytest.mark.parametrize("shape", [(64, 2112, 7168), (128, 7168, 2048),
+                                   (37, 300, 1000), (300, 520, 1000),
+                                   (1024, 4096, 1024)])
+def test_gemm_block_scaled_picks_and_runs(shape):
+    """tilec.gemm(a, b, sfa=, sfb=): the program codegen's block-scaled
+    rule picks for the shape (the narrow unswapped decode tile at M <= 128,
+    128 x 192 above) against the fp64 reference of the dequantized
+    operands, C poisoned; a missing scale and a wrong shape refused."""
+    needs("sm_90a")
+    m, n, k = shape
+    gen = torch.Generator(device="cuda").manual_seed(m * 7 + n + k)
+    a, w, sfa, sfb, a32, b32 = block_scaled(m, n, k, gen)
+    c = torch.full((m, n), math.nan, dtype=torch.bfloat16, device="cuda")
+    tilec.gemm(a, w.t(), out=c, sfa=sfa, sfb=sfb)
+    torch.cuda.synchronize()
+    check_block_scaled(c, a32, b32)
+    fresh = tilec.gemm(a, w.t(), sfa=sfa, sfb=sfb)
+    torch.cuda.synchronize()
+    assert fresh.dtype == torch.bfloat16
+    check_block_scaled(fresh, a32, b32)
+    source, _ = _gemm.block_scaled_source(m, n, k)
+    assert ("BM = 64" if m <= 64 else "BM = 128") in source
+    with pytest.raises(ValueError, match="give both block scales"):
+        tilec.gemm(a, w.t(), sfa=sfa)
+    with pytest.raises(ValueError, match="sfb: "):
+        tilec.gemm(a, w.t(), sfa=sfa, sfb=sfb.t())
+
+
 @pytest.mark.parametrize("shape", [(200, 300, 640), (64, 2112, 7168)])
 def test_block_scaled_fp8(shape):
     """examples/gemm_fp8_block_sm90.tile with sfa/sfb: eager, from a CUDA

@@ -105,6 +105,28 @@ def test_sm90_heuristic_through_the_c_api():
         _gemm.sm90_choice(0, 1, 1)
 
 
+def test_block_scaled_choice_and_program():
+    # codegen/Sm90Heuristic.h's examples of the block-scaled rule.
+    decode = _gemm.sm90_block_scaled_choice(64, 2112, 7168, 132)
+    assert (decode["bm"], decode["bn"], decode["bk"], decode["stages"],
+            decode["swap_ab"], decode["split_k"]) == (64, 16, 128, 16, 0, 1)
+    wide = _gemm.sm90_block_scaled_choice(128, 24576, 1536, 132)
+    assert (wide["bm"], wide["bn"]) == (128, 192)
+    big = _gemm.sm90_block_scaled_choice(4096, 4096, 7168, 132)
+    assert (big["bm"], big["bn"], big["stages"]) == (128, 192, 4)
+    with pytest.raises(ValueError, match="M = 0"):
+        _gemm.sm90_block_scaled_choice(0, 1, 1)
+    # The programs compile; at M <= 128 M, N, K are fixed and schedule
+    # auto keeps A and B as written.
+    for shape in [(64, 2112, 7168), (128, 7168, 2048), (4096, 4096, 7168)]:
+        source, _ = _gemm.block_scaled_source(*shape, 132)
+        kernel = tilec.compile(source)
+        assert kernel.operands.get("block_scaled")
+        assert "swap_ab = 0" in kernel.lowered
+        assert ("e4m3[%d, %d]" % (shape[0], shape[2]) in source) == (
+            shape[0] <= 128)
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("majors", [("K", "K"), ("K", "N"), ("M", "K"),
                                     ("M", "N")])
