@@ -4,12 +4,7 @@
 # the `gpu` tests, and the mutation tests on the GPU (which breakages the
 # hardware shows too). Logs go to $OUT (the device tool brings them back).
 set -uo pipefail
-TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=/tmp/tilec-bin/bin
-mkdir -p /tmp/tilec-bin
-tar -C /tmp/tilec-bin -xJf "$TILEC_ROOT/.carry/bin.tar.xz" || exit 1
-out=${OUT:-/tmp/tilec-gpu}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu-unpack.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 # SKIP_CROSSVAL=1 leaves out the simulator-shape runs (the longest part),
 # CROSSVAL_ONLY=1 everything else: one device call holds 600 s.

@@ -8,12 +8,7 @@
 # deterministic breakage must be caught there too). Logs go to $OUT.
 #   run command="bash scripts/gpu-fp8-tiles.sh" carry=[".carry"]
 set -uo pipefail
-TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=/tmp/tilec-bin/bin
-mkdir -p /tmp/tilec-bin
-tar -C /tmp/tilec-bin -xJf "$TILEC_ROOT/.carry/bin.tar.xz" || exit 1
-out=${OUT:-/tmp/tilec-gpu}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu-unpack.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 status=0
 run() {

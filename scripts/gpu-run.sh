@@ -4,12 +4,7 @@
 # H200 and print a summary. Builds nothing. The benchmarks are a separate
 # step: scripts/gpu-bench.sh.
 set -uo pipefail
-TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=/tmp/tilec-bin/bin
-mkdir -p /tmp/tilec-bin
-tar -C /tmp/tilec-bin -xJf "$TILEC_ROOT/.carry/bin.tar.xz" || exit 1
-out=${OUT:-/tmp/tilec-gpu}
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/gpu-unpack.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader || true
 
 status=0
