@@ -58,7 +58,11 @@ cl::opt<std::string> inputFile(cl::Positional, cl::Required,
 cl::opt<std::string> kernelName("kernel", cl::desc("run only this kernel"),
                                 cl::value_desc("NAME"), cl::sub(runCommand),
                                 cl::cat(tilecCategory()));
-cl::opt<int64_t> optM("m", cl::desc("M (rows of A and C)"), cl::init(0),
+cl::opt<int64_t> optM("m",
+                      cl::desc("M (rows of A and C); each of --m, --n, --k "
+                               "left out is the program's fixed extent, "
+                               "else the default shape's"),
+                      cl::init(0),
                       cl::sub(runCommand), cl::cat(tilecCategory()));
 cl::opt<int64_t> optN("n", cl::desc("N (rows of B, columns of C)"),
                       cl::init(0), cl::sub(runCommand),
@@ -159,13 +163,15 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
 }
 
 int runRun() {
-  if ((optM != 0 || optN != 0 || optK != 0) &&
-      (optM <= 0 || optN <= 0 || optK <= 0)) {
-    llvm::errs() << "tilec run: --m, --n and --k go together and must be "
-                    "positive (got "
-                 << optM << ", " << optN << ", " << optK << ")\n";
-    return ExitUsage;
-  }
+  for (auto [flag, value] : {std::pair{"m", optM.getValue()},
+                              {"n", optN.getValue()},
+                              {"k", optK.getValue()}})
+    if (value < 0) {
+      llvm::errs() << "tilec run: --" << flag << " " << value
+                   << " must be positive (or left out: the program's fixed "
+                      "extent, else the default shape)\n";
+      return ExitUsage;
+    }
   if (optGroups < 0 || optGroups > 65535) {
     llvm::errs() << "tilec run: --groups " << optGroups
                  << " is out of range; 1 to 65535 are legal\n";
@@ -282,8 +288,13 @@ int runRun() {
     if (replacementPtx)
       kernel.ptx = *replacementPtx;
     RunShape shape = defaultShape(kernel, useSim || simShape);
+    // Each size left out is the program's fixed extent or the default's.
     if (optM)
-      shape.m = optM, shape.n = optN, shape.k = optK;
+      shape.m = optM;
+    if (optN)
+      shape.n = optN;
+    if (optK)
+      shape.k = optK;
     if (optBatch && kernel.batch)
       shape.batch = optBatch;
     if (optGroups && kernel.group)
