@@ -63,10 +63,14 @@ Status checkParameters(const DriverApi &api, const Function &fn,
                        const KernelArgs &args) {
   if (!api.funcGetParamInfo)
     return success();
-  // No parameter count query in CUDA 12: probe until the index fails.
+  // No parameter count query in CUDA 12: a kernel loaded from PTX knows
+  // its count (Function::parameterCount), and the driver is asked about
+  // exactly those; otherwise probe until the index fails (an error the
+  // driver reports, which compute-sanitizer's memcheck then lists).
   constexpr std::size_t MaxParameters = 4096;
+  std::size_t probe = fn.parameterCount().value_or(MaxParameters);
   std::vector<std::size_t> sizes;
-  for (std::size_t i = 0; i < MaxParameters; ++i) {
+  for (std::size_t i = 0; i < probe; ++i) {
     size_t offset = 0, size = 0;
     if (api.funcGetParamInfo(fn.handle(), i, &offset, &size) != CUDA_SUCCESS)
       break;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -29,6 +30,43 @@ std::string takeLog(const std::vector<char> &buffer, void *sizeSlot) {
   return log;
 }
 } // namespace
+
+std::map<std::string, std::size_t, std::less<>>
+ptxEntryParameterCounts(std::string_view ptx) {
+  std::map<std::string, std::size_t, std::less<>> counts;
+  constexpr std::string_view Entry = ".entry", Param = ".param";
+  auto isName = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '$' || c == '.';
+  };
+  for (std::size_t at = ptx.find(Entry); at != std::string_view::npos;
+       at = ptx.find(Entry, at + Entry.size())) {
+    std::size_t begin = at + Entry.size();
+    if (begin >= ptx.size() || !std::isspace(static_cast<unsigned char>(
+                                   ptx[begin])))
+      continue; // e.g. ".entry_x" is not the directive
+    while (begin < ptx.size() &&
+           std::isspace(static_cast<unsigned char>(ptx[begin])))
+      ++begin;
+    std::size_t end = begin;
+    while (end < ptx.size() && isName(ptx[end]))
+      ++end;
+    std::size_t open = ptx.find('(', end);
+    std::size_t close = ptx.find(')', end);
+    std::size_t body = ptx.find('{', end);
+    if (end == begin || open == std::string_view::npos ||
+        close == std::string_view::npos || close < open ||
+        (body != std::string_view::npos && body < open))
+      continue; // a declaration without a parameter list
+    std::string_view list = ptx.substr(open + 1, close - open - 1);
+    std::size_t params = 0;
+    for (std::size_t p = list.find(Param); p != std::string_view::npos;
+         p = list.find(Param, p + Param.size()))
+      ++params;
+    counts[std::string(ptx.substr(begin, end - begin))] = params;
+  }
+  return counts;
+}
 
 Result<Module> Module::loadPtx(std::string_view ptx,
                                const ModuleLoadOptions &options) {
@@ -89,11 +127,12 @@ Result<Module> Module::loadPtx(std::string_view ptx,
   }
   float wallMs = 0;
   std::memcpy(&wallMs, &values[wallTimeIndex], sizeof(float));
-  return Module(mod, std::move(info), wallMs);
+  return Module(mod, std::move(info), wallMs, ptxEntryParameterCounts(ptx));
 }
 
 Module::Module(Module &&other) noexcept
-    : mod(other.mod), log(std::move(other.log)), jitMs(other.jitMs) {
+    : mod(other.mod), log(std::move(other.log)), jitMs(other.jitMs),
+      parameters(std::move(other.parameters)) {
   other.mod = nullptr;
 }
 
@@ -105,6 +144,7 @@ Module &Module::operator=(Module &&other) noexcept {
     mod = other.mod;
     log = std::move(other.log);
     jitMs = other.jitMs;
+    parameters = std::move(other.parameters);
     other.mod = nullptr;
   }
   return *this;
@@ -132,7 +172,11 @@ Result<Function> Module::function(std::string_view name) const {
                            fmt::format("cuModuleGetFunction('{}')", key));
       !s)
     return s.error();
-  return Function(fn, std::move(key));
+  auto declared = parameters.find(key);
+  return Function(fn, std::move(key),
+                  declared == parameters.end()
+                      ? std::nullopt
+                      : std::optional<std::size_t>(declared->second));
 }
 
 Result<std::pair<std::uint64_t, std::size_t>>

@@ -15,6 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,13 +41,18 @@ struct ModuleLoadOptions {
 class Function {
 public:
   Function() = default;
-  Function(CUfunc_st *handle, std::string name)
-      : fn(handle), name(std::move(name)) {}
+  Function(CUfunc_st *handle, std::string name,
+           std::optional<std::size_t> parameters = std::nullopt)
+      : fn(handle), name(std::move(name)), parameters(parameters) {}
 
   /// The CUfunction.
   CUfunc_st *handle() const { return fn; }
   /// The kernel's entry name.
   const std::string &getName() const { return name; }
+  /// How many parameters the kernel's .entry declares, when the module was
+  /// loaded from PTX text (the launch check then asks the driver about
+  /// exactly those, never past the last); std::nullopt otherwise.
+  std::optional<std::size_t> parameterCount() const { return parameters; }
 
   /// A CUfunction_attribute value (e.g. CU_FUNC_ATTRIBUTE_NUM_REGS).
   Result<int> attribute(int cuFunctionAttribute) const;
@@ -59,7 +67,14 @@ public:
 private:
   CUfunc_st *fn = nullptr;
   std::string name;
+  std::optional<std::size_t> parameters;
 };
+
+/// The number of `.param` declarations of each `.entry` of \p ptx, by
+/// entry name. Example: ".visible .entry k(\n.param .u64 k_param_0,\n.param
+/// .u32 k_param_1\n)" gives {"k": 2}; "() {" gives 0.
+std::map<std::string, std::size_t, std::less<>>
+ptxEntryParameterCounts(std::string_view ptx);
 
 /// A loaded module; unloaded when destroyed. Movable, not copyable. Needs a
 /// current context (see Context).
@@ -88,12 +103,16 @@ public:
   CUmod_st *handle() const { return mod; }
 
 private:
-  Module(CUmod_st *mod, std::string log, float jitMs)
-      : mod(mod), log(std::move(log)), jitMs(jitMs) {}
+  Module(CUmod_st *mod, std::string log, float jitMs,
+         std::map<std::string, std::size_t, std::less<>> parameters)
+      : mod(mod), log(std::move(log)), jitMs(jitMs),
+        parameters(std::move(parameters)) {}
 
   CUmod_st *mod = nullptr;
   std::string log;
   float jitMs = 0;
+  /// ptxEntryParameterCounts of the loaded PTX.
+  std::map<std::string, std::size_t, std::less<>> parameters;
 };
 
 } // namespace tilec::rt

@@ -122,6 +122,43 @@ TEST(RuntimeDriver, ResultHoldsValueOrError) {
   EXPECT_EQ(bad.error().getMessage(), "broken");
 }
 
+// The launch check asks the driver about exactly the parameters the PTX
+// declares (issue 30: probing past the last one is a driver error that
+// compute-sanitizer's memcheck reports on every launch).
+TEST(RuntimeModule, PtxEntryParameterCounts) {
+  const char *ptx = R"(
+.version 8.7
+.target sm_90a
+.extern .func (.param .b32 r) helper(.param .b64 x);
+.visible .entry tilec_gemm(
+	.param .align 64 .b8 tilec_gemm_param_0[128],
+	.param .u64 tilec_gemm_param_1,
+	.param .f32 tilec_gemm_param_2
+)
+.maxntid 384
+{
+	ret;
+}
+.visible .entry no_params()
+{
+	ret;
+}
+.entry $weird.name_1 (.param .u32 p)
+{
+	ret;
+}
+)";
+  auto counts = ptxEntryParameterCounts(ptx);
+  ASSERT_EQ(counts.size(), 3u);
+  EXPECT_EQ(counts.at("tilec_gemm"), 3u);
+  EXPECT_EQ(counts.at("no_params"), 0u);
+  EXPECT_EQ(counts.at("$weird.name_1"), 1u);
+  EXPECT_FALSE(counts.count("helper")); // a .func, not an .entry
+  EXPECT_TRUE(ptxEntryParameterCounts("").empty());
+  EXPECT_TRUE(ptxEntryParameterCounts(".entry").empty());
+  EXPECT_TRUE(ptxEntryParameterCounts(".entry k {").empty());
+}
+
 TEST(RuntimeLaunch, KernelArgsCopyInOrderWithAlignment) {
   KernelArgs args;
   float a = 2.5f;
