@@ -35,7 +35,10 @@ def fixed(source, m, n, k):
     for old, new in (("e4m3[M, K]", f"e4m3[{m}, {k}]"),
                      ("e4m3[N, K]", f"e4m3[{n}, {k}]"),
                      ("bf16[M, N]", f"bf16[{m}, {n}]")):
-        source = fb._replace_once(source, old, new)
+        if source.count(old) != 1:
+            raise SystemExit(f"{fb.DEFAULT_TILE}: expected '{old}' once; "
+                             "the decode program cannot be derived from it")
+        source = source.replace(old, new)
     return source
 
 
@@ -81,6 +84,14 @@ def candidates(m, n, k):
     out = [("auto, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16), ""),
            ("swap_ab, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16),
             "schedule swap_ab")]
+    # The chosen tile twice or four times as wide with K split as often:
+    # the same CTAs, each with fewer K blocks.
+    chosen = _gemm.sm90_block_scaled_choice(m, n, k, SMS)
+    for split in (2, 4):
+        bn = chosen["bn"] * split
+        if bn <= 256:
+            out.append((f"BM {chosen['bm']} BN {bn} split_k({split})",
+                        chosen["bm"], bn, f"schedule split_k({split})"))
     for bm in ((64,) if m <= 64 else (64, 128)):
         rows = fb.cdiv(m, bm)
         for wave in (1, 2):
@@ -114,6 +125,8 @@ def main():
     parser.add_argument("--budget-s", type=float, default=500.0)
     parser.add_argument("--min-m", type=int, default=0,
                         help="only the shapes with M at least this")
+    parser.add_argument("--max-m", type=int, default=1 << 30,
+                        help="only the shapes with M at most this")
     args = parser.parse_args()
     gen = torch.Generator(device="cuda").manual_seed(17)
     cublas = fb.cublas_blockwise(gen)
@@ -123,7 +136,7 @@ def main():
           " DeepGEMM goal | / goal | check |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for m, n, k in SHAPES:
-        if m < args.min_m:
+        if m < args.min_m or m > args.max_m:
             continue
         if time.perf_counter() - _START > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the budget |")

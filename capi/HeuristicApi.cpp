@@ -9,7 +9,8 @@
 // Example: tilec_sm90_choose(64, 2112, 7168, 132, &c) gives swap_ab 1,
 // bm 64, bn 64, stages 13, split_k 2, split_k_cluster 1;
 // tilec_sm90_choose_block_scaled (the block-scaled fp8 rule,
-// sm90ChooseBlockScaledConfig) gives bm 64, bn 16, bk 128, stages 16.
+// sm90ChooseBlockScaledConfig) gives bm 64, bn 32, bk 128, stages 16,
+// split_k 2, split_k_cluster 1.
 //
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"

@@ -134,7 +134,6 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
 
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
                                        unsigned sms) {
-  (void)k; // every measured K took the same tile
   Sm90Choice choice;
   Sm90GemmConfig &config = choice.config;
   sms = std::max(1u, sms);
@@ -161,7 +160,19 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
       config.bn = bn;
       break;
     }
+  // A long K (at least 48 blocks of 128): the tile twice as wide with K
+  // split over 2 CTAs of a cluster, the same CTAs with half the K blocks
+  // each (run 7: 64 x 2112 x 7168 13.1 -> 11.5 us, 128 x 2112 x 7168 15.2
+  // -> 12.4, 64 x 4096 x 7168 16.3 -> 15.3; even at 7168 x 16384; slower
+  // at K = 2048, where the reduction is a larger share).
+  unsigned kBlocks = (k + 127) / 128;
+  if (kBlocks >= 48 && 2 * config.bn <= 128) {
+    config.bn *= 2;
+    config.splitK = true;
+    choice.splits = 2;
+  }
   config.stages = sm90MaxStages(config);
+  config.splitKCluster = config.splitK && sm90SplitKClusterFits(config, 2);
   return choice;
 }
 

@@ -47,10 +47,13 @@ unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
 /// from the H100 measurements of issue 26 (bench/Fp8BlockResults.md): for
 /// M <= 128 A and B as written, BM 64 (M <= 64) or 128 and BN the
 /// narrowest multiple of 16 whose ceil(M / BM) x ceil(N / BN) tiles fit
-/// one wave of \p sms, with the most stages that fit; above, the 128 x 192
-/// tile in 4 stages on the grid. Always passes verifySm90GemmConfig.
-/// Example: (64, 2112, 7168, 132): BM 64, BN 16, 16 stages; (128, 24576,
-/// 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM 128, BN 192.
+/// one wave of \p sms, with the most stages that fit; with at least 48 K
+/// blocks and that BN at most 64, twice the BN with K split over 2 CTAs
+/// reduced in a cluster; above M = 128, the 128 x 192 tile in 4 stages on
+/// the grid. Always passes verifySm90GemmConfig.
+/// Example: (64, 2112, 7168, 132): BM 64, BN 32, split 2, 16 stages;
+/// (128, 24576, 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM
+/// 128, BN 192.
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
                                        unsigned sms);
 

@@ -142,10 +142,12 @@ def block_scaled_source(m, n, k, sms=0):
              "  scale b  f32 block(128, 128)",
              f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {ch['bk']})",
              f"  stages   {ch['stages']}"]
+    if ch["split_k"] > 1:
+        lines.append(f"  schedule split_k({ch['split_k']})")
     name = ("tilec_gemm_fp8_block_{}x{}x{}".format(m, n, k) if fixed
             else "tilec_gemm_fp8_block")
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
-    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"]) + (
+    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"]) + (
         (m, n, k) if fixed else ())
     return source, key
 

@@ -109,7 +109,10 @@ def test_block_scaled_choice_and_program():
     # codegen/Sm90Heuristic.h's examples of the block-scaled rule.
     decode = _gemm.sm90_block_scaled_choice(64, 2112, 7168, 132)
     assert (decode["bm"], decode["bn"], decode["bk"], decode["stages"],
-            decode["swap_ab"], decode["split_k"]) == (64, 16, 128, 16, 0, 1)
+            decode["swap_ab"], decode["split_k"],
+            decode["split_k_cluster"]) == (64, 32, 128, 16, 0, 2, 1)
+    short = _gemm.sm90_block_scaled_choice(64, 7168, 2048, 132)
+    assert (short["bn"], short["split_k"]) == (64, 1)
     wide = _gemm.sm90_block_scaled_choice(128, 24576, 1536, 132)
     assert (wide["bm"], wide["bn"]) == (128, 192)
     big = _gemm.sm90_block_scaled_choice(4096, 4096, 7168, 132)
@@ -123,6 +126,8 @@ def test_block_scaled_choice_and_program():
         kernel = tilec.compile(source)
         assert kernel.operands.get("block_scaled")
         assert "swap_ab = 0" in kernel.lowered
+        assert ("split_k = 2" in kernel.lowered) == (shape[2] >= 48 * 128
+                                                     and shape[0] <= 128)
         assert ("e4m3[%d, %d]" % (shape[0], shape[2]) in source) == (
             shape[0] <= 128)
 

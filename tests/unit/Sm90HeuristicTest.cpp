@@ -108,22 +108,23 @@ TEST(Sm90Heuristic, DecodeSwapsAndSplitsLargeSquaresCluster) {
 }
 
 // The block-scaled choice at the 20 normal cases of issue 26: the tiles
-// measured fastest on the H100 (bench/Fp8BlockResults.md), each a legal
-// config with a whole stage count.
+// measured fastest on the H100 (bench/Fp8BlockResults.md, sweep runs 2 and
+// 7), each a legal config with a whole stage count; K split over a 2-CTA
+// cluster (with the tile twice as wide) where K has at least 48 blocks.
 TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
   struct Case {
-    unsigned m, n, k, bm, bn;
+    unsigned m, n, k, bm, bn, splits;
   };
   const Case cases[] = {
-      {64, 2112, 7168, 64, 16},     {64, 24576, 1536, 64, 192},
-      {64, 32768, 512, 64, 256},    {64, 7168, 16384, 64, 64},
-      {64, 4096, 7168, 64, 32},     {64, 7168, 2048, 64, 64},
-      {128, 2112, 7168, 128, 16},   {128, 24576, 1536, 128, 192},
-      {128, 32768, 512, 128, 256},  {128, 7168, 16384, 128, 64},
-      {128, 4096, 7168, 128, 32},   {128, 7168, 2048, 128, 64},
-      {4096, 2112, 7168, 128, 192}, {4096, 24576, 1536, 128, 192},
-      {4096, 4096, 4096, 128, 192}, {8192, 8192, 8192, 128, 192},
-      {37, 300, 1000, 64, 16},      {100, 300, 1000, 128, 16}};
+      {64, 2112, 7168, 64, 32, 2},      {64, 24576, 1536, 64, 192, 1},
+      {64, 32768, 512, 64, 256, 1},     {64, 7168, 16384, 64, 128, 2},
+      {64, 4096, 7168, 64, 64, 2},      {64, 7168, 2048, 64, 64, 1},
+      {128, 2112, 7168, 128, 32, 2},    {128, 24576, 1536, 128, 192, 1},
+      {128, 32768, 512, 128, 256, 1},   {128, 7168, 16384, 128, 128, 2},
+      {128, 4096, 7168, 128, 64, 2},    {128, 7168, 2048, 128, 64, 1},
+      {4096, 2112, 7168, 128, 192, 1},  {4096, 24576, 1536, 128, 192, 1},
+      {4096, 4096, 4096, 128, 192, 1},  {8192, 8192, 8192, 128, 192, 1},
+      {37, 300, 1000, 64, 16, 1},       {100, 300, 1000, 128, 16, 1}};
   for (const Case &c : cases) {
     SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
                  std::to_string(c.k));
@@ -133,7 +134,9 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
     EXPECT_EQ(config.bn, c.bn);
     EXPECT_EQ(config.bk, 128u);
     EXPECT_FALSE(config.swapAB);
-    EXPECT_FALSE(config.splitK);
+    EXPECT_EQ(choice.splits, c.splits);
+    EXPECT_EQ(config.splitK, c.splits > 1);
+    EXPECT_EQ(config.splitKCluster, c.splits > 1); // a deep enough ring
     EXPECT_TRUE(config.blockScale.has_value());
     EXPECT_EQ(config.aType, DTypeKind::E4M3);
     EXPECT_EQ(config.cType, DTypeKind::BF16);
@@ -141,14 +144,15 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
     llvm::Error err = verifySm90GemmConfig(config);
     EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
   }
-  // The decode ring is as deep as shared memory allows: 64 x 16 tiles of
-  // 10 KiB a stage take the limit of 16, 128 x 192 ones 4.
+  // The decode ring is as deep as shared memory allows: 64 x 32 tiles of
+  // 12 KiB a stage take the limit of 16, 128 x 192 ones 4.
   EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 132).config.stages,
             16u);
   EXPECT_EQ(sm90ChooseBlockScaledConfig(128, 24576, 1536, 132).config.stages,
             4u);
-  // Fewer SMs, wider tiles: 2112 columns in at most 66 tiles.
-  EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).config.bn, 32u);
+  // Fewer SMs, wider tiles: 2112 columns in at most 66 tiles of 32, then
+  // twice that for the split.
+  EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).config.bn, 64u);
 }
 
 } // namespace
