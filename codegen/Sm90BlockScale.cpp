@@ -275,4 +275,59 @@ Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
   return out;
 }
 
+llvm::SmallVector<llvm::Value *> Sm90ScalesAhead::loadAll(llvm::Value *kb) {
+  llvm::SmallVector<llvm::Value *> all;
+  shapes.clear();
+  for (Sm90BlockScale &scaler : scalers) {
+    shapes.push_back(scaler.load(kb));
+    llvm::SmallVector<llvm::Value *> values = shapes.back().values();
+    all.append(values.begin(), values.end());
+  }
+  return all;
+}
+
+void Sm90ScalesAhead::loadFirst(llvm::IRBuilder<> &b, llvm::Value *firstKb,
+                                llvm::Value *count) {
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock *from = b.GetInsertBlock();
+  llvm::BasicBlock *load = llvm::BasicBlock::Create(ctx, "scales.first", fn);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx, "scales.join", fn);
+  b.CreateCondBr(b.CreateICmpUGT(count, b.getInt32(0)), load, join);
+  b.SetInsertPoint(load);
+  llvm::SmallVector<llvm::Value *> loaded = loadAll(firstKb);
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  for (llvm::Value *value : loaded) {
+    llvm::PHINode *phi = b.CreatePHI(value->getType(), 2, "sf.first");
+    phi->addIncoming(llvm::PoisonValue::get(value->getType()), from);
+    phi->addIncoming(value, load);
+    first.push_back(phi);
+  }
+}
+
+void Sm90ScalesAhead::enterLoop(llvm::IRBuilder<> &b, llvm::BasicBlock *pre) {
+  for (llvm::Value *value : first) {
+    phis.push_back(b.CreatePHI(value->getType(), 2, "sf"));
+    phis.back()->addIncoming(value, pre);
+  }
+}
+
+std::vector<Sm90BlockScales> Sm90ScalesAhead::current() const {
+  std::vector<Sm90BlockScales> out;
+  size_t at = 0;
+  for (const Sm90BlockScales &shape : shapes) {
+    size_t count = shape.values().size();
+    out.push_back(shape.withValues(llvm::SmallVector<llvm::Value *>(
+        phis.begin() + at, phis.begin() + at + count)));
+    at += count;
+  }
+  return out;
+}
+
+void Sm90ScalesAhead::closeLoop(llvm::BasicBlock *latch) {
+  for (size_t i = 0; i < phis.size(); ++i)
+    phis[i]->addIncoming(next[i], latch);
+}
+
 } // namespace tilec

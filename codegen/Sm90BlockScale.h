@@ -66,6 +66,7 @@
 #include "llvm/IR/IRBuilder.h"
 
 #include <string>
+#include <vector>
 
 namespace tilec {
 
@@ -120,7 +121,7 @@ public:
   /// wgmma.wait_group 0 (under swap-AB after the shuffles and products of
   /// the scales, which so overlap the wgmmas). \p pending may cover only
   /// the 8-column chunks from \p firstChunk on (a tile promoted in halves,
-  /// sm90Promotion): those registers of main change, the others pass.
+  /// sm90PromotionN): those registers of main change, the others pass.
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
           llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales,
@@ -149,6 +150,41 @@ private:
   llvm::SmallVector<llvm::Value *, 4> colA; ///< swap-AB: SFA row offsets, i64
   llvm::Value *rowB = nullptr;              ///< swap-AB: SFB row offset, i64
   llvm::Value *srcLane[2] = {nullptr, nullptr}; ///< swap-AB: 2 (l % 4) + e
+};
+
+/// The block scales of one consumer warpgroup's row blocks (one
+/// Sm90BlockScale each; two at BM = 256), loaded one K block ahead through
+/// the K loop: the first block's before the loop when the CTA has K blocks
+/// (loadFirst), carried in phis (enterLoop, closeLoop), and each iteration
+/// the next block's (current, loadNext), so a load's latency hides under a
+/// whole K block of wgmmas and promotion.
+class Sm90ScalesAhead {
+public:
+  explicit Sm90ScalesAhead(std::vector<Sm90BlockScale> scalers)
+      : scalers(std::move(scalers)) {}
+
+  /// Row block \p j's scaler (its promote).
+  Sm90BlockScale &scaler(unsigned j) { return scalers[j]; }
+
+  /// Before the K loop: when \p count > 0 (an i32), loads K block
+  /// \p first's scales in a block of their own; else poison.
+  void loadFirst(llvm::IRBuilder<> &b, llvm::Value *first, llvm::Value *count);
+  /// At the top of the loop head, \p pre its preheader: the phis.
+  void enterLoop(llvm::IRBuilder<> &b, llvm::BasicBlock *pre);
+  /// In the loop body: this K block's scales, one per row block.
+  std::vector<Sm90BlockScales> current() const;
+  /// In the loop body: loads K block \p kb's, for the next iteration.
+  void loadNext(llvm::Value *kb) { next = loadAll(kb); }
+  /// At the loop latch \p latch: the next iteration's phi values.
+  void closeLoop(llvm::BasicBlock *latch);
+
+private:
+  llvm::SmallVector<llvm::Value *> loadAll(llvm::Value *kb);
+
+  std::vector<Sm90BlockScale> scalers;
+  std::vector<Sm90BlockScales> shapes; ///< one per row block
+  llvm::SmallVector<llvm::Value *> first, next;
+  llvm::SmallVector<llvm::PHINode *> phis;
 };
 
 } // namespace tilec

@@ -20,6 +20,7 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/Sm90SplitReduce.h"
+#include "codegen/Sm90WgmmaAnnotation.h"
 #include "codegen/SourceLineInfo.h"
 #include "codegen/TileOrder.h"
 #include "ir/PtxDescriptorScan.h"
@@ -552,37 +553,6 @@ struct Builder {
     return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
   }
 
-  /// --annotate: what the wgmma of K step \p kk reads, for a
-  /// `// tilec:` comment (codegen/PtxInlineAsm.h).
-  std::string wgmmaAnnotation(unsigned kk) const {
-    auto operand = [&](const char *role, const Sm90OperandTile &tile,
-                       const char *mn, const char *mnIs, unsigned mnBytes) {
-      unsigned offset = kk * tile.kStepBytes;
-      return std::string(role) + " subtile (" + mn + "=" + mnIs +
-             ", k=" + std::to_string(kk) + ") at +" + std::to_string(offset) +
-             " B" +
-             (mnBytes ? " + " + std::string(mn) + " * " +
-                            std::to_string(mnBytes) + " B"
-                      : std::string()) +
-             " from the stage base; " +
-             describeSmemDescriptorLayout(tile.descriptorHigh,
-                                          ArchKind::SM90a) +
-             " high=" + formatHex64(tile.descriptorHigh) + "; smem " +
-             tile.layout + "\n";
-    };
-    unsigned k = sm90WgmmaK(tileA.dtype);
-    std::string text =
-        "wgmma k" + std::to_string(k) + " step " + std::to_string(kk) + " of " +
-        std::to_string(config.bk / k) +
-        (config.swapAB ? " (swapped: A role = tensor b)" : "") + "\n";
-    text +=
-        operand("a-desc", tileA, "m", "consumer warpgroup", tileA.mAtomBytes);
-    text += operand("b-desc", tileB, "n", "0", 0);
-    if (!config.annotateSource.empty())
-      text += "from " + config.annotateSource + "\n";
-    return text;
-  }
-
   void emitConsumer(llvm::BasicBlock *exit) {
     ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
     // The consumers write C and the split-K workspace, which the previous
@@ -621,8 +591,7 @@ struct Builder {
                         llvm::ArrayRef<llvm::Value *> aRowOffset,
                         llvm::BasicBlock *exit) {
     ptx::WgmmaShape shape;
-    Sm90Promotion promotion = sm90Promotion(config);
-    shape.n = promotion.n;
+    shape.n = sm90PromotionN(config);
     shape.k = sm90WgmmaK(tileA.dtype);
     shape.abType = dtypeInfo(tileA.dtype).ptxName;
     shape.bType = dtypeInfo(tileB.dtype).ptxName;
@@ -634,7 +603,6 @@ struct Builder {
     unsigned blockRegs = 64 * config.bn / 128;
     unsigned regs = rowBlocks * blockRegs;
     llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
-    std::vector<Sm90BlockScale> scalers;
     // A grouped tile: its group's scales, and the rows of the group.
     llvm::Value *tileSfa = sfa, *tileSfb = sfb, *rowEnd = nullptr,
                 *full = nullptr;
@@ -651,13 +619,19 @@ struct Builder {
             b, *config.group, *config.blockScale, sfa, sfb, tileGroup->group,
             rowsA, rowsB, k);
     }
-    if (config.blockScale)
+    // Block scales (Sm90BlockScale.h): one scaler per row block, each K
+    // block's scales loaded one block ahead.
+    std::optional<Sm90ScalesAhead> scales;
+    if (config.blockScale) {
+      std::vector<Sm90BlockScale> scalers;
       for (unsigned j = 0; j < rowBlocks; ++j)
         scalers.emplace_back(b, *config.blockScale, config.bn, config.swapAB,
                              Sm90BlockScaleValues{tileSfa, tileSfb, tid,
                                                   rowBlockOf(ci, j), m0, n0,
                                                   rowsA, rowsB, k});
-    bool scaled = !scalers.empty();
+      scales.emplace(std::move(scalers));
+    }
+    bool scaled = scales.has_value();
 
     // The epilogue's bias and scale values load now, their latency under
     // the K loop (Sm90EpilogueOperands), for each 64-row block.
@@ -667,39 +641,8 @@ struct Builder {
         operands[j] = emitSm90EpilogueOperandLoads(
             b, config, epilogueValues(rowBlockOf(ci, j)));
 
-    // Block scales load one K block ahead (Sm90BlockScale.h): the first
-    // block's here, when the CTA has one, and each iteration the next
-    // block's, so a load's latency hides under a whole K block's wgmmas
-    // and promotion instead of the wait for one slot.
-    llvm::SmallVector<llvm::Value *> firstScales;
-    std::vector<Sm90BlockScales> scaleShape; // one per row block
-    // The scales of K block \p kb of every row block, in one list.
-    auto loadScales = [&](llvm::Value *kb) {
-      llvm::SmallVector<llvm::Value *> all;
-      scaleShape.clear();
-      for (Sm90BlockScale &scaler : scalers) {
-        scaleShape.push_back(scaler.load(kb));
-        llvm::SmallVector<llvm::Value *> values = scaleShape.back().values();
-        all.append(values.begin(), values.end());
-      }
-      return all;
-    };
-    if (scaled) {
-      llvm::BasicBlock *from = b.GetInsertBlock();
-      llvm::BasicBlock *load = block("scales.first");
-      llvm::BasicBlock *join = block("scales.join");
-      b.CreateCondBr(b.CreateICmpUGT(kCount, i32(0)), load, join);
-      b.SetInsertPoint(load);
-      llvm::SmallVector<llvm::Value *> loaded = loadScales(kBegin);
-      b.CreateBr(join);
-      b.SetInsertPoint(join);
-      for (llvm::Value *value : loaded) {
-        llvm::PHINode *phi = b.CreatePHI(value->getType(), 2, "sf.first");
-        phi->addIncoming(llvm::PoisonValue::get(value->getType()), from);
-        phi->addIncoming(value, load);
-        firstScales.push_back(phi);
-      }
-    }
+    if (scaled)
+      scales->loadFirst(b, kBegin, kCount);
 
     llvm::BasicBlock *pre = b.GetInsertBlock();
     llvm::BasicBlock *head = block("consume.head");
@@ -714,11 +657,8 @@ struct Builder {
       phis.push_back(b.CreatePHI(b.getFloatTy(), 2));
       phis.back()->addIncoming(zero, pre);
     }
-    llvm::SmallVector<llvm::PHINode *> scalePhis;
-    for (llvm::Value *value : firstScales) {
-      scalePhis.push_back(b.CreatePHI(value->getType(), 2, "sf"));
-      scalePhis.back()->addIncoming(value, pre);
-    }
+    if (scaled)
+      scales->enterLoop(b, pre);
     b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
 
     b.SetInsertPoint(body);
@@ -726,20 +666,13 @@ struct Builder {
     // iteration; the next block's load now (the last iteration reloads its
     // own: in bounds, unused), and the wgmmas sum into a fresh
     // accumulator (Sm90BlockScale.h).
-    std::vector<Sm90BlockScales> scales;
-    llvm::SmallVector<llvm::Value *> nextScales;
+    std::vector<Sm90BlockScales> blockScales;
     if (scaled) {
-      size_t at = 0;
-      for (const Sm90BlockScales &shape : scaleShape) {
-        size_t count = shape.values().size();
-        scales.push_back(shape.withValues(llvm::SmallVector<llvm::Value *>(
-            scalePhis.begin() + at, scalePhis.begin() + at + count)));
-        at += count;
-      }
+      blockScales = scales->current();
       llvm::Value *ahead = b.CreateBinaryIntrinsic(
           llvm::Intrinsic::umin, b.CreateAdd(kt, i32(1)),
           b.CreateSub(kCount, i32(1)));
-      nextScales = loadScales(b.CreateAdd(kBegin, ahead));
+      scales->loadNext(b.CreateAdd(kBegin, ahead));
     }
     llvm::Value *it = b.CreateAdd(itBase, kt);
     llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
@@ -767,7 +700,9 @@ struct Builder {
         llvm::Value *descB =
             descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes)));
         acc = ptx::wgmmaSs(b, shape, acc, descA, descB,
-                           config.annotate ? wgmmaAnnotation(kk) : "",
+                           config.annotate
+                               ? sm90WgmmaAnnotation(config, tileA, tileB, kk)
+                               : "",
                            /*overwrite=*/scaled && kk == 0);
       }
       return acc;
@@ -778,7 +713,7 @@ struct Builder {
           all.slice(j * blockRegs, blockRegs));
     };
     if (scaled) {
-      // Block scales: per row block and promotion step (sm90Promotion:
+      // Block scales: per row block and promotion step (sm90PromotionN:
       // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
       // fresh accumulator whose registers need no zeroing; the step's
       // partial sums are waited for and promoted into their columns of the
@@ -787,12 +722,13 @@ struct Builder {
       llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
       for (unsigned j = 0; j < rowBlocks; ++j) {
         llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
-        for (unsigned step = 0; step < promotion.steps; ++step) {
+        for (unsigned step = 0; step < config.bn / shape.n; ++step) {
           llvm::SmallVector<llvm::Value *> part =
               issue(llvm::SmallVector<llvm::Value *>(shape.n / 2, poison), j,
                     b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
           ptx::wgmmaCommitGroup(b);
-          main = scalers[j].promote(main, part, scales[j], step * shape.n / 8);
+          main = scales->scaler(j).promote(main, part, blockScales[j],
+                                           step * shape.n / 8);
         }
         std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
       }
@@ -826,8 +762,8 @@ struct Builder {
     kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
     for (unsigned i = 0; i < regs; ++i)
       phis[i]->addIncoming(cur[i], next);
-    for (size_t i = 0; i < scalePhis.size(); ++i)
-      scalePhis[i]->addIncoming(nextScales[i], next);
+    if (scaled)
+      scales->closeLoop(next);
     b.CreateBr(head);
 
     b.SetInsertPoint(done);

@@ -301,24 +301,20 @@ sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
 /// tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type no wgmma takes.
 unsigned sm90WgmmaK(DTypeKind dtype);
 
-/// How a block-scaled consumer runs the wgmmas of one 128-deep K block and
-/// promotes them (codegen/Sm90BlockScale.h): in `steps` parts of `n`
-/// columns, each wgmma'd into a fresh accumulator of n / 2 registers,
-/// waited for and promoted into its columns of the main accumulator before
-/// the next part reuses the fresh registers. One part of BN, except above
-/// BN = 192, where the main and fresh accumulators of one m64nBN wgmma (BN
-/// / 2 registers each) would pass a consumer's 232: two halves (BN 256:
-/// 128 + 64 registers, as BN 192 whole). The halves must be wgmma Ns, so
-/// BN above 192 is a multiple of 16. (Issuing both halves before waiting
-/// for the first, so that its promotion overlaps the second's wgmmas, was
-/// measured slower at BN 128-192 on the H100: the n/2 wgmmas read A twice
-/// from shared memory; bench/Fp8BlockResults.md.)
-/// Example: BN 256 -> 2 x 128; BN 192 -> 1 x 192; no block scales -> 1 x BN.
-struct Sm90Promotion {
-  unsigned n = 0;     ///< the wgmma N of one step
-  unsigned steps = 1; ///< BN / n
-};
-Sm90Promotion sm90Promotion(const Sm90GemmConfig &config);
+/// The wgmma N of one promotion step of a block-scaled consumer
+/// (codegen/Sm90BlockScale.h): each 128-deep K block runs in BN / N steps,
+/// each wgmma'd into a fresh accumulator of N / 2 registers, waited for and
+/// promoted into its columns of the main accumulator before the next step
+/// reuses the fresh registers. N = BN, except above BN = 192, where the
+/// main and fresh accumulators of one m64nBN wgmma (BN / 2 registers each)
+/// would pass a consumer's 232: two halves (BN 256: 128 + 64 registers, as
+/// BN 192 whole). The halves must be wgmma Ns, so BN above 192 is a
+/// multiple of 16. (Issuing both halves before waiting for the first, so
+/// that its promotion overlaps the second's wgmmas, was measured slower at
+/// BN 128-192 on the H100: the n/2 wgmmas read A twice from shared memory;
+/// bench/Fp8BlockResults.md.)
+/// Example: BN 256 -> 128; BN 192 -> 192; no block scales -> BN.
+unsigned sm90PromotionN(const Sm90GemmConfig &config);
 
 /// Above this BN a block-scaled kernel promotes in sequential halves.
 inline constexpr unsigned Sm90MaxWholePromotionN = 192;

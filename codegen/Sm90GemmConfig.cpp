@@ -49,14 +49,10 @@ unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config) {
   return RegistersPerSm / (threads * std::max(1u, config.ctasPerSm)) / 8 * 8;
 }
 
-Sm90Promotion sm90Promotion(const Sm90GemmConfig &config) {
-  Sm90Promotion promotion;
-  promotion.n = config.bn;
-  if (config.blockScale && config.bn > Sm90MaxWholePromotionN) {
-    promotion.n = config.bn / 2;
-    promotion.steps = 2;
-  }
-  return promotion;
+unsigned sm90PromotionN(const Sm90GemmConfig &config) {
+  return config.blockScale && config.bn > Sm90MaxWholePromotionN
+             ? config.bn / 2
+             : config.bn;
 }
 
 unsigned sm90WgmmaK(DTypeKind dtype) {
@@ -369,9 +365,9 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 std::to_string(accumulators) +
                 " accumulators; use a smaller BN or 1 CTA per SM");
   // Block scales keep a fresh accumulator of one promotion step beside the
-  // main one (sm90Promotion).
+  // main one (sm90PromotionN).
   auto needs = [&](const Sm90GemmConfig &c) {
-    return sm90RowBlocks(c) * c.bn / 2 + sm90Promotion(c).n / 2 + 24;
+    return sm90RowBlocks(c) * c.bn / 2 + sm90PromotionN(c) / 2 + 24;
   };
   if (config.blockScale && consumer < needs(config)) {
     Sm90GemmConfig widest = config;
@@ -379,7 +375,7 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
       widest.bn -= 8;
     return fail("a consumer thread gets " + std::to_string(consumer) +
                 " registers, too few for the " + std::to_string(accumulators) +
-                " main and " + std::to_string(sm90Promotion(config).n / 2) +
+                " main and " + std::to_string(sm90PromotionN(config) / 2) +
                 " fresh accumulators of the block-scaled BM = " +
                 std::to_string(config.bm) + ", BN = " +
                 std::to_string(config.bn) + " tile; use BN <= " +
@@ -417,7 +413,7 @@ sm90RoleTiles(const Sm90GemmConfig &config) {
   // A block-scaled tile promoting in halves wgmmas each half of the B
   // tile: its subtile m = 1 (mAtomBytes) is where the second half starts.
   auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
-                               sm90Promotion(config).n);
+                               sm90PromotionN(config));
   if (!tileB)
     return tileB.takeError();
   if (config.clusterM > 1) {

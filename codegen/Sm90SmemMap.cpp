@@ -24,14 +24,14 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   Sm90SmemMap map;
   unsigned elem = sm90::elementBytes(config.aType);
   map.stages = config.stages;
-  map.consumers = config.bm / 64; // 64-row blocks (sm90RowBlocks)
+  map.rowBlocks = config.bm / 64;
   map.aStageBytes = config.bm * config.bk * elem;
   map.bStageBytes = config.bn * config.bk * elem;
   auto tile = sm90EpilogueTile(config);
   if (!tile)
     llvm::consumeError(tile.takeError());
   else if (*tile)
-    map.stagingBytes = map.consumers * (*tile)->buffers * (*tile)->bytes;
+    map.stagingBytes = map.rowBlocks * (*tile)->buffers * (*tile)->bytes;
   // The column stage where what is left holds it (the launch's check:
   // ctasPerSm x (bytes + 1024) within the SM).
   const ArchInfo &arch = archInfo(ArchKind::SM90a);

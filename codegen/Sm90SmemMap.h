@@ -37,7 +37,7 @@ struct Sm90SmemMap {
   unsigned aStageBytes = 0;  ///< One stage of the wgmma A role's tile.
   unsigned bStageBytes = 0;  ///< One stage of the wgmma B role's tile.
   unsigned stages = 0;
-  unsigned consumers = 0;    ///< 64-row blocks (BM / 64), a staging tile each.
+  unsigned rowBlocks = 0;    ///< 64-row blocks (BM / 64), a staging tile each.
 
   /// A full and an empty mbarrier (8 bytes each) per stage.
   static constexpr unsigned BarrierPairBytes = 16;
@@ -52,7 +52,7 @@ struct Sm90SmemMap {
   /// present only with a staging tile.
   unsigned cLoadBarriers() const { return flag() + FlagBytes; }
   unsigned cLoadBarrierBytes() const {
-    return stagingBytes ? (8 * consumers + 15) / 16 * 16 : 0;
+    return stagingBytes ? (8 * rowBlocks + 15) / 16 * 16 : 0;
   }
   /// The column stage's two mbarriers, then its values (Sm90ColumnStage).
   unsigned columnValueBytes = 0;
