@@ -2,6 +2,7 @@
 # Installs what tilec needs on a fresh Debian 12 machine, idempotently, then
 # configures and builds it. Sourced by scripts/main.sh and scripts/test.sh.
 #
+# python3-pip: scripts/install-sass-tools.sh installs the SASS tools from PyPI.
 # Environment: BUILD_DIR (default build), TILEC_CMAKE_ARGS (extra cmake args),
 # TILEC_TARGETS (build only these targets).
 set -euo pipefail
@@ -11,7 +12,7 @@ BUILD_DIR=${BUILD_DIR:-$TILEC_ROOT/build}
 
 packages=(cmake ninja-build g++ llvm-22-dev llvm-22-tools lld-22 libfmt-dev
           libgtest-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev
-          libffi-dev libz3-dev python3 python3-pytest)
+          libffi-dev libz3-dev python3 python3-pytest python3-pip)
 source "$TILEC_ROOT/scripts/install-packages.sh"
 install_missing_packages setup "${packages[@]}"
 
