@@ -1,4 +1,5 @@
-//===- codegen/GemmTarget.h - One table of GEMM targets ----------*- C++ -*-===//
+//===- codegen/GemmTarget.h - One table of GEMM targets ----------*- C++
+//-*-===//
 //
 // Everything that differs between the GEMM generators of sm_80, sm_90a and
 // sm_100a sits behind one interface with one row per architecture
@@ -103,11 +104,22 @@ public:
   /// How a batched \p spec's batch maps onto the kernel, and why
   /// (`--emit=lowered`, tile.operand @c's batch attribute).
   virtual std::string describeBatch(const GemmSpec &spec) const;
+  /// How a grouped \p spec's groups are walked (`--emit=lowered`,
+  /// tile.group's applied attribute); empty when not grouped.
+  virtual std::string describeGroup(const GemmSpec &spec) const {
+    (void)spec;
+    return "";
+  }
+  /// How a block-scaled \p spec's scales are applied (`--emit=lowered`,
+  /// tile.scale's promote attribute); empty without block scales.
+  virtual std::string describeBlockScale(const GemmSpec &spec) const {
+    (void)spec;
+    return "";
+  }
   /// The schedule of \p spec: \p written is true for a schedule the program
   /// wrote (spec.swapAB, spec.splitK hold it; only the why is added),
   /// false for `schedule auto` or none.
-  virtual GemmScheduleChoice schedule(const GemmSpec &spec,
-                                      bool written) const;
+  virtual GemmScheduleChoice schedule(const GemmSpec &spec, bool written) const;
   /// What `epilogue auto` becomes for \p spec.
   virtual GemmEpilogueChoice autoEpilogue(const GemmSpec &spec) const;
   /// The shared memory of \p spec; an error (reported at the epilogue)
@@ -144,8 +156,7 @@ public:
 
 protected:
   /// The one-CTA-per-tile grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1).
-  static Dim3 tileGrid(const GemmKernelBinary &kernel, uint64_t m,
-                       uint64_t n);
+  static Dim3 tileGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n);
   /// "no K split" / "A and B as written" phrasing shared by the rows: a
   /// written schedule's why.
   static std::string writtenScheduleWhy(const GemmSpec &spec,

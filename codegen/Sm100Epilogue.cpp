@@ -163,7 +163,7 @@ struct EpilogueEmitter {
                 llvm::ArrayRef<llvm::Value *> values, bool readC) {
     llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
     auto *pairType = llvm::FixedVectorType::get(cType(), 2);
-    llvm::Align pairAlign(2 * sm90::elementBytes(config.cType));
+    llvm::Align pairAlign(2 * dtypeBytes(config.cType));
     for (unsigned j = 0; j + 1 < values.size(); j += 2) {
       llvm::Value *col = b.CreateAdd(col0, i32(j));
       llvm::BasicBlock *wide = block("st2");
@@ -377,7 +377,7 @@ struct EpilogueEmitter {
     }
     llvm::Value *ldcEven = b.CreateICmpEQ(b.CreateAnd(v.ldc, i32(1)), i32(0));
     auto *pairType = llvm::FixedVectorType::get(cType(), 2);
-    llvm::Align pairAlign(2 * sm90::elementBytes(config.cType));
+    llvm::Align pairAlign(2 * dtypeBytes(config.cType));
     for (unsigned j = 0; j + 1 < gate.size(); j += 2) {
       llvm::Value *col = b.CreateAdd(outCol0, i32(j));
       llvm::BasicBlock *wide = block("swiglu.st2");
@@ -500,7 +500,7 @@ struct EpilogueEmitter {
     b.CreateBr(exit);
   }
 
-  void emit(const std::optional<Sm90EpilogueTile> &staging,
+  void emit(const std::optional<EpilogueStagingTile> &staging,
             llvm::BasicBlock *exit) {
     llvm::Value *warp = b.CreateLShr(v.tid, i32(5), "warp");
     llvm::Value *lane = b.CreateAnd(v.tid, i32(31), "lane");
@@ -576,7 +576,7 @@ struct EpilogueEmitter {
 } // namespace
 
 void emitSm100Epilogue(llvm::IRBuilder<> &b, const Sm100GemmConfig &config,
-                       const std::optional<Sm90EpilogueTile> &staging,
+                       const std::optional<EpilogueStagingTile> &staging,
                        const Sm100EpilogueValues &values,
                        llvm::BasicBlock *exit) {
   EpilogueEmitter{b, config, values}.emit(staging, exit);

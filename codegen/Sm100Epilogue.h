@@ -68,7 +68,7 @@ unsigned sm100EpilogueChunk(const Sm100GemmConfig &config);
 /// to \p exit. With \p staging, the staged path
 /// (emitSm100StagedEpilogue) when storeTma != 0, direct stores otherwise.
 void emitSm100Epilogue(llvm::IRBuilder<> &b, const Sm100GemmConfig &config,
-                       const std::optional<Sm90EpilogueTile> &staging,
+                       const std::optional<EpilogueStagingTile> &staging,
                        const Sm100EpilogueValues &values,
                        llvm::BasicBlock *exit);
 
@@ -89,7 +89,7 @@ emitSm100AccumulatorLoad(llvm::IRBuilder<> &b,
 /// \p exit.
 void emitSm100StagedEpilogue(llvm::IRBuilder<> &b,
                              const Sm100GemmConfig &config,
-                             const Sm90EpilogueTile &tile,
+                             const EpilogueStagingTile &tile,
                              const Sm100EpilogueValues &values,
                              llvm::BasicBlock *exit);
 

@@ -19,6 +19,7 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Tcgen05InlineAsm.h"
 #include "codegen/TileOrder.h"
+#include "codegen/warpspec/KernelBuilder.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -38,27 +39,17 @@ namespace {
 constexpr unsigned EpilogueWarps = 4, ProducerWarp = 4, MmaWarp = 5;
 constexpr unsigned BlockThreads = 32 * 6;
 
-struct Builder {
+struct Builder : WarpSpecKernelBuilder {
   const Sm100GemmConfig &config;
   Sm100OperandTile tileA, tileB;
   uint32_t idesc;
-  llvm::LLVMContext &ctx;
-  llvm::Module &module;
-  llvm::IRBuilder<> b;
-  llvm::Function *fn = nullptr;
-  std::optional<SourceLineInfo> lines; ///< PTX line directives (--lineinfo)
 
-  llvm::Value *tmapA = nullptr, *tmapB = nullptr, *c = nullptr;
-  llvm::Value *rowsA = nullptr, *rowsB = nullptr, *k = nullptr, *ldc = nullptr,
-              *alpha = nullptr, *beta = nullptr;
-  llvm::Value *tid = nullptr, *warp = nullptr, *m0 = nullptr, *n0 = nullptr;
-  llvm::Value *numK = nullptr, *tilesM = nullptr, *tilesN = nullptr;
-  llvm::Value *aBase = nullptr, *bBase = nullptr, *barBase = nullptr;
+  llvm::Value *warp = nullptr, *tilesM = nullptr, *tilesN = nullptr;
   llvm::Value *accBarBase = nullptr, *tmemSlot = nullptr, *tmemBase = nullptr;
-  /// The staged epilogue (sm100EpilogueTile): its tile, C's tensor map,
-  /// the storeTma flag and the staging buffers' shared address.
-  std::optional<Sm90EpilogueTile> staging;
-  llvm::Value *tmapC = nullptr, *storeTma = nullptr, *stagingBase = nullptr;
+  /// The staged epilogue (sm100EpilogueTile): its tile (C's tensor map,
+  /// the storeTma flag and the staging buffers' shared address are
+  /// tmapC, storeTma and stagingBase).
+  std::optional<EpilogueStagingTile> staging;
   /// Accumulator buffers and the TMEM columns of each.
   unsigned buffers = sm100AccumulatorBuffers(config);
   unsigned columns = sm100TmemColumns(config);
@@ -67,7 +58,7 @@ struct Builder {
   /// pair's full and accumulator-empty mbarriers; both CTAs load their
   /// halves, read their own 128 rows of D and store them.
   bool pair = config.ctaGroup == 2;
-  llvm::Value *rank = nullptr; ///< %cluster_ctarank (pair only)
+  /// rank: %cluster_ctarank (pair only).
   /// cluster(4) (config.clusterPairs == 2): two pairs in a 4x1 cluster.
   /// rank is then the CTA's rank in its pair (%cluster_ctarank & 1),
   /// pairIndex = %cluster_ctarank / 2 and leaderRank the pair's even rank.
@@ -79,33 +70,17 @@ struct Builder {
   /// per-role counter of ring positions consumed (each unit takes its own
   /// count, so the position is a running sum, not i * numK).
   bool split = config.splitK > 1;
-  llvm::Value *workspace = nullptr, *counters = nullptr;
-  llvm::Value *tileId = nullptr, *splitIndex = nullptr;
-  llvm::Value *kBegin = nullptr, *kCount = nullptr;
-  llvm::Value *flagAddr = nullptr;
-  llvm::AllocaInst *ringSlot = nullptr;
-  /// Batched (config.batch): the batch count and C's batch stride
-  /// (parameters), and the current unit's batch z (forTiles).
+  llvm::Value *splitIndex = nullptr;
+  llvm::AllocaInst *ringCount = nullptr;
+  /// Batched (config.batch): the batch count (a parameter; C's batch
+  /// stride is strideC), and the current unit's batch z (forTiles).
   bool batched = config.batch.has_value();
-  llvm::Value *batchCount = nullptr, *strideC = nullptr, *batchZ = nullptr;
+  llvm::Value *batchCount = nullptr, *batchZ = nullptr;
 
   Builder(const Sm100GemmConfig &config, Sm100OperandTile tileA,
           Sm100OperandTile tileB, uint32_t idesc, llvm::Module &module)
-      : config(config), tileA(std::move(tileA)), tileB(std::move(tileB)),
-        idesc(idesc), ctx(module.getContext()), module(module), b(ctx) {}
-
-  llvm::BasicBlock *block(const llvm::Twine &name) {
-    return llvm::BasicBlock::Create(ctx, name, fn);
-  }
-  llvm::Value *i32(uint32_t v) { return b.getInt32(v); }
-
-  llvm::Value *fullBar(llvm::Value *slot) {
-    return b.CreateAdd(barBase, b.CreateMul(slot, i32(8)));
-  }
-  llvm::Value *emptyBar(llvm::Value *slot) {
-    return b.CreateAdd(
-        barBase, b.CreateMul(b.CreateAdd(slot, i32(config.stages)), i32(8)));
-  }
+      : WarpSpecKernelBuilder(module, config.stages), config(config),
+        tileA(std::move(tileA)), tileB(std::move(tileB)), idesc(idesc) {}
 
   /// The accumulator-full mbarrier of buffer \p buf (one tcgen05.commit
   /// per tile) and its accumulator-empty mbarrier (an arrival from each
@@ -141,30 +116,6 @@ struct Builder {
     return ptx::mapaShared(b, bar, quad ? leaderRank : i32(0));
   }
 
-  /// v = start, start + stride, ... while v < bound, around \p body(v,
-  /// next), which must end by branching to next.
-  void loop(
-      const llvm::Twine &name, llvm::Value *start, llvm::Value *bound,
-      llvm::Value *stride,
-      const std::function<void(llvm::Value *v, llvm::BasicBlock *next)> &body) {
-    llvm::BasicBlock *pre = b.GetInsertBlock();
-    llvm::BasicBlock *head = block(name + ".head");
-    llvm::BasicBlock *bodyBlock = block(name + ".body");
-    llvm::BasicBlock *latch = block(name + ".latch");
-    llvm::BasicBlock *exit = block(name + ".exit");
-    b.CreateBr(head);
-    b.SetInsertPoint(head);
-    llvm::PHINode *v = b.CreatePHI(b.getInt32Ty(), 2, name);
-    v->addIncoming(start, pre);
-    b.CreateCondBr(b.CreateICmpULT(v, bound), bodyBlock, exit);
-    b.SetInsertPoint(bodyBlock);
-    body(v, latch);
-    b.SetInsertPoint(latch);
-    v->addIncoming(b.CreateAdd(v, stride, name + ".next", true, true), latch);
-    b.CreateBr(head);
-    b.SetInsertPoint(exit);
-  }
-
   /// kt = 0 .. numK - 1 around \p body(kt, slot, parity) of the ring; the
   /// ring's position continues from \p base (the K tiles of the CTA's
   /// earlier tiles), so its phases run on across tiles.
@@ -173,10 +124,7 @@ struct Builder {
                                      llvm::Value *parity)> &body) {
     loop(name, i32(0), kCount, i32(1),
          [&](llvm::Value *kt, llvm::BasicBlock *next) {
-           llvm::Value *it = b.CreateAdd(base, kt, "it");
-           llvm::Value *slot = b.CreateURem(it, i32(config.stages), "slot");
-           llvm::Value *parity = b.CreateAnd(
-               b.CreateUDiv(it, i32(config.stages)), i32(1), "parity");
+           auto [slot, parity] = ringSlot(b.CreateAdd(base, kt, "it"));
            body(kt, slot, parity);
            b.CreateBr(next);
          });
@@ -189,10 +137,10 @@ struct Builder {
   void forTiles(const llvm::Twine &name, llvm::BasicBlock *exit,
                 const std::function<void(llvm::Value *i)> &body) {
     // A pair walks the tiles as one: its cluster's index and count.
-    llvm::Value *first = b.CreateIntrinsic(
-        pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x
-             : llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
-        {});
+    llvm::Value *first =
+        b.CreateIntrinsic(pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x
+                               : llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                          {});
     llvm::Value *stride = b.CreateIntrinsic(
         pair ? llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x
              : llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
@@ -231,12 +179,11 @@ struct Builder {
                    b.getInt32Ty(), name);
              };
              kBegin = bound(splitIndex, "kBegin");
-             llvm::Value *kEnd =
-                 bound(b.CreateAdd(splitIndex, i32(1)), "kEnd");
+             llvm::Value *kEnd = bound(b.CreateAdd(splitIndex, i32(1)), "kEnd");
              kCount = b.CreateSub(kEnd, kBegin, "kCount");
            }
            tileId = t;
-           TileCoord tile =
+           TilePosition tile =
                emitGroupedTile(b, t, tilesM, tilesN, config.groupM);
            // cluster(4): a tile row of the walk is two pairs' tiles.
            llvm::Value *row = tile.row;
@@ -255,17 +202,17 @@ struct Builder {
   llvm::Value *ringBase(llvm::Value *i) {
     if (!split)
       return b.CreateMul(i, numK);
-    return b.CreateLoad(b.getInt32Ty(), ringSlot, "ringBase");
+    return b.CreateLoad(b.getInt32Ty(), ringCount, "ringBase");
   }
   /// Split-K: the unit starting at \p base took kCount positions.
   void advanceRing(llvm::Value *base) {
     if (split)
-      b.CreateStore(b.CreateAdd(base, kCount), ringSlot);
+      b.CreateStore(b.CreateAdd(base, kCount), ringCount);
   }
   /// Split-K: a role's ring count starts at 0.
   void resetRing() {
     if (split)
-      b.CreateStore(i32(0), ringSlot);
+      b.CreateStore(i32(0), ringCount);
   }
 
   /// Buffer of the CTA's tile \p i and the parity of its use: i % buffers
@@ -276,62 +223,16 @@ struct Builder {
   }
 
   void createFunction() {
-    llvm::Type *tmapType = llvm::ArrayType::get(b.getInt8Ty(), 128);
     std::vector<KernelParam> params = sm100KernelParams(
         config.epilogueOps, config.splitK, batched, staging.has_value());
-    llvm::SmallVector<llvm::Type *> types;
-    for (const KernelParam &param : params)
-      types.push_back(param.kind == KernelParam::TensorMap ? b.getPtrTy()
-                      : param.kind == KernelParam::Pointer ? b.getPtrTy(1)
-                      : param.kind == KernelParam::I32
-                          ? static_cast<llvm::Type *>(b.getInt32Ty())
-                      : param.kind == KernelParam::I64
-                          ? static_cast<llvm::Type *>(b.getInt64Ty())
-                          : b.getFloatTy());
-    auto *type = llvm::FunctionType::get(b.getVoidTy(), types, false);
-    fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                config.name, module);
-    fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    fn->addFnAttr("nvvm.maxntid", std::to_string(BlockThreads));
     // One CTA per SM (the persistent grid's ctasPerSm): without it ptxas
     // aims at a higher occupancy than shared memory allows and spills the
     // epilogue ops' temporaries to local memory (.minnctapersm 1 gives
     // them the registers; the SASS test checks for STL/LDL).
-    fn->addFnAttr("nvvm.minctasm", "1");
-    std::map<std::string, llvm::Value *> byName;
-    for (unsigned i = 0; i < params.size(); ++i) {
-      llvm::Argument *arg = fn->getArg(i);
-      arg->setName(params[i].name);
-      byName[params[i].name] = arg;
-      if (params[i].kind != KernelParam::TensorMap)
-        continue;
-      // A CUtensorMap: 128 bytes by value, 64-byte aligned, read in place.
-      fn->addParamAttr(i, llvm::Attribute::getWithByValType(ctx, tmapType));
-      fn->addParamAttr(i,
-                       llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
-      fn->addParamAttr(i, llvm::Attribute::get(ctx, "nvvm.grid_constant"));
-    }
-    tmapA = byName["tmapA"];
-    tmapB = byName["tmapB"];
-    c = byName["c"];
-    rowsA = byName["rowsA"];
-    rowsB = byName["rowsB"];
-    k = byName["k"];
-    ldc = byName["ldc"];
-    alpha = byName["alpha"];
-    beta = byName["beta"];
-    if (split) {
-      workspace = byName["workspace"];
-      counters = byName["counters"];
-    }
-    if (batched) {
-      batchCount = byName["batch"];
-      strideC = byName["strideC"];
-    }
-    if (staging) {
-      tmapC = byName["tmapC"];
-      storeTma = byName["storeTma"];
-    }
+    llvm::StringMap<llvm::Value *> byName =
+        declareKernel(config.name, params, BlockThreads, 1);
+    if (batched)
+      batchCount = byName.lookup("batch");
   }
 
   void emitPrologue() {
@@ -352,33 +253,23 @@ struct Builder {
     // boxes and still completes their bytes), multicasts its share of B to
     // the first pair, and stores nothing.
     unsigned walkRows = config.bm * config.clusterPairs;
-    tilesM = b.CreateUDiv(b.CreateAdd(rowsA, i32(walkRows - 1)), i32(walkRows),
-                          "tilesM");
-    tilesN = b.CreateUDiv(b.CreateAdd(rowsB, i32(config.bn - 1)),
-                          i32(config.bn), "tilesN");
-    numK = b.CreateUDiv(b.CreateAdd(k, i32(config.bk - 1)), i32(config.bk),
-                        "numK");
+    tilesM = countOf(rowsA, walkRows, "tilesM");
+    tilesN = countOf(rowsB, config.bn, "tilesN");
+    numK = countOf(k, config.bk, "numK");
     if (split)
-      ringSlot = b.CreateAlloca(b.getInt32Ty(), nullptr, "ring");
+      ringCount = b.CreateAlloca(b.getInt32Ty(), nullptr, "ring");
 
-    auto *smem = new llvm::GlobalVariable(
-        module, llvm::ArrayType::get(b.getInt8Ty(), 0), false,
-        llvm::GlobalValue::ExternalLinkage, nullptr, "tilec_smem", nullptr,
-        llvm::GlobalValue::NotThreadLocal, 3);
-    smem->setAlignment(llvm::Align(1024));
-    llvm::Value *raw = b.CreatePtrToInt(smem, b.getInt32Ty());
     // [A ring][B ring][full][empty][acc full][acc empty][TMEM address], from
     // a base aligned for SW128 atoms.
-    aBase = b.CreateAnd(b.CreateAdd(raw, i32(sm90::AlignSlack - 1)),
-                        i32(~(sm90::AlignSlack - 1)), "aBase");
+    aBase = alignedSmemBase("aBase");
     bBase =
         b.CreateAdd(aBase, i32(config.stages * tileA.staged.bytes), "bBase");
     if (staging) {
       // [staging buffers] after the ring, 1024-byte aligned.
-      stagingBase = b.CreateAdd(aBase, i32(sm100StagingOffset(config)),
-                                "staging");
-      barBase = b.CreateAdd(stagingBase,
-                            i32(staging->buffers * staging->bytes), "barBase");
+      stagingBase =
+          b.CreateAdd(aBase, i32(sm100StagingOffset(config)), "staging");
+      barBase = b.CreateAdd(stagingBase, i32(staging->buffers * staging->bytes),
+                            "barBase");
     } else {
       barBase = b.CreateAdd(bBase, i32(config.stages * tileB.staged.bytes),
                             "barBase");
@@ -438,35 +329,6 @@ struct Builder {
                             "=r,r,~{memory}", {tmemSlot});
   }
 
-  /// The TMA loads of one ring slot of \p tile at \p dst: one box (K-major,
-  /// coordinates (k, row)) or one box per swizzle atom along MN (MN-major,
-  /// coordinates (row + i * box, k)).
-  /// \p z non-null: the tensor is batched, its map rank 3 with the batch
-  /// outermost (batchOfRole).
-  void loadTile(const Sm90OperandTile &tile, llvm::Value *dst,
-                llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
-                llvm::Value *bar, llvm::Value *z = nullptr) {
-    // A pair's loads complete on the leader's full barrier (\p bar is its
-    // shared::cluster address): .cta_group::2 lets it be the peer's.
-    auto load = [&](llvm::Value *to, llvm::Value *c0, llvm::Value *c1) {
-      if (z && pair)
-        ptx::tmaLoad3dCtaPair(b, to, tmap, c0, c1, z, bar);
-      else if (z)
-        ptx::tmaLoad3d(b, to, tmap, c0, c1, z, bar);
-      else if (pair)
-        ptx::tmaLoad2dCtaPair(b, to, tmap, c0, c1, bar);
-      else
-        ptx::tmaLoad2d(b, to, tmap, c0, c1, bar);
-    };
-    if (tile.major == MajorKind::K) {
-      load(dst, kc, row);
-      return;
-    }
-    for (unsigned i = 0; i < tile.boxes; ++i)
-      load(b.CreateAdd(dst, i32(i * tile.boxBytes)),
-           b.CreateAdd(row, i32(i * tile.boxDims[0])), kc);
-  }
-
   /// The batch coordinate of the tensor in MMA role A (\p roleA) or B:
   /// the unit's batch, or null when the kernel is not batched or the
   /// tensor is broadcast (its map stays rank 2). Under swap-AB role A is
@@ -486,9 +348,9 @@ struct Builder {
   llvm::Value *ctaRow(llvm::Value *origin, char operand) {
     if (!pair)
       return origin;
-    return b.CreateAdd(
-        origin, b.CreateMul(rank, i32(sm100CtaRows(config, operand))),
-        operand == 'a' ? "aRow" : "bRow");
+    return b.CreateAdd(origin,
+                       b.CreateMul(rank, i32(sm100CtaRows(config, operand))),
+                       operand == 'a' ? "aRow" : "bRow");
   }
 
   /// cluster(4): this CTA's share of the B rows its pair's slot holds,
@@ -532,8 +394,8 @@ struct Builder {
   void emitProducerTail(llvm::BasicBlock *exit) {
     llvm::Value *first =
         b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_clusterid_x, {});
-    llvm::Value *stride = b.CreateIntrinsic(
-        llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x, {});
+    llvm::Value *stride =
+        b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nclusterid_x, {});
     llvm::Value *tiles = b.CreateMul(tilesM, tilesN);
     if (batched)
       tiles = b.CreateMul(tiles, batchCount);
@@ -546,10 +408,7 @@ struct Builder {
         i32(0), "pairTiles");
     llvm::Value *base = b.CreateMul(mine, numK, "ringEnd");
     for (unsigned j = 0; j < config.stages; ++j) {
-      llvm::Value *it = b.CreateAdd(base, i32(j));
-      llvm::Value *slot = b.CreateURem(it, i32(config.stages));
-      llvm::Value *parity =
-          b.CreateAnd(b.CreateUDiv(it, i32(config.stages)), i32(1));
+      auto [slot, parity] = ringSlot(b.CreateAdd(base, i32(j)));
       ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
                               "wait.tail");
     }
@@ -571,7 +430,7 @@ struct Builder {
     // Under a programmatic dependent launch the previous kernel may still
     // be writing A or B.
     ptx::gridDependencyWait(b);
-    const Sm90OperandTile &a = tileA.staged, &bt = tileB.staged;
+    const TmaOperandTile &a = tileA.staged, &bt = tileB.staged;
     llvm::BasicBlock *tail = pair ? block("produce.tail") : exit;
     resetRing();
     forTiles("produce.tile", tail, [&](llvm::Value *i) {
@@ -606,7 +465,8 @@ struct Builder {
                                            i32(config.bk));
              lines->at(KernelPart::SmemA);
              loadTile(a, b.CreateAdd(aBase, b.CreateMul(slot, i32(a.bytes))),
-                      tmapA, kc, ctaRow(m0, 'a'), full, batchOfRole(true));
+                      tmapA, kc, ctaRow(m0, 'a'), full, batchOfRole(true),
+                      pair);
              lines->at(KernelPart::SmemB);
              llvm::Value *bDst =
                  b.CreateAdd(bBase, b.CreateMul(slot, i32(bt.bytes)));
@@ -614,7 +474,7 @@ struct Builder {
                loadSharedB(bDst, kc, full);
              else
                loadTile(bt, bDst, tmapB, kc, ctaRow(n0, 'b'), full,
-                        batchOfRole(false));
+                        batchOfRole(false), pair);
              lines->at(KernelPart::Kernel);
            });
       advanceRing(base);
@@ -673,32 +533,33 @@ struct Builder {
       llvm::Value *d =
           b.CreateAdd(tmemBase, b.CreateMul(buf, i32(columns)), "d");
       llvm::Value *base = ringBase(i);
-      forK(
-          "mma", base,
-          [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
-            ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
-            ptx::tcgen05FenceAfterThreadSync(b);
-            llvm::Value *aSlot =
-                b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
-            llvm::Value *bSlot =
-                b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
-            lines->at(KernelPart::Mma);
-            for (unsigned kk = 0; kk < steps; ++kk) {
-              llvm::Value *descA = descriptor(
-                  tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
-              llvm::Value *descB = descriptor(
-                  tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
-              // The tile's first MMA overwrites D; every later one accumulates.
-              llvm::Value *accumulate =
-                  kk ? i32(1)
-                     : b.CreateZExt(b.CreateICmpNE(kt, i32(0)), b.getInt32Ty());
-              ptx::tcgen05Mma(b, kind, d, descA, descB, idescValue, accumulate,
-                              config.ctaGroup);
-            }
-            // The slot is free once these MMAs have read it.
-            commit(emptyBar(slot), quadCommitMask(true));
-            lines->at(KernelPart::Kernel);
-          });
+      forK("mma", base,
+           [&](llvm::Value *kt, llvm::Value *slot, llvm::Value *parity) {
+             ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
+             ptx::tcgen05FenceAfterThreadSync(b);
+             llvm::Value *aSlot =
+                 b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.staged.bytes)));
+             llvm::Value *bSlot =
+                 b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.staged.bytes)));
+             lines->at(KernelPart::Mma);
+             for (unsigned kk = 0; kk < steps; ++kk) {
+               llvm::Value *descA = descriptor(
+                   tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+               llvm::Value *descB = descriptor(
+                   tileB, b.CreateAdd(bSlot, i32(kk * tileB.kStepBytes)));
+               // The tile's first MMA overwrites D; every later one
+               // accumulates.
+               llvm::Value *accumulate =
+                   kk ? i32(1)
+                      : b.CreateZExt(b.CreateICmpNE(kt, i32(0)),
+                                     b.getInt32Ty());
+               ptx::tcgen05Mma(b, kind, d, descA, descB, idescValue, accumulate,
+                               config.ctaGroup);
+             }
+             // The slot is free once these MMAs have read it.
+             commit(emptyBar(slot), quadCommitMask(true));
+             lines->at(KernelPart::Kernel);
+           });
       advanceRing(base);
       // Every MMA of the tile has completed: D is final.
       commit(accFullBar(buf), quadCommitMask(false));
@@ -817,12 +678,12 @@ llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM100a))
     return err;
   unsigned rowsA = sm100CtaRows(config, 'a'), rowsB = sm100CtaRows(config, 'b');
-  auto a = sm100OperandTile(rowsA, config.bk, config.aType, config.aMajor,
-                            rowsA);
+  auto a =
+      sm100OperandTile(rowsA, config.bk, config.aType, config.aMajor, rowsA);
   if (!a)
     return a.takeError();
-  auto bt = sm100OperandTile(rowsB, config.bk, config.bType, config.bMajor,
-                             rowsB);
+  auto bt =
+      sm100OperandTile(rowsB, config.bk, config.bType, config.bMajor, rowsB);
   if (!bt)
     return bt.takeError();
   auto idesc = sm100InstrDescriptor(config);
@@ -859,36 +720,31 @@ std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
 }
 
 llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
-  llvm::LLVMContext context;
-  llvm::Module module(config.name, context);
-  auto parts = buildSm100Module(config, module);
-  if (!parts)
-    return parts.takeError();
-  auto ptxText = emitPtx(module, ArchKind::SM100a);
+  Sm100GemmKernel kernel;
+  auto ptxText = kernelPtx(config.name, ArchKind::SM100a,
+                           [&](llvm::Module &module) -> llvm::Error {
+                             auto parts = buildSm100Module(config, module);
+                             if (!parts)
+                               return parts.takeError();
+                             kernel.a = std::move(parts->a);
+                             kernel.b = std::move(parts->b);
+                             kernel.idesc = parts->idesc;
+                             return llvm::Error::success();
+                           });
   if (!ptxText)
     return ptxText.takeError();
-  Sm100GemmKernel kernel;
   kernel.ptx = std::move(*ptxText);
   kernel.entry = config.name;
   kernel.blockThreads = BlockThreads;
   kernel.sharedBytes = sm100SharedBytes(config);
   kernel.config = config;
-  kernel.a = std::move(parts->a);
-  kernel.b = std::move(parts->b);
-  kernel.idesc = parts->idesc;
   return kernel;
 }
 
 llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config) {
-  llvm::LLVMContext context;
-  llvm::Module module(config.name, context);
-  auto parts = buildSm100Module(config, module);
-  if (!parts)
-    return parts.takeError();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, nullptr);
-  return text;
+  return kernelLlvmIr(config.name, [&](llvm::Module &module) {
+    return buildSm100Module(config, module).takeError();
+  });
 }
 
 } // namespace tilec

@@ -92,10 +92,10 @@
 // written by both pairs' loads; accumulator commits stay in the pair.
 //
 // Shared-memory descriptors come from each operand tile's layout exactly as
-// on sm_90a (sm90OperandTile picks the tile, the TMA boxes and the layout);
+// on sm_90a (tmaOperandTile picks the tile, the TMA boxes and the layout);
 // the sm_100 descriptor (version 1, its own layout-type codes) is derived
 // from that layout for the M = 128 or N = BN MMA operand by
-// ir/DescriptorDerivation (sm90OperandTile with arch sm_100a), and the K
+// ir/DescriptorDerivation (tmaOperandTile with arch sm_100a), and the K
 // steps advance the start address by the
 // derived subtile offsets. The instruction descriptor is ir/InstrDescriptor's
 // encoding of (types, M = 128, N = BN, majorness).
@@ -174,7 +174,8 @@
 #define TILEC_CODEGEN_SM100GEMM_H
 
 #include "codegen/GemmCodegen.h"
-#include "codegen/Sm90Gemm.h"
+#include "codegen/warpspec/EpilogueStaging.h"
+#include "codegen/warpspec/OperandTile.h"
 #include "ir/DType.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrDescriptor.h"
@@ -254,10 +255,10 @@ struct Sm100GemmConfig {
 };
 
 /// One operand tile as the sm_100a kernel stages and describes it: the
-/// layout, bytes and TMA boxes are chosen as on sm_90a (sm90OperandTile),
+/// layout, bytes and TMA boxes are chosen as on sm_90a (tmaOperandTile),
 /// the descriptor is derived for tcgen05.
 struct Sm100OperandTile {
-  Sm90OperandTile staged;      ///< Layout, bytes, TMA boxes; its descriptor
+  TmaOperandTile staged;      ///< Layout, bytes, TMA boxes; its descriptor
                                ///< fields are sm_100's.
   uint64_t descriptorHigh = 0; ///< bits 14..63 of the sm_100 descriptor
   unsigned kStepBytes = 0;     ///< start-address advance per MMA K step
@@ -302,7 +303,7 @@ unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config);
 /// two. Example: BN 256 allocates 512, BN 48 allocates 128.
 unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
 
-/// The staging tile of the staged epilogue (codegen/EpilogueStaging.h):
+/// The staging tile of the staged epilogue (codegen/warpspec/EpilogueStaging.h):
 /// the epilogue warpgroup's rows (64 for BM = 64, else 128: each CTA of a
 /// pair stages its own 128) by one atom row of C (BN / 2 columns after
 /// swiglu), double-buffered when a tile takes more than one chunk;
@@ -311,7 +312,7 @@ unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
 /// swiglu(interleaved)), saying what is legal.
 /// Example: bf16 C, BN = 256, BM = 128: tile_to_shape(K_SW128<bf16>,
 /// (128,64)), 4 chunks, 2 buffers of 16384 bytes.
-llvm::Expected<std::optional<Sm90EpilogueTile>>
+llvm::Expected<std::optional<EpilogueStagingTile>>
 sm100EpilogueTile(const Sm100GemmConfig &config);
 
 /// Shared-memory offset of the staging buffers from the aligned base: the

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100Gemm.h"
-#include "codegen/EpilogueStaging.h"
+#include "codegen/warpspec/EpilogueStaging.h"
 
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
@@ -20,8 +20,6 @@
 
 namespace tilec {
 
-using sm90::dtypeName;
-using sm90::elementBytes;
 
 namespace {
 
@@ -83,7 +81,7 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
   // The tile, its TMA boxes and its layout are the ones the sm_90a kernel
   // stages (one home for that choice), derived for the tcgen05 descriptor.
   auto staged =
-      sm90OperandTile(rows, bk, dtype, major, mmaMN, ArchKind::SM100a);
+      tmaOperandTile(rows, bk, dtype, major, mmaMN, ArchKind::SM100a);
   if (!staged)
     return staged.takeError();
   if (staged->mAtomBytes != 0)
@@ -127,7 +125,7 @@ unsigned sm100CtaRows(const Sm100GemmConfig &config, char operand) {
   return (operand == 'a' ? config.bm : config.bn) / group;
 }
 
-llvm::Expected<std::optional<Sm90EpilogueTile>>
+llvm::Expected<std::optional<EpilogueStagingTile>>
 sm100EpilogueTile(const Sm100GemmConfig &config) {
   if (!config.storeTma)
     return std::nullopt;
@@ -175,23 +173,23 @@ sm100EpilogueTile(const Sm100GemmConfig &config) {
 unsigned sm100StagingOffset(const Sm100GemmConfig &config) {
   unsigned ring = config.stages *
                   (sm100CtaRows(config, 'a') + sm100CtaRows(config, 'b')) *
-                  config.bk * elementBytes(config.aType);
+                  config.bk * dtypeBytes(config.aType);
   return (ring + 1023) / 1024 * 1024;
 }
 
 unsigned sm100SharedBytes(const Sm100GemmConfig &config) {
   unsigned ring = config.stages *
                   (sm100CtaRows(config, 'a') + sm100CtaRows(config, 'b')) *
-                  config.bk * elementBytes(config.aType);
+                  config.bk * dtypeBytes(config.aType);
   // The staging buffers (an error in the tile is verifySm100GemmConfig's).
   auto staging = sm100EpilogueTile(config);
   if (!staging) {
     llvm::consumeError(staging.takeError());
-    return sm90::AlignSlack + ring + barrierBytes(config);
+    return SmemAlignSlack + ring + barrierBytes(config);
   }
   if (!*staging)
-    return sm90::AlignSlack + ring + barrierBytes(config);
-  return sm90::AlignSlack + sm100StagingOffset(config) +
+    return SmemAlignSlack + ring + barrierBytes(config);
+  return SmemAlignSlack + sm100StagingOffset(config) +
          (*staging)->buffers * (*staging)->bytes + barrierBytes(config);
 }
 
@@ -261,7 +259,7 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         lo == hi ? std::to_string(lo)
                  : std::to_string(lo) + " or " + std::to_string(hi)));
   }
-  unsigned elemBytes = elementBytes(config.aType);
+  unsigned elemBytes = dtypeBytes(config.aType);
   unsigned rowBytes = config.bk * elemBytes;
   if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
     return fail(llvm::formatv(

@@ -177,7 +177,7 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.bMajor = config.swapAB ? config.aMajor : config.bMajor;
   // Each map's box is the staged operand tile's, as on sm_90a.
   // Under swap-AB the kernel's A role reads the user's B and vice versa.
-  auto plan = [&](const char *param, char matrix, const Sm90OperandTile &tile) {
+  auto plan = [&](const char *param, char matrix, const TmaOperandTile &tile) {
     if (config.swapAB)
       matrix = matrix == 'A' ? 'B' : 'A';
     TensorMapPlan map;
@@ -204,7 +204,7 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
     // chunk, as on sm_90a. Without a legal map (C, ldc or N not whole
     // 16-byte units) the launcher passes storeTma = 0 and the kernel
     // stores directly.
-    const Sm90EpilogueTile &tile = **staging;
+    const EpilogueStagingTile &tile = **staging;
     TensorMapPlan map;
     map.param = "tmapC";
     map.matrix = 'C';

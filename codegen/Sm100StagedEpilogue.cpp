@@ -42,7 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/EpilogueMath.h"
-#include "codegen/EpilogueStaging.h"
+#include "codegen/warpspec/EpilogueStaging.h"
 #include "codegen/NvvmBuilder.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm100Epilogue.h"
@@ -63,7 +63,7 @@ constexpr unsigned EpilogueBarrier = 1, EpilogueThreads = 128;
 struct StagedEmitter {
   llvm::IRBuilder<> &b;
   const Sm100GemmConfig &config;
-  const Sm90EpilogueTile &tile;
+  const EpilogueStagingTile &tile;
   const Sm100EpilogueValues &v;
   /// What the ops read: the kernel's operand vectors, C's M x N.
   EpilogueInputs inputs =
@@ -251,7 +251,7 @@ struct StagedEmitter {
 
 void emitSm100StagedEpilogue(llvm::IRBuilder<> &b,
                              const Sm100GemmConfig &config,
-                             const Sm90EpilogueTile &tile,
+                             const EpilogueStagingTile &tile,
                              const Sm100EpilogueValues &values,
                              llvm::BasicBlock *exit) {
   StagedEmitter emitter{b, config, tile, values};

@@ -6,7 +6,7 @@
 // tcgen05.mma M of one CTA, 64 or 128: M becomes the MMA's N and N fills
 // the BM rows) and splits K, reduced in a global workspace, when M, N and K are
 // all fixed and the output tiles would leave most of a B200's 148 SMs
-// idle (the sm_90a rule, codegen/Sm90Heuristic.h). Direct stores from the
+// idle (the rule of codegen/DecodeSplit.h). Direct stores from the
 // tcgen05.ld registers, and the shared memory of the generator's own count
 // (the ring, its mbarriers, the accumulator barriers, the TMEM address
 // word and the alignment slack).
@@ -15,7 +15,7 @@
 #include "codegen/GemmTarget.h"
 
 #include "codegen/Sm100GemmSpec.h"
-#include "codegen/Sm90Heuristic.h"
+#include "codegen/DecodeSplit.h"
 
 namespace tilec {
 
@@ -39,7 +39,7 @@ class Sm100Target final : public GemmTarget {
 public:
   ArchKind arch() const override { return ArchKind::SM100a; }
 
-  // The generator stages operand tiles as sm_90a does (sm90OperandTile).
+  // The generator stages operand tiles as sm_90a does (tmaOperandTile).
   bool stagesMnMajorKFirst() const override { return true; }
 
   // Always persistent (`persistent(G)` sets the group of tile rows);

@@ -39,7 +39,6 @@ namespace {
 /// Elements per vector of the copy loop: 16 bytes of staged f32.
 constexpr unsigned VectorElems = 4;
 
-
 /// Writes this thread's accumulators of pass \p pass into the staging tile.
 void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
   const Sm80GemmPlan &plan = kernel.plan;
@@ -59,12 +58,12 @@ void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
   llvm::Value *row =
       b.CreateAdd(b.CreateMul(kernel.warpM, b.getInt32(rowsPerWarp)),
                   b.CreateLShr(kernel.lane, 2));
-  llvm::Value *col = b.CreateAdd(
-      b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent)),
-      b.CreateShl(b.CreateAnd(kernel.lane, 3), 1));
+  llvm::Value *col =
+      b.CreateAdd(b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent)),
+                  b.CreateShl(b.CreateAnd(kernel.lane, 3), 1));
   llvm::Value *base = staging.smem.emitOffset(b, row, col);
-  llvm::Value *basePtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
-                                     b.CreateMul(base, b.getInt32(4)));
+  llvm::Value *basePtr =
+      b.CreateGEP(b.getInt8Ty(), kernel.smem, b.CreateMul(base, b.getInt32(4)));
   // A constant byte offset from the thread's first element where the
   // layout allows it (always for the padded staging layouts: one add that
   // instruction selection folds into the store), else the full offset.
@@ -73,8 +72,7 @@ void stageAccumulators(Sm80Kernel &kernel, unsigned pass) {
     if (delta.kind == OffsetDelta::Add)
       return b.CreateConstGEP1_32(b.getInt8Ty(), basePtr,
                                   unsigned(delta.value * 4));
-    llvm::Value *off =
-        staging.smem.emitOffsetAt(b, base, row, col, runtime, c);
+    llvm::Value *off = staging.smem.emitOffsetAt(b, base, row, col, runtime, c);
     return b.CreateGEP(b.getInt8Ty(), kernel.smem,
                        b.CreateMul(off, b.getInt32(4)));
   };
@@ -157,6 +155,137 @@ struct Scaler {
   }
 };
 
+/// One trip of the copy loop of a pass: where this thread's vector of the
+/// staging tile lands in C, and how its elements are finished.
+struct CopyTrip {
+  Sm80Kernel &kernel;
+  const Scaler &scaler;
+  const GemmSpec &spec;
+  const Sm80StagingPlan &staging;
+  llvm::IRBuilder<> &b;
+  /// swiglu: C's tile has BN / 2 columns, each from two staged ones (lower
+  /// rejects an M-contiguous C).
+  const EpilogueOp *swiglu;
+  bool nContiguous;
+  llvm::Type *elem, *f32, *vecType, *vecF32;
+  unsigned elemBytes;
+  llvm::Align vecAlign;
+  /// The vector's staged row and tile column, its C row, its line of C
+  /// and first element along the line with that element's bound, whether
+  /// the line is inside C, C's leading dimension (i64), and the vector's
+  /// staged and global addresses.
+  llvm::Value *stagedRow = nullptr, *col = nullptr, *gRow = nullptr,
+              *gLine = nullptr, *gFirst = nullptr, *firstLimit = nullptr,
+              *lineIn = nullptr, *ldc = nullptr, *smemPtr = nullptr,
+              *ptr = nullptr;
+
+  CopyTrip(Sm80Kernel &kernel, const Scaler &scaler)
+      : kernel(kernel), scaler(scaler), spec(kernel.plan.spec),
+        staging(kernel.plan.staging), b(kernel.nv.ir()),
+        swiglu(findSwiglu(spec.epilogueOps)),
+        nContiguous(spec.cMajor == MajorKind::MN),
+        elem(llvmFloatType(b, spec.cType)), f32(b.getFloatTy()),
+        vecType(llvm::FixedVectorType::get(elem, VectorElems)),
+        vecF32(llvm::FixedVectorType::get(f32, VectorElems)),
+        elemBytes(dtypeBits(spec.cType) / 8),
+        vecAlign(VectorElems * elemBytes) {
+    assert((!swiglu || nContiguous) && "swiglu with an M-contiguous C");
+  }
+
+  /// swiglu's staged (gate, up) columns of the tile's C column \p c.
+  std::pair<llvm::Value *, llvm::Value *> sources(llvm::Value *c) {
+    if (swiglu->pairing == SwigluPairingKind::Interleaved) {
+      llvm::Value *gate = b.CreateShl(c, 1);
+      return {gate, b.CreateAdd(gate, b.getInt32(1))};
+    }
+    return {c, b.CreateAdd(c, b.getInt32(spec.bn / 2))};
+  }
+  /// The staged f32 of the vector's row at tile column \p c.
+  llvm::Value *staged(llvm::Value *c) {
+    llvm::Value *offset = staging.smem.emitOffset(b, stagedRow, c);
+    return b.CreateAlignedLoad(f32,
+                               b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                                           b.CreateMul(offset, b.getInt32(4))),
+                               llvm::Align(4));
+  }
+  /// One element of C with swiglu at tile column \p c, C column \p gc.
+  llvm::Value *swigluAt(llvm::Value *c, llvm::Value *gc) {
+    auto [gate, up] = sources(c);
+    return scaler.swiglu(staged(gate), staged(up), gRow,
+                         b.CreateAdd(kernel.n0, gate),
+                         b.CreateAdd(kernel.n0, up), gc);
+  }
+  /// C's address of element \p firstIndex along the vector's line.
+  llvm::Value *address(llvm::Value *firstIndex) {
+    llvm::Value *index =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(gLine, b.getInt64Ty()), ldc),
+                    b.CreateZExt(firstIndex, b.getInt64Ty()));
+    return b.CreateGEP(b.getInt8Ty(), kernel.c,
+                       b.CreateMul(index, b.getInt64(elemBytes)));
+  }
+
+  /// The whole vector: one load of C (beta != 0 only) and one store.
+  void emitVector() {
+    llvm::Value *value = nullptr;
+    if (swiglu) {
+      value = llvm::PoisonValue::get(vecF32);
+      for (unsigned e = 0; e < VectorElems; ++e)
+        value =
+            b.CreateInsertElement(value,
+                                  swigluAt(b.CreateAdd(col, b.getInt32(e)),
+                                           b.CreateAdd(gFirst, b.getInt32(e))),
+                                  e);
+    } else {
+      llvm::Value *acc = b.CreateAlignedLoad(vecF32, smemPtr, llvm::Align(16));
+      value = scaler.withOldC(
+          [&] {
+            return b.CreateFPExt(b.CreateAlignedLoad(vecType, ptr, vecAlign),
+                                 vecF32);
+          },
+          [&](llvm::Value *old) {
+            llvm::Value *out = llvm::PoisonValue::get(vecF32);
+            for (unsigned e = 0; e < VectorElems; ++e) {
+              llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
+              llvm::Value *along = b.CreateAdd(gFirst, b.getInt32(e));
+              out = b.CreateInsertElement(
+                  out,
+                  scaler.scale(b.CreateExtractElement(acc, e), o,
+                               nContiguous ? gLine : along,
+                               nContiguous ? along : gLine),
+                  e);
+            }
+            return out;
+          });
+    }
+    b.CreateAlignedStore(b.CreateFPTrunc(value, vecType), ptr, vecAlign);
+  }
+
+  /// Element \p e of the vector at C index \p gIndex along its line, in
+  /// bounds.
+  void emitElement(llvm::Value *e, llvm::Value *gIndex) {
+    llvm::Value *elemPtr = address(gIndex);
+    llvm::Value *out = nullptr;
+    if (swiglu) {
+      out = swigluAt(b.CreateAdd(col, e), gIndex);
+    } else {
+      llvm::Value *accElem = b.CreateAlignedLoad(
+          f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
+      out = scaler.withOldC(
+          [&] {
+            return b.CreateFPExt(
+                b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)),
+                f32);
+          },
+          [&](llvm::Value *old) {
+            return scaler.scale(accElem, old, nContiguous ? gLine : gIndex,
+                                nContiguous ? gIndex : gLine);
+          });
+    }
+    b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
+                         llvm::Align(elemBytes));
+  }
+};
+
 /// The copy loop of pass \p pass: staging tile -> C.
 void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   const Sm80GemmPlan &plan = kernel.plan;
@@ -164,18 +293,9 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   const Sm80StagingPlan &staging = plan.staging;
   llvm::IRBuilder<> &b = kernel.nv.ir();
   llvm::LLVMContext &context = b.getContext();
-  bool nContiguous = spec.cMajor == MajorKind::MN;
-  llvm::Type *elem = llvmFloatType(b, spec.cType);
-  unsigned elemBytes = dtypeBits(spec.cType) / 8;
-  llvm::Type *f32 = b.getFloatTy();
-  llvm::Type *vecType = llvm::FixedVectorType::get(elem, VectorElems);
-  llvm::Type *vecF32 = llvm::FixedVectorType::get(f32, VectorElems);
-  llvm::Align vecAlign(VectorElems * elemBytes);
-  // swiglu: C's tile has BN / 2 columns, each from two staged ones (lower
-  // rejects an M-contiguous C).
-  const EpilogueOp *swiglu = findSwiglu(spec.epilogueOps);
-  assert((!swiglu || nContiguous) && "swiglu with an M-contiguous C");
-  unsigned outBn = swiglu ? spec.bn / 2 : spec.bn;
+  CopyTrip t(kernel, scaler);
+  bool nContiguous = t.nContiguous;
+  unsigned outBn = t.swiglu ? spec.bn / 2 : spec.bn;
 
   unsigned lineLength = nContiguous ? outBn : staging.rows;
   unsigned lines = nContiguous ? staging.rows : outBn;
@@ -184,7 +304,7 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   // rows and bn are multiples of 16 and threads is 32 * warps, so every
   // thread copies the same number of vectors (swiglu's half tile may leave
   // the last trip partly idle).
-  assert((swiglu || lines * vectorsPerLine % threads == 0) &&
+  assert((t.swiglu || lines * vectorsPerLine % threads == 0) &&
          "uneven copy loop");
   unsigned trips = (lines * vectorsPerLine + threads - 1) / threads;
   if (spec.annotate)
@@ -208,109 +328,45 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   llvm::Value *line = b.CreateUDiv(index, b.getInt32(vectorsPerLine));
   llvm::Value *first = b.CreateMul(
       b.CreateURem(index, b.getInt32(vectorsPerLine)), b.getInt32(VectorElems));
-  llvm::Value *stagedRow = nContiguous ? line : first;
-  llvm::Value *col = nContiguous ? first : line;
-  llvm::Value *smemOffset = staging.smem.emitOffset(b, stagedRow, col);
+  t.stagedRow = nContiguous ? line : first;
+  t.col = nContiguous ? first : line;
+  llvm::Value *smemOffset = staging.smem.emitOffset(b, t.stagedRow, t.col);
   // The CTA tile row of a staged row (Sm80StagingPlan).
-  llvm::Value *tileRow = stagedRow;
+  llvm::Value *tileRow = t.stagedRow;
   if (staging.passes > 1) {
     unsigned rowsPerWarp = 16 * staging.tilesPerPass;
-    llvm::Value *warpM = b.CreateUDiv(stagedRow, b.getInt32(rowsPerWarp));
-    llvm::Value *r = b.CreateURem(stagedRow, b.getInt32(rowsPerWarp));
-    tileRow = b.CreateAdd(
-        b.CreateMul(warpM, b.getInt32(plan.a.warpExtent)),
-        b.CreateAdd(b.getInt32(pass * rowsPerWarp), r));
+    llvm::Value *warpM = b.CreateUDiv(t.stagedRow, b.getInt32(rowsPerWarp));
+    llvm::Value *r = b.CreateURem(t.stagedRow, b.getInt32(rowsPerWarp));
+    tileRow = b.CreateAdd(b.CreateMul(warpM, b.getInt32(plan.a.warpExtent)),
+                          b.CreateAdd(b.getInt32(pass * rowsPerWarp), r));
   }
-  llvm::Value *gRow = b.CreateAdd(kernel.m0, tileRow);
+  t.gRow = b.CreateAdd(kernel.m0, tileRow);
   // With swiglu C's tile starts at column n0 / 2 and C has N / 2 columns.
   llvm::Value *gCol =
-      b.CreateAdd(swiglu ? b.CreateLShr(kernel.n0, 1) : kernel.n0, col);
-  llvm::Value *cCols = swiglu ? b.CreateLShr(kernel.n, 1) : kernel.n;
-  llvm::Value *gLine = nContiguous ? gRow : gCol;
-  llvm::Value *gFirst = nContiguous ? gCol : gRow;
+      b.CreateAdd(t.swiglu ? b.CreateLShr(kernel.n0, 1) : kernel.n0, t.col);
+  llvm::Value *cCols = t.swiglu ? b.CreateLShr(kernel.n, 1) : kernel.n;
+  t.gLine = nContiguous ? t.gRow : gCol;
+  t.gFirst = nContiguous ? gCol : t.gRow;
   llvm::Value *lineLimit = nContiguous ? kernel.m : cCols;
-  llvm::Value *firstLimit = nContiguous ? cCols : kernel.m;
-  llvm::Value *lineIn = b.CreateICmpULT(gLine, lineLimit);
-  if (swiglu)
-    lineIn = b.CreateAnd(lineIn, b.CreateICmpULT(line, b.getInt32(lines)));
-  // swiglu's staged (gate, up) columns of the tile's C column \p c, and
-  // the accumulator's (gate, up) elements there as f32.
-  auto sources =
-      [&](llvm::Value *c) -> std::pair<llvm::Value *, llvm::Value *> {
-    if (swiglu->pairing == SwigluPairingKind::Interleaved) {
-      llvm::Value *gate = b.CreateShl(c, 1);
-      return {gate, b.CreateAdd(gate, b.getInt32(1))};
-    }
-    return {c, b.CreateAdd(c, b.getInt32(spec.bn / 2))};
-  };
-  auto staged = [&](llvm::Value *c) {
-    llvm::Value *offset = staging.smem.emitOffset(b, stagedRow, c);
-    return b.CreateAlignedLoad(f32,
-                               b.CreateGEP(b.getInt8Ty(), kernel.smem,
-                                           b.CreateMul(offset, b.getInt32(4))),
-                               llvm::Align(4));
-  };
-  // One element of C with swiglu at tile column \p c, C column \p gc.
-  auto swigluAt = [&](llvm::Value *c, llvm::Value *gc) {
-    auto [gate, up] = sources(c);
-    return scaler.swiglu(staged(gate), staged(up), gRow,
-                         b.CreateAdd(kernel.n0, gate),
-                         b.CreateAdd(kernel.n0, up), gc);
-  };
-  llvm::Value *ldc = b.CreateZExt(kernel.ldc, b.getInt64Ty());
-  auto address = [&](llvm::Value *firstIndex) {
-    llvm::Value *index = b.CreateAdd(
-        b.CreateMul(b.CreateZExt(gLine, b.getInt64Ty()), ldc),
-        b.CreateZExt(firstIndex, b.getInt64Ty()));
-    return b.CreateGEP(b.getInt8Ty(), kernel.c,
-                       b.CreateMul(index, b.getInt64(elemBytes)));
-  };
-  llvm::Value *ptr = address(gFirst);
+  t.firstLimit = nContiguous ? cCols : kernel.m;
+  t.lineIn = b.CreateICmpULT(t.gLine, lineLimit);
+  if (t.swiglu)
+    t.lineIn = b.CreateAnd(t.lineIn, b.CreateICmpULT(line, b.getInt32(lines)));
+  t.ldc = b.CreateZExt(kernel.ldc, b.getInt64Ty());
+  t.ptr = t.address(t.gFirst);
   llvm::Value *whole = b.CreateAnd(
-      lineIn, b.CreateICmpULE(b.CreateAdd(gFirst, b.getInt32(VectorElems)),
-                              firstLimit));
-  llvm::Value *aligned = b.CreateICmpEQ(
-      b.CreateAnd(b.CreatePtrToInt(ptr, b.getInt64Ty()),
-                  b.getInt64(vecAlign.value() - 1)),
-      b.getInt64(0));
-  llvm::Value *smemPtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
-                                     b.CreateMul(smemOffset, b.getInt32(4)));
+      t.lineIn, b.CreateICmpULE(b.CreateAdd(t.gFirst, b.getInt32(VectorElems)),
+                                t.firstLimit));
+  llvm::Value *aligned =
+      b.CreateICmpEQ(b.CreateAnd(b.CreatePtrToInt(t.ptr, b.getInt64Ty()),
+                                 b.getInt64(t.vecAlign.value() - 1)),
+                     b.getInt64(0));
+  t.smemPtr = b.CreateGEP(b.getInt8Ty(), kernel.smem,
+                          b.CreateMul(smemOffset, b.getInt32(4)));
   b.CreateCondBr(b.CreateAnd(whole, aligned), vector, elements);
 
-  // The whole vector: one load of C (beta != 0 only) and one store.
   b.SetInsertPoint(vector);
-  llvm::Value *value = nullptr;
-  if (swiglu) {
-    value = llvm::PoisonValue::get(vecF32);
-    for (unsigned e = 0; e < VectorElems; ++e)
-      value =
-          b.CreateInsertElement(value,
-                                swigluAt(b.CreateAdd(col, b.getInt32(e)),
-                                         b.CreateAdd(gFirst, b.getInt32(e))),
-                                e);
-  } else {
-    llvm::Value *acc = b.CreateAlignedLoad(vecF32, smemPtr, llvm::Align(16));
-    value = scaler.withOldC(
-        [&] {
-          return b.CreateFPExt(b.CreateAlignedLoad(vecType, ptr, vecAlign),
-                               vecF32);
-        },
-        [&](llvm::Value *old) {
-          llvm::Value *out = llvm::PoisonValue::get(vecF32);
-          for (unsigned e = 0; e < VectorElems; ++e) {
-            llvm::Value *o = old ? b.CreateExtractElement(old, e) : nullptr;
-            llvm::Value *along = b.CreateAdd(gFirst, b.getInt32(e));
-            out = b.CreateInsertElement(
-                out,
-                scaler.scale(b.CreateExtractElement(acc, e), o,
-                             nContiguous ? gLine : along,
-                             nContiguous ? along : gLine),
-                e);
-          }
-          return out;
-        });
-  }
-  b.CreateAlignedStore(b.CreateFPTrunc(value, vecType), ptr, vecAlign);
+  t.emitVector();
   b.CreateBr(latch);
 
   // Element by element (a runtime loop of VectorElems trips), each under
@@ -319,31 +375,13 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
   b.SetInsertPoint(elements);
   llvm::PHINode *e = b.CreatePHI(b.getInt32Ty(), 2, "copy.e");
   e->addIncoming(b.getInt32(0), loop);
-  llvm::Value *gIndex = b.CreateAdd(gFirst, e);
+  llvm::Value *gIndex = b.CreateAdd(t.gFirst, e);
   auto *store = llvm::BasicBlock::Create(context, "copy.element", kernel.fn);
   auto *next = llvm::BasicBlock::Create(context, "copy.next", kernel.fn);
-  b.CreateCondBr(b.CreateAnd(lineIn, b.CreateICmpULT(gIndex, firstLimit)),
+  b.CreateCondBr(b.CreateAnd(t.lineIn, b.CreateICmpULT(gIndex, t.firstLimit)),
                  store, next);
   b.SetInsertPoint(store);
-  llvm::Value *elemPtr = address(gIndex);
-  llvm::Value *out = nullptr;
-  if (swiglu) {
-    out = swigluAt(b.CreateAdd(col, e), gIndex);
-  } else {
-    llvm::Value *accElem =
-        b.CreateAlignedLoad(f32, b.CreateGEP(f32, smemPtr, e), llvm::Align(4));
-    out = scaler.withOldC(
-        [&] {
-          return b.CreateFPExt(
-              b.CreateAlignedLoad(elem, elemPtr, llvm::Align(elemBytes)), f32);
-        },
-        [&](llvm::Value *old) {
-          return scaler.scale(accElem, old, nContiguous ? gLine : gIndex,
-                              nContiguous ? gIndex : gLine);
-        });
-  }
-  b.CreateAlignedStore(b.CreateFPTrunc(out, elem), elemPtr,
-                       llvm::Align(elemBytes));
+  t.emitElement(e, gIndex);
   b.CreateBr(next);
   b.SetInsertPoint(next);
   llvm::Value *eNext = b.CreateAdd(e, b.getInt32(1));
@@ -362,13 +400,13 @@ void copyToGlobal(Sm80Kernel &kernel, const Scaler &scaler, unsigned pass) {
 
 void emitSm80Epilogue(Sm80Kernel &kernel) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
-  Scaler scaler{kernel,
-                kernel.beta
-                    ? b.CreateFCmpUNE(kernel.beta,
-                                      llvm::ConstantFP::get(b.getFloatTy(), 0.0))
-                    : b.getFalse(),
-                EpilogueInputs::fromFunction(*kernel.fn, kernel.m, kernel.n,
-                                             kernel.plan.spec.cType)};
+  Scaler scaler{
+      kernel,
+      kernel.beta ? b.CreateFCmpUNE(kernel.beta,
+                                    llvm::ConstantFP::get(b.getFloatTy(), 0.0))
+                  : b.getFalse(),
+      EpilogueInputs::fromFunction(*kernel.fn, kernel.m, kernel.n,
+                                   kernel.plan.spec.cType)};
   for (unsigned pass = 0; pass < kernel.plan.staging.passes; ++pass) {
     // Every warp is done with the pipeline's buffers (or the last pass).
     kernel.nv.barrier();

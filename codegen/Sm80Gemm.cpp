@@ -13,6 +13,7 @@
 
 #include "codegen/EpilogueMath.h"
 #include "codegen/PtxEmitter.h"
+#include "codegen/TileOrder.h"
 #include "ir/Arch.h"
 #include "ir/LayoutAlgebra.h"
 #include "ir/SwizzleAtom.h"
@@ -348,8 +349,9 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   SourceLineInfo lines(*fn, spec.source, builder);
   kernel.lines = &lines;
 
-  // Grouped rasterization: CTAs walk rasterGroupM tile rows column by
-  // column so that consecutive CTAs share A and B tiles in L2.
+  // Grouped rasterization (codegen/TileOrder.h): CTAs walk rasterGroupM
+  // tile rows column by column so that consecutive CTAs share A and B
+  // tiles in L2.
   auto ceilDiv = [&](llvm::Value *x, unsigned d) {
     return builder.CreateUDiv(builder.CreateAdd(x, builder.getInt32(d - 1)),
                               builder.getInt32(d));
@@ -362,16 +364,9 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   builder.CreateCondBr(inside, body, exit);
 
   builder.SetInsertPoint(body);
-  llvm::Value *group = builder.getInt32(spec.rasterGroupM);
-  llvm::Value *perGroup = builder.CreateMul(group, gridN);
-  llvm::Value *groupId = builder.CreateUDiv(pid, perGroup);
-  llvm::Value *firstM = builder.CreateMul(groupId, group);
-  llvm::Value *rows = builder.CreateBinaryIntrinsic(
-      llvm::Intrinsic::umin, builder.CreateSub(gridM, firstM), group);
-  llvm::Value *inGroup = builder.CreateURem(pid, perGroup);
-  llvm::Value *pidM =
-      builder.CreateAdd(firstM, builder.CreateURem(inGroup, rows));
-  llvm::Value *pidN = builder.CreateUDiv(inGroup, rows);
+  TilePosition tile =
+      emitGroupedTile(builder, pid, gridM, gridN, spec.rasterGroupM);
+  llvm::Value *pidM = tile.row, *pidN = tile.col;
   if (spec.batch) {
     // Batch z = %ctaid.z: this CTA's A, B and C start z * stride elements
     // in (the strides are the last three parameters; 0 broadcasts).

@@ -222,6 +222,62 @@ Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
   return f;
 }
 
+/// The ring's first fill: tiles 0 .. stages - 2. Under the Light profile a
+/// runtime loop (one copy of the copy code instead of stages - 1: less IR
+/// to compile); unrolled for the register-bound kernels, where the loop
+/// cost ptxas a 4-byte spill (bench/CompileLatencyResults.md).
+void issuePrologueCopies(Sm80Kernel &kernel, const OperandCopies &copyA,
+                         const OperandCopies &copyB) {
+  const Sm80GemmPlan &plan = kernel.plan;
+  NvvmBuilder &nv = kernel.nv;
+  llvm::IRBuilder<> &b = nv.ir();
+  llvm::LLVMContext &context = b.getContext();
+  unsigned stages = plan.spec.stages;
+  auto issueTile = [&](llvm::Value *tile) {
+    issueCopies(kernel, copyA, tile, tile);
+    issueCopies(kernel, copyB, tile, tile);
+    nv.cpAsyncCommit();
+  };
+  if (plan.profile == PtxOptProfileKind::Light) {
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    auto *prologue = llvm::BasicBlock::Create(context, "prologue", kernel.fn);
+    auto *filled =
+        llvm::BasicBlock::Create(context, "prologue.done", kernel.fn);
+    b.CreateBr(prologue);
+    b.SetInsertPoint(prologue);
+    llvm::PHINode *s = b.CreatePHI(b.getInt32Ty(), 2, "prologue.tile");
+    s->addIncoming(b.getInt32(0), entry);
+    issueTile(s);
+    llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
+    s->addIncoming(sNext, prologue);
+    b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
+                   filled);
+    b.SetInsertPoint(filled);
+  } else {
+    for (unsigned s = 0; s + 1 < stages; ++s)
+      issueTile(b.getInt32(s));
+  }
+}
+
+/// One k16 step's mma.sync of every (i, j) m16n8 tile of the warp, from the
+/// step's fragments \p cur into the accumulators \p acc.
+void issueMmas(Sm80Kernel &kernel, const Fragments &cur,
+               std::vector<llvm::Value *> &acc) {
+  const Sm80GemmPlan &plan = kernel.plan;
+  kernel.at(KernelPart::Mma);
+  for (unsigned i = 0; i < plan.mmaTilesM; ++i)
+    for (unsigned j = 0; j < plan.mmaTilesN; ++j) {
+      const auto &pair = cur.b[j / 2];
+      llvm::Value *bRegs[2] = {pair[2 * (j % 2)], pair[2 * (j % 2) + 1]};
+      unsigned at = (i * plan.mmaTilesN + j) * 4;
+      auto d = kernel.nv.mmaM16N8K16(plan.spec.aType, cur.a[i], bRegs,
+                                     llvm::ArrayRef(acc).slice(at, 4));
+      for (unsigned r = 0; r < 4; ++r)
+        acc[at + r] = d[r];
+    }
+  kernel.at(KernelPart::Kernel);
+}
+
 } // namespace
 
 void emitSm80Mainloop(Sm80Kernel &kernel) {
@@ -247,34 +303,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   unsigned accCount = plan.mmaTilesM * plan.mmaTilesN * 4;
   llvm::Type *f32 = b.getFloatTy();
 
-  // Prologue: tiles 0 .. stages - 2. Under the Light profile a runtime loop
-  // (one copy of the copy code instead of stages - 1: less IR to compile);
-  // unrolled for the register-bound kernels, where the loop cost ptxas a
-  // 4-byte spill (bench/CompileLatencyResults.md).
-  auto issueTile = [&](llvm::Value *tile) {
-    issueCopies(kernel, copyA, tile, tile);
-    issueCopies(kernel, copyB, tile, tile);
-    nv.cpAsyncCommit();
-  };
-  if (plan.profile == PtxOptProfileKind::Light) {
-    llvm::BasicBlock *entry = b.GetInsertBlock();
-    auto *prologue = llvm::BasicBlock::Create(context, "prologue", kernel.fn);
-    auto *filled =
-        llvm::BasicBlock::Create(context, "prologue.done", kernel.fn);
-    b.CreateBr(prologue);
-    b.SetInsertPoint(prologue);
-    llvm::PHINode *s = b.CreatePHI(b.getInt32Ty(), 2, "prologue.tile");
-    s->addIncoming(b.getInt32(0), entry);
-    issueTile(s);
-    llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
-    s->addIncoming(sNext, prologue);
-    b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
-                   filled);
-    b.SetInsertPoint(filled);
-  } else {
-    for (unsigned s = 0; s + 1 < stages; ++s)
-      issueTile(b.getInt32(s));
-  }
+  issuePrologueCopies(kernel, copyA, copyB);
   llvm::Value *kTiles =
       b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
                    b.getInt32(spec.bk), "k.tiles");
@@ -357,18 +386,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     }
     if (ks == 0 && acrossTiles)
       refill();
-    kernel.at(KernelPart::Mma);
-    for (unsigned i = 0; i < plan.mmaTilesM; ++i)
-      for (unsigned j = 0; j < plan.mmaTilesN; ++j) {
-        const auto &pair = cur.b[j / 2];
-        llvm::Value *bRegs[2] = {pair[2 * (j % 2)], pair[2 * (j % 2) + 1]};
-        unsigned at = (i * plan.mmaTilesN + j) * 4;
-        auto d = nv.mmaM16N8K16(spec.aType, cur.a[i], bRegs,
-                                llvm::ArrayRef(acc).slice(at, 4));
-        for (unsigned r = 0; r < 4; ++r)
-          acc[at + r] = d[r];
-      }
-    kernel.at(KernelPart::Kernel);
+    issueMmas(kernel, cur, acc);
     cur = next;
   }
   for (unsigned i = 0; i < accCount; ++i)

@@ -15,10 +15,10 @@
 #include "codegen/Sm90Epilogue.h"
 
 #include "codegen/EpilogueMath.h"
-#include "codegen/EpilogueStaging.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/SmemAddress.h"
+#include "codegen/warpspec/EpilogueStaging.h"
 #include "ir/LayoutExpr.h"
 #include "ir/SwizzleAtom.h"
 
@@ -44,7 +44,7 @@ llvm::Error fail(const std::string &message) {
 
 } // namespace
 
-llvm::Expected<std::optional<Sm90EpilogueTile>>
+llvm::Expected<std::optional<EpilogueStagingTile>>
 sm90EpilogueTile(const Sm90GemmConfig &config) {
   // swiglu needs both columns of a pair in one thread (Verify says so
   // where the program wrote the schedule or the steps).
@@ -65,15 +65,15 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
                   "'epilogue ... swiglu(interleaved) -> store', or 'swiglu' "
                   "(the halves of each tile) with the staged store");
   }
-  if (!config.storeTma || (config.cType != DTypeKind::BF16 &&
-                           config.cType != DTypeKind::F16))
+  if (!config.storeTma ||
+      (config.cType != DTypeKind::BF16 && config.cType != DTypeKind::F16))
     return std::nullopt;
   // swiglu: C's tile is BN / 2 columns wide (Verify rejects swiglu with
   // swap-AB or an odd BN / 16 and swiglu(interleaved) staged).
   bool halved = findSwiglu(config.epilogueOps) != nullptr;
-  return epilogueStagingTile(config.cType,
-                             halved ? config.bn / 2 : config.bn, halved,
-                             config.storeSwizzleBytes, 64, config.swapAB);
+  return epilogueStagingTile(config.cType, halved ? config.bn / 2 : config.bn,
+                             halved, config.storeSwizzleBytes, 64,
+                             config.swapAB);
 }
 
 namespace {
@@ -301,8 +301,7 @@ struct EpilogueEmitter {
     for (unsigned j = firstBlock; j < endBlock; ++j) {
       llvm::Value *col = b.CreateAdd(col0, i32(8 * j));
       EpilogueOperandValues colValues[2] = {
-          colOperands(j, 0, col),
-          colOperands(j, 1, b.CreateAdd(col, i32(1)))};
+          colOperands(j, 0, col), colOperands(j, 1, b.CreateAdd(col, i32(1)))};
       for (unsigned i = 0; i < 2; ++i) {
         llvm::Value *row = b.CreateAdd(row0, i32(8 * i));
         llvm::Value *v0 = acc[4 * j + 2 * i];
@@ -329,7 +328,7 @@ struct EpilogueEmitter {
         b.SetInsertPoint(wide);
         llvm::Value *address = cAddress(row, col);
         auto *pairType = llvm::FixedVectorType::get(cType(), 2);
-        llvm::Align pairAlign(2 * elementBytes(config.cType));
+        llvm::Align pairAlign(2 * dtypeBytes(config.cType));
         llvm::Value *o0 = nullptr, *o1 = nullptr;
         if (readC) {
           llvm::Value *old = b.CreateAlignedLoad(pairType, address, pairAlign);
@@ -393,7 +392,7 @@ struct EpilogueEmitter {
   /// --annotate: what one stmatrix writes, for a `// tilec:` comment: the
   /// accumulator registers, the staging layout, the rows and columns lane
   /// 0's four matrices start at, and the chunk's TMA box.
-  std::string stmatrixAnnotation(const Sm90EpilogueTile &tile,
+  std::string stmatrixAnnotation(const EpilogueStagingTile &tile,
                                  const SmemAddress &smem, unsigned chunk,
                                  unsigned pair, bool x4) const {
     unsigned blocks = (tile.transposed ? tile.rows : tile.cols) / 8;
@@ -401,23 +400,21 @@ struct EpilogueEmitter {
     unsigned regs = x4 ? 8 : 4;
     std::string text =
         std::string("stmatrix.x") + (x4 ? "4" : "2") +
-        (tile.transposed ? ".trans" : "") + " chunk " +
-        std::to_string(chunk) + " of " + std::to_string(tile.chunks) +
-        ": accumulators " + std::to_string(4 * j) + ".." +
-        std::to_string(4 * j + regs - 1) + " (wgmma N columns " +
-        std::to_string(8 * j) + ".." + std::to_string(8 * j + 2 * regs - 1) +
-        ") -> staging " + tile.layout + ", buffer " +
-        std::to_string(chunk % tile.buffers) + " of " +
+        (tile.transposed ? ".trans" : "") + " chunk " + std::to_string(chunk) +
+        " of " + std::to_string(tile.chunks) + ": accumulators " +
+        std::to_string(4 * j) + ".." + std::to_string(4 * j + regs - 1) +
+        " (wgmma N columns " + std::to_string(8 * j) + ".." +
+        std::to_string(8 * j + 2 * regs - 1) + ") -> staging " + tile.layout +
+        ", buffer " + std::to_string(chunk % tile.buffers) + " of " +
         std::to_string(tile.buffers) + "\n";
     // Element offsets of the first row of each matrix for warp 0: matrix q
     // starts at the row lane 8 q gives.
     text += "matrix rows (warp 0): ";
     for (unsigned q = 0; q < (x4 ? 4u : 2u); ++q) {
-      TileCoord at = tile.transposed
-                         ? TileCoord{8 * (x4 ? q / 2 : 0) + 16 * pair,
-                                     8 * (q % 2)}
-                         : TileCoord{8 * (q % 2),
-                                     8 * (x4 ? q / 2 : 0) + 16 * pair};
+      TileCoord at =
+          tile.transposed
+              ? TileCoord{8 * (x4 ? q / 2 : 0) + 16 * pair, 8 * (q % 2)}
+              : TileCoord{8 * (q % 2), 8 * (x4 ? q / 2 : 0) + 16 * pair};
       text += (q ? ", (" : "(") + std::to_string(at.first) + "," +
               std::to_string(at.second) + ")@" +
               std::to_string(smem.offset(at));
@@ -476,21 +473,27 @@ struct EpilogueEmitter {
     return b.CreateBitCast(b.CreateFPTrunc(pair, c2), b.getInt32Ty());
   }
 
-  /// The staged epilogue; with \p readC (beta != 0) each chunk of C is
-  /// TMA-loaded into its buffer first and read back with ldmatrix from the
-  /// addresses stmatrix then writes.
-  void emitTmaStoreTile(const Sm90EpilogueTile &tile, const SmemAddress &smem,
-                        llvm::ArrayRef<llvm::Value *> acc,
-                        llvm::BasicBlock *exit, bool readC) {
-    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
-    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
-    llvm::Value *leader =
-        b.CreateICmpEQ(b.CreateAnd(v.tid, i32(127)), i32(0), "wg.leader");
-    llvm::Value *barrier = b.CreateAdd(v.consumer, i32(FirstEpilogueBarrier));
+  /// Where this thread's stmatrix lanes address a chunk of the staging
+  /// tile: the 8-column blocks of a chunk, x4 (pairs of blocks per
+  /// stmatrix) or x2, the lane's (row, col) and its offset, and every
+  /// lane's coordinates (SmemAddress::emitOffsetAt's runtime list).
+  struct StagingLanes {
+    unsigned blocks = 0;
+    bool x4 = false;
+    llvm::Value *row = nullptr, *col = nullptr, *base = nullptr;
+    std::vector<TileCoord> runtime;
+  };
+
+  StagingLanes stagingLanes(const EpilogueStagingTile &tile,
+                            const SmemAddress &smem, llvm::Value *lane,
+                            llvm::Value *warp) {
+    StagingLanes lanes;
     // The 8-column blocks of wgmma N per chunk; pairs of them go out with
     // one stmatrix.x4, a lone one with .x2.
     unsigned blocks = (tile.transposed ? tile.rows : tile.cols) / 8;
     bool x4 = blocks >= 2;
+    lanes.blocks = blocks;
+    lanes.x4 = x4;
     // Lane 8 q + r addresses row r of matrix q; matrix q is (i = q % 2,
     // j = q / 2) of the fragment. Without trans its row r is staging row
     // 16 warp + 8 i + r, column 8 j; with trans (the transpose stored) row
@@ -501,29 +504,99 @@ struct EpilogueEmitter {
     llvm::Value *qj = x4 ? b.CreateLShr(q, i32(1)) : i32(0);
     llvm::Value *row, *col;
     if (!tile.transposed) {
-      row = b.CreateAdd(b.CreateAdd(b.CreateMul(warp, i32(16)),
-                                    b.CreateMul(qi, i32(8))),
-                        r);
+      row = b.CreateAdd(
+          b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateMul(qi, i32(8))), r);
       col = b.CreateMul(qj, i32(8));
     } else {
       row = b.CreateAdd(b.CreateMul(qj, i32(8)), r);
       col = b.CreateAdd(b.CreateMul(warp, i32(16)), b.CreateMul(qi, i32(8)));
     }
-    std::vector<TileCoord> runtime;
     for (int64_t w = 0; w < 4; ++w)
       for (int64_t l = 0; l < 32; ++l) {
         int64_t lq = l / 8, li = lq % 2, lj = x4 ? lq / 2 : 0;
-        runtime.push_back(tile.transposed
-                              ? TileCoord{8 * lj + l % 8, 16 * w + 8 * li}
-                              : TileCoord{16 * w + 8 * li + l % 8, 8 * lj});
+        lanes.runtime.push_back(
+            tile.transposed ? TileCoord{8 * lj + l % 8, 16 * w + 8 * li}
+                            : TileCoord{16 * w + 8 * li + l % 8, 8 * lj});
       }
-    llvm::Value *base = smem.emitOffset(b, row, col);
+    lanes.row = row;
+    lanes.col = col;
+    lanes.base = smem.emitOffset(b, row, col);
+    return lanes;
+  }
+
+  /// One chunk's stmatrix into \p buffer (with \p readC, C's chunk read
+  /// back first with ldmatrix): each register pair finished by the
+  /// epilogue's math with this thread's row operands \p rowValues and the
+  /// chunk's column operands \p colValues; \p laneRow, \p laneCol are the
+  /// thread's first accumulator element (laneOrigin).
+  void stmatrixChunk(const EpilogueStagingTile &tile, const SmemAddress &smem,
+                     const StagingLanes &lanes, unsigned chunk,
+                     llvm::Value *buffer, llvm::ArrayRef<llvm::Value *> acc,
+                     bool readC, const EpilogueOperandValues *const *rowValues,
+                     const std::vector<EpilogueOperandValues> &colValues,
+                     llvm::Value *laneRow, llvm::Value *laneCol) {
+    bool swiglu = findSwiglu(config.epilogueOps) != nullptr;
+    unsigned elem = dtypeBytes(config.cType);
+    for (unsigned p = 0; p < (lanes.x4 ? lanes.blocks / 2 : 1); ++p) {
+      unsigned j = chunk * lanes.blocks + 2 * p;
+      TileCoord step =
+          tile.transposed ? TileCoord{16 * p, 0} : TileCoord{0, 16 * p};
+      llvm::Value *offset = smem.emitOffsetAt(b, lanes.base, lanes.row,
+                                              lanes.col, lanes.runtime, step);
+      llvm::Value *address =
+          b.CreateAdd(buffer, b.CreateMul(offset, i32(elem)));
+      unsigned count = lanes.x4 ? 4u : 2u;
+      llvm::SmallVector<llvm::Value *> old;
+      if (readC)
+        old = ptx::ldmatrix(b, address, count, tile.transposed);
+      llvm::SmallVector<llvm::Value *, 4> regs;
+      // Registers 4 j + 2 m + {0, 1} hold the kernel's row
+      // wgRow + 16 warp + lane / 4 + 8 (m % 2), columns
+      // n0 + 8 (j + m / 2) + 2 (lane % 4) + {0, 1}
+      // (docs/layout-facts.md#accumulator-ownership).
+      for (unsigned m = 0; m < count; ++m) {
+        llvm::Value *accRow = b.CreateAdd(laneRow, i32(8 * (m % 2)));
+        llvm::Value *accCol = b.CreateAdd(laneCol, i32(8 * (j + m / 2)));
+        if (swiglu) {
+          // The up registers: BN / 16 blocks of 8 columns further on.
+          unsigned up = 4 * (j + config.bn / 16) + 2 * m;
+          swigluUp[0] = acc[up];
+          swigluUp[1] = acc[up + 1];
+        }
+        unsigned block = 2 * p + m / 2;
+        std::optional<EpilogueOperandValues> loaded[2] = {
+            merged(*rowValues[m % 2], colValues[2 * block]),
+            merged(*rowValues[m % 2], colValues[2 * block + 1])};
+        regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
+                            readC ? old[m] : nullptr, accRow, accCol, loaded));
+      }
+      ptx::stmatrix(b, address, regs, tile.transposed,
+                    config.annotate
+                        ? stmatrixAnnotation(tile, smem, chunk, p, lanes.x4)
+                        : std::string());
+    }
+  }
+
+  /// The staged epilogue; with \p readC (beta != 0) each chunk of C is
+  /// TMA-loaded into its buffer first and read back with ldmatrix from the
+  /// addresses stmatrix then writes.
+  void emitTmaStoreTile(const EpilogueStagingTile &tile,
+                        const SmemAddress &smem,
+                        llvm::ArrayRef<llvm::Value *> acc,
+                        llvm::BasicBlock *exit, bool readC) {
+    llvm::Value *lane = b.CreateAnd(v.tid, i32(31));
+    llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, i32(5)), i32(3));
+    llvm::Value *leader =
+        b.CreateICmpEQ(b.CreateAnd(v.tid, i32(127)), i32(0), "wg.leader");
+    llvm::Value *barrier = b.CreateAdd(v.consumer, i32(FirstEpilogueBarrier));
+    StagingLanes lanes = stagingLanes(tile, smem, lane, warp);
+    unsigned blocks = lanes.blocks;
     // This thread's first accumulator element in the kernel's coordinates.
     auto [laneRow, laneCol] = laneOrigin();
     llvm::Value *buffers = b.CreateAdd(
         v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
         "staging");
-    unsigned elem = elementBytes(config.cType);
+    unsigned elem = dtypeBytes(config.cType);
     // swiglu: the tile's C columns start at n0 / 2 (the TMA box's x).
     bool swiglu = findSwiglu(config.epilogueOps) != nullptr;
     llvm::Value *cCol0 = swiglu ? b.CreateLShr(v.n0, i32(1)) : v.n0;
@@ -595,45 +668,8 @@ struct EpilogueEmitter {
         ptx::mbarrierWaitParity(b, v.cLoadBar, b.CreateAnd(phase, i32(1)),
                                 "c.wait");
       }
-      for (unsigned p = 0; p < (x4 ? blocks / 2 : 1); ++p) {
-        unsigned j = chunk * blocks + 2 * p;
-        TileCoord step = tile.transposed ? TileCoord{16 * p, 0}
-                                         : TileCoord{0, 16 * p};
-        llvm::Value *offset =
-            smem.emitOffsetAt(b, base, row, col, runtime, step);
-        llvm::Value *address =
-            b.CreateAdd(buffer, b.CreateMul(offset, i32(elem)));
-        unsigned count = x4 ? 4u : 2u;
-        llvm::SmallVector<llvm::Value *> old;
-        if (readC)
-          old = ptx::ldmatrix(b, address, count, tile.transposed);
-        llvm::SmallVector<llvm::Value *, 4> regs;
-        // Registers 4 j + 2 m + {0, 1} hold the kernel's row
-        // wgRow + 16 warp + lane / 4 + 8 (m % 2), columns
-        // n0 + 8 (j + m / 2) + 2 (lane % 4) + {0, 1}
-        // (docs/layout-facts.md#accumulator-ownership).
-        for (unsigned m = 0; m < count; ++m) {
-          llvm::Value *accRow = b.CreateAdd(laneRow, i32(8 * (m % 2)));
-          llvm::Value *accCol = b.CreateAdd(laneCol, i32(8 * (j + m / 2)));
-          if (swiglu) {
-            // The up registers: BN / 16 blocks of 8 columns further on.
-            unsigned up = 4 * (j + config.bn / 16) + 2 * m;
-            swigluUp[0] = acc[up];
-            swigluUp[1] = acc[up + 1];
-          }
-          unsigned block = 2 * p + m / 2;
-          std::optional<EpilogueOperandValues> loaded[2] = {
-              merged(*rowValues[m % 2], colValues[2 * block]),
-              merged(*rowValues[m % 2], colValues[2 * block + 1])};
-          regs.push_back(pack(acc[4 * j + 2 * m], acc[4 * j + 2 * m + 1],
-                              readC ? old[m] : nullptr, accRow, accCol,
-                              loaded));
-        }
-        ptx::stmatrix(b, address, regs, tile.transposed,
-                      config.annotate
-                          ? stmatrixAnnotation(tile, smem, chunk, p, x4)
-                          : std::string());
-      }
+      stmatrixChunk(tile, smem, lanes, chunk, buffer, acc, readC, rowValues,
+                    colValues, laneRow, laneCol);
       // The generic-proxy writes must be visible to the TMA engine.
       ptx::fenceProxyAsyncShared(b);
       ptx::barSync(b, barrier, 128);
@@ -653,7 +689,7 @@ struct EpilogueEmitter {
 
 std::vector<Sm90EpilogueBlocks>
 sm90SplitShares(const Sm90GemmConfig &config,
-                const std::optional<Sm90EpilogueTile> &staging,
+                const std::optional<EpilogueStagingTile> &staging,
                 unsigned splits) {
   // The unit: a staging chunk's blocks, else one block.
   unsigned all = config.bn / 8, unit = 1;
@@ -700,7 +736,7 @@ emitSm90EpilogueOperandLoads(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
 }
 
 void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-                      const std::optional<Sm90EpilogueTile> &staging,
+                      const std::optional<EpilogueStagingTile> &staging,
                       const Sm90EpilogueValues &values,
                       const Sm90EpilogueOperands &operands,
                       llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit,
@@ -742,7 +778,7 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
 }
 
 void emitSm90EpilogueDrain(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-                           const std::optional<Sm90EpilogueTile> &staging,
+                           const std::optional<EpilogueStagingTile> &staging,
                            const Sm90EpilogueValues &values) {
   if (!staging)
     return;

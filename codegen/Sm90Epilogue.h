@@ -13,7 +13,7 @@
 //              predicated on the ragged edges, reading C when beta != 0
 //              (storeTma == 0).
 // Private to codegen/Sm90Gemm.cpp; the staging facts are public in
-// Sm90Gemm.h (Sm90EpilogueTile).
+// Sm90Gemm.h (EpilogueStagingTile).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90EPILOGUE_H
@@ -100,7 +100,7 @@ struct Sm90EpilogueBlocks {
 /// swiglu, which pairs blocks across the tile.
 std::vector<Sm90EpilogueBlocks>
 sm90SplitShares(const Sm90GemmConfig &config,
-                const std::optional<Sm90EpilogueTile> &staging,
+                const std::optional<EpilogueStagingTile> &staging,
                 unsigned splits);
 
 /// Emits the epilogue of one output tile for the accumulators \p acc of
@@ -109,7 +109,7 @@ sm90SplitShares(const Sm90GemmConfig &config,
 /// path ends by branching to \p exit. \p blocks: the part of the tile
 /// this CTA stores (a split-K cluster's share), by default all of it.
 void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-                      const std::optional<Sm90EpilogueTile> &staging,
+                      const std::optional<EpilogueStagingTile> &staging,
                       const Sm90EpilogueValues &values,
                       const Sm90EpilogueOperands &operands,
                       llvm::ArrayRef<llvm::Value *> acc, llvm::BasicBlock *exit,
@@ -118,7 +118,7 @@ void emitSm90Epilogue(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
 /// After a consumer's last tile: its warpgroup leader waits until every TMA
 /// store it issued has completed (nothing without a staging tile).
 void emitSm90EpilogueDrain(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-                           const std::optional<Sm90EpilogueTile> &staging,
+                           const std::optional<EpilogueStagingTile> &staging,
                            const Sm90EpilogueValues &values);
 
 } // namespace tilec

@@ -45,7 +45,7 @@
 //   .param .align 64 .b8 tmapB[128]  grid constant: rows x K of the B role
 //   .param .align 64 .b8 tmapC[128]  grid constant, with a staging tile only:
 //                                    C (M x N, ldc), box (cols, rows) of the
-//                                    Sm90EpilogueTile
+//                                    EpilogueStagingTile
 //   .param .u64 C                    cType, row-major, leading dimension ldc
 //   .param .u32 rowsA, rowsB, K, ldc
 //   .param .f32 alpha, beta          (beta == 0 never reads C)
@@ -133,6 +133,8 @@
 #define TILEC_CODEGEN_SM90GEMM_H
 
 #include "codegen/GemmCodegen.h"
+#include "codegen/warpspec/EpilogueStaging.h"
+#include "codegen/warpspec/OperandTile.h"
 #include "ir/DType.h"
 #include "ir/EpilogueOps.h"
 #include "ir/MajorKind.h"
@@ -175,7 +177,7 @@ struct Sm90GemmConfig {
   MajorKind aMajor = MajorKind::K;   ///< MN: A is stored K x M (M contiguous)
   MajorKind bMajor = MajorKind::K;   ///< MN: B is stored K x N (N contiguous)
   /// 16-bit C: the epilogue stages each warpgroup's tile in swizzled shared
-  /// memory with stmatrix and writes it with TMA stores (Sm90EpilogueTile);
+  /// memory with stmatrix and writes it with TMA stores (EpilogueStagingTile);
   /// the kernel keeps the direct stores for beta != 0 and for a C whose
   /// tensor map the launcher cannot encode. false (and f32 C): direct
   /// predicated stores only.
@@ -209,51 +211,11 @@ struct Sm90GemmConfig {
   std::optional<GroupSpec> group;
 };
 
-/// The GPU-side facts of one operand tile, derived from its shared-memory
-/// layout by the layout algebra and ir/DescriptorDerivation.
-struct Sm90OperandTile {
-  std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (128,64))"
-  unsigned rows = 0;  ///< tile rows (M or N side)
-  unsigned bytes = 0; ///< one ring slot's tile
-  unsigned swizzleBytes = 128; ///< TMA swizzle and GMMA layout span
-  uint64_t descriptorHigh = 0; ///< bits 14..63 of the GMMA descriptor
-  unsigned kStepBytes = 32;    ///< start-address advance per wgmma K step
-  unsigned mAtomBytes = 0;     ///< start-address advance per 64 rows
-  DTypeKind dtype = DTypeKind::BF16;
-  MajorKind major = MajorKind::K;
-  /// The TMA box, innermost (contiguous) extent first, in elements: K-major
-  /// (BK, rows), MN-major (swizzle span / element bytes, BK). One ring slot
-  /// takes `boxes` loads, box i landing at byte i * boxBytes of the tile and
-  /// reading the global tile at MN offset i * boxDims[0] (MN-major only).
-  unsigned boxDims[2] = {0, 0};
-  unsigned boxes = 1;
-  unsigned boxBytes = 0;
-};
-
-/// The shared-memory tile one consumer warpgroup stages C through before a
-/// TMA store, in C's orientation (row-major, columns contiguous). Without
-/// swapAB a warpgroup's 64 x BN accumulator goes out in chunks of 64 rows x
-/// `cols` columns; with swapAB (stmatrix.trans) its BN x 64 transpose goes
-/// out in chunks of `rows` x 64. A chunk row is one swizzle atom row, the
-/// TMA box is (cols, rows), and two buffers alternate when a tile has more
-/// than one chunk, so stmatrix into one overlaps the store of the other.
-/// Example: 128x256 bf16 is tile_to_shape(K_SW128<bf16>, (64,64)), 4
-/// chunks, 8192 bytes per buffer, 2 buffers.
-struct Sm90EpilogueTile {
-  std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (64,64))"
-  unsigned rows = 0, cols = 0; ///< One chunk = the TMA box (cols inner).
-  unsigned swizzleBytes = 0;   ///< 0 (K_INTER), 32, 64 or 128.
-  unsigned bytes = 0;          ///< One buffer.
-  unsigned chunks = 0;         ///< Per output tile and warpgroup.
-  unsigned buffers = 0;        ///< Per consumer warpgroup.
-  bool transposed = false;     ///< swapAB: stmatrix.trans.
-};
-
 /// The staging tile of \p config, or std::nullopt when the epilogue stores
 /// directly (storeTma off, or C f32: stmatrix moves 16-bit elements). An
 /// error when storeSwizzleBytes is not a legal atom or its columns do not
 /// divide the tile.
-llvm::Expected<std::optional<Sm90EpilogueTile>>
+llvm::Expected<std::optional<EpilogueStagingTile>>
 sm90EpilogueTile(const Sm90GemmConfig &config);
 
 /// Bytes of the ring: stages x (BM + BN) x BK elements of A and B.
@@ -272,8 +234,8 @@ struct Sm90GemmKernel {
   unsigned sharedBytes = 0; ///< dynamic shared memory to request
   unsigned clusterX = 1;    ///< cluster extent along grid x (1: no cluster)
   Sm90GemmConfig config;
-  Sm90OperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
-  std::optional<Sm90EpilogueTile> staging; ///< The C tile of a TMA store.
+  TmaOperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
+  std::optional<EpilogueStagingTile> staging; ///< The C tile of a TMA store.
 };
 
 /// Checks \p config against the wgmma types (A/B f16, bf16, tf32, fp8; C
@@ -283,19 +245,6 @@ struct Sm90GemmKernel {
 /// row), the TMA box (<= 256 rows) and the shared memory budget (227 KB);
 /// the message says what would be legal.
 llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
-
-/// The operand tile of \p rows (M or N) x \p bk elements of \p dtype with
-/// majorness \p major, in the largest swizzle atom the tile fits; \p mmaMN
-/// is the wgmma extent of the operand along MN (64 for A, N for B); \p arch
-/// is whose descriptor to derive (the sm_100a generator stages the same
-/// tiles and asks for the tcgen05 descriptor). An error
-/// when the layout has no canonical form or its subtiles are not affine.
-/// Example: (128, 64, bf16, K) is tile_to_shape(K_SW128<bf16>, (128,64))
-/// with descriptor high bits 0x4000004000010000.
-llvm::Expected<Sm90OperandTile>
-sm90OperandTile(unsigned rows, unsigned bk, DTypeKind dtype = DTypeKind::BF16,
-                MajorKind major = MajorKind::K, unsigned mmaMN = 64,
-                ArchKind arch = ArchKind::SM90a);
 
 /// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
 /// tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type no wgmma takes.
@@ -364,7 +313,7 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
 /// With swapAB the tensor B plays the wgmma A role and A the B role; each
 /// keeps its type and majorness. Under a cluster each CTA loads 1/clusterM
 /// of the K-major B tile.
-llvm::Expected<std::pair<Sm90OperandTile, Sm90OperandTile>>
+llvm::Expected<std::pair<TmaOperandTile, TmaOperandTile>>
 sm90RoleTiles(const Sm90GemmConfig &config);
 
 /// Builds the kernel and returns its PTX for sm_90a.
@@ -382,11 +331,6 @@ std::vector<KernelParam>
 sm90KernelParams(bool staged, llvm::ArrayRef<EpilogueOp> ops = {},
                  bool blockScaled = false, bool batched = false,
                  std::optional<GroupKind> group = std::nullopt);
-
-/// The parameters every TMA GEMM kernel (sm_90a, sm_100a) opens with:
-/// tmapA, tmapB, tmapC with \p staged, then c, rowsA, rowsB, k, ldc, alpha,
-/// beta. sm90KernelParams and sm100KernelParams append theirs.
-std::vector<KernelParam> tmaGemmLeadingParams(bool staged);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

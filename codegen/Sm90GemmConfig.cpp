@@ -50,9 +50,8 @@ unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config) {
 }
 
 unsigned sm90PromotionN(const Sm90GemmConfig &config) {
-  return config.blockScale && config.bn > Sm90MaxWholePromotionN
-             ? config.bn / 2
-             : config.bn;
+  return config.blockScale && config.bn > Sm90MaxWholePromotionN ? config.bn / 2
+                                                                 : config.bn;
 }
 
 unsigned sm90WgmmaK(DTypeKind dtype) {
@@ -62,119 +61,13 @@ unsigned sm90WgmmaK(DTypeKind dtype) {
 
 unsigned sm90RingBytes(const Sm90GemmConfig &config) {
   return config.stages * (config.bm + config.bn) * config.bk *
-         elementBytes(config.aType);
+         dtypeBytes(config.aType);
 }
 
 bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits) {
   return splits >= 2 && splits <= MaxClusterCtas && config.clusterM == 1 &&
          !config.persistent &&
          sm90RingBytes(config) >= config.bm * config.bn * 4;
-}
-
-llvm::Expected<Sm90OperandTile> sm90OperandTile(unsigned rows, unsigned bk,
-                                                DTypeKind dtype,
-                                                MajorKind major,
-                                                unsigned mmaMN,
-                                                ArchKind arch) {
-  // K-major: tile_to_shape(K_SWx<T>, (rows, bk)) with x = bk * element
-  // bytes, 8-row x x-byte atoms stacked along the rows: what one TMA box of
-  // bk x rows with x-byte swizzle writes. MN-major: the largest MN_SWx<T>
-  // atom whose MN extent (x / element bytes) divides rows, tiled K first
-  // (order (1,0)), so that each rows-slice of one atom width is one TMA box
-  // of (x / element bytes) x bk. The layout algebra builds the tile and the
-  // descriptor derivation matches it against the PTX ISA's canonical forms;
-  // the derived subtile offsets give the descriptor advance per wgmma K step
-  // and per 64 rows, and must be affine so an add to the low bits reaches
-  // each.
-  unsigned bytes = elementBytes(dtype);
-  std::string typeName = dtypeName(dtype);
-  const InstrInfo *instr = instrFor(nativeFamily(arch), dtype);
-  if (!instr)
-    return llvm::createStringError(
-        std::string(familyName(nativeFamily(arch))) + " on " +
-        archInfo(arch).name.str() + " takes no " + typeName + " operand");
-  std::string expr;
-  unsigned span = 0;
-  if (major == MajorKind::K) {
-    span = bk * bytes;
-    auto mode = swizzleOfBytes(span);
-    if (!mode || *mode == SwizzleKind::None)
-      return llvm::createStringError(
-          "a K-major tile row of BK = " + std::to_string(bk) + " " + typeName +
-          " is " + std::to_string(span) +
-          " bytes, not one swizzle atom row (32, 64 or 128 bytes)");
-    expr = "tile_to_shape(" + swizzleAtomName(MajorKind::K, *mode) + "<" +
-           typeName + ">, (" + std::to_string(rows) + "," +
-           std::to_string(bk) + "))";
-  } else {
-    for (const SwizzleInfo &mode : llvm::reverse(allSwizzles())) {
-      if (rows % (mode.bytes / bytes) != 0)
-        continue;
-      span = mode.bytes;
-      expr = "tile_to_shape(" + swizzleAtomName(MajorKind::MN, mode.kind) +
-             "<" + typeName + ">, (" + std::to_string(rows) + "," +
-             std::to_string(bk) + "), (1,0))";
-      break;
-    }
-    if (expr.empty())
-      return llvm::createStringError(
-          "an MN-major tile of " + std::to_string(rows) + " rows of " +
-          typeName + " fits no swizzle atom (rows must be a multiple of " +
-          std::to_string(16 / bytes) + ")");
-  }
-  auto value = evaluateLayoutExpr(expr);
-  if (!value)
-    return value.takeError();
-  auto smemTile = smemTileFromLayout(*value);
-  if (!smemTile)
-    return smemTile.takeError();
-  DerivationRequest request;
-  request.arch = arch;
-  request.dtype = dtype;
-  request.major = major;
-  request.mmaMN = mmaMN;
-  request.mmaK = instr->k;
-  request.base = 0;
-  auto derived = deriveSmemDescriptor(*smemTile, request);
-  if (!derived)
-    return derived.takeError();
-  const auto &offsets = derived->subtileOffsets;
-  Sm90OperandTile tile;
-  tile.rows = rows;
-  tile.layout = expr;
-  tile.dtype = dtype;
-  tile.major = major;
-  tile.bytes = rows * bk * bytes;
-  tile.swizzleBytes = swizzleInfo(derived->fields.swizzle).bytes;
-  tile.descriptorHigh = derived->desc & ~uint64_t(0x3FFF);
-  tile.kStepBytes = offsets[0].size() > 1 ? offsets[0][1] : 0;
-  // The per-64-row advance (the second consumer's A) is the offset of MMA
-  // subtile m = 1 when the request's subtile is 64 rows; B (mmaMN = N) has
-  // only one subtile along its rows.
-  tile.mAtomBytes = offsets.size() > 1 ? offsets[1][0] : 0;
-  if (major == MajorKind::K) {
-    tile.boxDims[0] = bk;
-    tile.boxDims[1] = rows;
-    tile.boxes = 1;
-  } else {
-    tile.boxDims[0] = span / bytes;
-    tile.boxDims[1] = bk;
-    tile.boxes = rows / tile.boxDims[0];
-  }
-  tile.boxBytes = tile.boxDims[0] * tile.boxDims[1] * bytes;
-  for (size_t m = 0; m < offsets.size(); ++m)
-    for (size_t k = 0; k < offsets[m].size(); ++k)
-      if (offsets[m][k] != m * tile.mAtomBytes + k * tile.kStepBytes)
-        return llvm::createStringError(
-            "subtile (" + std::to_string(m) + ", " + std::to_string(k) +
-            ") of " + expr + " starts at byte " +
-            std::to_string(offsets[m][k]) +
-            ", not on the affine grid the descriptor advance needs");
-  if ((derived->desc & 0x3FFF) != 0 || derived->fields.baseOffset != 0)
-    return llvm::createStringError(
-        "the descriptor of " + expr +
-        " at base 0 has a start address or base offset");
-  return tile;
 }
 
 /// The wgmma type rules: A and B of one family (16-bit: equal types; fp8:
@@ -215,7 +108,9 @@ static llvm::Error verifySm90Types(const Sm90GemmConfig &config) {
   return llvm::Error::success();
 }
 
-llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
+/// The tile: BM (the consumer warpgroups), BN (a wgmma N), the types, BK
+/// (one swizzle atom row) and the stages.
+static llvm::Error verifySm90Tile(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
@@ -226,11 +121,11 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 "warpgroups of the wgmma atom M = 64, or two owning two "
                 "64-row blocks each)");
   if (config.bm == 256) {
-    const char *with = config.swapAB       ? "swap_ab"
-                       : config.splitK     ? "split_k"
-                       : config.group      ? "a group"
-                       : config.batch      ? "a batch"
-                                           : nullptr;
+    const char *with = config.swapAB   ? "swap_ab"
+                       : config.splitK ? "split_k"
+                       : config.group  ? "a group"
+                       : config.batch  ? "a batch"
+                                       : nullptr;
     if (with)
       return fail(std::string("BM = 256 (two 64-row blocks per consumer "
                               "warpgroup) with ") +
@@ -249,7 +144,7 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   }
   if (llvm::Error err = verifySm90Types(config))
     return err;
-  unsigned elemBytes = elementBytes(config.aType);
+  unsigned elemBytes = dtypeBytes(config.aType);
   unsigned rowBytes = config.bk * elemBytes;
   if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
     return fail("BK = " + std::to_string(config.bk) + " " +
@@ -263,6 +158,15 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.stages < 2 || config.stages > 16)
     return fail("stages = " + std::to_string(config.stages) +
                 " is outside 2..16");
+  return llvm::Error::success();
+}
+
+/// The ring, the staging tiles and the barriers within a CTA's shared
+/// memory.
+static llvm::Error verifySm90SharedMemory(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
   auto staging = sm90EpilogueTile(config);
   if (!staging)
     return staging.takeError();
@@ -271,13 +175,21 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   const ArchInfo &arch = archInfo(ArchKind::SM90a);
   if (bytes > arch.maxSharedBytesPerCta)
     return fail(
-        "the ring needs " + std::to_string(bytes) +
-        " bytes of shared memory" +
+        "the ring needs " + std::to_string(bytes) + " bytes of shared memory" +
         (map.stagingBytes ? " (with " + std::to_string(map.stagingBytes) +
                                 " for the epilogue's staging tiles)"
                           : std::string()) +
         ", more than the " + std::to_string(arch.maxSharedBytesPerCta) +
         " a CTA may have; use fewer stages or a smaller tile");
+  return llvm::Error::success();
+}
+
+/// The schedule: split-K (in a cluster or not), persistent, the 2x1
+/// multicast cluster, the tile order, the CTAs per SM.
+static llvm::Error verifySm90Schedule(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
   if (config.splitKCluster) {
     if (!config.splitK)
       return fail("splitKCluster reduces the K splits of a tile in a "
@@ -287,10 +199,10 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                   "implemented: a cluster is the splits of one tile; use "
                   "persistent or split-K");
     if (config.clusterM != 1)
-      return fail("splitKCluster with clusterM = " +
-                  std::to_string(config.clusterM) +
-                  ": the cluster is the 1x1xS of the K splits, so clusterM "
-                  "must be 1");
+      return fail(
+          "splitKCluster with clusterM = " + std::to_string(config.clusterM) +
+          ": the cluster is the 1x1xS of the K splits, so clusterM "
+          "must be 1");
     unsigned ring = sm90RingBytes(config), tile = config.bm * config.bn * 4;
     if (ring < tile)
       return fail("splitKCluster keeps a CTA's f32 partial of " +
@@ -322,25 +234,33 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   if (config.ctasPerSm != 1 && config.ctasPerSm != 2)
     return fail("ctasPerSm = " + std::to_string(config.ctasPerSm) +
                 " is not 1 or 2");
+  return llvm::Error::success();
+}
+
+/// What fits one SM: the CTAs' shared memory and the consumers'
+/// registers (accumulators, and block scales' fresh accumulators).
+static llvm::Error verifySm90Occupancy(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
+  unsigned bytes = sm90SmemMap(config).totalBytes();
   unsigned perSm = archInfo(ArchKind::SM90a).sharedBytesPerSm;
   if (config.ctasPerSm * (bytes + 1024) > perSm)
     return fail(std::to_string(config.ctasPerSm) + " CTAs of " +
                 std::to_string(bytes) + " bytes of shared memory do not fit " +
-                "the " + std::to_string(perSm) +
-                " of an SM; use fewer stages");
+                "the " + std::to_string(perSm) + " of an SM; use fewer stages");
   if (config.blockScale && config.bn > Sm90MaxWholePromotionN &&
       config.bn % 16 != 0)
-    return fail("BN = " + std::to_string(config.bn) +
-                " with block scales promotes in two halves (the main and "
-                "fresh accumulators of m64n" + std::to_string(config.bn) +
-                " do not fit a consumer's registers together), and " +
-                std::to_string(config.bn / 2) +
-                " is not a wgmma N; above " +
-                std::to_string(Sm90MaxWholePromotionN) +
-                " use a multiple of 16 (" +
-                std::to_string(config.bn / 16 * 16) + " or " +
-                std::to_string(std::min(256u, (config.bn + 15) / 16 * 16)) +
-                ")");
+    return fail(
+        "BN = " + std::to_string(config.bn) +
+        " with block scales promotes in two halves (the main and "
+        "fresh accumulators of m64n" +
+        std::to_string(config.bn) +
+        " do not fit a consumer's registers together), and " +
+        std::to_string(config.bn / 2) + " is not a wgmma N; above " +
+        std::to_string(Sm90MaxWholePromotionN) + " use a multiple of 16 (" +
+        std::to_string(config.bn / 16 * 16) + " or " +
+        std::to_string(std::min(256u, (config.bn + 15) / 16 * 16)) + ")");
   auto [producer, consumer] = sm90RegisterSplit(config);
   unsigned accumulators = sm90RowBlocks(config) * config.bn / 2;
   // ptxas compiles the whole kernel under the launch cap, setmaxnreg or not
@@ -377,10 +297,18 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
                 " registers, too few for the " + std::to_string(accumulators) +
                 " main and " + std::to_string(sm90PromotionN(config) / 2) +
                 " fresh accumulators of the block-scaled BM = " +
-                std::to_string(config.bm) + ", BN = " +
-                std::to_string(config.bn) + " tile; use BN <= " +
-                std::to_string(widest.bn));
+                std::to_string(config.bm) +
+                ", BN = " + std::to_string(config.bn) +
+                " tile; use BN <= " + std::to_string(widest.bn));
   }
+  return llvm::Error::success();
+}
+
+llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
+  for (auto verify : {verifySm90Tile, verifySm90SharedMemory,
+                      verifySm90Schedule, verifySm90Occupancy})
+    if (llvm::Error err = verify(config))
+      return err;
   return llvm::Error::success();
 }
 
@@ -401,19 +329,19 @@ Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
           config.splitK ? std::max(1u, splits) : 1};
 }
 
-llvm::Expected<std::pair<Sm90OperandTile, Sm90OperandTile>>
+llvm::Expected<std::pair<TmaOperandTile, TmaOperandTile>>
 sm90RoleTiles(const Sm90GemmConfig &config) {
   DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
   DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
   MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;
   MajorKind roleMajorB = config.swapAB ? config.aMajor : config.bMajor;
-  auto tileA = sm90OperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
+  auto tileA = tmaOperandTile(config.bm, config.bk, roleTypeA, roleMajorA, 64);
   if (!tileA)
     return tileA.takeError();
   // A block-scaled tile promoting in halves wgmmas each half of the B
   // tile: its subtile m = 1 (mAtomBytes) is where the second half starts.
-  auto tileB = sm90OperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
-                               sm90PromotionN(config));
+  auto tileB = tmaOperandTile(config.bn, config.bk, roleTypeB, roleMajorB,
+                              sm90PromotionN(config));
   if (!tileB)
     return tileB.takeError();
   if (config.clusterM > 1) {

@@ -56,7 +56,7 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
                 dtypeInfo(spec.accType).name.str());
   if (spec.cMajor != MajorKind::MN)
     return fail("sm_90a GEMM stores C row-major (major(N)) only");
-  // The generator stages each operand in the tile sm90OperandTile derives
+  // The generator stages each operand in the tile tmaOperandTile derives
   // (codegen/Sm90Gemm.h); a different smem layout in the spec is an error,
   // not silently replaced. The check uses the language's tile shape
   // ((BM, BK) for a, (BN, BK) for b) and the operand's role without swap.
@@ -65,7 +65,7 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
         {"b", &spec.smemB, spec.bn, spec.bType, spec.bMajor, spec.bn}}) {
     if (!*layout)
       continue;
-    auto staged = sm90OperandTile(rows, spec.bk, type, major, mmaMN);
+    auto staged = tmaOperandTile(rows, spec.bk, type, major, mmaMN);
     if (!staged)
       return staged.takeError();
     auto expected = evaluateLayoutExpr(staged->layout);
@@ -163,7 +163,7 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // Each map's box is the derived operand tile's (K-major: BK x rows;
   // MN-major: one swizzle span of MN x BK, loaded `boxes` times per slot).
   auto plan = [&](const char *param, bool roleA) {
-    const Sm90OperandTile &tile = roleA ? kernel.a : kernel.b;
+    const TmaOperandTile &tile = roleA ? kernel.a : kernel.b;
     TensorMapPlan map;
     map.param = param;
     map.matrix = (roleA != config.swapAB) ? 'A' : 'B';

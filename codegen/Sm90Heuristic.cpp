@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Heuristic.h"
 
+#include "codegen/DecodeSplit.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
 
@@ -14,9 +15,6 @@
 namespace tilec {
 
 namespace {
-
-/// K tiles a split keeps at least, so the ring fills before it drains.
-constexpr unsigned MinKTilesPerSplit = 4;
 
 /// Clusters of \p size CTAs (one CTA an SM) the GPU holds at once, counted
 /// as if its SMs came in GPCs of 16: a cluster lives in one GPC. The H200's
@@ -40,29 +38,6 @@ unsigned sm90MaxStages(Sm90GemmConfig config) {
     if (sm90SharedBytes(config) <= budget)
       break;
   return config.stages;
-}
-
-DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms) {
-  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  int64_t rowsA = swapAB ? spec.fixedN : spec.fixedM;
-  int64_t rowsB = swapAB ? spec.fixedM : spec.fixedN;
-  DecodeSplit split;
-  split.tiles = ceilDiv(rowsA, spec.bm) * ceilDiv(rowsB, spec.bn);
-  split.kTiles = ceilDiv(spec.fixedK, spec.bk);
-  split.splits = sm90DecodeSplits(static_cast<unsigned>(split.tiles),
-                                  static_cast<unsigned>(split.kTiles),
-                                  spec.bn, sms);
-  return split;
-}
-
-unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
-                          unsigned sms) {
-  tiles = std::max(1u, tiles);
-  // Rounded to nearest: M = 128, N = 4096 (64 tiles, 1.55) ran 20.3 us in 2
-  // splits against 21.5 whole (H200, session 3).
-  unsigned splits = (sms * (bn >= 128 ? 3 : 2) + 2 * tiles) / (4 * tiles);
-  splits = std::min({splits, kTiles / MinKTilesPerSplit, 4u});
-  return std::max(1u, splits);
 }
 
 Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
@@ -101,7 +76,7 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     // = 4096 (64 tiles) ran slower in 2 splits (21.9 against 19.5); at M =
     // 128 (twice the MMA work per weight byte) 3 splits beat 2 at N = 2112
     // in both runs (17.2 / 16.9 against 17.7 / 17.7 us).
-    unsigned splits = sm90DecodeSplits(tiles, kTiles, config.bn, sms);
+    unsigned splits = decodeSplits(tiles, kTiles, config.bn, sms);
     if (splits > 1) {
       // The splits of a tile reduce in a cluster through distributed shared
       // memory (legal here: at most 4 splits, a deep ring) where all the

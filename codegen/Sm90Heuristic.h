@@ -35,13 +35,6 @@ struct Sm90Choice {
 Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
                             unsigned sms = 132);
 
-/// The K splits for a decode-shaped (swapped) grid of \p tiles output tiles
-/// of BN \p bn with \p kTiles 64-wide K tiles on \p sms SMs: 1 unless the
-/// tiles leave most SMs idle; at most 4, and at least 4 K tiles a split.
-/// Example: sm90DecodeSplits(33, 112, 64, 132) == 2 (N = 2112 at M = 64).
-unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
-                          unsigned sms);
-
 /// The block-scaled fp8 config (e4m3 A and B, DeepGEMM's 1 x 128 / 128 x
 /// 128 f32 scales, bf16 C) for C (M x N) = A (M x K) B^T on \p sms SMs,
 /// from the H100 measurements of issue 26 (bench/Fp8BlockResults.md): for
@@ -56,15 +49,6 @@ unsigned sm90DecodeSplits(unsigned tiles, unsigned kTiles, unsigned bn,
 /// 128, BN 192.
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
                                        unsigned sms);
-
-/// What `schedule auto` weighs for a kernel whose M, N and K are fixed
-/// (\p spec's fixedM/N/K, all nonzero): its output tiles with A and B as
-/// written or \p swapAB, its K tiles, and sm90DecodeSplits on \p sms SMs.
-struct DecodeSplit {
-  int64_t tiles = 0, kTiles = 0;
-  unsigned splits = 1;
-};
-DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms);
 
 /// The most ring stages (2 to 16) of \p config's tile, types and epilogue
 /// (its own stages ignored) whose shared memory (sm90SharedBytes) fits

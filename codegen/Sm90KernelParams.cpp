@@ -6,24 +6,9 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/EpilogueMath.h"
 #include "codegen/Sm90Gemm.h"
+#include "codegen/warpspec/KernelBuilder.h"
 
 namespace tilec {
-
-std::vector<KernelParam> tmaGemmLeadingParams(bool staged) {
-  using P = KernelParam;
-  std::vector<KernelParam> params = {{"tmapA", P::TensorMap},
-                                     {"tmapB", P::TensorMap}};
-  if (staged)
-    params.push_back({"tmapC", P::TensorMap});
-  params.insert(params.end(), {{"c", P::Pointer},
-                               {"rowsA", P::I32},
-                               {"rowsB", P::I32},
-                               {"k", P::I32},
-                               {"ldc", P::I32},
-                               {"alpha", P::F32},
-                               {"beta", P::F32}});
-  return params;
-}
 
 std::vector<KernelParam> sm90KernelParams(bool staged,
                                          llvm::ArrayRef<EpilogueOp> ops,

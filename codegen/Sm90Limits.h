@@ -3,7 +3,7 @@
 //
 // The numbers and type rules that both the sm_90a kernel builder
 // (Sm90Gemm.cpp) and its configuration checks (Sm90GemmConfig.cpp) read:
-// the alignment slack and register budgets of an H100/H200 SM, the setmaxnreg
+// the register budgets of an H100/H200 SM, the setmaxnreg
 // split, and which A/B element types one wgmma can take together.
 //
 //===----------------------------------------------------------------------===//
@@ -19,7 +19,6 @@ namespace sm90 {
 
 // Shared-memory limits are per-target facts of ir/Arch.h
 // (archInfo(ArchKind::SM90a).maxSharedBytesPerCta, .sharedBytesPerSm).
-inline constexpr unsigned AlignSlack = 1024;       // SW128 atoms need 1024 B
 inline constexpr unsigned ProducerRegs = 40;
 inline constexpr unsigned MaxConsumerRegs = 232;
 inline constexpr unsigned RegistersPerSm = 65536;
@@ -32,8 +31,6 @@ inline constexpr unsigned MaxClusterCtas = 8;
 /// epilogue.
 inline constexpr unsigned SplitKBarrier = 1;
 inline constexpr unsigned FirstEpilogueBarrier = 2;
-
-inline unsigned elementBytes(DTypeKind dtype) { return dtypeBits(dtype) / 8; }
 
 /// The wgmma family of an A/B element type: 16-bit, tf32 or fp8; A and B
 /// must be of one family (fp8 may mix e4m3 and e5m2).
@@ -52,10 +49,6 @@ inline WgmmaFamily wgmmaFamily(DTypeKind dtype) {
   default:
     return WgmmaFamily::None;
   }
-}
-
-inline std::string dtypeName(DTypeKind dtype) {
-  return dtypeInfo(dtype).name.str();
 }
 
 } // namespace sm90

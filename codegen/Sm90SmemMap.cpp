@@ -11,10 +11,10 @@
 using namespace tilec;
 
 unsigned Sm90SmemMap::fixedBytes() const {
-  return sm90::AlignSlack + FlagBytes + cLoadBarrierBytes();
+  return SmemAlignSlack + FlagBytes + cLoadBarrierBytes();
 }
 
-unsigned Sm90SmemMap::totalBytes() const { return sm90::AlignSlack + end(); }
+unsigned Sm90SmemMap::totalBytes() const { return SmemAlignSlack + end(); }
 
 unsigned tilec::sm90SharedBytes(const Sm90GemmConfig &config) {
   return sm90SmemMap(config).totalBytes();
@@ -22,7 +22,7 @@ unsigned tilec::sm90SharedBytes(const Sm90GemmConfig &config) {
 
 Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   Sm90SmemMap map;
-  unsigned elem = sm90::elementBytes(config.aType);
+  unsigned elem = dtypeBytes(config.aType);
   map.stages = config.stages;
   map.rowBlocks = config.bm / 64;
   map.aStageBytes = config.bm * config.bk * elem;

@@ -5,7 +5,7 @@
 // (Sm90Gemm.cpp), the launch size (sm90SharedBytes) and plan-pipeline's
 // message (compiler/passes/PlanPipeline.cpp) read the same numbers.
 //
-// From the 1024-byte-aligned base (the dynamic allocation carries AlignSlack
+// From the 1024-byte-aligned base (the dynamic allocation carries SmemAlignSlack
 // bytes so that the base can be rounded up):
 //
 //   [staging buffers][A ring][B ring][full+empty mbarriers per stage]

@@ -17,7 +17,7 @@ struct Reducer {
   const Sm90SplitReduceValues &v;
   /// The staging tile (the scatter's shares follow its chunks); null for
   /// the whole-tile reductions.
-  const std::optional<Sm90EpilogueTile> *staging = nullptr;
+  const std::optional<EpilogueStagingTile> *staging = nullptr;
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::LLVMContext &ctx = b.getContext();
   unsigned consumers = config.bm / 64;
@@ -223,7 +223,7 @@ llvm::SmallVector<llvm::Value *> tilec::emitSm90ClusterSplitReduce(
 
 std::vector<Sm90SplitShare> tilec::emitSm90ClusterSplitScatter(
     llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-    const std::optional<Sm90EpilogueTile> &staging,
+    const std::optional<EpilogueStagingTile> &staging,
     const Sm90SplitReduceValues &values, llvm::ArrayRef<llvm::Value *> acc,
     llvm::BasicBlock *done) {
   return Reducer{b, config, values, &staging}.emitClusterSplitScatter(acc,

@@ -71,7 +71,7 @@ struct Sm90SplitShare {
 /// it.
 std::vector<Sm90SplitShare>
 emitSm90ClusterSplitScatter(llvm::IRBuilder<> &b, const Sm90GemmConfig &config,
-                            const std::optional<Sm90EpilogueTile> &staging,
+                            const std::optional<EpilogueStagingTile> &staging,
                             const Sm90SplitReduceValues &values,
                             llvm::ArrayRef<llvm::Value *> acc,
                             llvm::BasicBlock *done);

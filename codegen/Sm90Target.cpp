@@ -4,7 +4,7 @@
 // fixed at 128 or less (a decode shape: M becomes the wgmma N and N fills
 // the 64-row M atoms), and splits K when M, N and K are all fixed and the
 // output tiles would fill less than half of an H100/H200's 132 SMs, by the
-// run-time heuristic's rule (codegen/Sm90Heuristic.h); the splits of a tile
+// rule of codegen/DecodeSplit.h; the splits of a tile
 // are summed through distributed shared memory in a cluster where the ring
 // holds one f32 tile (at most 8 splits), else in a global workspace. A
 // 16-bit C is staged in swizzled shared memory and written by TMA stores;
@@ -13,9 +13,12 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmTarget.h"
 
+#include "codegen/DecodeSplit.h"
+#include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90GemmSpec.h"
+#include "codegen/Sm90Group.h"
 #include "codegen/Sm90Heuristic.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
@@ -92,11 +95,19 @@ public:
   bool hasBatch() const override { return true; }
   bool hasGroup() const override { return true; }
 
+  std::string describeGroup(const GemmSpec &spec) const override {
+    return describeGroupedGemm(spec);
+  }
+
+  std::string describeBlockScale(const GemmSpec &spec) const override {
+    return describeBlockScalePromotion(spec);
+  }
+
   std::string describeBatch(const GemmSpec &spec) const override {
     if (!spec.batch)
       return "";
     bool both = spec.batch->aBatched && spec.batch->bBatched;
-    std::string maps = both                    ? "A's and B's TMA tensor maps are"
+    std::string maps = both ? "A's and B's TMA tensor maps are"
                        : spec.batch->aBatched ? "A's TMA tensor map is"
                                               : "B's TMA tensor map is";
     std::string shared =
@@ -137,10 +148,8 @@ public:
                               bool written) const override {
     GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
     if (written) {
-      choice.why = writtenScheduleWhy(spec, spec.splitK > 1
-                                                ? splitReduction(spec,
-                                                                 spec.splitK)
-                                                : "");
+      choice.why = writtenScheduleWhy(
+          spec, spec.splitK > 1 ? splitReduction(spec, spec.splitK) : "");
       return choice;
     }
     int64_t m = spec.fixedM, n = spec.fixedN, k = spec.fixedK;
@@ -188,7 +197,8 @@ public:
                "column)";
       int64_t fits = std::max<int64_t>(16, ceilDiv(m, 16) * 16);
       if (spec.bn >= 2 * fits)
-        why += "; BN = " + std::to_string(spec.bn) + " is at least twice M: "
+        why += "; BN = " + std::to_string(spec.bn) +
+               " is at least twice M: "
                "the wgmma computes columns past M (BN = " +
                std::to_string(fits) + " would hold M)";
     } else {
@@ -302,8 +312,7 @@ public:
     return sm90GemmBinary(std::move(*kernel), spec.splitK);
   }
 
-  llvm::Expected<std::string>
-  emitLlvmIr(const GemmSpec &spec) const override {
+  llvm::Expected<std::string> emitLlvmIr(const GemmSpec &spec) const override {
     auto config = sm90ConfigFromSpec(spec);
     if (!config)
       return config.takeError();

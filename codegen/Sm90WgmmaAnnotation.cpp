@@ -6,9 +6,9 @@
 namespace tilec {
 
 std::string sm90WgmmaAnnotation(const Sm90GemmConfig &config,
-                                const Sm90OperandTile &tileA,
-                                const Sm90OperandTile &tileB, unsigned kk) {
-  auto operand = [&](const char *role, const Sm90OperandTile &tile,
+                                const TmaOperandTile &tileA,
+                                const TmaOperandTile &tileB, unsigned kk) {
+  auto operand = [&](const char *role, const TmaOperandTile &tile,
                      const char *mn, const char *mnIs, unsigned mnBytes) {
     unsigned offset = kk * tile.kStepBytes;
     return std::string(role) + " subtile (" + mn + "=" + mnIs +

@@ -25,8 +25,8 @@ namespace tilec {
 /// step \p kk of \p config's kernel, whose operand tiles in their wgmma
 /// roles are \p tileA and \p tileB.
 std::string sm90WgmmaAnnotation(const Sm90GemmConfig &config,
-                                const Sm90OperandTile &tileA,
-                                const Sm90OperandTile &tileB, unsigned kk);
+                                const TmaOperandTile &tileA,
+                                const TmaOperandTile &tileB, unsigned kk);
 
 } // namespace tilec
 

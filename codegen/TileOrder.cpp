@@ -13,7 +13,7 @@
 
 namespace tilec {
 
-TileCoord emitGroupedTile(llvm::IRBuilderBase &b, llvm::Value *t,
+TilePosition emitGroupedTile(llvm::IRBuilderBase &b, llvm::Value *t,
                           llvm::Value *tilesM, llvm::Value *tilesN,
                           unsigned groupM) {
   llvm::Value *group = b.getInt32(groupM);
@@ -22,7 +22,7 @@ TileCoord emitGroupedTile(llvm::IRBuilderBase &b, llvm::Value *t,
   llvm::Value *rows = b.CreateBinaryIntrinsic(
       llvm::Intrinsic::umin, b.CreateSub(tilesM, first), group);
   llvm::Value *inGroup = b.CreateURem(t, groupTiles);
-  TileCoord coord;
+  TilePosition coord;
   coord.row = b.CreateAdd(first, b.CreateURem(inGroup, rows));
   coord.col = b.CreateUDiv(inGroup, rows);
   return coord;

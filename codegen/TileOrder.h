@@ -1,8 +1,9 @@
-//===- codegen/TileOrder.h - A persistent grid's tile order ----*- C++ -*-===//
+//===- codegen/TileOrder.h - The output tiles' order -----------*- C++ -*-===//
 //
-// A persistent kernel's CTAs walk the output tiles t = ctaid.x, ctaid.x +
-// nctaid.x, ...; the order in which t numbers the tiles decides what the
-// CTAs running at the same time share in L2. Row-major order sweeps a whole
+// A kernel's CTAs take the output tiles by a number t: a persistent
+// kernel's walk t = ctaid.x, ctaid.x + nctaid.x, ..., an sm_80 kernel's
+// one tile t = ctaid.x; the order in which t numbers the tiles decides what
+// the CTAs running at the same time share in L2. Row-major order sweeps a whole
 // tile row of N before moving on, so a wave of CTAs reads one A tile row and
 // every B tile; the grouped order below walks groupM tile rows together,
 // column by column, so a wave of W CTAs reads about groupM A tile rows and
@@ -22,9 +23,9 @@
 //   row 2      4      5
 // (the last group has one row).
 //
-// The sm_90a and sm_100a persistent kernels both emit this function, so
-// there is one tile order and the host-side groupedTile mirrors it for
-// tests.
+// The sm_80 kernels and the sm_90a and sm_100a persistent kernels all
+// emit this function, so there is one tile order and the host-side
+// groupedTile mirrors it for tests.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_TILEORDER_H
@@ -38,15 +39,15 @@
 namespace tilec {
 
 /// A tile's (row, column) in tile units, as IR values.
-struct TileCoord {
+struct TilePosition {
   llvm::Value *row = nullptr, *col = nullptr;
 };
 
 /// Emits the grouped order (file comment) of tile \p t (i32) of a
 /// \p tilesM x \p tilesN grid of tiles (i32), \p groupM tile rows per group.
-TileCoord emitGroupedTile(llvm::IRBuilderBase &b, llvm::Value *t,
+TilePosition emitGroupedTile(llvm::IRBuilderBase &b, llvm::Value *t,
                           llvm::Value *tilesM, llvm::Value *tilesN,
-                          unsigned groupM);
+                             unsigned groupM);
 
 /// The same order on the host: {row, column} of tile \p t.
 /// Example: (2, 3, 2, 2) is {0, 1} and (4, 3, 2, 2) is {2, 0} (the table

@@ -1,4 +1,5 @@
-//===- compiler/KernelCheck.cpp - Run a compiled GEMM and check every element ===//
+//===- compiler/KernelCheck.cpp - Run a compiled GEMM and check every element
+//===//
 #include "compiler/KernelCheck.h"
 
 #include "compiler/GemmLauncher.h"
@@ -7,6 +8,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Stream.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Parallel.h"
 
 #include <fmt/format.h>
@@ -107,7 +109,8 @@ double applyOp(const EpilogueOp &op, double x, double operand) {
     return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
   case EpilogueOpKind::GeluTanh:
     return 0.5 * x *
-           (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+           (1.0 +
+            std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
   case EpilogueOpKind::Silu:
     return x / (1.0 + std::exp(-x));
   case EpilogueOpKind::Clamp:
@@ -201,6 +204,72 @@ rt::DevicePtr uploadBuffer(const void *data, size_t bytes,
   return keep.back().ptr();
 }
 
+/// Whether \p kernel takes block scales (sfa, sfb: compiler/GemmLauncher.h).
+bool takesBlockScales(const GemmKernelBinary &kernel) {
+  return llvm::any_of(kernel.params, [](const KernelParam &param) {
+    return param.name == "sfa";
+  });
+}
+
+/// The tolerance of one element of C: half an ulp of C's type, plus the
+/// tensor core's accumulation (fp8 products are summed with fewer mantissa
+/// bits) growing with sqrt(K); 0 for integer inputs, whose exact result
+/// every backend must produce. An approximate op (the op table's:
+/// gelu and silu use a fast exp2, gelu_tanh tanh.approx.f32; docs/
+/// language.md has the bounds) makes an integer-input result inexact: it
+/// may round to the neighbouring value of C's type. Block-scaled: the
+/// tensor core sums each 128-K block with ~14 mantissa bits (2^-11 of the
+/// block's |products| bounds it, docs/layout-facts.md#fp8-accumulation)
+/// and the promotion adds the blocks in f32.
+struct Tolerance {
+  double outRel = 0, absTol = 0, alpha = 1;
+  bool blockScaled = false, integers = false;
+
+  Tolerance(const GemmKernelBinary &kernel, int64_t k,
+            const KernelCheckOptions &options, bool blockScaled)
+      : alpha(std::fabs(double(options.alpha))), blockScaled(blockScaled),
+        integers(options.integerInputs) {
+    ElementCodec codecC(kernel.cType);
+    bool fp8 = ElementCodec(kernel.aType).bytes() == 1;
+    outRel = integers ? 0.0 : std::ldexp(1.0, -int(codecC.mantissaBits()));
+    absTol = integers ? 0.0 : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(k)) + 1e-4;
+    bool approximate =
+        llvm::any_of(kernel.epilogueOps, [](const EpilogueOp &op) {
+          return epilogueOpInfo(op.kind).approximate;
+        });
+    if (integers && approximate) {
+      outRel = 2 * std::ldexp(1.0, -int(codecC.mantissaBits()));
+      absTol = 1e-6;
+    }
+  }
+
+  /// For reference \p ref whose products' magnitudes sum to \p absSum
+  /// (block-scaled only).
+  double of(double ref, double absSum) const {
+    if (blockScaled && !integers)
+      return outRel * std::fabs(ref) + std::ldexp(alpha * absSum, -11) + 1e-6;
+    return outRel * std::fabs(ref) + absTol;
+  }
+};
+
+/// Launches \p kernel on \p problem, waits, and reads C (\p c) into
+/// \p out; the error, or empty.
+std::string launchAndRead(const GemmKernelBinary &kernel,
+                          const KernelCheckOptions &options,
+                          const GemmProblem &problem, const rt::DeviceBuffer &c,
+                          std::vector<uint8_t> &out) {
+  auto launcher = GemmLauncher::create(kernel, options.smCount);
+  if (!launcher)
+    return "load: " + launcher.error().getMessage();
+  if (auto st = launcher->launch(problem); !st)
+    return "launch: " + st.error().getMessage();
+  if (auto st = rt::synchronizeDefaultStream(); !st)
+    return "kernel: " + st.error().getMessage();
+  if (auto st = c.download(out.data(), out.size()); !st)
+    return "download C: " + st.error().getMessage();
+  return "";
+}
+
 /// The rows of a grouped problem (codegen/Sm90Group.h), drawn at random:
 /// the group of every row of C in its stacked view (-1: outside every
 /// group, must stay poisoned) and the device tensor the kernel reads.
@@ -288,8 +357,7 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   if (options.beta != 0.0f)
     return failWith("a grouped kernel writes C without reading it: run it "
                     "with beta 0");
-  ElementCodec codecA(kernel.aType), codecB(kernel.bType),
-      codecC(kernel.cType);
+  ElementCodec codecA(kernel.aType), codecB(kernel.bType), codecC(kernel.cType);
   std::mt19937_64 rng(options.seed);
   bool masked = kernel.group->kind == GroupKind::Masked;
   int64_t groups = std::max<int64_t>(s.groups, 1);
@@ -303,10 +371,10 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   int64_t ldc = leadingDimension(s.n, codecC.bytes());
   if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
     ldc += multiple - ldc % multiple;
-  Operand a = drawOperand(codecA, rowsA, s.k, true, lda,
-                          options.integerInputs, rng);
-  Operand b = drawOperand(codecB, rowsB, s.k, true, ldb,
-                          options.integerInputs, rng);
+  Operand a =
+      drawOperand(codecA, rowsA, s.k, true, lda, options.integerInputs, rng);
+  Operand b =
+      drawOperand(codecB, rowsB, s.k, true, ldb, options.integerInputs, rng);
   std::vector<uint8_t> cBits(size_t(rowsA * ldc) * codecC.bytes(), 0xFF);
   std::vector<rt::DeviceBuffer> keep;
   std::string error;
@@ -319,21 +387,18 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   problem.b = uploadBuffer(b.bits.data(), b.bits.size(), keep, error);
   problem.c = uploadBuffer(cBits.data(), cBits.size(), keep, error);
   (masked ? problem.groupRows : problem.groupIndex) =
-      uploadBuffer(layout.device.data(), layout.device.size() * 4, keep,
-                   error);
+      uploadBuffer(layout.device.data(), layout.device.size() * 4, keep, error);
   // Block scales: SFA per stacked row of A, SFB per group's 128-row blocks.
-  bool scaled = false;
-  for (const KernelParam &param : kernel.params)
-    scaled |= param.name == "sfa";
+  bool scaled = takesBlockScales(kernel);
   BlockScales scales;
   int64_t nBlocks = (s.n + 127) / 128;
   if (scaled) {
     RunShape stacked{rowsA, groups * nBlocks * 128, s.k};
     scales = drawBlockScales(stacked, options.integerInputs, rng);
-    problem.sfa = uploadBuffer(scales.a.data(), scales.a.size() * 4, keep,
-                               error);
-    problem.sfb = uploadBuffer(scales.b.data(), scales.b.size() * 4, keep,
-                               error);
+    problem.sfa =
+        uploadBuffer(scales.a.data(), scales.a.size() * 4, keep, error);
+    problem.sfb =
+        uploadBuffer(scales.b.data(), scales.b.size() * 4, keep, error);
   }
   // The epilogue ops' vectors: N columns or M rows (masked: per group's
   // row, shared by the groups).
@@ -341,13 +406,9 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   for (const EpilogueOp &op : kernel.epilogueOps) {
     if (epilogueOpInfo(op.kind).operand.empty())
       continue;
-    DTypeKind type = op.kind == EpilogueOpKind::Scale ? DTypeKind::F32
-                     : op.operandType                 ? *op.operandType
-                                                      : kernel.cType;
-    OperandVector v =
-        drawVector(ElementCodec(type),
-                   op.axis == EpilogueAxis::Row ? s.m : s.n,
-                   options.integerInputs, rng);
+    OperandVector v = drawVector(
+        ElementCodec(epilogueOperandType(op, kernel.cType)),
+        op.axis == EpilogueAxis::Row ? s.m : s.n, options.integerInputs, rng);
     (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
         uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
     vectors[op.kind] = std::move(v);
@@ -355,34 +416,12 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   if (!error.empty())
     return failWith(error);
 
-  auto launcher = GemmLauncher::create(kernel, options.smCount);
-  if (!launcher)
-    return failWith("load: " + launcher.error().getMessage());
-  if (auto st = launcher->launch(problem); !st)
-    return failWith("launch: " + st.error().getMessage());
-  if (auto st = rt::synchronizeDefaultStream(); !st)
-    return failWith("kernel: " + st.error().getMessage());
   std::vector<uint8_t> out(cBits.size());
-  if (auto st = keep[2].download(out.data(), out.size()); !st)
-    return failWith("download C: " + st.error().getMessage());
+  if (std::string error = launchAndRead(kernel, options, problem, keep[2], out);
+      !error.empty())
+    return failWith(error);
 
-  // The tolerances of checkKernel.
-  bool fp8 = codecA.bytes() == 1;
-  double outRel = options.integerInputs
-                      ? 0.0
-                      : std::ldexp(1.0, -int(codecC.mantissaBits()));
-  double absTol = options.integerInputs
-                      ? 0.0
-                      : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(s.k)) + 1e-4;
-  bool transcendental = false;
-  for (const EpilogueOp &op : kernel.epilogueOps)
-    transcendental |= op.kind == EpilogueOpKind::Gelu ||
-                      op.kind == EpilogueOpKind::GeluTanh ||
-                      op.kind == EpilogueOpKind::Silu;
-  if (options.integerInputs && transcendental) {
-    outRel = 2 * std::ldexp(1.0, -int(codecC.mantissaBits()));
-    absTol = 1e-6;
-  }
+  Tolerance tolerance(kernel, s.k, options, scaled);
   std::string bad;
   auto report = [&](const std::string &what) {
     if (result.wrong++ < options.maxReported)
@@ -408,8 +447,8 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   for (int64_t r = 0; r < rowsA; ++r) {
     int32_t g = layout.rowGroup[size_t(r)];
     int64_t i = masked ? r % s.m : r; // The row within the group's C.
-    std::string where = masked ? fmt::format("C[{}][{}]", r / s.m, i)
-                               : fmt::format("C[{}]", r);
+    std::string where =
+        masked ? fmt::format("C[{}][{}]", r / s.m, i) : fmt::format("C[{}]", r);
     for (int64_t j = 0; j < s.n; ++j) {
       ++result.checked;
       size_t at = size_t(r * ldc + j);
@@ -428,20 +467,17 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
       double ref = double(options.alpha) * sum;
       for (const EpilogueOp &op : kernel.epilogueOps) {
         auto v = vectors.find(op.kind);
-        ref = applyOp(op, ref,
-                      v == vectors.end()
-                          ? 0.0
-                          : v->second.values[size_t(
-                                op.axis == EpilogueAxis::Row ? i : j)]);
+        ref = applyOp(
+            op, ref,
+            v == vectors.end()
+                ? 0.0
+                : v->second
+                      .values[size_t(op.axis == EpilogueAxis::Row ? i : j)]);
       }
       if (options.integerInputs)
         ref = codecC.encode(ref).second;
       double got = codecC.decode(loadBits(out, at, codecC.bytes()));
-      double tol = outRel * std::fabs(ref) + absTol;
-      if (scaled && !options.integerInputs)
-        tol = outRel * std::fabs(ref) +
-              std::ldexp(std::fabs(double(options.alpha)) * absSum, -11) +
-              1e-6;
+      double tol = tolerance.of(ref, absSum);
       double err = std::fabs(got - ref);
       if (!(err <= tol))
         report(fmt::format("{}[{}] = {} (group {}), reference {}, tolerance "
@@ -455,56 +491,75 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   return result;
 }
 
-} // namespace
+/// One dense (non-grouped) check: its operands laid out and drawn, the
+/// epilogue's vectors and the block scales, the fp64 reference and the
+/// comparison of every element of C and of the poison around it.
+struct DenseCheck {
+  const GemmKernelBinary &kernel;
+  const RunShape &s;
+  const KernelCheckOptions &options;
+  std::mt19937_64 rng;
+  ElementCodec codecA, codecB, codecC;
+  bool aK, bK;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  /// With swiglu C (and a residual) has N / 2 columns.
+  const EpilogueOp *swiglu;
+  int64_t cCols = 0;
+  /// Batches: each batched operand's matrices lie a stride apart, the
+  /// stride one 16-byte unit more than a matrix, so a kernel that ignores
+  /// the stride (or offsets by a wrong one) reads or writes the wrong
+  /// batch.
+  int64_t batches = 1;
+  bool aBatched = false, bBatched = false;
+  int64_t strideA = 0, strideB = 0, strideC = 0;
+  std::vector<Operand> as, bs;
+  Operand a, b; ///< The device bits of all batches.
+  std::vector<uint8_t> cBits;
+  std::vector<std::vector<double>> c0; ///< C's values per batch (beta)
+  size_t cEnd = 0; ///< C's bytes before the trailing poison batch
+  std::map<EpilogueOpKind, OperandVector> vectors;
+  bool scaled = false;
+  BlockScales scales;
+  GemmProblem problem;
+  std::vector<rt::DeviceBuffer> keep;
+  size_t cBuffer = 0; ///< C's index in keep
+  std::string error;
 
-KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
-                              const RunShape &s,
-                              const KernelCheckOptions &options) {
-  if (kernel.group)
-    return checkGroupedKernel(kernel, s, options);
-  KernelCheckResult result;
-  auto failWith = [&](std::string what) {
-    result.pass = false;
-    result.detail = std::move(what);
-    return result;
-  };
-  ElementCodec codecA(kernel.aType), codecB(kernel.bType),
-      codecC(kernel.cType);
-  std::mt19937_64 rng(options.seed);
-  bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
-  int64_t lda = leadingDimension(aK ? s.k : s.m, codecA.bytes());
-  int64_t ldb = leadingDimension(bK ? s.k : s.n, codecB.bytes());
-  // With swiglu C (and a residual) has N / 2 columns.
-  const EpilogueOp *swiglu = nullptr;
-  for (const EpilogueOp &op : kernel.epilogueOps)
-    if (op.kind == EpilogueOpKind::Swiglu)
-      swiglu = &op;
-  int64_t cCols = swiglu ? s.n / 2 : s.n;
-  int64_t ldc = leadingDimension(cCols, codecC.bytes());
-  if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
-    ldc += multiple - ldc % multiple;
-  // Batches: each batched operand's matrices lie a stride apart, the
-  // stride one 16-byte unit more than a matrix, so a kernel that ignores
-  // the stride (or offsets by a wrong one) reads or writes the wrong batch.
-  int64_t batches = kernel.batch ? std::max<int64_t>(s.batch, 1) : 1;
-  bool aBatched = kernel.batch && kernel.batch->aBatched;
-  bool bBatched = kernel.batch && kernel.batch->bBatched;
-  auto strideOf = [&](bool batched, int64_t ld, int64_t outer,
-                      unsigned bytes) -> int64_t {
+  DenseCheck(const GemmKernelBinary &kernel, const RunShape &s,
+             const KernelCheckOptions &options)
+      : kernel(kernel), s(s), options(options), rng(options.seed),
+        codecA(kernel.aType), codecB(kernel.bType), codecC(kernel.cType),
+        aK(kernel.aMajor == MajorKind::K), bK(kernel.bMajor == MajorKind::K),
+        swiglu(findSwiglu(kernel.epilogueOps)),
+        scaled(takesBlockScales(kernel)) {
+    lda = leadingDimension(aK ? s.k : s.m, codecA.bytes());
+    ldb = leadingDimension(bK ? s.k : s.n, codecB.bytes());
+    cCols = swiglu ? s.n / 2 : s.n;
+    ldc = leadingDimension(cCols, codecC.bytes());
+    if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
+      ldc += multiple - ldc % multiple;
+    batches = kernel.batch ? std::max<int64_t>(s.batch, 1) : 1;
+    aBatched = kernel.batch && kernel.batch->aBatched;
+    bBatched = kernel.batch && kernel.batch->bBatched;
+    strideA = strideOf(aBatched, lda, aK ? s.m : s.k, codecA.bytes());
+    strideB = strideOf(bBatched, ldb, bK ? s.n : s.k, codecB.bytes());
+    strideC =
+        kernel.batch && batches > 1
+            ? ldc * s.m + std::max<int64_t>(16 / codecC.bytes(),
+                                            std::max(1u, kernel.ldcMultiple))
+            : 0;
+  }
+
+  int64_t strideOf(bool batched, int64_t ld, int64_t outer,
+                   unsigned bytes) const {
     return batched && batches > 1 ? ld * outer + 16 / bytes : 0;
-  };
-  int64_t strideA = strideOf(aBatched, lda, aK ? s.m : s.k, codecA.bytes());
-  int64_t strideB = strideOf(bBatched, ldb, bK ? s.n : s.k, codecB.bytes());
-  int64_t strideC = kernel.batch && batches > 1
-                        ? ldc * s.m + std::max<int64_t>(
-                                          16 / codecC.bytes(),
-                                          std::max(1u, kernel.ldcMultiple))
-                        : 0;
-  // Draws \p count matrices \p stride elements apart into one buffer.
-  auto drawBatches = [&](const ElementCodec &codec, int64_t count,
-                         int64_t stride, int64_t rows, int64_t cols,
-                         bool contiguous, int64_t ld, std::vector<Operand> &out,
-                         std::vector<uint8_t> &bits, uint8_t fill) {
+  }
+
+  /// Draws \p count matrices \p stride elements apart into one buffer.
+  void drawBatches(const ElementCodec &codec, int64_t count, int64_t stride,
+                   int64_t rows, int64_t cols, bool contiguous, int64_t ld,
+                   std::vector<Operand> &out, std::vector<uint8_t> &bits,
+                   uint8_t fill) {
     size_t one = size_t(ld * (contiguous ? rows : cols)) * codec.bytes();
     bits.assign(size_t(stride * (count - 1)) * codec.bytes() + one, fill);
     for (int64_t z = 0; z < count; ++z) {
@@ -515,257 +570,222 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel,
       op.bits.clear();
       out.push_back(std::move(op));
     }
-  };
-  std::vector<Operand> as, bs;
-  Operand a, b; // The device bits of all batches.
-  drawBatches(codecA, aBatched ? batches : 1, strideA, s.m, s.k, aK, lda, as,
-              a.bits, 0);
-  drawBatches(codecB, bBatched ? batches : 1, strideB, s.n, s.k, bK, ldb, bs,
-              b.bits, 0);
-  std::vector<uint8_t> cBits(
-      size_t(strideC * (batches - 1) + ldc * s.m) * codecC.bytes(), 0xFF);
-  std::vector<std::vector<double>> c0(size_t(batches),
-                                      std::vector<double>(size_t(s.m * cCols)));
-  if (options.beta != 0.0f) {
-    std::vector<Operand> cs;
-    drawBatches(codecC, batches, strideC, s.m, cCols, true, ldc, cs, cBits,
-                0xFF);
-    for (int64_t z = 0; z < batches; ++z)
-      c0[size_t(z)] = std::move(cs[size_t(z)].values);
   }
-  // A batched kernel's C is followed by one more batch of poison: a unit
-  // that walks past the last batch (or a batch offset one too far) writes
-  // there.
-  size_t cEnd = cBits.size();
-  if (kernel.batch)
-    cBits.resize(cEnd + size_t(std::max<int64_t>(strideC, ldc * s.m) +
-                               16 / codecC.bytes()) *
-                            codecC.bytes(),
+
+  /// A, B and C (poisoned; drawn when beta != 0) on the host and the
+  /// device.
+  void drawMatrices() {
+    drawBatches(codecA, aBatched ? batches : 1, strideA, s.m, s.k, aK, lda, as,
+                a.bits, 0);
+    drawBatches(codecB, bBatched ? batches : 1, strideB, s.n, s.k, bK, ldb, bs,
+                b.bits, 0);
+    cBits.assign(size_t(strideC * (batches - 1) + ldc * s.m) * codecC.bytes(),
                  0xFF);
-
-  auto da = rt::DeviceBuffer::allocate(a.bits.size());
-  auto db = rt::DeviceBuffer::allocate(b.bits.size());
-  auto dc = rt::DeviceBuffer::allocate(cBits.size());
-  if (!da || !db || !dc)
-    return failWith("allocation: " +
-                    (!da ? da.error() : !db ? db.error() : dc.error())
-                        .getMessage());
-  if (auto st = da->upload(a.bits.data(), a.bits.size()); !st)
-    return failWith("upload A: " + st.error().getMessage());
-  if (auto st = db->upload(b.bits.data(), b.bits.size()); !st)
-    return failWith("upload B: " + st.error().getMessage());
-  if (auto st = dc->upload(cBits.data(), cBits.size()); !st)
-    return failWith("upload C: " + st.error().getMessage());
-
-  // The epilogue ops' vectors (bias in C's type or its own, scale in f32),
-  // each of M or N (N / 2 after swiglu) elements as its op's axis says; the
-  // residual, M x cCols in C's type with a leading dimension of its own
-  // (not a multiple of anything: its elements are read one by one).
-  std::map<EpilogueOpKind, OperandVector> vectors;
-  int64_t ldr = cCols + 5;
-  std::vector<rt::DeviceBuffer> vectorBuffers;
-  GemmProblem problem{da->ptr(), db->ptr(), dc->ptr(), s.m,          s.n,
-                      s.k,       lda,       ldb,       ldc,          options.alpha,
-                      options.beta};
-  problem.batch = batches;
-  problem.strideA = strideA;
-  problem.strideB = strideB;
-  problem.strideC = strideC;
-  bool transcendental = false, afterSwiglu = false;
-  for (const EpilogueOp &op : kernel.epilogueOps) {
-    transcendental |= op.kind == EpilogueOpKind::Gelu ||
-                      op.kind == EpilogueOpKind::GeluTanh ||
-                      op.kind == EpilogueOpKind::Silu ||
-                      op.kind == EpilogueOpKind::Swiglu;
-    afterSwiglu |= op.kind == EpilogueOpKind::Swiglu;
-    const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
-    if (info.operand.empty())
-      continue;
-    DTypeKind type = op.kind == EpilogueOpKind::Scale ? DTypeKind::F32
-                     : op.operandType                 ? *op.operandType
-                                                      : kernel.cType;
-    ElementCodec codec(type);
-    OperandVector v;
-    if (op.kind == EpilogueOpKind::Residual) {
-      Operand r =
-          drawOperand(codec, s.m, cCols, true, ldr, options.integerInputs, rng);
-      v = {std::move(r.bits), std::move(r.values)};
-    } else {
-      v = drawVector(codec,
-                     op.axis == EpilogueAxis::Row ? s.m
-                     : afterSwiglu                ? cCols
-                                                  : s.n,
-                     options.integerInputs, rng);
+    c0.assign(size_t(batches), std::vector<double>(size_t(s.m * cCols)));
+    if (options.beta != 0.0f) {
+      std::vector<Operand> cs;
+      drawBatches(codecC, batches, strideC, s.m, cCols, true, ldc, cs, cBits,
+                  0xFF);
+      for (int64_t z = 0; z < batches; ++z)
+        c0[size_t(z)] = std::move(cs[size_t(z)].values);
     }
-    auto buffer = rt::DeviceBuffer::allocate(v.bits.size());
-    if (!buffer)
-      return failWith("allocation: " + buffer.error().getMessage());
-    if (auto st = buffer->upload(v.bits.data(), v.bits.size()); !st)
-      return failWith("upload " + info.operand.str() + ": " +
-                      st.error().getMessage());
-    (op.kind == EpilogueOpKind::Bias    ? problem.bias
-     : op.kind == EpilogueOpKind::Scale ? problem.scale
-                                        : problem.residual) = buffer->ptr();
-    if (op.kind == EpilogueOpKind::Residual)
-      problem.ldr = ldr;
-    vectorBuffers.push_back(std::move(*buffer));
-    vectors[op.kind] = std::move(v);
+    // A batched kernel's C is followed by one more batch of poison: a unit
+    // that walks past the last batch (or a batch offset one too far)
+    // writes there.
+    cEnd = cBits.size();
+    if (kernel.batch)
+      cBits.resize(cEnd + size_t(std::max<int64_t>(strideC, ldc * s.m) +
+                                 16 / codecC.bytes()) *
+                              codecC.bytes(),
+                   0xFF);
+    problem = GemmProblem{0,   0,   0,   s.m,           s.n,         s.k,
+                          lda, ldb, ldc, options.alpha, options.beta};
+    problem.a = uploadBuffer(a.bits.data(), a.bits.size(), keep, error);
+    problem.b = uploadBuffer(b.bits.data(), b.bits.size(), keep, error);
+    cBuffer = keep.size();
+    problem.c = uploadBuffer(cBits.data(), cBits.size(), keep, error);
+    problem.batch = batches;
+    problem.strideA = strideA;
+    problem.strideB = strideB;
+    problem.strideC = strideC;
   }
 
-  // Block-scaled kernels take sfa and sfb (compiler/GemmLauncher.h).
-  bool scaled = false;
-  for (const KernelParam &param : kernel.params)
-    scaled |= param.name == "sfa";
-  BlockScales scales;
-  if (scaled) {
-    scales = drawBlockScales(s, options.integerInputs, rng);
-    for (auto [values, ptr] : {std::pair{&scales.a, &problem.sfa},
-                               {&scales.b, &problem.sfb}}) {
-      size_t bytes = values->size() * sizeof(float);
-      auto buffer = rt::DeviceBuffer::allocate(bytes);
-      if (!buffer)
-        return failWith("allocation: " + buffer.error().getMessage());
-      if (auto st = buffer->upload(values->data(), bytes); !st)
-        return failWith("upload scales: " + st.error().getMessage());
-      *ptr = buffer->ptr();
-      vectorBuffers.push_back(std::move(*buffer));
-    }
-  }
-
-  auto launcher = GemmLauncher::create(kernel, options.smCount);
-  if (!launcher)
-    return failWith("load: " + launcher.error().getMessage());
-  if (auto st = launcher->launch(problem); !st)
-    return failWith("launch: " + st.error().getMessage());
-  if (auto st = rt::synchronizeDefaultStream(); !st)
-    return failWith("kernel: " + st.error().getMessage());
-  std::vector<uint8_t> out(cBits.size());
-  if (auto st = dc->download(out.data(), out.size()); !st)
-    return failWith("download C: " + st.error().getMessage());
-
-  // Tolerance: half an ulp of C's type, plus the tensor core's accumulation
-  // (fp8 products are summed with fewer mantissa bits) growing with sqrt(K);
-  // 0 for integer inputs, whose exact result every backend must produce.
-  bool fp8 = codecA.bytes() == 1;
-  double outRel = options.integerInputs
-                      ? 0.0
-                      : std::ldexp(1.0, -int(codecC.mantissaBits()));
-  double absTol = options.integerInputs
-                      ? 0.0
-                      : (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(s.k)) + 1e-4;
-  // gelu and silu are computed on the GPU with a fast exp2, gelu_tanh with
-  // tanh.approx.f32 (docs/language.md has the bounds): an integer-input
-  // result is then no longer exact, and may round to the neighbouring
-  // value of C's type.
-  if (options.integerInputs && transcendental) {
-    outRel = 2 * std::ldexp(1.0, -int(codecC.mantissaBits()));
-    absTol = 1e-6;
-  }
-  std::string bad;
-  // Block-scaled: the dequantized A[i, k] SFA[i, k / 128] times B[j, k]
-  // SFB[j / 128, k / 128], and sum |products| for the tolerance: the tensor
-  // core sums each 128-K block with ~14 mantissa bits (2^-11 of the block's
-  // |products| bounds it, docs/layout-facts.md#fp8-accumulation) and the
-  // promotion adds the blocks in f32.
-  // Row z * M + i of the dot products is batch z's row i; every
-  // accumulator column (N: swiglu reads two per column of C).
-  ReferenceDots dots(batches * s.m, s.n, [&](int64_t zi, int64_t j) {
-    int64_t zz = zi / s.m, i = zi % s.m;
-    double sum = 0, absSum = 0;
-    const double *ar = &as[size_t(aBatched ? zz : 0)].values[size_t(i * s.k)];
-    const double *br = &bs[size_t(bBatched ? zz : 0)].values[size_t(j * s.k)];
-    if (scaled) {
-      for (int64_t kk = 0; kk < s.k; ++kk) {
-        double p = ar[kk] * scales.at(scales.a, i, kk) * br[kk] *
-                   scales.at(scales.b, j / 128, kk);
-        sum += p;
-        absSum += std::fabs(p);
-      }
-      return std::pair{sum, absSum};
-    }
-    for (int64_t kk = 0; kk < s.k; ++kk)
-      sum += ar[kk] * br[kk];
-    return std::pair{sum, absSum};
-  });
-  double scaledAbsSum = 0;
-  int64_t z = 0; // The batch being checked.
-  auto dot = [&](int64_t i, int64_t j) {
-    size_t at = dots.index(z * s.m + i, j);
-    scaledAbsSum = dots.absSum[at];
-    return dots.sum[at];
-  };
-  // ops[first, last) applied to x at row i, column j (an accumulator
-  // column before swiglu, C's after it).
-  auto apply = [&](size_t first, size_t last, double x, int64_t i, int64_t j) {
-    for (size_t at = first; at < last; ++at) {
-      const EpilogueOp &op = kernel.epilogueOps[at];
-      auto v = vectors.find(op.kind);
-      size_t index = op.kind == EpilogueOpKind::Residual
-                         ? size_t(i * cCols + j)
-                         : size_t(op.axis == EpilogueAxis::Row ? i : j);
-      x = applyOp(op, x, v == vectors.end() ? 0.0 : v->second.values[index]);
-    }
-    return x;
-  };
-  size_t opCount = kernel.epilogueOps.size();
-  size_t swigluAt = swiglu ? size_t(swiglu - kernel.epilogueOps.data()) : 0;
-  for (z = 0; z < batches; ++z)
-  for (int64_t i = 0; i < s.m; ++i)
-    for (int64_t j = 0; j < cCols; ++j) {
-      double ref;
-      if (swiglu) {
-        auto [g, u] = swigluColumns(*swiglu, j, kernel.tileN);
-        double gate =
-            apply(0, swigluAt, double(options.alpha) * dot(i, g), i, g);
-        double up = apply(0, swigluAt, double(options.alpha) * dot(i, u), i, u);
-        ref = apply(swigluAt + 1, opCount, gate / (1.0 + std::exp(-gate)) * up,
-                    i, j);
+  /// The epilogue ops' vectors (bias in C's type or its own, scale in
+  /// f32), each of M or N (N / 2 after swiglu) elements as its op's axis
+  /// says; the residual, M x cCols in C's type with a leading dimension of
+  /// its own (not a multiple of anything: its elements are read one by
+  /// one).
+  void drawEpilogueOperands() {
+    int64_t ldr = cCols + 5;
+    bool afterSwiglu = false;
+    for (const EpilogueOp &op : kernel.epilogueOps) {
+      afterSwiglu |= op.kind == EpilogueOpKind::Swiglu;
+      if (epilogueOpInfo(op.kind).operand.empty())
+        continue;
+      ElementCodec codec(epilogueOperandType(op, kernel.cType));
+      OperandVector v;
+      if (op.kind == EpilogueOpKind::Residual) {
+        Operand r = drawOperand(codec, s.m, cCols, true, ldr,
+                                options.integerInputs, rng);
+        v = {std::move(r.bits), std::move(r.values)};
+        problem.ldr = ldr;
       } else {
-        ref = apply(0, opCount,
-                    double(options.alpha) * dot(i, j) +
-                        double(options.beta) *
-                            c0[size_t(z)][size_t(i * cCols + j)],
-                    i, j);
+        v = drawVector(codec,
+                       op.axis == EpilogueAxis::Row ? s.m
+                       : afterSwiglu                ? cCols
+                                                    : s.n,
+                       options.integerInputs, rng);
       }
-      if (options.integerInputs) // The exact value, rounded once to C.
-        ref = codecC.encode(ref).second;
-      double got = codecC.decode(
-          loadBits(out, size_t(z * strideC + i * ldc + j), codecC.bytes()));
-      double tol = outRel * std::fabs(ref) + absTol;
-      if (scaled && !options.integerInputs)
-        tol = outRel * std::fabs(ref) +
-              std::ldexp(std::fabs(double(options.alpha)) * scaledAbsSum,
-                         -11) +
-              1e-6;
-      double err = std::fabs(got - ref);
-      ++result.checked;
-      if (!(err <= tol) && result.wrong++ < options.maxReported)
-        bad += fmt::format("{}C[{}{}][{}] = {}, reference {}, tolerance {}",
-                           bad.empty() ? "" : "; ",
-                           kernel.batch ? fmt::format("{}][", z) : "", i, j,
-                           got, ref, tol);
-      // A NaN (poison never overwritten) sticks: max(NaN, x) is NaN.
-      result.maxError = std::isnan(err) ? err : std::max(result.maxError, err);
+      (op.kind == EpilogueOpKind::Bias    ? problem.bias
+       : op.kind == EpilogueOpKind::Scale ? problem.scale
+                                          : problem.residual) =
+          uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
+      vectors[op.kind] = std::move(v);
     }
-  // The gaps between C's batches stay poisoned: a store past M or into
-  // the wrong batch shows up here.
-  for (int64_t gap = 0; gap + 1 < batches; ++gap) {
-    size_t from = size_t(gap * strideC + s.m * ldc) * codecC.bytes();
-    size_t to = size_t((gap + 1) * strideC) * codecC.bytes();
-    for (size_t at = from; at < to; ++at) {
+  }
+
+  /// Block-scaled kernels take sfa and sfb (compiler/GemmLauncher.h).
+  void drawScales() {
+    if (!scaled)
+      return;
+    scales = drawBlockScales(s, options.integerInputs, rng);
+    problem.sfa =
+        uploadBuffer(scales.a.data(), scales.a.size() * 4, keep, error);
+    problem.sfb =
+        uploadBuffer(scales.b.data(), scales.b.size() * 4, keep, error);
+  }
+
+  /// Every element of every batch of C (\p out) against the reference.
+  void compare(const std::vector<uint8_t> &out, KernelCheckResult &result,
+               std::string &bad) {
+    Tolerance tolerance(kernel, s.k, options, scaled);
+    // Block-scaled: the dequantized A[i, k] SFA[i, k / 128] times B[j, k]
+    // SFB[j / 128, k / 128], and sum |products| for the tolerance.
+    // Row z * M + i of the dot products is batch z's row i; every
+    // accumulator column (N: swiglu reads two per column of C).
+    ReferenceDots dots(batches * s.m, s.n, [&](int64_t zi, int64_t j) {
+      int64_t zz = zi / s.m, i = zi % s.m;
+      double sum = 0, absSum = 0;
+      const double *ar = &as[size_t(aBatched ? zz : 0)].values[size_t(i * s.k)];
+      const double *br = &bs[size_t(bBatched ? zz : 0)].values[size_t(j * s.k)];
+      if (scaled) {
+        for (int64_t kk = 0; kk < s.k; ++kk) {
+          double p = ar[kk] * scales.at(scales.a, i, kk) * br[kk] *
+                     scales.at(scales.b, j / 128, kk);
+          sum += p;
+          absSum += std::fabs(p);
+        }
+        return std::pair{sum, absSum};
+      }
+      for (int64_t kk = 0; kk < s.k; ++kk)
+        sum += ar[kk] * br[kk];
+      return std::pair{sum, absSum};
+    });
+    double scaledAbsSum = 0;
+    int64_t z = 0; // The batch being checked.
+    auto dot = [&](int64_t i, int64_t j) {
+      size_t at = dots.index(z * s.m + i, j);
+      scaledAbsSum = dots.absSum[at];
+      return dots.sum[at];
+    };
+    // ops[first, last) applied to x at row i, column j (an accumulator
+    // column before swiglu, C's after it).
+    auto apply = [&](size_t first, size_t last, double x, int64_t i,
+                     int64_t j) {
+      for (size_t at = first; at < last; ++at) {
+        const EpilogueOp &op = kernel.epilogueOps[at];
+        auto v = vectors.find(op.kind);
+        size_t index = op.kind == EpilogueOpKind::Residual
+                           ? size_t(i * cCols + j)
+                           : size_t(op.axis == EpilogueAxis::Row ? i : j);
+        x = applyOp(op, x, v == vectors.end() ? 0.0 : v->second.values[index]);
+      }
+      return x;
+    };
+    size_t opCount = kernel.epilogueOps.size();
+    size_t swigluAt = swiglu ? size_t(swiglu - kernel.epilogueOps.data()) : 0;
+    double alpha = double(options.alpha);
+    for (z = 0; z < batches; ++z)
+      for (int64_t i = 0; i < s.m; ++i)
+        for (int64_t j = 0; j < cCols; ++j) {
+          double ref;
+          if (swiglu) {
+            auto [g, u] = swigluColumns(*swiglu, j, kernel.tileN);
+            double gate = apply(0, swigluAt, alpha * dot(i, g), i, g);
+            double up = apply(0, swigluAt, alpha * dot(i, u), i, u);
+            ref = apply(swigluAt + 1, opCount,
+                        gate / (1.0 + std::exp(-gate)) * up, i, j);
+          } else {
+            ref = apply(0, opCount,
+                        alpha * dot(i, j) +
+                            double(options.beta) *
+                                c0[size_t(z)][size_t(i * cCols + j)],
+                        i, j);
+          }
+          if (options.integerInputs) // The exact value, rounded once to C.
+            ref = codecC.encode(ref).second;
+          double got = codecC.decode(
+              loadBits(out, size_t(z * strideC + i * ldc + j), codecC.bytes()));
+          double tol = tolerance.of(ref, scaledAbsSum);
+          double err = std::fabs(got - ref);
+          ++result.checked;
+          if (!(err <= tol) && result.wrong++ < options.maxReported)
+            bad += fmt::format("{}C[{}{}][{}] = {}, reference {}, tolerance {}",
+                               bad.empty() ? "" : "; ",
+                               kernel.batch ? fmt::format("{}][", z) : "", i, j,
+                               got, ref, tol);
+          // A NaN (poison never overwritten) sticks: max(NaN, x) is NaN.
+          result.maxError =
+              std::isnan(err) ? err : std::max(result.maxError, err);
+        }
+  }
+
+  /// The gaps between C's batches and the batch after the last stay
+  /// poisoned: a store past M or into the wrong batch shows up here.
+  void comparePoison(const std::vector<uint8_t> &out, KernelCheckResult &result,
+                     std::string &bad) {
+    for (int64_t gap = 0; gap + 1 < batches; ++gap) {
+      size_t from = size_t(gap * strideC + s.m * ldc) * codecC.bytes();
+      size_t to = size_t((gap + 1) * strideC) * codecC.bytes();
+      for (size_t at = from; at < to; ++at) {
+        ++result.checked;
+        if (out[at] != 0xFF && result.wrong++ < options.maxReported)
+          bad += fmt::format("{}byte {} of the gap after C's batch {} was "
+                             "written",
+                             bad.empty() ? "" : "; ", at - from, gap);
+      }
+    }
+    for (size_t at = cEnd; at < out.size(); ++at) {
       ++result.checked;
       if (out[at] != 0xFF && result.wrong++ < options.maxReported)
-        bad += fmt::format("{}byte {} of the gap after C's batch {} was "
-                           "written",
-                           bad.empty() ? "" : "; ", at - from, gap);
+        bad += fmt::format("{}byte {} after C's last batch was written",
+                           bad.empty() ? "" : "; ", at - cEnd);
     }
   }
-  for (size_t at = cEnd; at < out.size(); ++at) {
-    ++result.checked;
-    if (out[at] != 0xFF && result.wrong++ < options.maxReported)
-      bad += fmt::format("{}byte {} after C's last batch was written",
-                         bad.empty() ? "" : "; ", at - cEnd);
+};
+
+} // namespace
+
+KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
+                              const KernelCheckOptions &options) {
+  if (kernel.group)
+    return checkGroupedKernel(kernel, s, options);
+  KernelCheckResult result;
+  DenseCheck check(kernel, s, options);
+  check.drawMatrices();
+  check.drawEpilogueOperands();
+  check.drawScales();
+  std::vector<uint8_t> out(check.cBits.size());
+  if (check.error.empty())
+    check.error = launchAndRead(kernel, options, check.problem,
+                                check.keep[check.cBuffer], out);
+  if (!check.error.empty()) {
+    result.detail = std::move(check.error);
+    return result;
   }
+  std::string bad;
+  check.compare(out, result, bad);
+  check.comparePoison(out, result, bad);
   result.pass = result.wrong == 0;
   result.detail = std::move(bad);
   return result;

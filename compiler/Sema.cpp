@@ -40,6 +40,10 @@ private:
   LayoutEnv environment() const;
   void buildKernel(const KernelDecl &kernel, tir::Op &module);
   void buildSchedule(const KernelItem &item, tir::Op &op);
+  void buildTile(const KernelItem &item, tir::Op &op);
+  void buildEpilogue(const KernelItem &item, tir::Op &op);
+  void setArch(const KernelDecl &kernel, const KernelItem *archItem,
+               tir::Op &op);
   tir::Attr buildDim(const Expr *expr, bool batchExtent = false);
 
   const SemaOptions &options;
@@ -248,6 +252,133 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
   op.set("mode", tir::Attr::ident(fixed ? "fixed" : "auto", item.loc));
 }
 
+/// `tile (BM = .., BN = .., BK = ..)`: each size once, all three, and
+/// each a constant of the kernel from here on.
+void Sema::buildTile(const KernelItem &item, tir::Op &op) {
+  op.name = "tile.tile";
+  static const char *const names[] = {"BM", "BN", "BK"};
+  static const char *const keys[] = {"bm", "bn", "bk"};
+  const Ident *given[3] = {nullptr, nullptr, nullptr};
+  std::optional<int64_t> values[3];
+  for (const auto &[name, value] : item.tileSizes) {
+    int index = -1;
+    for (int i = 0; i < 3; ++i)
+      if (name.name == names[i])
+        index = i;
+    if (index < 0) {
+      diags.error(name.loc, "unknown tile size '" + name.name +
+                                "'; the tile takes BM, BN and BK");
+      continue;
+    }
+    if (given[index]) {
+      diags.error(name.loc, llvm::Twine(names[index]) + " is given twice");
+      diags.note(given[index]->loc, "the first is here");
+      continue;
+    }
+    given[index] = &name;
+    values[index] = evaluate(value.get());
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (!given[i]) {
+      diags.error(item.loc, llvm::Twine("the tile does not give ") + names[i] +
+                                "; write tile (BM = .., BN = .., BK = ..)");
+      continue;
+    }
+    op.set(keys[i], tir::Attr::integer(values[i].value_or(0), given[i]->loc));
+    if (values[i])
+      constants[names[i]] = *values[i];
+  }
+}
+
+/// `epilogue ops -> steps`: the steps as written (only ops: `auto`'s
+/// store) and the ops as written; verify parses them.
+void Sema::buildEpilogue(const KernelItem &item, tir::Op &op) {
+  op.name = "tile.epilogue";
+  std::vector<tir::Attr> steps;
+  for (const EpilogueStep &step : item.steps) {
+    std::vector<tir::Attr> parts;
+    parts.push_back(tir::Attr::ident(step.name.name, step.name.loc));
+    for (const Ident &option : step.options)
+      parts.push_back(tir::Attr::string(option.name, option.loc));
+    steps.push_back(tir::Attr::makeList(std::move(parts), step.name.loc));
+  }
+  // Only the ops: the store is chosen as for `epilogue auto`.
+  if (steps.empty())
+    steps.push_back(tir::Attr::makeList({tir::Attr::ident("auto", item.loc)}));
+  op.set("steps", tir::Attr::makeList(std::move(steps), item.loc));
+  if (!item.epilogueOps.empty()) {
+    std::vector<tir::Attr> ops;
+    for (const Ident &op : item.epilogueOps)
+      ops.push_back(tir::Attr::string(op.name, op.loc));
+    op.set("ops", tir::Attr::makeList(std::move(ops), item.loc));
+  }
+}
+
+/// The target: the kernel's own `arch` line, else --arch.
+void Sema::setArch(const KernelDecl &kernel, const KernelItem *archItem,
+                   tir::Op &op) {
+  if (archItem) {
+    op.set("arch", tir::Attr::ident(archItem->name.name, archItem->name.loc));
+    std::optional<ArchKind> written = parseArch(archItem->name.name);
+    if (options.arch && written && *written != *options.arch) {
+      diags.error(archItem->name.loc,
+                  "kernel '" + kernel.name.name + "' is written for " +
+                      archItem->name.name + " but --arch asks for " +
+                      archInfo(*options.arch).name);
+    }
+  } else if (options.arch) {
+    op.set("arch", tir::Attr::ident(archInfo(*options.arch).name));
+  } else {
+    diags.error(kernel.name.loc, "kernel '" + kernel.name.name +
+                                     "' names no target; add an 'arch' line (" +
+                                     listArchNames() + ") or pass --arch");
+    op.set("arch", tir::Attr::ident("sm_80"));
+  }
+}
+
+/// The items a kernel may leave out (`smem a|b = auto`, `mma auto`,
+/// `epilogue auto`), then the kernel's items in canonical order.
+static void addDefaultsAndSort(tir::Op &op, const bool sawSmem[2], bool sawMma,
+                               bool sawEpilogue) {
+  for (int i = 0; i < 2; ++i) {
+    if (sawSmem[i])
+      continue;
+    tir::Op smem;
+    smem.name = "tile.smem";
+    smem.symbol = i == 0 ? "a" : "b";
+    smem.set("layout", tir::Attr::ident("auto"));
+    op.body.push_back(std::move(smem));
+  }
+  if (!sawMma) {
+    tir::Op mma;
+    mma.name = "tile.mma";
+    mma.set("instr", tir::Attr::ident("auto"));
+    op.body.push_back(std::move(mma));
+  }
+  if (!sawEpilogue) {
+    tir::Op epilogue;
+    epilogue.name = "tile.epilogue";
+    epilogue.set(
+        "steps",
+        tir::Attr::makeList({tir::Attr::makeList({tir::Attr::ident("auto")})}));
+    op.body.push_back(std::move(epilogue));
+  }
+  // Canonical order: the op table's, then by operand; duplicates keep
+  // their source order so "declared twice" points at the second one.
+  auto rank = [](const tir::Op &o) {
+    unsigned index = 0;
+    for (const tir::OpSchema &schema : tir::opSchemas()) {
+      if (schema.name == o.name)
+        break;
+      ++index;
+    }
+    return std::make_pair(index, o.symbol);
+  };
+  std::stable_sort(
+      op.body.begin(), op.body.end(),
+      [&](const tir::Op &x, const tir::Op &y) { return rank(x) < rank(y); });
+}
+
 void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
   tir::Op op;
   op.name = "tile.kernel";
@@ -278,8 +409,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       child.set("dtype", tir::Attr::ident(item.dtype.name, item.dtype.loc));
       std::vector<tir::Attr> dims;
       for (const ExprPtr &dim : item.dims)
-        dims.push_back(buildDim(dim.get(), item.dims.size() == 3 &&
-                                               dims.empty()));
+        dims.push_back(
+            buildDim(dim.get(), item.dims.size() == 3 && dims.empty()));
       child.set("shape", tir::Attr::makeList(std::move(dims), item.loc));
       child.set("major", tir::Attr::ident(item.major.name, item.major.loc));
       break;
@@ -288,44 +419,9 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       child.name = "tile.acc";
       child.set("dtype", tir::Attr::ident(item.name.name, item.name.loc));
       break;
-    case ItemKind::Tile: {
-      child.name = "tile.tile";
-      static const char *const names[] = {"BM", "BN", "BK"};
-      static const char *const keys[] = {"bm", "bn", "bk"};
-      const Ident *given[3] = {nullptr, nullptr, nullptr};
-      std::optional<int64_t> values[3];
-      for (const auto &[name, value] : item.tileSizes) {
-        int index = -1;
-        for (int i = 0; i < 3; ++i)
-          if (name.name == names[i])
-            index = i;
-        if (index < 0) {
-          diags.error(name.loc, "unknown tile size '" + name.name +
-                                    "'; the tile takes BM, BN and BK");
-          continue;
-        }
-        if (given[index]) {
-          diags.error(name.loc, llvm::Twine(names[index]) + " is given twice");
-          diags.note(given[index]->loc, "the first is here");
-          continue;
-        }
-        given[index] = &name;
-        values[index] = evaluate(value.get());
-      }
-      for (int i = 0; i < 3; ++i) {
-        if (!given[i]) {
-          diags.error(item.loc, llvm::Twine("the tile does not give ") +
-                                    names[i] +
-                                    "; write tile (BM = .., BN = .., BK = ..)");
-          continue;
-        }
-        child.set(keys[i],
-                  tir::Attr::integer(values[i].value_or(0), given[i]->loc));
-        if (values[i])
-          constants[names[i]] = *values[i];
-      }
+    case ItemKind::Tile:
+      buildTile(item, child);
       break;
-    }
     case ItemKind::Stages: {
       child.name = "tile.stages";
       std::optional<int64_t> count = evaluate(item.value.get());
@@ -360,30 +456,10 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       }
       break;
     }
-    case ItemKind::Epilogue: {
+    case ItemKind::Epilogue:
       sawEpilogue = true;
-      child.name = "tile.epilogue";
-      std::vector<tir::Attr> steps;
-      for (const EpilogueStep &step : item.steps) {
-        std::vector<tir::Attr> parts;
-        parts.push_back(tir::Attr::ident(step.name.name, step.name.loc));
-        for (const Ident &option : step.options)
-          parts.push_back(tir::Attr::string(option.name, option.loc));
-        steps.push_back(tir::Attr::makeList(std::move(parts), step.name.loc));
-      }
-      // Only the ops: the store is chosen as for `epilogue auto`.
-      if (steps.empty())
-        steps.push_back(
-            tir::Attr::makeList({tir::Attr::ident("auto", item.loc)}));
-      child.set("steps", tir::Attr::makeList(std::move(steps), item.loc));
-      if (!item.epilogueOps.empty()) {
-        std::vector<tir::Attr> ops;
-        for (const Ident &op : item.epilogueOps)
-          ops.push_back(tir::Attr::string(op.name, op.loc));
-        child.set("ops", tir::Attr::makeList(std::move(ops), item.loc));
-      }
+      buildEpilogue(item, child);
       break;
-    }
     case ItemKind::Scale: {
       child.name = "tile.scale";
       child.symbol = item.name.name;
@@ -409,62 +485,9 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
     op.body.push_back(std::move(child));
   }
 
-  // The target: the kernel's own `arch` line, else --arch.
-  if (archItem) {
-    op.set("arch", tir::Attr::ident(archItem->name.name, archItem->name.loc));
-    std::optional<ArchKind> written = parseArch(archItem->name.name);
-    if (options.arch && written && *written != *options.arch) {
-      diags.error(archItem->name.loc,
-                  "kernel '" + kernel.name.name + "' is written for " +
-                      archItem->name.name + " but --arch asks for " +
-                      archInfo(*options.arch).name);
-    }
-  } else if (options.arch) {
-    op.set("arch", tir::Attr::ident(archInfo(*options.arch).name));
-  } else {
-    diags.error(kernel.name.loc, "kernel '" + kernel.name.name +
-                                     "' names no target; add an 'arch' line (" +
-                                     listArchNames() + ") or pass --arch");
-    op.set("arch", tir::Attr::ident("sm_80"));
-  }
+  setArch(kernel, archItem, op);
 
-  // Defaults for what may be left out.
-  for (int i = 0; i < 2; ++i) {
-    if (sawSmem[i])
-      continue;
-    tir::Op smem;
-    smem.name = "tile.smem";
-    smem.symbol = i == 0 ? "a" : "b";
-    smem.set("layout", tir::Attr::ident("auto"));
-    op.body.push_back(std::move(smem));
-  }
-  if (!sawMma) {
-    tir::Op mma;
-    mma.name = "tile.mma";
-    mma.set("instr", tir::Attr::ident("auto"));
-    op.body.push_back(std::move(mma));
-  }
-  if (!sawEpilogue) {
-    tir::Op epilogue;
-    epilogue.name = "tile.epilogue";
-    epilogue.set("steps", tir::Attr::makeList({tir::Attr::makeList(
-                              {tir::Attr::ident("auto")})}));
-    op.body.push_back(std::move(epilogue));
-  }
-  // Canonical order: the op table's, then by operand; duplicates keep
-  // their source order so "declared twice" points at the second one.
-  auto rank = [](const tir::Op &o) {
-    unsigned index = 0;
-    for (const tir::OpSchema &schema : tir::opSchemas()) {
-      if (schema.name == o.name)
-        break;
-      ++index;
-    }
-    return std::make_pair(index, o.symbol);
-  };
-  std::stable_sort(
-      op.body.begin(), op.body.end(),
-      [&](const tir::Op &x, const tir::Op &y) { return rank(x) < rank(y); });
+  addDefaultsAndSort(op, sawSmem, sawMma, sawEpilogue);
   constants = std::move(savedConstants);
   module.body.push_back(std::move(op));
 }

@@ -35,6 +35,14 @@ const DTypeInfo &dtypeInfo(DTypeKind kind);
 /// Storage width in bits.
 inline unsigned dtypeBits(DTypeKind kind) { return dtypeInfo(kind).bits; }
 
+/// Storage width in bytes (every type here is whole bytes).
+inline unsigned dtypeBytes(DTypeKind kind) { return dtypeBits(kind) / 8; }
+
+/// The name as written in .tile ("bf16"): for diagnostics.
+inline std::string dtypeName(DTypeKind kind) {
+  return dtypeInfo(kind).name.str();
+}
+
 /// Parses a name from the table ("bf16", "e4m3", ...).
 std::optional<DTypeKind> parseDType(llvm::StringRef name);
 

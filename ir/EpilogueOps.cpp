@@ -15,15 +15,15 @@ using namespace tilec;
 namespace {
 
 const EpilogueOpInfo OpTable[] = {
-    {"bias", EpilogueOpKind::Bias, true, false, "bias"},
-    {"scale", EpilogueOpKind::Scale, true, false, "scale"},
-    {"relu", EpilogueOpKind::Relu, false, false, ""},
-    {"gelu", EpilogueOpKind::Gelu, false, false, ""},
-    {"gelu_tanh", EpilogueOpKind::GeluTanh, false, false, ""},
-    {"silu", EpilogueOpKind::Silu, false, false, ""},
-    {"clamp", EpilogueOpKind::Clamp, false, true, ""},
-    {"residual", EpilogueOpKind::Residual, false, false, "residual"},
-    {"swiglu", EpilogueOpKind::Swiglu, false, false, ""},
+    {"bias", EpilogueOpKind::Bias, true, false, "bias", false},
+    {"scale", EpilogueOpKind::Scale, true, false, "scale", false},
+    {"relu", EpilogueOpKind::Relu, false, false, "", false},
+    {"gelu", EpilogueOpKind::Gelu, false, false, "", true},
+    {"gelu_tanh", EpilogueOpKind::GeluTanh, false, false, "", true},
+    {"silu", EpilogueOpKind::Silu, false, false, "", true},
+    {"clamp", EpilogueOpKind::Clamp, false, true, "", false},
+    {"residual", EpilogueOpKind::Residual, false, false, "residual", false},
+    {"swiglu", EpilogueOpKind::Swiglu, false, false, "", true},
 };
 
 llvm::Error fail(const llvm::Twine &message) {
@@ -126,8 +126,8 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
   name = name.trim();
   const EpilogueOpInfo *info = findEpilogueOp(name);
   if (!info)
-    return fail("unknown epilogue op '" + name + "'; legal: " +
-                listEpilogueOps());
+    return fail("unknown epilogue op '" + name +
+                "'; legal: " + listEpilogueOps());
   std::optional<llvm::StringRef> args;
   if (!rest.empty()) {
     if (!rest.consume_front("(") || !rest.consume_back(")"))
@@ -143,9 +143,11 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
     axis = axis.trim();
     type = type.trim();
     if (!args || (axis != "col" && axis != "row"))
-      return fail("epilogue op '" + info->name + "' needs its axis: " +
-                  info->name + "(col) (one value per column of C, length N) "
-                  "or " + info->name + "(row) (one per row, length M)" +
+      return fail("epilogue op '" + info->name +
+                  "' needs its axis: " + info->name +
+                  "(col) (one value per column of C, length N) "
+                  "or " +
+                  info->name + "(row) (one per row, length M)" +
                   (args ? ", not '" + args->str() + "'" : std::string()));
     op.axis = axis == "col" ? EpilogueAxis::Col : EpilogueAxis::Row;
     if (args->contains(',')) {
@@ -190,10 +192,10 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
       hi = parseNumber(parts[1]);
     }
     if (!lo || !hi)
-      return fail("epilogue op 'clamp' needs two finite numbers, "
-                  "clamp(LO, HI), e.g. clamp(-1, 1)" +
-                  (args ? ", not 'clamp(" + args->str() + ")'"
-                        : std::string()));
+      return fail(
+          "epilogue op 'clamp' needs two finite numbers, "
+          "clamp(LO, HI), e.g. clamp(-1, 1)" +
+          (args ? ", not 'clamp(" + args->str() + ")'" : std::string()));
     if (!(*lo <= *hi))
       return fail("clamp(" + args->str() + ") has LO = " + formatNumber(*lo) +
                   " above HI = " + formatNumber(*hi) + "; LO <= HI is legal");

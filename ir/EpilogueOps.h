@@ -96,12 +96,16 @@ struct EpilogueOp {
 struct EpilogueOpInfo {
   llvm::StringRef name;
   EpilogueOpKind kind;
-  bool takesAxis;    ///< `(col)` or `(row)` required.
-  bool takesBounds;  ///< `(lo, hi)` required.
+  bool takesAxis;   ///< `(col)` or `(row)` required.
+  bool takesBounds; ///< `(lo, hi)` required.
   /// The kernel parameter (and launcher role) of its operand: "bias",
   /// "scale", "residual" (with its leading dimension "ldr"); empty when it
   /// reads none.
   llvm::StringRef operand;
+  /// Computed on the GPU with approximate instructions (a fast exp2,
+  /// tanh.approx.f32; docs/language.md has the bounds), so even an
+  /// integer-input result is not exact.
+  bool approximate;
 };
 
 /// Every op.

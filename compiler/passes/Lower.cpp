@@ -9,8 +9,6 @@
 
 #include "codegen/EpilogueMath.h"
 #include "codegen/GemmTarget.h"
-#include "codegen/Sm90BlockScale.h"
-#include "codegen/Sm90Group.h"
 #include "compiler/passes/KernelView.h"
 #include "ir/LayoutExpr.h"
 
@@ -125,11 +123,13 @@ bool lowerKernel(tir::Op &kernel, const KernelView &view,
            tir::Attr::string(gemmTarget(spec.arch).describeBatch(spec)));
   // --emit=lowered: how the groups are walked.
   if (tir::Op *group = kernel.find("tile.group"))
-    if (std::string how = describeGroupedGemm(spec); !how.empty())
+    if (std::string how = gemmTarget(spec.arch).describeGroup(spec);
+        !how.empty())
       group->set("applied", tir::Attr::string(how));
   // --emit=lowered: how the block scales are applied.
   if (tir::Op *scale = kernel.find("tile.scale"))
-    if (std::string how = describeBlockScalePromotion(spec); !how.empty())
+    if (std::string how = gemmTarget(spec.arch).describeBlockScale(spec);
+        !how.empty())
       scale->set("promote", tir::Attr::string(how));
   if (const tir::Op *plan = kernel.find("tile.pipeline")) {
     const tir::Attr *warps = plan->get("warps");

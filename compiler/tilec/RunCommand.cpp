@@ -1,4 +1,5 @@
-//===- compiler/tilec/RunCommand.cpp - `tilec run` -------------------------===//
+//===- compiler/tilec/RunCommand.cpp - `tilec run`
+//-------------------------===//
 //
 //   tilec run FILE.tile [--kernel NAME] [--m M --n N --k K] [--sim]
 //             [--ptx FILE.ptx] [--seed S] [--json] [--integer]
@@ -62,11 +63,10 @@ cl::opt<int64_t> optM("m",
                       cl::desc("M (rows of A and C); each of --m, --n, --k "
                                "left out is the program's fixed extent, "
                                "else the default shape's"),
-                      cl::init(0),
-                      cl::sub(runCommand), cl::cat(tilecCategory()));
-cl::opt<int64_t> optN("n", cl::desc("N (rows of B, columns of C)"),
                       cl::init(0), cl::sub(runCommand),
                       cl::cat(tilecCategory()));
+cl::opt<int64_t> optN("n", cl::desc("N (rows of B, columns of C)"), cl::init(0),
+                      cl::sub(runCommand), cl::cat(tilecCategory()));
 cl::opt<int64_t> optK("k", cl::desc("K (the reduction)"), cl::init(0),
                       cl::sub(runCommand), cl::cat(tilecCategory()));
 cl::opt<bool> useSim("sim",
@@ -117,10 +117,10 @@ cl::opt<bool> profile("profile",
 /// simulator, and decode-shaped for a swap-AB kernel; the program's fixed
 /// extents where it has them.
 RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
-  RunShape s = sim ? (kernel.swapAB ? RunShape{40, 264, 520}
-                                    : RunShape{136, 264, 200})
-                   : (kernel.swapAB ? RunShape{64, 2112, 7168}
-                                    : RunShape{1000, 1304, 1024});
+  RunShape s =
+      sim ? (kernel.swapAB ? RunShape{40, 264, 520} : RunShape{136, 264, 200})
+          : (kernel.swapAB ? RunShape{64, 2112, 7168}
+                           : RunShape{1000, 1304, 1024});
   if (kernel.fixedM)
     s.m = kernel.fixedM;
   if (kernel.fixedN)
@@ -149,8 +149,8 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
     if (fixed && fixed != given)
       out += llvm::formatv("{0}--{1} {2} disagrees with the program's fixed "
                            "extent {3} = {4}",
-                           out.empty() ? "" : "; ", llvm::StringRef(name).lower(),
-                           given, name, fixed);
+                           out.empty() ? "" : "; ",
+                           llvm::StringRef(name).lower(), given, name, fixed);
   };
   check("M", kernel.fixedM, shape.m);
   check("N", kernel.fixedN, shape.n);
@@ -162,10 +162,12 @@ std::string fixedExtentMismatch(const CompiledKernel &kernel,
   return out;
 }
 
-int runRun() {
+/// The sizes and flags that are wrong whatever the program: the exit
+/// code after the message, or ExitSuccess.
+int checkRunOptions() {
   for (auto [flag, value] : {std::pair{"m", optM.getValue()},
-                              {"n", optN.getValue()},
-                              {"k", optK.getValue()}})
+                             {"n", optN.getValue()},
+                             {"k", optK.getValue()}})
     if (value < 0) {
       llvm::errs() << "tilec run: --" << flag << " " << value
                    << " must be positive (or left out: the program's fixed "
@@ -187,6 +189,74 @@ int runRun() {
                     "from the simulator)\n";
     return ExitUsage;
   }
+  return ExitSuccess;
+}
+
+/// The shape \p kernel runs at: each size left out is the program's fixed
+/// extent or the default shape's.
+RunShape runShapeOf(const CompiledKernel &kernel) {
+  RunShape shape = defaultShape(kernel, useSim || simShape);
+  if (optM)
+    shape.m = optM;
+  if (optN)
+    shape.n = optN;
+  if (optK)
+    shape.k = optK;
+  if (optBatch && kernel.batch)
+    shape.batch = optBatch;
+  if (optGroups && kernel.group)
+    shape.groups = optGroups;
+  return shape;
+}
+
+/// One kernel's --json entry.
+llvm::json::Object runEntry(const std::string &name, const RunShape &shape,
+                            const KernelCheckResult &r,
+                            const KernelCheckOptions &check, double seconds,
+                            const rt::SimCounters &counters,
+                            const char *where) {
+  llvm::json::Object entry{{"kernel", name},
+                           {"m", shape.m},
+                           {"n", shape.n},
+                           {"k", shape.k},
+                           {"batch", shape.batch},
+                           {"groups", shape.groups},
+                           {"backend", where},
+                           {"pass", r.pass},
+                           {"wrong", int64_t(r.wrong)},
+                           {"checked", int64_t(r.checked)},
+                           // NaN (an element left poisoned) is not
+                           // JSON: null.
+                           {"max_error", std::isfinite(r.maxError)
+                                             ? llvm::json::Value(r.maxError)
+                                             : llvm::json::Value(nullptr)},
+                           {"seed", int64_t(check.seed)},
+                           {"seconds", seconds}};
+  if (useSim)
+    entry["warp_instructions"] = int64_t(counters.warpInstructions);
+  if (!r.detail.empty())
+    entry[r.checked ? "first_wrong" : "error"] = r.detail;
+  return entry;
+}
+
+/// Why \p kernel cannot run on \p device (arch-specific code, sm_90a and
+/// sm_100a, runs only on its own GPU), or empty.
+std::string archMismatch(const CompiledKernel &kernel,
+                         const rt::DeviceInfo &device) {
+  unsigned cc = device.computeCapability();
+  unsigned needs = archInfo(kernel.arch).computeCapability;
+  bool exact = kernel.arch != ArchKind::SM80;
+  if (exact ? cc == needs : cc >= needs)
+    return "";
+  return llvm::formatv("{0} code needs compute capability {1}.{2}, the GPU "
+                       "is {3}.{4}; --sim runs it",
+                       archInfo(kernel.arch).name, needs / 10, needs % 10,
+                       cc / 10, cc % 10);
+}
+
+int runRun() {
+  if (int exit = checkRunOptions(); exit != ExitSuccess)
+    return exit;
   if (useSim)
     if (rt::Status s = rt::setBackend(rt::BackendKind::Sim); !s) {
       llvm::errs() << "tilec run: " << s.error().getMessage() << "\n";
@@ -267,48 +337,27 @@ int runRun() {
       continue;
     }
     CompiledKernel kernel = **compiled;
-    if (!useSim) {
-      // Arch-specific code (sm_90a, sm_100a) runs only on its own GPU.
-      unsigned cc = ctx->device().computeCapability();
-      unsigned needs = archInfo(kernel.arch).computeCapability;
-      bool exact = kernel.arch != ArchKind::SM80;
-      if (exact ? cc != needs : cc < needs) {
-        std::string why = llvm::formatv(
-            "{0} code needs compute capability {1}.{2}, the GPU is {3}.{4}; "
-            "--sim runs it",
-            archInfo(kernel.arch).name, needs / 10, needs % 10, cc / 10,
-            cc % 10);
-        results.push_back(llvm::json::Object{
-            {"kernel", name}, {"pass", true}, {"skipped", why}});
-        if (!json)
-          llvm::outs() << "SKIP " << name << ": " << why << "\n";
-        continue;
-      }
+    if (std::string why = archMismatch(kernel, ctx->device());
+        !useSim && !why.empty()) {
+      results.push_back(llvm::json::Object{
+          {"kernel", name}, {"pass", true}, {"skipped", why}});
+      if (!json)
+        llvm::outs() << "SKIP " << name << ": " << why << "\n";
+      continue;
     }
     if (replacementPtx)
       kernel.ptx = *replacementPtx;
-    RunShape shape = defaultShape(kernel, useSim || simShape);
-    // Each size left out is the program's fixed extent or the default's.
-    if (optM)
-      shape.m = optM;
-    if (optN)
-      shape.n = optN;
-    if (optK)
-      shape.k = optK;
-    if (optBatch && kernel.batch)
-      shape.batch = optBatch;
-    if (optGroups && kernel.group)
-      shape.groups = optGroups;
+    RunShape shape = runShapeOf(kernel);
     if (std::string bad = fixedExtentMismatch(kernel, shape); !bad.empty()) {
       llvm::errs() << "tilec run: error: kernel '" << name << "': " << bad
                    << "\n";
       return ExitDiagnostic;
     }
     KernelCheckOptions check;
-    check.seed = seed ? uint64_t(seed)
-                      : uint64_t(std::chrono::steady_clock::now()
-                                     .time_since_epoch()
-                                     .count());
+    check.seed =
+        seed ? uint64_t(seed)
+             : uint64_t(
+                   std::chrono::steady_clock::now().time_since_epoch().count());
     check.integerInputs = integer;
     check.alpha = alpha;
     check.beta = beta;
@@ -316,9 +365,9 @@ int runRun() {
     rt::takeSimCounters();
     auto begin = std::chrono::steady_clock::now();
     KernelCheckResult r = checkKernel(kernel, shape, check);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - begin)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
     rt::SimCounters counters = rt::takeSimCounters();
     allPassed &= r.pass;
     std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
@@ -326,34 +375,12 @@ int runRun() {
       size = std::to_string(shape.batch) + "x" + size;
     if (kernel.group) // g4x...: 4 groups
       size = "g" + std::to_string(shape.groups) + "x" + size;
-    llvm::json::Object entry{{"kernel", name},
-                             {"m", shape.m},
-                             {"n", shape.n},
-                             {"k", shape.k},
-                             {"batch", shape.batch},
-                             {"groups", shape.groups},
-                             {"backend", where},
-                             {"pass", r.pass},
-                             {"wrong", int64_t(r.wrong)},
-                             {"checked", int64_t(r.checked)},
-                             // NaN (an element left poisoned) is not
-                             // JSON: null.
-                             {"max_error",
-                              std::isfinite(r.maxError)
-                                  ? llvm::json::Value(r.maxError)
-                                  : llvm::json::Value(nullptr)},
-                             {"seed", int64_t(check.seed)},
-                             {"seconds", seconds}};
-    if (useSim)
-      entry["warp_instructions"] = int64_t(counters.warpInstructions);
-    if (!r.detail.empty())
-      entry[r.checked ? "first_wrong" : "error"] = r.detail;
-    results.push_back(std::move(entry));
+    results.push_back(
+        runEntry(name, shape, r, check, seconds, counters, where));
     if (json)
       continue;
-    llvm::outs() << (r.pass ? "PASS " : "FAIL ") << name << " " << size
-                 << ": " << r.wrong << "/" << r.checked << " wrong (" << where
-                 << ")";
+    llvm::outs() << (r.pass ? "PASS " : "FAIL ") << name << " " << size << ": "
+                 << r.wrong << "/" << r.checked << " wrong (" << where << ")";
     if (!r.detail.empty())
       llvm::outs() << ": " << r.detail;
     llvm::outs() << "\n";
@@ -361,7 +388,8 @@ int runRun() {
       printSimProfile(llvm::outs(), llvm::sys::path::filename(inputFile));
   }
   if (json)
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(results)))
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  llvm::json::Value(std::move(results)))
                  << "\n";
   return allPassed ? ExitSuccess : ExitDiagnostic;
 }

@@ -7,7 +7,7 @@
 // PTX shape of docs/sm100.md.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/EpilogueStaging.h"
+#include "codegen/warpspec/EpilogueStaging.h"
 #include "codegen/Ptxas.h"
 #include "codegen/Sm100Gemm.h"
 #include "codegen/Sm100GemmSpec.h"
@@ -40,7 +40,7 @@ TEST(Sm100StagedEpilogue, TileExample) {
   auto tile = sm100EpilogueTile(stagedConfig());
   ASSERT_TRUE(bool(tile)) << llvm::toString(tile.takeError());
   ASSERT_TRUE(tile->has_value());
-  const Sm90EpilogueTile &t = **tile;
+  const EpilogueStagingTile &t = **tile;
   EXPECT_EQ(t.layout, "tile_to_shape(K_SW128<bf16>, (128,64))");
   EXPECT_EQ(t.rows, 128u);
   EXPECT_EQ(t.cols, 64u);

@@ -81,7 +81,7 @@ TEST(Sm90DTypeOperandTile, MNMajorBf16BOperandOf256Rows) {
   // Tiled K first, one 64-wide N slice of BK = 64 is 8 atoms = 8192 bytes,
   // so LBO (the next 64 N) = 8192 and SBO (the next 8 K) = 1024; one k16
   // step is two atoms = 2048 bytes. TMA: four 64 x 64 boxes of 8192 bytes.
-  auto tile = sm90OperandTile(256, 64, DTypeKind::BF16, MajorKind::MN, 256);
+  auto tile = tmaOperandTile(256, 64, DTypeKind::BF16, MajorKind::MN, 256);
   ASSERT_TRUE(bool(tile)) << llvm::toString(tile.takeError());
   EXPECT_EQ(tile->layout, "tile_to_shape(MN_SW128<bf16>, (256,64), (1,0))");
   EXPECT_EQ(tile->swizzleBytes, 128u);
@@ -99,7 +99,7 @@ TEST(Sm90DTypeOperandTile, MNMajorBf16BOperandOf256Rows) {
 TEST(Sm90DTypeOperandTile, MNMajorF16AOperandAdvancesPer64Rows) {
   // A of BM = 128: the second consumer's 64 rows are the second N slice,
   // 64 x 64 x 2 = 8192 bytes on.
-  auto tile = sm90OperandTile(128, 64, DTypeKind::F16, MajorKind::MN, 64);
+  auto tile = tmaOperandTile(128, 64, DTypeKind::F16, MajorKind::MN, 64);
   ASSERT_TRUE(bool(tile)) << llvm::toString(tile.takeError());
   EXPECT_EQ(tile->mAtomBytes, 8192u);
   EXPECT_EQ(tile->kStepBytes, 2048u);
@@ -109,15 +109,15 @@ TEST(Sm90DTypeOperandTile, MNMajorF16AOperandAdvancesPer64Rows) {
 TEST(Sm90DTypeOperandTile, NarrowMNMajorTilesTakeTheLargestAtomThatFits) {
   // 24 rows of bf16 are 48 bytes: only the 16-byte interleaved atom divides
   // them; 32 rows (64 bytes) take SW64; 16 rows (32 bytes) SW32.
-  auto t24 = sm90OperandTile(24, 64, DTypeKind::BF16, MajorKind::MN, 24);
+  auto t24 = tmaOperandTile(24, 64, DTypeKind::BF16, MajorKind::MN, 24);
   ASSERT_TRUE(bool(t24)) << llvm::toString(t24.takeError());
   EXPECT_EQ(t24->layout, "tile_to_shape(MN_INTER<bf16>, (24,64), (1,0))");
   EXPECT_EQ(t24->boxDims[0], 8u);
   EXPECT_EQ(t24->boxes, 3u);
-  auto t32 = sm90OperandTile(32, 64, DTypeKind::BF16, MajorKind::MN, 32);
+  auto t32 = tmaOperandTile(32, 64, DTypeKind::BF16, MajorKind::MN, 32);
   ASSERT_TRUE(bool(t32)) << llvm::toString(t32.takeError());
   EXPECT_EQ(t32->swizzleBytes, 64u);
-  auto t16 = sm90OperandTile(16, 64, DTypeKind::BF16, MajorKind::MN, 16);
+  auto t16 = tmaOperandTile(16, 64, DTypeKind::BF16, MajorKind::MN, 16);
   ASSERT_TRUE(bool(t16)) << llvm::toString(t16.takeError());
   EXPECT_EQ(t16->swizzleBytes, 32u);
 }
@@ -126,17 +126,17 @@ TEST(Sm90DTypeOperandTile, FP8AndTF32KMajorRowsAre128Bytes) {
   // K_SW128<e4m3> is 8 rows x 128 e4m3; K_SW128<tf32> 8 rows x 32 tf32: the
   // same bytes as bf16's, so the same descriptor (SBO 1024, SW128) and a
   // 32-byte K step, k32 and k8 elements.
-  auto fp8 = sm90OperandTile(128, 128, DTypeKind::E4M3, MajorKind::K, 64);
+  auto fp8 = tmaOperandTile(128, 128, DTypeKind::E4M3, MajorKind::K, 64);
   ASSERT_TRUE(bool(fp8)) << llvm::toString(fp8.takeError());
   EXPECT_EQ(fp8->descriptorHigh, 0x4000004000010000ull);
   EXPECT_EQ(fp8->kStepBytes, 32u);
   EXPECT_EQ(fp8->bytes, 128u * 128);
-  auto tf32 = sm90OperandTile(64, 32, DTypeKind::TF32, MajorKind::K, 64);
+  auto tf32 = tmaOperandTile(64, 32, DTypeKind::TF32, MajorKind::K, 64);
   ASSERT_TRUE(bool(tf32)) << llvm::toString(tf32.takeError());
   EXPECT_EQ(tf32->descriptorHigh, 0x4000004000010000ull);
   EXPECT_EQ(tf32->kStepBytes, 32u);
   // A 64-byte K row (BK = 64 e4m3) is the SW64 atom.
-  auto sw64 = sm90OperandTile(128, 64, DTypeKind::E4M3, MajorKind::K, 64);
+  auto sw64 = tmaOperandTile(128, 64, DTypeKind::E4M3, MajorKind::K, 64);
   ASSERT_TRUE(bool(sw64)) << llvm::toString(sw64.takeError());
   EXPECT_EQ(sw64->swizzleBytes, 64u);
   EXPECT_EQ(sw64->kStepBytes, 32u);
@@ -280,7 +280,7 @@ TEST_P(Sm90DTypePtx, EmitsTheTypedWgmmaAndAssembles) {
   // thread and pair of 8-column blocks, one TMA store per chunk.
   ASSERT_EQ(kernel->staging.has_value(), !wide);
   if (kernel->staging) {
-    const Sm90EpilogueTile &tile = *kernel->staging;
+    const EpilogueStagingTile &tile = *kernel->staging;
     EXPECT_EQ(tile.chunks * (tile.transposed ? tile.rows : tile.cols),
               config.bn);
     EXPECT_EQ(tile.chunks, chunks);

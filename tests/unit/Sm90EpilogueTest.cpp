@@ -26,7 +26,7 @@ Sm90GemmConfig configOf(unsigned bn, bool swap, DTypeKind c = DTypeKind::BF16,
   return config;
 }
 
-Sm90EpilogueTile tileOf(const Sm90GemmConfig &config) {
+EpilogueStagingTile tileOf(const Sm90GemmConfig &config) {
   auto tile = sm90EpilogueTile(config);
   EXPECT_TRUE(bool(tile)) << llvm::toString(tile.takeError());
   EXPECT_TRUE(tile->has_value());
@@ -34,8 +34,8 @@ Sm90EpilogueTile tileOf(const Sm90GemmConfig &config) {
 }
 
 // The header's example: 128x256 bf16.
-TEST(Sm90EpilogueTile, HeaderExample) {
-  Sm90EpilogueTile tile = tileOf(configOf(256, false));
+TEST(EpilogueStagingTile, HeaderExample) {
+  EpilogueStagingTile tile = tileOf(configOf(256, false));
   EXPECT_EQ(tile.layout, "tile_to_shape(K_SW128<bf16>, (64,64))");
   EXPECT_EQ(tile.rows, 64u);
   EXPECT_EQ(tile.cols, 64u);
@@ -46,41 +46,41 @@ TEST(Sm90EpilogueTile, HeaderExample) {
   EXPECT_FALSE(tile.transposed);
 }
 
-TEST(Sm90EpilogueTile, WidestRowThatDividesTheTile) {
+TEST(EpilogueStagingTile, WidestRowThatDividesTheTile) {
   // BN 200 = 25 x 8: only 16-byte rows (8 bf16) divide it.
-  Sm90EpilogueTile n200 = tileOf(configOf(200, false));
+  EpilogueStagingTile n200 = tileOf(configOf(200, false));
   EXPECT_EQ(n200.layout, "tile_to_shape(K_INTER<bf16>, (64,8))");
   EXPECT_EQ(n200.chunks, 25u);
   EXPECT_EQ(n200.swizzleBytes, 0u);
   // BN 96 = 3 x 32: 64-byte rows.
-  Sm90EpilogueTile n96 = tileOf(configOf(96, false, DTypeKind::F16));
+  EpilogueStagingTile n96 = tileOf(configOf(96, false, DTypeKind::F16));
   EXPECT_EQ(n96.layout, "tile_to_shape(K_SW64<f16>, (64,32))");
   EXPECT_EQ(n96.chunks, 3u);
   // One chunk needs one buffer.
   EXPECT_EQ(tileOf(configOf(64, false)).buffers, 1u);
   // A written swizzle narrows the chunk.
-  Sm90EpilogueTile sw32 = tileOf(configOf(256, false, DTypeKind::BF16, 32));
+  EpilogueStagingTile sw32 = tileOf(configOf(256, false, DTypeKind::BF16, 32));
   EXPECT_EQ(sw32.layout, "tile_to_shape(K_SW32<bf16>, (64,16))");
   EXPECT_EQ(sw32.chunks, 16u);
   EXPECT_EQ(sw32.bytes, 2048u);
 }
 
-TEST(Sm90EpilogueTile, SwapStagesTheTransposeInRowChunks) {
+TEST(EpilogueStagingTile, SwapStagesTheTransposeInRowChunks) {
   // With swap-AB the warpgroup's 64 A-role rows are C's columns (one
   // 128-byte row); the wgmma N (C's rows) goes out 64, 32, 16 or 8 rows at
   // a time.
-  Sm90EpilogueTile n64 = tileOf(configOf(64, true));
+  EpilogueStagingTile n64 = tileOf(configOf(64, true));
   EXPECT_TRUE(n64.transposed);
   EXPECT_EQ(n64.layout, "tile_to_shape(K_SW128<bf16>, (64,64))");
   EXPECT_EQ(n64.chunks, 1u);
-  Sm90EpilogueTile n24 = tileOf(configOf(24, true));
+  EpilogueStagingTile n24 = tileOf(configOf(24, true));
   EXPECT_EQ(n24.rows, 8u);
   EXPECT_EQ(n24.cols, 64u);
   EXPECT_EQ(n24.chunks, 3u);
   EXPECT_EQ(n24.layout, "tile_to_shape(K_SW128<bf16>, (8,64))");
 }
 
-TEST(Sm90EpilogueTile, DirectStoresNeedNoTile) {
+TEST(EpilogueStagingTile, DirectStoresNeedNoTile) {
   auto f32 = sm90EpilogueTile(configOf(256, false, DTypeKind::F32));
   ASSERT_TRUE(bool(f32));
   EXPECT_FALSE(f32->has_value());
@@ -91,7 +91,7 @@ TEST(Sm90EpilogueTile, DirectStoresNeedNoTile) {
   EXPECT_FALSE(none->has_value());
 }
 
-TEST(Sm90EpilogueTile, ErrorsSayWhatIsLegal) {
+TEST(EpilogueStagingTile, ErrorsSayWhatIsLegal) {
   auto bad = sm90EpilogueTile(configOf(200, false, DTypeKind::BF16, 128));
   ASSERT_FALSE(bool(bad));
   EXPECT_EQ(llvm::toString(bad.takeError()),
@@ -113,7 +113,7 @@ TEST(Sm90EpilogueTile, ErrorsSayWhatIsLegal) {
 // row r, column c (elements) sits at 64 r + 8 ((c / 8) ^ (r % 8)) + c % 8;
 // in K_SW64<bf16> at 32 r + 8 ((c / 8) ^ ((r / 2) % 4)) + c % 8 within
 // each 8-row atom.
-TEST(Sm90EpilogueTile, LayoutsAreTheTmaSwizzles) {
+TEST(EpilogueStagingTile, LayoutsAreTheTmaSwizzles) {
   auto sw128 = evaluateLayoutExpr("tile_to_shape(K_SW128<bf16>, (64,64))");
   ASSERT_TRUE(bool(sw128)) << llvm::toString(sw128.takeError());
   for (int64_t r = 0; r < 64; ++r)
@@ -130,7 +130,7 @@ TEST(Sm90EpilogueTile, LayoutsAreTheTmaSwizzles) {
           << r << ", " << c;
 }
 
-TEST(Sm90EpilogueTile, SharedBytesCountTheStaging) {
+TEST(EpilogueStagingTile, SharedBytesCountTheStaging) {
   // 1024 slack + 2 warpgroups x 2 buffers x 8192 + 2 C-load mbarriers (16)
   // + 4 x 49152 + 4 x 16 + 16.
   EXPECT_EQ(sm90SharedBytes(configOf(256, false)), 230496u);

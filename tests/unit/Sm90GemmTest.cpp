@@ -45,12 +45,12 @@ TEST(Sm90InlineAsm, WgmmaTextExample) {
   EXPECT_NE(text.find("setp.ne.b32 p, $10, 0;"), std::string::npos) << text;
 }
 
-TEST(Sm90OperandTile, Sw128KMajorDescriptorFields) {
+TEST(TmaOperandTile, Sw128KMajorDescriptorFields) {
   // 128 x 64 bf16, K-major SW128: SBO = 1024 B (encoded 64), LBO encoded 1,
   // layout type 1 (128B swizzle) in bits 62-63, base offset 0.
-  auto derived = sm90OperandTile(128, 64);
+  auto derived = tmaOperandTile(128, 64);
   ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
-  const Sm90OperandTile &tile = *derived;
+  const TmaOperandTile &tile = *derived;
   // The exact high bits validated on the H200 (bench/results/).
   EXPECT_EQ(tile.descriptorHigh, 0x4000004000010000ull);
   EXPECT_EQ(tile.bytes, 16384u);
@@ -63,16 +63,16 @@ TEST(Sm90OperandTile, Sw128KMajorDescriptorFields) {
   EXPECT_EQ(tile.mAtomBytes, 8192u);
 }
 
-TEST(Sm90OperandTile, KStepsFollowTheSwizzledLayout) {
+TEST(TmaOperandTile, KStepsFollowTheSwizzledLayout) {
   // Independent check of the k16 advance: in Sw<3,4,3> o (8,64):(64,1) in
   // bf16 elements, element (r, k) sits at byte 2 * (64 r + k) with bits 4-6
   // xor'ed by bits 7-9. Row 0 is unswizzled, so the k16 subtile starts 32 B
   // after the previous one, and row r of a subtile stays 128 r bytes away
   // from row 0 before the swizzle: both are what the descriptor advance of
   // 32 B with base offset 0 asks of the hardware.
-  auto derived = sm90OperandTile(64, 64);
+  auto derived = tmaOperandTile(64, 64);
   ASSERT_TRUE(bool(derived)) << llvm::toString(derived.takeError());
-  const Sm90OperandTile &tile = *derived;
+  const TmaOperandTile &tile = *derived;
   for (unsigned kk = 0; kk < 4; ++kk) {
     unsigned linear = 2 * (0 * 64 + kk * 16);
     unsigned swizzled = linear ^ (((linear >> 7) & 7) << 4);

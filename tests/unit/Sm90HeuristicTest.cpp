@@ -1,4 +1,5 @@
 //===- tests/unit/Sm90HeuristicTest.cpp - the sm_90a config choice --------===//
+#include "codegen/DecodeSplit.h"
 #include "codegen/Sm90Heuristic.h"
 
 #include <gtest/gtest.h>
@@ -31,12 +32,12 @@ TEST(Sm90Heuristic, MaxStagesExample) {
 }
 
 TEST(Sm90Heuristic, DecodeSplitsExample) {
-  EXPECT_EQ(sm90DecodeSplits(33, 112, 64, 132), 2u);  // M 64, N 2112
-  EXPECT_EQ(sm90DecodeSplits(33, 112, 128, 132), 3u); // M 128, N 2112
-  EXPECT_EQ(sm90DecodeSplits(64, 112, 64, 132), 1u);  // N 4096
-  EXPECT_EQ(sm90DecodeSplits(2, 8, 64, 132), 2u);     // 4 K tiles a split
-  EXPECT_EQ(sm90DecodeSplits(1, 1000, 64, 132), 4u);  // at most 4
-  EXPECT_EQ(sm90DecodeSplits(0, 0, 64, 132), 1u);
+  EXPECT_EQ(decodeSplits(33, 112, 64, 132), 2u);  // M 64, N 2112
+  EXPECT_EQ(decodeSplits(33, 112, 128, 132), 3u); // M 128, N 2112
+  EXPECT_EQ(decodeSplits(64, 112, 64, 132), 1u);  // N 4096
+  EXPECT_EQ(decodeSplits(2, 8, 64, 132), 2u);     // 4 K tiles a split
+  EXPECT_EQ(decodeSplits(1, 1000, 64, 132), 4u);  // at most 4
+  EXPECT_EQ(decodeSplits(0, 0, 64, 132), 1u);
 }
 
 TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {

@@ -101,7 +101,7 @@ TEST(TileOrder, IrAgreesWithHost) {
     for (uint32_t tilesN : {1u, 3u, 7u})
       for (unsigned groupM : {1u, 4u, 8u})
         for (uint32_t t = 0; t < tilesM * tilesN; ++t) {
-          TileCoord c = emitGroupedTile(b, b.getInt32(t), b.getInt32(tilesM),
+          TilePosition c = emitGroupedTile(b, b.getInt32(t), b.getInt32(tilesM),
                                         b.getInt32(tilesN), groupM);
           std::optional<uint64_t> row = evaluate(c.row), col = evaluate(c.col);
           ASSERT_TRUE(row && col) << "an instruction the test cannot evaluate";

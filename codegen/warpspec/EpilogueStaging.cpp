@@ -1,14 +1,11 @@
-//===- codegen/EpilogueStaging.cpp - C's staging tile for TMA stores ------===//
-#include "codegen/EpilogueStaging.h"
+//===- codegen/warpspec/EpilogueStaging.cpp - C's staging tile -----------===//
+#include "codegen/warpspec/EpilogueStaging.h"
 
-#include "codegen/Sm90Limits.h"
 #include "ir/LayoutExpr.h"
 #include "ir/SwizzleAtom.h"
 #include "ir/SwizzleMode.h"
 
 namespace tilec {
-
-using sm90::dtypeName;
 
 namespace {
 
@@ -19,7 +16,7 @@ llvm::Error fail(const std::string &message) {
 } // namespace
 
 llvm::Expected<SmemAddress>
-epilogueStagingAddress(const Sm90EpilogueTile &tile) {
+epilogueStagingAddress(const EpilogueStagingTile &tile) {
   auto layout = evaluateLayoutExpr(tile.layout);
   if (!layout)
     return layout.takeError();
@@ -29,12 +26,12 @@ epilogueStagingAddress(const Sm90EpilogueTile &tile) {
                           "C staging");
 }
 
-llvm::Expected<Sm90EpilogueTile>
+llvm::Expected<EpilogueStagingTile>
 epilogueStagingTile(DTypeKind cType, unsigned bn, bool halved,
                     unsigned rowBytes, unsigned rows, bool transposed) {
   const unsigned elem = 2;
-  std::string type = dtypeName(cType);
-  Sm90EpilogueTile tile;
+  std::string type = dtypeInfo(cType).name.str();
+  EpilogueStagingTile tile;
   tile.transposed = transposed;
   if (transposed) {
     // A staging row is the warpgroup's 64 A-role rows (C's columns): 128

@@ -1,0 +1,364 @@
+//===- codegen/Sm90Consumer.cpp - The sm_90a consumer warpgroups ----------===//
+//
+// The consumers of the kernel in Sm90Gemm.h (Sm90KernelBuilder.h): per
+// output tile a K loop that waits for each ring slot, issues its wgmmas
+// (or, block-scaled, wgmmas into a fresh accumulator promoted with the
+// block's scales), and frees the slot, then the split-K reduction and the
+// register epilogue.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90KernelBuilder.h"
+
+#include "codegen/EpilogueMath.h"
+#include "codegen/Sm90WgmmaAnnotation.h"
+
+#include <algorithm>
+
+namespace tilec {
+
+llvm::Value *Sm90KernelBuilder::descriptor(const TmaOperandTile &tile,
+                                           llvm::Value *address) {
+  llvm::Value *low = b.CreateZExt(
+      b.CreateAnd(b.CreateLShr(address, i32(4)), i32(0x3FFF)), b.getInt64Ty());
+  return b.CreateOr(low, b.getInt64(tile.descriptorHigh));
+}
+
+void Sm90KernelBuilder::emitConsumer(llvm::BasicBlock *exit) {
+  ptx::setMaxNReg(b, /*increase=*/true, sm90RegisterSplit(config).second);
+  // The consumers write C and the split-K workspace, which the previous
+  // kernel in the stream may still access (a split without K tiles writes
+  // before any load of this CTA has landed).
+  ptx::gridDependencyWait(b);
+  llvm::Value *wg = b.CreateLShr(tid, i32(7));
+  llvm::Value *ci = b.CreateSub(wg, i32(1), "consumer");
+  llvm::Value *lane = b.CreateAnd(tid, i32(31), "lane");
+  // Row block j's A rows start aRowOffset[j] bytes into the A stage.
+  llvm::SmallVector<llvm::Value *> aRowOffset;
+  for (unsigned j = 0; j < rowBlocks; ++j)
+    aRowOffset.push_back(b.CreateMul(rowBlockOf(ci, j), i32(tileA.mAtomBytes)));
+  llvm::BasicBlock *drain = block("consumer.drain");
+  forTiles("ctile", drain, [&](llvm::BasicBlock *next) {
+    emitConsumerTile(ci, lane, aRowOffset, next);
+  });
+  b.SetInsertPoint(drain);
+  lines->at(KernelPart::Epilogue);
+  emitSm90EpilogueDrain(b, config, staging, epilogueValues(ci));
+  lines->at(KernelPart::Kernel);
+  b.CreateBr(exit);
+}
+
+llvm::Value *Sm90KernelBuilder::rowBlockOf(llvm::Value *ci, unsigned j) {
+  return rowBlocks == 1 ? ci
+                        : b.CreateAdd(b.CreateMul(ci, i32(rowBlocks)), i32(j));
+}
+
+void Sm90KernelBuilder::emitConsumerTile(
+    llvm::Value *ci, llvm::Value *lane,
+    llvm::ArrayRef<llvm::Value *> aRowOffset, llvm::BasicBlock *exit) {
+  ConsumerTile tile;
+  beginConsumerTile(tile, ci);
+  llvm::SmallVector<llvm::Value *> acc =
+      emitConsumerMainloop(tile, lane, aRowOffset);
+  endConsumerTile(tile, ci, acc, exit);
+}
+
+void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
+  ptx::WgmmaShape &shape = tile.shape;
+  shape.n = sm90PromotionN(config);
+  shape.k = sm90WgmmaK(tileA.dtype);
+  shape.abType = dtypeInfo(tileA.dtype).ptxName;
+  shape.bType = dtypeInfo(tileB.dtype).ptxName;
+  shape.transA = tileA.major == MajorKind::MN;
+  shape.transB = tileB.major == MajorKind::MN;
+  // The accumulator: rowBlocks blocks of BN / 2 registers, block j the
+  // wgmma D of 64-row block j (rowBlockOf) at A-role row offset
+  // aRowOffset[j].
+  tile.blockRegs = 64 * config.bn / 128;
+  // A grouped tile: its group's scales, and the rows of the group.
+  llvm::Value *tileSfa = sfa, *tileSfb = sfb;
+  if (config.group) {
+    tile.rowEnd = tileGroup->rowEnd;
+    if (config.group->kind == GroupKind::Contiguous) {
+      Sm90GroupRows rows = emitSm90GroupRows(
+          b, groupValues, m0, tileGroup->group, tid, ci, config.bm);
+      tile.rowEnd = rows.bound;
+      tile.full = rows.full;
+    }
+    if (config.blockScale)
+      std::tie(tileSfa, tileSfb) =
+          emitSm90GroupScales(b, *config.group, *config.blockScale, sfa, sfb,
+                              tileGroup->group, rowsA, rowsB, k);
+  }
+  // Block scales (Sm90BlockScale.h): one scaler per row block, each K
+  // block's scales loaded one block ahead.
+  if (config.blockScale) {
+    std::vector<Sm90BlockScale> scalers;
+    for (unsigned j = 0; j < rowBlocks; ++j)
+      scalers.emplace_back(b, *config.blockScale, config.bn, config.swapAB,
+                           Sm90BlockScaleValues{tileSfa, tileSfb, tid,
+                                                rowBlockOf(ci, j), m0, n0,
+                                                rowsA, rowsB, k});
+    tile.scales.emplace(std::move(scalers));
+  }
+
+  // The epilogue's bias and scale values load now, their latency under
+  // the K loop (Sm90EpilogueOperands), for each 64-row block.
+  tile.operands.resize(rowBlocks);
+  if (!config.epilogueOps.empty())
+    for (unsigned j = 0; j < rowBlocks; ++j)
+      tile.operands[j] = emitSm90EpilogueOperandLoads(
+          b, config, epilogueValues(rowBlockOf(ci, j)));
+
+  if (tile.scales)
+    tile.scales->loadFirst(b, kBegin, kCount);
+}
+
+llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
+    ConsumerTile &tile, llvm::Value *lane,
+    llvm::ArrayRef<llvm::Value *> aRowOffset) {
+  const ptx::WgmmaShape &shape = tile.shape;
+  unsigned blockRegs = tile.blockRegs;
+  unsigned regs = rowBlocks * blockRegs;
+  std::optional<Sm90ScalesAhead> &scales = tile.scales;
+  bool scaled = scales.has_value();
+  llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  llvm::BasicBlock *head = block("consume.head");
+  llvm::BasicBlock *body = block("consume.body");
+  llvm::BasicBlock *done = block("consume.exit");
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode *kt = b.CreatePHI(b.getInt32Ty(), 2, "kt");
+  kt->addIncoming(i32(0), pre);
+  llvm::SmallVector<llvm::PHINode *> phis;
+  for (unsigned i = 0; i < regs; ++i) {
+    phis.push_back(b.CreatePHI(b.getFloatTy(), 2));
+    phis.back()->addIncoming(zero, pre);
+  }
+  if (scaled)
+    scales->enterLoop(b, pre);
+  b.CreateCondBr(b.CreateICmpULT(kt, kCount), body, done);
+
+  b.SetInsertPoint(body);
+  // Block scales: this K block's scales came with the previous
+  // iteration; the next block's load now (the last iteration reloads its
+  // own: in bounds, unused), and the wgmmas sum into a fresh
+  // accumulator (Sm90BlockScale.h).
+  std::vector<Sm90BlockScales> blockScales;
+  if (scaled) {
+    blockScales = scales->current();
+    llvm::Value *ahead =
+        b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(kt, i32(1)),
+                                b.CreateSub(kCount, i32(1)));
+    scales->loadNext(b.CreateAdd(kBegin, ahead));
+  }
+  llvm::Value *it = b.CreateAdd(itBase, kt);
+  auto [slot, parity] = ringSlot(it);
+  ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
+  llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
+  llvm::Value *aStage = b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes)));
+  llvm::SmallVector<llvm::Value *> aSlots;
+  for (llvm::Value *offset : aRowOffset)
+    aSlots.push_back(b.CreateAdd(aStage, offset));
+  llvm::Value *bSlot = b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+  lines->at(KernelPart::Mma);
+  // A wgmma.fence, then one wgmma per K step into \p acc, row block
+  // \p j's A rows against the B-role rows from \p bRows.
+  auto issue = [&](llvm::SmallVector<llvm::Value *> acc, unsigned j,
+                   llvm::Value *bRows) {
+    ptx::wgmmaFence(b);
+    llvm::Value *aSlot = aSlots[j];
+    for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
+      llvm::Value *descA =
+          descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
+      llvm::Value *descB =
+          descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes)));
+      acc = ptx::wgmmaSs(
+          b, shape, acc, descA, descB,
+          config.annotate ? sm90WgmmaAnnotation(config, tileA, tileB, kk) : "",
+          /*overwrite=*/scaled && kk == 0);
+    }
+    return acc;
+  };
+  // Row block j's registers of the accumulator \p all.
+  auto blockOf = [&](llvm::ArrayRef<llvm::Value *> all, unsigned j) {
+    return llvm::SmallVector<llvm::Value *>(
+        all.slice(j * blockRegs, blockRegs));
+  };
+  if (scaled) {
+    // Block scales: per row block and promotion step (sm90PromotionN:
+    // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
+    // fresh accumulator whose registers need no zeroing; the step's
+    // partial sums are waited for and promoted into their columns of the
+    // block's main accumulator before the next step reuses the fresh
+    // registers.
+    llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
+    for (unsigned j = 0; j < rowBlocks; ++j) {
+      llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
+      for (unsigned step = 0; step < config.bn / shape.n; ++step) {
+        llvm::SmallVector<llvm::Value *> part =
+            issue(llvm::SmallVector<llvm::Value *>(shape.n / 2, poison), j,
+                  b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
+        ptx::wgmmaCommitGroup(b);
+        main = scales->scaler(j).promote(main, part, blockScales[j],
+                                         step * shape.n / 8);
+      }
+      std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
+    }
+  } else {
+    // Every row block's wgmmas in one group.
+    for (unsigned j = 0; j < rowBlocks; ++j) {
+      llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
+      std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
+    }
+    ptx::wgmmaCommitGroup(b);
+    ptx::wgmmaWaitGroup(b, 1, {});
+  }
+  lines->at(KernelPart::Kernel);
+  // Free a slot whose wgmmas have completed, one arrival per consumer
+  // warp: with block scales this one (the promotion waited for all of
+  // them), else the previous one (at most one group is pending).
+  llvm::BasicBlock *release = block("release");
+  llvm::BasicBlock *next = block("consume.next");
+  llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
+  b.CreateCondBr(scaled ? lead : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
+                 release, next);
+  b.SetInsertPoint(release);
+  llvm::Value *freed =
+      scaled ? slot
+             : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
+                            i32(config.stages));
+  releaseSlot(emptyBar(freed));
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
+  for (unsigned i = 0; i < regs; ++i)
+    phis[i]->addIncoming(cur[i], next);
+  if (scaled)
+    scales->closeLoop(next);
+  b.CreateBr(head);
+
+  b.SetInsertPoint(done);
+  llvm::SmallVector<llvm::Value *> fin(phis.begin(), phis.end());
+  lines->at(KernelPart::Mma);
+  fin = ptx::wgmmaWaitGroup(b, 0, fin);
+  lines->at(KernelPart::Kernel);
+  if (config.persistent && !scaled) {
+    // The next tile reuses the ring: free this tile's last slot too
+    // (block-scaled tiles freed every slot in the loop).
+    llvm::BasicBlock *release = block("release.last");
+    llvm::BasicBlock *after = block("release.last.done");
+    b.CreateCondBr(b.CreateAnd(b.CreateICmpUGT(kCount, i32(0)),
+                               b.CreateICmpEQ(lane, i32(0))),
+                   release, after);
+    b.SetInsertPoint(release);
+    llvm::Value *last = b.CreateURem(
+        b.CreateSub(b.CreateAdd(itBase, kCount), i32(1)), i32(config.stages));
+    releaseSlot(emptyBar(last));
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  }
+  return fin;
+}
+
+void Sm90KernelBuilder::endConsumerTile(ConsumerTile &tile, llvm::Value *ci,
+                                        llvm::SmallVector<llvm::Value *> fin,
+                                        llvm::BasicBlock *exit) {
+  unsigned blockRegs = tile.blockRegs;
+  // A split-K cluster built for its split count: every CTA sums and
+  // stores its share of the tile (emitClusterSplitScatter).
+  bool scatter = config.splitKCluster && config.clusterSplits >= 2 &&
+                 !findSwiglu(config.epilogueOps);
+  if (config.splitK && !scatter)
+    fin = config.splitKCluster
+              ? emitSm90ClusterSplitReduce(b, config, splitValues(), fin, exit)
+              : emitSm90SplitReduce(b, config, splitValues(), fin, exit);
+
+  lines->at(KernelPart::Epilogue);
+  Sm90EpilogueValues values = epilogueValues(rowBlockOf(ci, 0));
+  if (config.group)
+    applySm90GroupEpilogue(b, *config.group, config.bm, config.cType, values,
+                           tile.rowEnd, tile.full, tileGroup->group);
+  llvm::BasicBlock *after = exit;
+  if (columnBars) {
+    // This tile's column operands are in the stage; once the epilogue
+    // has read them, the copier may refill it.
+    values.columns = &columnStage;
+    values.columnsAt = columnStageValues();
+    ptx::mbarrierWaitParity(b, values.columnsAt.full,
+                            b.CreateAnd(tileCount, i32(1)), "cols.full");
+    after = block("cols.release");
+  }
+  if (scatter) {
+    for (const Sm90SplitShare &share : emitSm90ClusterSplitScatter(
+             b, config, staging, splitValues(), fin, after)) {
+      b.SetInsertPoint(share.block);
+      emitSm90Epilogue(b, config, staging, values, tile.operands[0], share.acc,
+                       after, share.blocks);
+    }
+  } else {
+    // Row block by row block (BM 256: blocks 2 ci and 2 ci + 1, each
+    // with its own staging tile and C-load barrier).
+    for (unsigned j = 0; j < rowBlocks; ++j) {
+      llvm::BasicBlock *then =
+          j + 1 < rowBlocks ? block("epilogue.rows") : after;
+      Sm90EpilogueValues rows = values;
+      if (j > 0) {
+        Sm90EpilogueValues of = epilogueValues(rowBlockOf(ci, j));
+        rows.consumer = of.consumer;
+        rows.cLoadBar = of.cLoadBar;
+      }
+      emitSm90Epilogue(
+          b, config, staging, rows, tile.operands[j],
+          llvm::ArrayRef<llvm::Value *>(fin).slice(j * blockRegs, blockRegs),
+          then);
+      if (then != after)
+        b.SetInsertPoint(then);
+    }
+  }
+  if (columnBars) {
+    b.SetInsertPoint(after);
+    ptx::mbarrierArrive(b, b.CreateAdd(columnBars, i32(8)));
+    b.CreateBr(exit);
+  }
+  lines->at(KernelPart::Kernel);
+}
+
+Sm90SplitReduceValues Sm90KernelBuilder::splitValues() {
+  Sm90SplitReduceValues values;
+  values.tid = tid;
+  values.aBase = aBase;
+  values.rank = rank;
+  values.splits = splits;
+  values.split = split;
+  values.tileId = tileId;
+  values.workspace = workspace;
+  values.counters = counters;
+  values.flagAddr = flagAddr;
+  return values;
+}
+
+Sm90EpilogueValues Sm90KernelBuilder::epilogueValues(llvm::Value *ci) {
+  Sm90EpilogueValues values;
+  values.fn = fn;
+  values.tid = tid;
+  values.consumer = ci;
+  values.m0 = m0;
+  values.n0 = n0;
+  values.c = c;
+  values.ldc = ldc;
+  values.rowsA = rowsA;
+  values.rowsB = rowsB;
+  values.alpha = alpha;
+  values.beta = beta;
+  values.tmapC = tmapC;
+  values.storeTma = storeTma;
+  values.staging = stagingBase;
+  values.cLoadBar =
+      cLoadBars ? b.CreateAdd(cLoadBars, b.CreateMul(ci, i32(8))) : nullptr;
+  values.tileCount = tileCount;
+  values.batch = batch;
+  return values;
+}
+
+} // namespace tilec
