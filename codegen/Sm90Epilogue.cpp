@@ -596,7 +596,6 @@ struct EpilogueEmitter {
     llvm::Value *buffers = b.CreateAdd(
         v.staging, b.CreateMul(v.consumer, i32(tile.buffers * tile.bytes)),
         "staging");
-    unsigned elem = dtypeBytes(config.cType);
     // swiglu: the tile's C columns start at n0 / 2 (the TMA box's x).
     bool swiglu = findSwiglu(config.epilogueOps) != nullptr;
     llvm::Value *cCol0 = swiglu ? b.CreateLShr(v.n0, i32(1)) : v.n0;

@@ -95,34 +95,6 @@ struct ReferenceDots {
   }
 };
 
-/// The reference of one epilogue op on \p x (ir/EpilogueOps.h), in double;
-/// \p operand is the op's vector element (bias, scale) where it reads one.
-double applyOp(const EpilogueOp &op, double x, double operand) {
-  switch (op.kind) {
-  case EpilogueOpKind::Bias:
-    return x + operand;
-  case EpilogueOpKind::Scale:
-    return x * operand;
-  case EpilogueOpKind::Relu:
-    return x < 0 ? 0.0 : x;
-  case EpilogueOpKind::Gelu:
-    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-  case EpilogueOpKind::GeluTanh:
-    return 0.5 * x *
-           (1.0 +
-            std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-  case EpilogueOpKind::Silu:
-    return x / (1.0 + std::exp(-x));
-  case EpilogueOpKind::Clamp:
-    return std::min(std::max(x, double(op.lo)), double(op.hi));
-  case EpilogueOpKind::Residual:
-    return x + operand;
-  case EpilogueOpKind::Swiglu: // Pairs two elements: see swigluColumns.
-    break;
-  }
-  return x;
-}
-
 /// The accumulator columns (gate, up) of C's column \p o under \p swiglu,
 /// written out here from docs/language.md rather than taken from ir/, so a
 /// wrong pairing in either shows up: tile halves (BN = \p bn accumulator
@@ -467,7 +439,7 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
       double ref = double(options.alpha) * sum;
       for (const EpilogueOp &op : kernel.epilogueOps) {
         auto v = vectors.find(op.kind);
-        ref = applyOp(
+        ref = referenceEpilogueOp(
             op, ref,
             v == vectors.end()
                 ? 0.0
@@ -698,7 +670,8 @@ struct DenseCheck {
         size_t index = op.kind == EpilogueOpKind::Residual
                            ? size_t(i * cCols + j)
                            : size_t(op.axis == EpilogueAxis::Row ? i : j);
-        x = applyOp(op, x, v == vectors.end() ? 0.0 : v->second.values[index]);
+        x = referenceEpilogueOp(
+            op, x, v == vectors.end() ? 0.0 : v->second.values[index]);
       }
       return x;
     };

@@ -4,6 +4,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,15 +16,9 @@ using namespace tilec;
 namespace {
 
 const EpilogueOpInfo OpTable[] = {
-    {"bias", EpilogueOpKind::Bias, true, false, "bias", false},
-    {"scale", EpilogueOpKind::Scale, true, false, "scale", false},
-    {"relu", EpilogueOpKind::Relu, false, false, "", false},
-    {"gelu", EpilogueOpKind::Gelu, false, false, "", true},
-    {"gelu_tanh", EpilogueOpKind::GeluTanh, false, false, "", true},
-    {"silu", EpilogueOpKind::Silu, false, false, "", true},
-    {"clamp", EpilogueOpKind::Clamp, false, true, "", false},
-    {"residual", EpilogueOpKind::Residual, false, false, "residual", false},
-    {"swiglu", EpilogueOpKind::Swiglu, false, false, "", true},
+#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, APPROXIMATE, ...) \
+  {NAME, EpilogueOpKind::KIND, AXIS, BOUNDS, OPERAND, APPROXIMATE},
+#include "ir/EpilogueOps.def"
 };
 
 llvm::Error fail(const llvm::Twine &message) {
@@ -82,6 +77,18 @@ std::string tilec::listEpilogueOps() {
   for (const EpilogueOpInfo &info : OpTable)
     out += (out.empty() ? "" : ", ") + info.name.str();
   return out;
+}
+
+double tilec::referenceEpilogueOp(const EpilogueOp &op, double x,
+                                  double operand) {
+  [[maybe_unused]] double v = operand;
+  switch (op.kind) {
+#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, APPROXIMATE, ...) \
+  case EpilogueOpKind::KIND:                                                   \
+    return __VA_ARGS__;
+#include "ir/EpilogueOps.def"
+  }
+  return x;
 }
 
 DTypeKind tilec::epilogueOperandType(const EpilogueOp &op, DTypeKind cType) {

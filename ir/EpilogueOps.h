@@ -55,16 +55,10 @@
 
 namespace tilec {
 
+/// One per line of ir/EpilogueOps.def.
 enum class EpilogueOpKind {
-  Bias,
-  Scale,
-  Relu,
-  Gelu,
-  GeluTanh,
-  Silu,
-  Clamp,
-  Residual,
-  Swiglu,
+#define TILEC_EPILOGUE_OP(KIND, ...) KIND,
+#include "ir/EpilogueOps.def"
 };
 
 /// How swiglu pairs the gate and up columns (the header's comment).
@@ -92,7 +86,7 @@ struct EpilogueOp {
   }
 };
 
-/// One row of the op table.
+/// One row of the op table (a line of ir/EpilogueOps.def).
 struct EpilogueOpInfo {
   llvm::StringRef name;
   EpilogueOpKind kind;
@@ -116,6 +110,12 @@ const EpilogueOpInfo *findEpilogueOp(llvm::StringRef name);
 std::string listEpilogueOps();
 /// The row of \p kind.
 const EpilogueOpInfo &epilogueOpInfo(EpilogueOpKind kind);
+
+/// The CPU reference of \p op on \p x in double (ir/EpilogueOps.def's
+/// reference column); \p operand is the element of the tensor it reads
+/// (bias, scale, residual), ignored by the others. swiglu returns \p x:
+/// it pairs two elements (swigluSources), which its callers combine.
+double referenceEpilogueOp(const EpilogueOp &op, double x, double operand);
 
 /// The element type of the operand \p op reads in a kernel whose C is
 /// \p cType: bias's written type or C's, scale f32, residual C's.
