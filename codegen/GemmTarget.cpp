@@ -42,6 +42,16 @@ std::string persistentScheduleTargetNames() {
 
 std::string batchTargetNames() { return targetNames(&GemmTarget::hasBatch); }
 
+std::string groupTargetNames() { return targetNames(&GemmTarget::hasGroup); }
+
+std::string blockScaleTargetNames() {
+  return targetNames(&GemmTarget::hasBlockScale);
+}
+
+std::string twoPairClusterTargetNames() {
+  return targetNames(&GemmTarget::hasTwoPairClusters);
+}
+
 std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
                                            const std::string &reduction) {
   return std::string("written in the program: ") +
@@ -72,8 +82,8 @@ std::string GemmTarget::describeBatch(const GemmSpec &spec) const {
                           ? std::to_string(batch.fixedCount) + " (fixed)"
                           : "a run-time argument";
   std::string broadcast =
-      !batch.aBatched ? "; a has no batch extent: every batch reads the same "
-                        "A (strideA 0 broadcasts it)"
+      !batch.aBatched   ? "; a has no batch extent: every batch reads the same "
+                          "A (strideA 0 broadcasts it)"
       : !batch.bBatched ? "; b has no batch extent: every batch reads the "
                           "same B (strideB 0 broadcasts it)"
                         : "";
@@ -90,8 +100,8 @@ GemmScheduleChoice GemmTarget::schedule(const GemmSpec &spec,
                                         bool written) const {
   GemmScheduleChoice choice{spec.swapAB, spec.splitK, ""};
   choice.why = written ? writtenScheduleWhy(spec, "reduced in a workspace")
-                       : "the plain schedule: " +
-                             archInfo(arch()).name.str() + " has no other";
+                       : "the plain schedule: " + archInfo(arch()).name.str() +
+                             " has no other";
   return choice;
 }
 

@@ -101,6 +101,15 @@ public:
   /// Whether the target implements grouped GEMM (`group contiguous|masked`,
   /// GemmSpec::group).
   virtual bool hasGroup() const { return false; }
+  /// Whether the target implements block-scaled GEMM (`scale a|b ...
+  /// block(..)`, GemmSpec::blockScale).
+  virtual bool hasBlockScale() const { return false; }
+  /// Whether `cluster(2)` is a CTA pair sharing one MMA (sm_100a's
+  /// tcgen05.mma.cta_group::2) rather than CTAs multicasting a tile.
+  virtual bool clusterIsCtaPair() const { return false; }
+  /// Whether the target implements `cluster(4)`: two CTA pairs
+  /// multicasting B.
+  virtual bool hasTwoPairClusters() const { return false; }
   /// How a batched \p spec's batch maps onto the kernel, and why
   /// (`--emit=lowered`, tile.operand @c's batch attribute).
   virtual std::string describeBatch(const GemmSpec &spec) const;
@@ -172,6 +181,12 @@ std::string decodeScheduleTargetNames();
 std::string persistentScheduleTargetNames();
 /// The targets that implement batched GEMM.
 std::string batchTargetNames();
+/// The targets that implement grouped GEMM.
+std::string groupTargetNames();
+/// The targets that implement block-scaled GEMM.
+std::string blockScaleTargetNames();
+/// The targets that implement cluster(4).
+std::string twoPairClusterTargetNames();
 
 /// The rows, one per line of GemmTargets.def (their factories).
 #define TILEC_GEMM_TARGET(ARCH, FACTORY) const GemmTarget &FACTORY();

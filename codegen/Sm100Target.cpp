@@ -45,6 +45,8 @@ public:
   // Always persistent (`persistent(G)` sets the group of tile rows);
   // `cluster(2)` is the CTA pair of tcgen05.mma.cta_group::2.
   bool hasPersistentSchedule() const override { return true; }
+  bool clusterIsCtaPair() const override { return true; }
+  bool hasTwoPairClusters() const override { return true; }
 
   // swap_ab and split_k (cta_group::1 only; Sm100GemmConfig refuses them
   // with cluster(2)).

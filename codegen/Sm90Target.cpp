@@ -94,6 +94,7 @@ public:
   bool hasPersistentSchedule() const override { return true; }
   bool hasBatch() const override { return true; }
   bool hasGroup() const override { return true; }
+  bool hasBlockScale() const override { return true; }
 
   std::string describeGroup(const GemmSpec &spec) const override {
     return describeGroupedGemm(spec);

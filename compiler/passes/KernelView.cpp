@@ -1,5 +1,6 @@
 //===- compiler/passes/KernelView.cpp - Typed facts of one kernel ---------===//
 #include "compiler/passes/KernelView.h"
+#include "codegen/GemmTarget.h"
 #include "ir/EpilogueOps.h"
 #include "ir/SwizzleMode.h"
 
@@ -68,9 +69,8 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
   auto batchOf = [&](llvm::StringRef name) -> const tir::Attr * {
     const tir::Op *op = kernel.find("tile.operand", name);
     const tir::Attr *shape = op ? op->get("shape") : nullptr;
-    return shape && shape->isList() && shape->list.size() == 3
-               ? &shape->list[0]
-               : nullptr;
+    return shape && shape->isList() && shape->list.size() == 3 ? &shape->list[0]
+                                                               : nullptr;
   };
   // A grouped kernel: b's leading extent is the group count
   // (VerifyGroup checks the shapes).
@@ -115,9 +115,9 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
   view.bn = *bn;
   view.bk = *bk;
   view.stages = *count;
-  // sm_100a `schedule cluster(2)`: the MMA spans the CTA pair.
+  // A CTA pair's `schedule cluster(2)` (sm_100a): the MMA spans the pair.
   if (const tir::Op *schedule = kernel.find("tile.schedule");
-      schedule && view.arch == ArchKind::SM100a)
+      schedule && gemmTarget(view.arch).clusterIsCtaPair())
     if (const tir::Attr *cluster = schedule->get("cluster_m");
         cluster && cluster->isInt() &&
         (cluster->intValue == 2 || cluster->intValue == 4))

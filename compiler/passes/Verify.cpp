@@ -203,14 +203,13 @@ void Verifier::verifyOperand(const tir::Op &op) {
                                op.symbol + " must be positive, got " +
                                llvm::Twine(dim.intValue));
       } else if (!dim.isIdent(role->dims[i])) {
-        diags.error(loc, "extent " + llvm::Twine(first + i + 1) +
-                             " of operand " + op.symbol + " must be " +
-                             role->dims[i] + " or a fixed size, not '" +
-                             (dim.isIdent() || dim.isString() ? dim.str
-                                                              : "a list") +
-                             "' (" +
-                             (first ? role->batchedExample : role->example) +
-                             ")");
+        diags.error(loc,
+                    "extent " + llvm::Twine(first + i + 1) + " of operand " +
+                        op.symbol + " must be " + role->dims[i] +
+                        " or a fixed size, not '" +
+                        (dim.isIdent() || dim.isString() ? dim.str : "a list") +
+                        "' (" + (first ? role->batchedExample : role->example) +
+                        ")");
       }
     }
   }
@@ -352,8 +351,9 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
     }
   }
   if (steps->list.empty())
-    diags.error(attrLoc(op, "steps"), "the epilogue has no steps; legal "
-                                      "steps: auto, store, stmatrix, tma_store");
+    diags.error(attrLoc(op, "steps"),
+                "the epilogue has no steps; legal "
+                "steps: auto, store, stmatrix, tma_store");
   for (const tir::Attr &step : steps->list) {
     llvm::SMLoc loc = step.loc.isValid() ? step.loc : op.loc;
     if (!step.isList() || step.list.empty() || !step.list[0].isIdent()) {
@@ -381,8 +381,7 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
       llvm::SMLoc optionLoc = option.loc.isValid() ? option.loc : loc;
       llvm::StringRef text =
           option.isString() ? llvm::StringRef(option.str) : llvm::StringRef();
-      bool ok =
-          info->takesSwizzle && swizzleOfEpilogueOption(text).has_value();
+      bool ok = info->takesSwizzle && swizzleOfEpilogueOption(text).has_value();
       if (!ok)
         diags.error(
             optionLoc,
@@ -401,8 +400,7 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
   verifySwiglu(parsedOps, staged, view);
   if (diags.errorCount() != errorsBefore)
     return; // the steps themselves are wrong; the sequence adds nothing
-  if (!sequence.empty() && sequence != "auto" && sequence != "store" &&
-      !staged)
+  if (!sequence.empty() && sequence != "auto" && sequence != "store" && !staged)
     diags.error(attrLoc(op, "steps"),
                 "epilogue '" + sequence +
                     "' is not generated; legal: 'auto', 'store' (registers "
@@ -464,12 +462,12 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   bool splits = split && split->isInt() && split->intValue > 1;
   if (arch && !gemmTarget(*arch).hasDecodeSchedules() && (swaps || splits)) {
     std::string targets = decodeScheduleTargetNames();
-    diags.error(op.loc,
-                "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
-                    " is implemented for " + targets + " only; " +
-                    archInfo(*arch).name +
-                    " kernels take 'schedule "
-                    "auto' (the plain schedule)");
+    diags.error(op.loc, "schedule " +
+                            std::string(swaps ? "swap_ab" : "split_k") +
+                            " is implemented for " + targets + " only; " +
+                            archInfo(*arch).name +
+                            " kernels take 'schedule "
+                            "auto' (the plain schedule)");
   }
   const tir::Attr *group = op.get("persistent");
   const tir::Attr *cluster = op.get("cluster_m");
@@ -482,10 +480,11 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   // cluster_m = 4: two sm_100a CTA pairs multicasting B (docs/sm100.md,
   // "Clusters of two pairs"); one GEMM's tiles, so no decode schedule.
   bool twoPairs = cluster && cluster->isInt() && cluster->intValue == 4;
-  if (twoPairs && arch && *arch != ArchKind::SM100a)
+  if (twoPairs && arch && !gemmTarget(*arch).hasTwoPairClusters())
     diags.error(attrLoc(op, "cluster_m"),
                 "cluster(4) (two CTA pairs of tcgen05.mma.cta_group::2 "
-                "multicasting B) is sm_100a only; " +
+                "multicasting B) is " +
+                    twoPairClusterTargetNames() + " only; " +
                     archInfo(*arch).name + " takes cluster(1) or cluster(2)");
   if (twoPairs && arch == ArchKind::SM100a && (swaps || splits))
     diags.error(attrLoc(op, "cluster_m"),
@@ -501,12 +500,11 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                     " is out of range; 1 or 2 CTAs along M are legal");
   if (arch && !gemmTarget(*arch).hasPersistentSchedule() &&
       (persistent || clustered))
-    diags.error(op.loc, "schedule " +
-                            std::string(persistent ? "persistent" : "cluster") +
-                            " is implemented for " +
-                            persistentScheduleTargetNames() + " only; " +
-                            archInfo(*arch).name +
-                            " kernels take 'schedule auto'");
+    diags.error(
+        op.loc,
+        "schedule " + std::string(persistent ? "persistent" : "cluster") +
+            " is implemented for " + persistentScheduleTargetNames() +
+            " only; " + archInfo(*arch).name + " kernels take 'schedule auto'");
   // sm_100a's CTA pair (cluster(2)) is one tcgen05.mma.cta_group::2 over
   // BM = 128 or 256 rows of the A role, half in each CTA; its decode
   // schedules run one CTA per tile.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/VerifyGroup.h"
 
+#include "codegen/GemmTarget.h"
 #include "ir/EpilogueOps.h"
 
 #include <string>
@@ -105,11 +106,11 @@ void verifyShapes(const tir::Op &kernel, const tir::Op &group, bool masked,
 void verifyGroupedKernel(const tir::Op &kernel, const tir::Op &group,
                          std::optional<ArchKind> arch, const KernelView *view,
                          DiagnosticEngine &diags) {
-  if (arch && *arch != ArchKind::SM90a)
+  if (arch && !gemmTarget(*arch).hasGroup())
     diags.error(group.loc, llvm::Twine("grouped GEMM is not implemented "
                                        "for ") +
-                               archInfo(*arch).name +
-                               "; legal: arch sm_90a");
+                               archInfo(*arch).name + "; legal: arch " +
+                               groupTargetNames());
   if (view)
     for (char operand : {'a', 'b'}) {
       if (view->operandMajor(operand) == MajorKind::K)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/VerifyScale.h"
 
+#include "codegen/GemmTarget.h"
 #include "ir/DType.h"
 
 namespace tilec {
@@ -38,8 +39,8 @@ void verifyScaleLine(const tir::Op &op, DiagnosticEngine &diags) {
   }
   llvm::StringRef dtype = op.getText("dtype");
   if (dtype != "f32")
-    diags.error(attrLoc(op, "dtype"), "scale " + op.symbol + " has type '" +
-                                          dtype + "'; legal: f32");
+    diags.error(attrLoc(op, "dtype"),
+                "scale " + op.symbol + " has type '" + dtype + "'; legal: f32");
   const tir::Attr *block = op.get("block");
   std::string legal = "block(" + std::to_string(rule->mn) + ", " +
                       std::to_string(rule->k) + ")";
@@ -47,8 +48,7 @@ void verifyScaleLine(const tir::Op &op, DiagnosticEngine &diags) {
       !block->list[0].isInt() || !block->list[1].isInt()) {
     diags.error(attrLoc(op, "block"),
                 "scale " + op.symbol +
-                    " takes a block of two extents (rows, K); legal: " +
-                    legal);
+                    " takes a block of two extents (rows, K); legal: " + legal);
     return;
   }
   int64_t mn = block->list[0].intValue, k = block->list[1].intValue;
@@ -63,11 +63,11 @@ void verifyScaleLine(const tir::Op &op, DiagnosticEngine &diags) {
 void verifyScaledKernel(const tir::Op &kernel, const tir::Op &where,
                         std::optional<ArchKind> arch, const KernelView &view,
                         DiagnosticEngine &diags) {
-  if (arch && *arch != ArchKind::SM90a)
+  if (arch && !gemmTarget(*arch).hasBlockScale())
     diags.error(where.loc, llvm::Twine("block-scaled GEMM is not "
                                        "implemented for ") +
-                               archInfo(*arch).name +
-                               "; legal: arch sm_90a");
+                               archInfo(*arch).name + "; legal: arch " +
+                               blockScaleTargetNames());
   for (char operand : {'a', 'b'}) {
     const tir::Op *op = kernel.find("tile.operand", std::string(1, operand));
     DTypeKind type = view.operandType(operand);
@@ -108,12 +108,12 @@ void verifyBlockScales(const tir::Op &kernel, std::optional<ArchKind> arch,
     return;
   for (int i = 0; i < 2; ++i)
     if (!scale[i])
-      diags.error(scale[1 - i]->loc,
-                  "kernel '" + kernel.symbol + "' scales " +
-                      Rules[1 - i].operand + " but not " + Rules[i].operand +
-                      "; add 'scale " + Rules[i].operand + " f32 block(" +
-                      llvm::Twine(Rules[i].mn) + ", " +
-                      llvm::Twine(Rules[i].k) + ")'");
+      diags.error(scale[1 - i]->loc, "kernel '" + kernel.symbol + "' scales " +
+                                         Rules[1 - i].operand + " but not " +
+                                         Rules[i].operand + "; add 'scale " +
+                                         Rules[i].operand + " f32 block(" +
+                                         llvm::Twine(Rules[i].mn) + ", " +
+                                         llvm::Twine(Rules[i].k) + ")'");
   if (view)
     verifyScaledKernel(kernel, scale[0] ? *scale[0] : *scale[1], arch, *view,
                        diags);
