@@ -68,6 +68,29 @@ struct GemmWarpPlan {
   std::string why;
 };
 
+/// What a kernel's items combine, as the verify pass reads them before
+/// lowering (what it does not know yet keeps its default): the facts a
+/// row's own rules on combinations read (GemmTarget::checkItems).
+struct GemmItemFacts {
+  bool swapAB = false;
+  unsigned splitK = 1;
+  unsigned clusterM = 1; ///< `cluster(N)`
+  bool staged = false;   ///< `epilogue ... -> stmatrix -> tma_store`
+  bool batched = false;
+  unsigned bm = 0;       ///< 0: unknown
+  unsigned ctaGroup = 1; ///< 2: a CTA pair (clusterIsCtaPair)
+  std::optional<SwigluPairingKind> swiglu;
+};
+
+/// A rule of a row's generator that a kernel breaks: the item the verify
+/// pass reports it at (the schedule line, its cluster attribute, the
+/// epilogue's steps, the swiglu op) and the message.
+struct GemmItemRule {
+  enum Item { Schedule, ScheduleCluster, EpilogueSteps, Swiglu };
+  Item item;
+  std::string message;
+};
+
 class GemmTarget {
 public:
   virtual ~GemmTarget() = default;
@@ -110,6 +133,13 @@ public:
   /// Whether the target implements `cluster(4)`: two CTA pairs
   /// multicasting B.
   virtual bool hasTwoPairClusters() const { return false; }
+  /// The row's own rules on how a kernel's items combine (beyond the
+  /// questions above), in the order the verify pass reports them.
+  virtual std::vector<GemmItemRule>
+  checkItems(const GemmItemFacts &facts) const {
+    (void)facts;
+    return {};
+  }
   /// How a batched \p spec's batch maps onto the kernel, and why
   /// (`--emit=lowered`, tile.operand @c's batch attribute).
   virtual std::string describeBatch(const GemmSpec &spec) const;

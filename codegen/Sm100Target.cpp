@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmTarget.h"
 
-#include "codegen/Sm100GemmSpec.h"
 #include "codegen/DecodeSplit.h"
+#include "codegen/Sm100GemmSpec.h"
 
 namespace tilec {
 
@@ -47,6 +47,65 @@ public:
   bool hasPersistentSchedule() const override { return true; }
   bool clusterIsCtaPair() const override { return true; }
   bool hasTwoPairClusters() const override { return true; }
+
+  // The generator's limits on combinations (Sm100GemmConfig checks the
+  // same on its config).
+  std::vector<GemmItemRule>
+  checkItems(const GemmItemFacts &facts) const override {
+    std::vector<GemmItemRule> rules;
+    auto rule = [&](GemmItemRule::Item item, std::string message) {
+      rules.push_back({item, std::move(message)});
+    };
+    bool pair128 = facts.ctaGroup == 2 && facts.bm == 128;
+    if (facts.swiglu == SwigluPairingKind::TileHalves && pair128)
+      rule(GemmItemRule::Swiglu,
+           "epilogue op 'swiglu' pairs column c with c + BN / 2 in one "
+           "thread, but the CTA pair's M = 128 (data path layout B) puts "
+           "the two halves in different warps' lanes; write "
+           "'swiglu(interleaved)', or use BM = 256 for the pair");
+    // The staged epilogue stages C from the tcgen05.ld registers of an
+    // unsplit, unswapped tile (Sm100StagedEpilogue.cpp).
+    if (facts.staged && facts.splitK > 1)
+      rule(GemmItemRule::EpilogueSteps,
+           "the staged epilogue of sm_100a does not run after the split-K "
+           "reduction (split_k(" +
+               std::to_string(facts.splitK) +
+               ") sums f32 partials in registers); write 'epilogue ... -> "
+               "store' (direct stores), or drop split_k");
+    if (facts.staged && facts.swapAB)
+      rule(GemmItemRule::EpilogueSteps,
+           "the staged epilogue of sm_100a stores C's rows from TMEM lanes, "
+           "which swap_ab makes C's columns; write 'epilogue ... -> store' "
+           "(direct stores), or drop swap_ab");
+    if (facts.staged && facts.batched)
+      rule(GemmItemRule::EpilogueSteps,
+           "the staged epilogue of sm_100a stores C through a rank-2 tensor "
+           "map, not a batched C; write 'epilogue ... -> store' (direct "
+           "stores), or drop the batch extent");
+    if (facts.staged && pair128)
+      rule(GemmItemRule::EpilogueSteps,
+           "the staged epilogue of sm_100a stages 32 rows per warp, but the "
+           "CTA pair's M = 128 (data path layout B) gives a warp 32 rows of "
+           "half the tile's columns; write 'epilogue ... -> store' (direct "
+           "stores), or use BM = 256 for the pair");
+    // cluster(4): two pairs take neighbouring tiles of one GEMM; the CTA
+    // pair (cluster(2)) is one cta_group::2 MMA, swap-AB one CTA a tile.
+    bool swaps = facts.swapAB, splits = facts.splitK > 1;
+    if (facts.clusterM == 4 && (swaps || splits))
+      rule(GemmItemRule::ScheduleCluster,
+           "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
+               " with cluster(4) is not implemented on sm_100a: the two CTA "
+               "pairs take neighbouring 256-row tiles of the A role and "
+               "multicast their B tile; drop cluster(4) or the decode "
+               "schedule");
+    if (swaps && facts.clusterM > 1 && facts.clusterM != 4)
+      rule(GemmItemRule::Schedule,
+           "schedule swap_ab with cluster(2) is not implemented on sm_100a: "
+           "the CTA pair's tcgen05.mma.cta_group::2 splits the A role's rows "
+           "(BM = 128 or 256) over two CTAs, and swap-AB runs one CTA per "
+           "tile (cta_group::1, BM = 128); drop cluster(2) or swap_ab");
+    return rules;
+  }
 
   // swap_ab and split_k (cta_group::1 only; Sm100GemmConfig refuses them
   // with cluster(2)).
@@ -166,9 +225,8 @@ public:
                   std::to_string(spec.bm) +
                   ") per K step, issued by the even CTA; each CTA loads " +
                   std::to_string(spec.bm / 2) + " rows of A and " +
-                  std::to_string(spec.bn / 2) +
-                  " of B and stores its own " + std::to_string(spec.bm / 2) +
-                  " rows of C";
+                  std::to_string(spec.bn / 2) + " of B and stores its own " +
+                  std::to_string(spec.bm / 2) + " rows of C";
     if (spec.clusterM == 4)
       choice.why += "; 4x1 clusters of two such pairs (pair p = rank / 2) "
                     "take neighbouring " +
@@ -253,9 +311,9 @@ public:
     // A full and an empty mbarrier per stage; the rest is fixed.
     budget->perStageExtra = 16;
     budget->total = sm100SharedBytes(config);
-    budget->fixed = budget->total - budget->staging -
-                    int64_t(spec.stages) *
-                        (budget->stageBytes + budget->perStageExtra);
+    budget->fixed =
+        budget->total - budget->staging -
+        int64_t(spec.stages) * (budget->stageBytes + budget->perStageExtra);
     return budget;
   }
 
@@ -274,8 +332,7 @@ public:
     return sm100GemmBinary(std::move(*kernel));
   }
 
-  llvm::Expected<std::string>
-  emitLlvmIr(const GemmSpec &spec) const override {
+  llvm::Expected<std::string> emitLlvmIr(const GemmSpec &spec) const override {
     auto config = sm100ConfigFromSpec(spec);
     if (!config)
       return config.takeError();

@@ -53,6 +53,23 @@ const OperandRole Roles[] = {
     {"c", {"M", "N"}, "c : bf16[M, N] major(N)", "c : bf16[B, M, N] major(N)"},
 };
 
+/// What the target rows' checkItems read of a `schedule` line (\p schedule
+/// null: none): swap_ab, split_k above 1, cluster above 1.
+GemmItemFacts scheduleFacts(const tir::Op *schedule) {
+  GemmItemFacts facts;
+  if (!schedule)
+    return facts;
+  const tir::Attr *swap = schedule->get("swap_ab");
+  const tir::Attr *split = schedule->get("split_k");
+  const tir::Attr *cluster = schedule->get("cluster_m");
+  facts.swapAB = swap && swap->isInt() && swap->intValue != 0;
+  if (split && split->isInt() && split->intValue > 1)
+    facts.splitK = unsigned(std::min<int64_t>(split->intValue, 1 << 20));
+  if (cluster && cluster->isInt() && cluster->intValue > 1)
+    facts.clusterM = unsigned(std::min<int64_t>(cluster->intValue, 1 << 20));
+  return facts;
+}
+
 /// Reports \p attr of \p op if it is a layout expression that does not
 /// evaluate (Tile IR read from text; sema checks .tile programs earlier).
 void verifyLayoutText(const tir::Op &op, llvm::StringRef key,
@@ -301,13 +318,13 @@ void Verifier::verifySwiglu(
                      "thread, but under swap_ab C's columns are the MMA's "
                      "M rows (wgmma rows, TMEM lanes), spread over threads; "
                      "drop swap_ab from the schedule");
-  if (swiglu.pairing == SwigluPairingKind::TileHalves &&
-      view->arch == ArchKind::SM100a && view->ctaGroup == 2 && view->bm == 128)
-    diags.error(loc, "epilogue op 'swiglu' pairs column c with c + BN / 2 in "
-                     "one thread, but the CTA pair's M = 128 (data path "
-                     "layout B) puts the two halves in different warps' "
-                     "lanes; write 'swiglu(interleaved)', or use BM = 256 "
-                     "for the pair");
+  GemmItemFacts facts;
+  facts.swiglu = swiglu.pairing;
+  facts.ctaGroup = view->ctaGroup;
+  facts.bm = view->bm;
+  for (const GemmItemRule &rule : gemmTarget(view->arch).checkItems(facts))
+    if (rule.item == GemmItemRule::Swiglu)
+      diags.error(loc, rule.message);
 }
 
 void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
@@ -413,38 +430,17 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                 "stmatrix moves 16-bit elements, but c is " +
                     dtypeInfo(view->cType).name.str() +
                     "; use 'epilogue store' or make c bf16 or f16");
-  // sm_100a stages C from the tcgen05.ld registers of an unsplit,
-  // unswapped tile (codegen/Sm100StagedEpilogue.cpp).
-  const tir::Op *schedule =
-      view ? view->kernel->find("tile.schedule") : nullptr;
-  if (staged && arch == ArchKind::SM100a && schedule) {
-    const tir::Attr *split = schedule->get("split_k");
-    const tir::Attr *swap = schedule->get("swap_ab");
-    if (split && split->isInt() && split->intValue > 1)
-      diags.error(attrLoc(op, "steps"),
-                  "the staged epilogue of sm_100a does not run after the "
-                  "split-K reduction (split_k(" +
-                      llvm::Twine(split->intValue) +
-                      ") sums f32 partials in registers); write 'epilogue "
-                      "... -> store' (direct stores), or drop split_k");
-    if (swap && swap->isInt() && swap->intValue != 0)
-      diags.error(attrLoc(op, "steps"),
-                  "the staged epilogue of sm_100a stores C's rows from TMEM "
-                  "lanes, which swap_ab makes C's columns; write 'epilogue "
-                  "... -> store' (direct stores), or drop swap_ab");
-  }
-  if (staged && arch == ArchKind::SM100a && view && view->batch)
-    diags.error(attrLoc(op, "steps"),
-                "the staged epilogue of sm_100a stores C through a rank-2 "
-                "tensor map, not a batched C; write 'epilogue ... -> store' "
-                "(direct stores), or drop the batch extent");
-  if (staged && arch == ArchKind::SM100a && view && view->ctaGroup == 2 &&
-      view->bm == 128)
-    diags.error(attrLoc(op, "steps"),
-                "the staged epilogue of sm_100a stages 32 rows per warp, but "
-                "the CTA pair's M = 128 (data path layout B) gives a warp 32 "
-                "rows of half the tile's columns; write 'epilogue ... -> "
-                "store' (direct stores), or use BM = 256 for the pair");
+  // The target's own limits on what its staged epilogue runs after.
+  if (!arch || !view)
+    return;
+  GemmItemFacts facts = scheduleFacts(view->kernel->find("tile.schedule"));
+  facts.staged = staged;
+  facts.batched = view->batch.has_value();
+  facts.ctaGroup = view->ctaGroup;
+  facts.bm = view->bm;
+  for (const GemmItemRule &rule : gemmTarget(*arch).checkItems(facts))
+    if (rule.item == GemmItemRule::EpilogueSteps)
+      diags.error(attrLoc(op, "steps"), rule.message);
 }
 
 void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
@@ -486,13 +482,6 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                 "multicasting B) is " +
                     twoPairClusterTargetNames() + " only; " +
                     archInfo(*arch).name + " takes cluster(1) or cluster(2)");
-  if (twoPairs && arch == ArchKind::SM100a && (swaps || splits))
-    diags.error(attrLoc(op, "cluster_m"),
-                "schedule " + std::string(swaps ? "swap_ab" : "split_k") +
-                    " with cluster(4) is not implemented on sm_100a: the two "
-                    "CTA pairs take neighbouring 256-row tiles of the A role "
-                    "and multicast their B tile; drop cluster(4) or the "
-                    "decode schedule");
   if (cluster && cluster->isInt() && !twoPairs &&
       (cluster->intValue < 1 || cluster->intValue > 2))
     diags.error(attrLoc(op, "cluster_m"),
@@ -505,16 +494,16 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
         "schedule " + std::string(persistent ? "persistent" : "cluster") +
             " is implemented for " + persistentScheduleTargetNames() +
             " only; " + archInfo(*arch).name + " kernels take 'schedule auto'");
-  // sm_100a's CTA pair (cluster(2)) is one tcgen05.mma.cta_group::2 over
-  // BM = 128 or 256 rows of the A role, half in each CTA; its decode
-  // schedules run one CTA per tile.
-  if (arch == ArchKind::SM100a && swaps && clustered && !twoPairs)
-    diags.error(op.loc,
-                "schedule swap_ab with cluster(2) is not implemented on "
-                "sm_100a: the CTA pair's tcgen05.mma.cta_group::2 splits the "
-                "A role's rows (BM = 128 or 256) over two CTAs, and swap-AB "
-                "runs one CTA per tile (cta_group::1, BM = 128); drop "
-                "cluster(2) or swap_ab");
+  // The target's own limits on its decode schedules with clusters.
+  if (arch)
+    for (const GemmItemRule &rule :
+         gemmTarget(*arch).checkItems(scheduleFacts(&op)))
+      if (rule.item == GemmItemRule::Schedule ||
+          rule.item == GemmItemRule::ScheduleCluster)
+        diags.error(rule.item == GemmItemRule::Schedule
+                        ? op.loc
+                        : attrLoc(op, "cluster_m"),
+                    rule.message);
   if (splits && (persistent || clustered) && !twoPairs)
     diags.error(op.loc,
                 "schedule split_k with " +
