@@ -51,14 +51,14 @@ struct Operand {
 };
 
 Operand drawOperand(const ElementCodec &codec, int64_t rows, int64_t k,
-                    bool kContiguous, int64_t ld, bool integers,
+                    bool kContiguous, int64_t ld, int integers,
                     std::mt19937_64 &rng) {
   Operand op;
   int64_t outer = kContiguous ? rows : k;
   op.bits.assign(size_t(ld * outer) * codec.bytes(), 0);
   op.values.resize(size_t(rows * k));
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(-2, 2);
+  std::uniform_int_distribution<int> small(-integers, integers);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t kk = 0; kk < k; ++kk) {
       double x = integers ? small(rng) : real(rng);
@@ -115,18 +115,78 @@ struct OperandVector {
 };
 
 OperandVector drawVector(const ElementCodec &codec, int64_t length,
-                         bool integers, std::mt19937_64 &rng) {
+                         int integers, std::mt19937_64 &rng) {
   OperandVector v;
   v.bits.assign(size_t(length) * codec.bytes(), 0);
   v.values.resize(size_t(length));
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(-2, 2);
+  std::uniform_int_distribution<int> small(-integers, integers);
   for (int64_t i = 0; i < length; ++i) {
     auto [bits, value] = codec.encode(integers ? small(rng) : real(rng));
     v.values[size_t(i)] = value;
     storeBits(v.bits, size_t(i), bits, codec.bytes());
   }
   return v;
+}
+
+/// What drawOperand and drawVector draw: 0 for reals in [-1, 1), else
+/// the largest |integer|.
+int integerRange(const KernelCheckOptions &options) {
+  return options.integerInputs ? std::max(1, options.integerMagnitude) : 0;
+}
+
+/// Whether the reference \p ref is Inf or NaN and \p got alike (the same
+/// Inf, or a NaN): a result beyond C's range, which no kernel can store.
+bool bothNonFinite(double got, double ref) {
+  if (std::isfinite(ref))
+    return false;
+  return std::isnan(ref) ? std::isnan(got) : got == ref;
+}
+
+/// C's largest finite value.
+double largestFinite(DTypeKind type) {
+  switch (type) {
+  case DTypeKind::F16:
+    return 65504.0;
+  case DTypeKind::BF16:
+    return 3.3895313892515355e38;
+  case DTypeKind::E4M3:
+    return 448.0;
+  case DTypeKind::E5M2:
+    return 57344.0;
+  default:
+    return 3.4028234663852886e38;
+  }
+}
+
+/// The largest |C| integer inputs of magnitude \p v can produce in \p
+/// kernel at depth \p k: alpha * K products of v * v (times 16, the
+/// largest pair of integer-mode block scales, 2^2 * 2^2), plus beta * v,
+/// then the epilogue ops in order (a bias or residual adds v, a scale
+/// multiplies by v, swiglu multiplies its gate by its up; the activations
+/// and clamp do not grow |x|).
+double integerBound(const GemmKernelBinary &kernel, int64_t k,
+                    const KernelCheckOptions &options, double v,
+                    bool blockScaled) {
+  double bound = std::fabs(double(options.alpha)) * double(k) * v * v *
+                     (blockScaled ? 16.0 : 1.0) +
+                 std::fabs(double(options.beta)) * v;
+  for (const EpilogueOp &op : kernel.epilogueOps)
+    switch (op.kind) {
+    case EpilogueOpKind::Bias:
+    case EpilogueOpKind::Residual:
+      bound += v;
+      break;
+    case EpilogueOpKind::Scale:
+      bound *= v;
+      break;
+    case EpilogueOpKind::Swiglu:
+      bound *= bound;
+      break;
+    default:
+      break;
+    }
+  return bound;
 }
 
 /// Block scales (`scale a f32 block(1, 128)`, `scale b f32 block(128,
@@ -344,9 +404,9 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
   if (unsigned multiple = std::max(1u, kernel.ldcMultiple); ldc % multiple)
     ldc += multiple - ldc % multiple;
   Operand a =
-      drawOperand(codecA, rowsA, s.k, true, lda, options.integerInputs, rng);
+      drawOperand(codecA, rowsA, s.k, true, lda, integerRange(options), rng);
   Operand b =
-      drawOperand(codecB, rowsB, s.k, true, ldb, options.integerInputs, rng);
+      drawOperand(codecB, rowsB, s.k, true, ldb, integerRange(options), rng);
   std::vector<uint8_t> cBits(size_t(rowsA * ldc) * codecC.bytes(), 0xFF);
   std::vector<rt::DeviceBuffer> keep;
   std::string error;
@@ -380,7 +440,7 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
       continue;
     OperandVector v = drawVector(
         ElementCodec(epilogueOperandType(op, kernel.cType)),
-        op.axis == EpilogueAxis::Row ? s.m : s.n, options.integerInputs, rng);
+        op.axis == EpilogueAxis::Row ? s.m : s.n, integerRange(options), rng);
     (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
         uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
     vectors[op.kind] = std::move(v);
@@ -446,9 +506,13 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
                 : v->second
                       .values[size_t(op.axis == EpilogueAxis::Row ? i : j)]);
       }
-      if (options.integerInputs)
+      if (options.integerInputs || std::fabs(ref) > largestFinite(kernel.cType))
         ref = codecC.encode(ref).second;
       double got = codecC.decode(loadBits(out, at, codecC.bytes()));
+      if (bothNonFinite(got, ref)) {
+        ++result.nonFinite;
+        continue;
+      }
       double tol = tolerance.of(ref, absSum);
       double err = std::fabs(got - ref);
       if (!(err <= tol))
@@ -536,7 +600,7 @@ struct DenseCheck {
     bits.assign(size_t(stride * (count - 1)) * codec.bytes() + one, fill);
     for (int64_t z = 0; z < count; ++z) {
       Operand op = drawOperand(codec, rows, cols, contiguous, ld,
-                               options.integerInputs, rng);
+                               integerRange(options), rng);
       std::memcpy(bits.data() + size_t(z * stride) * codec.bytes(),
                   op.bits.data(), one);
       op.bits.clear();
@@ -598,7 +662,7 @@ struct DenseCheck {
       OperandVector v;
       if (op.kind == EpilogueOpKind::Residual) {
         Operand r = drawOperand(codec, s.m, cCols, true, ldr,
-                                options.integerInputs, rng);
+                                integerRange(options), rng);
         v = {std::move(r.bits), std::move(r.values)};
         problem.ldr = ldr;
       } else {
@@ -606,7 +670,7 @@ struct DenseCheck {
                        op.axis == EpilogueAxis::Row ? s.m
                        : afterSwiglu                ? cCols
                                                     : s.n,
-                       options.integerInputs, rng);
+                       integerRange(options), rng);
       }
       (op.kind == EpilogueOpKind::Bias    ? problem.bias
        : op.kind == EpilogueOpKind::Scale ? problem.scale
@@ -695,10 +759,18 @@ struct DenseCheck {
                                 c0[size_t(z)][size_t(i * cCols + j)],
                         i, j);
           }
-          if (options.integerInputs) // The exact value, rounded once to C.
+          // The exact value rounded once to C (integer inputs), or past C's
+          // range the Inf C stores.
+          if (options.integerInputs ||
+              std::fabs(ref) > largestFinite(kernel.cType))
             ref = codecC.encode(ref).second;
           double got = codecC.decode(
               loadBits(out, size_t(z * strideC + i * ldc + j), codecC.bytes()));
+          if (bothNonFinite(got, ref)) {
+            ++result.checked;
+            ++result.nonFinite;
+            continue;
+          }
           double tol = tolerance.of(ref, scaledAbsSum);
           double err = std::fabs(got - ref);
           ++result.checked;
@@ -737,12 +809,10 @@ struct DenseCheck {
   }
 };
 
-} // namespace
-
-KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
-                              const KernelCheckOptions &options) {
-  if (kernel.group)
-    return checkGroupedKernel(kernel, s, options);
+/// checkKernel for a dense (not grouped) kernel.
+KernelCheckResult checkDenseKernel(const GemmKernelBinary &kernel,
+                                   const RunShape &s,
+                                   const KernelCheckOptions &options) {
   KernelCheckResult result;
   DenseCheck check(kernel, s, options);
   check.drawMatrices();
@@ -761,6 +831,47 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
   check.comparePoison(out, result, bad);
   result.pass = result.wrong == 0;
   result.detail = std::move(bad);
+  return result;
+}
+
+} // namespace
+
+KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
+                              const KernelCheckOptions &options) {
+  // --integer: the widest range whose exact result C can hold.
+  KernelCheckOptions chosen = options;
+  std::string note;
+  if (options.integerInputs) {
+    bool scaled = takesBlockScales(kernel);
+    double limit = largestFinite(kernel.cType);
+    double two = integerBound(kernel, s.k, options, 2, scaled);
+    chosen.integerMagnitude = 2;
+    if (two > limit) {
+      double one = integerBound(kernel, s.k, options, 1, scaled);
+      if (one > limit) {
+        KernelCheckResult refused;
+        refused.detail = fmt::format(
+            "--integer: the exact result can reach {} even with inputs in "
+            "[-1, 1] (K = {}), beyond {}'s largest finite value {}; use a "
+            "smaller K or real inputs",
+            one, s.k, dtypeName(kernel.cType), limit);
+        return refused;
+      }
+      chosen.integerMagnitude = 1;
+      note = fmt::format("integer inputs in [-1, 1]: [-2, 2] could reach {}, "
+                         "beyond {}'s largest finite value {}",
+                         two, dtypeName(kernel.cType), limit);
+    }
+  }
+  KernelCheckResult result = kernel.group
+                                 ? checkGroupedKernel(kernel, s, chosen)
+                                 : checkDenseKernel(kernel, s, chosen);
+  if (result.nonFinite)
+    note += fmt::format("{}{} elements are Inf or NaN in the reference and "
+                        "alike in C (beyond {}'s range)",
+                        note.empty() ? "" : "; ", result.nonFinite,
+                        dtypeName(kernel.cType));
+  result.note = std::move(note);
   return result;
 }
 

@@ -1,4 +1,5 @@
-//===- compiler/KernelCheck.h - Run a compiled GEMM and check every element -*- C++ -*-===//
+//===- compiler/KernelCheck.h - Run a compiled GEMM and check every element -*-
+// C++ -*-===//
 //
 // What `tilec run` does for one kernel, on whichever backend the runtime
 // drives (the GPU or the simulator): fresh random inputs rounded to the
@@ -8,8 +9,13 @@
 // reference of the same rounded inputs. With integerInputs the inputs are
 // small integers whose every product and sum is exact in f32, so the only
 // correct output is the exact one (tolerance 0): two backends that pass
-// agree bit for bit. A batched kernel gets shape.batch problems, each
-// operand's batches a stride apart with a 16-byte gap between them (a
+// agree bit for bit: they are drawn from [-2, 2], or [-1, 1] where the
+// exact result of [-2, 2] could pass C's largest finite value (f16's 65504:
+// K = 16384 with alpha 1), and a kernel whose result could overflow even
+// then is refused with the bound and what would fit. An element that is
+// Inf or NaN in the reference too (a real-input result beyond C's range)
+// is counted apart, not as wrong. A batched kernel gets shape.batch problems,
+// each operand's batches a stride apart with a 16-byte gap between them (a
 // broadcast operand, declared without the batch extent, once with stride
 // 0), one reference per batch, and the gaps of C checked still poisoned.
 // A grouped kernel (codegen/Sm90Group.h) gets random groups: contiguous,
@@ -43,6 +49,9 @@ struct RunShape {
 struct KernelCheckOptions {
   std::uint64_t seed = 1;
   bool integerInputs = false;
+  /// With integerInputs: the largest |value| drawn (checkKernel lowers 2
+  /// to 1 where 2 could overflow C's type).
+  int integerMagnitude = 2;
   float alpha = 1.0f, beta = 0.0f;
   /// Multiprocessors for a persistent kernel's grid (0: one CTA per tile).
   unsigned smCount = 0;
@@ -57,6 +66,12 @@ struct KernelCheckResult {
   std::string detail;
   /// The largest |got - reference| over the checked elements.
   double maxError = 0;
+  /// Elements that are Inf or NaN in the reference and alike in C (beyond
+  /// C's range): neither right nor wrong.
+  std::size_t nonFinite = 0;
+  /// What the check chose that a reader should know (the integer range,
+  /// the non-finite elements); empty when nothing.
+  std::string note;
 };
 
 /// Runs \p kernel on an \p shape problem in the current context and checks

@@ -40,8 +40,8 @@ double ElementCodec::decodeFields(std::uint32_t code) const {
   std::uint32_t sign = (code >> (exp + man)) & 1;
   std::uint32_t e = (code >> man) & ((1u << exp) - 1);
   std::uint32_t m = code & ((1u << man) - 1);
-  if (ieeeSpecials && e == (1u << exp) - 1)
-    return NAN;
+  if (ieeeSpecials && e == (1u << exp) - 1) // Inf, or NaN
+    return m ? NAN : (sign ? -INFINITY : INFINITY);
   if (!ieeeSpecials && e == (1u << exp) - 1 && m == (1u << man) - 1)
     return NAN; // e4m3's only NaN pattern
   double v = e == 0 ? std::ldexp(double(m), 1 - bias - int(man))
@@ -68,9 +68,13 @@ std::pair<std::uint32_t, double> ElementCodec::encode(double x) const {
     return {bits, v};
   }
   auto it = table.find(v);
+  // Past the largest finite value: IEEE types round to Inf (as cvt.rn
+  // does), e4m3 has none.
+  if (it == table.end() && ieeeSpecials && !std::isnan(v))
+    it = table.find(std::copysign(INFINITY, v));
   if (it == table.end())
     return {0, NAN}; // out of the type's range
-  return {it->second, v};
+  return {it->second, it->first};
 }
 
 double ElementCodec::decode(std::uint32_t bits) const {

@@ -1,4 +1,5 @@
-//===- ir/ElementCodec.h - Host encoding of every operand type ---*- C++ -*-===//
+//===- ir/ElementCodec.h - Host encoding of every operand type ---*- C++
+//-*-===//
 //
 // Test inputs and CPU references need the exact bit pattern of a value in
 // each element type, independently of the simulator's and the GPU's
@@ -25,9 +26,10 @@ namespace tilec {
 class ElementCodec {
 public:
   explicit ElementCodec(DTypeKind dtype);
-  /// \p x rounded to the type (nearest even): {bits, value}.
+  /// \p x rounded to the type (nearest even): {bits, value}; past the
+  /// largest finite value ±Inf for the IEEE types, {0, NaN} for e4m3.
   std::pair<std::uint32_t, double> encode(double x) const;
-  /// The value of stored \p bits (NaN for inf/NaN codes).
+  /// The value of stored \p bits (±Inf and NaN for their codes).
   double decode(std::uint32_t bits) const;
   /// Storage bytes: 1, 2 or 4.
   unsigned bytes() const { return storageBytes; }

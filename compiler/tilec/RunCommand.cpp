@@ -236,6 +236,10 @@ llvm::json::Object runEntry(const std::string &name, const RunShape &shape,
     entry["warp_instructions"] = int64_t(counters.warpInstructions);
   if (!r.detail.empty())
     entry[r.checked ? "first_wrong" : "error"] = r.detail;
+  if (r.nonFinite)
+    entry["non_finite"] = int64_t(r.nonFinite);
+  if (!r.note.empty())
+    entry["note"] = r.note;
   return entry;
 }
 
@@ -383,6 +387,8 @@ int runRun() {
                  << r.wrong << "/" << r.checked << " wrong (" << where << ")";
     if (!r.detail.empty())
       llvm::outs() << ": " << r.detail;
+    if (!r.note.empty())
+      llvm::outs() << " (" << r.note << ")";
     llvm::outs() << "\n";
     if (profile)
       printSimProfile(llvm::outs(), llvm::sys::path::filename(inputFile));

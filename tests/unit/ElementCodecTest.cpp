@@ -25,8 +25,27 @@ TEST(ElementCodec, KnownPatterns) {
   EXPECT_TRUE(std::isnan(ElementCodec(DTypeKind::E4M3).decode(0x7f)));
   EXPECT_EQ(ElementCodec(DTypeKind::E5M2).decode(0x3c), 1.0);
   EXPECT_EQ(ElementCodec(DTypeKind::E5M2).decode(0x7b), 57344.0);
-  EXPECT_TRUE(std::isinf(ElementCodec(DTypeKind::E5M2).decode(0x7c)) ||
-              std::isnan(ElementCodec(DTypeKind::E5M2).decode(0x7c)));
+  EXPECT_EQ(ElementCodec(DTypeKind::E5M2).decode(0x7c), INFINITY);
+}
+
+TEST(ElementCodec, InfinitiesAndOverflow) {
+  // IEEE Inf codes decode to Inf (f16 0x7c00, 0xfc00; bf16 0x7f80), NaN
+  // codes (a nonzero mantissa) to NaN.
+  ElementCodec f16(DTypeKind::F16), bf16(DTypeKind::BF16);
+  EXPECT_EQ(f16.decode(0x7c00), INFINITY);
+  EXPECT_EQ(f16.decode(0xfc00), -INFINITY);
+  EXPECT_TRUE(std::isnan(f16.decode(0x7e00)));
+  EXPECT_TRUE(std::isnan(f16.decode(0xffff))); // tilec run's poison
+  EXPECT_EQ(bf16.decode(0x7f80), INFINITY);
+  // Rounding to nearest even past the largest finite value gives Inf, as
+  // cvt.rn does: f16's 65504 + half an ulp (16) ties to the even 65536.
+  EXPECT_EQ(f16.encode(65519.0).second, 65504.0);
+  EXPECT_EQ(f16.encode(65520.0), std::make_pair(0x7c00u, double(INFINITY)));
+  EXPECT_EQ(f16.encode(-1e6), std::make_pair(0xfc00u, -double(INFINITY)));
+  // e4m3 has no Inf: out of range stays NaN, bits 0.
+  auto [bits, value] = ElementCodec(DTypeKind::E4M3).encode(1000.0);
+  EXPECT_EQ(bits, 0u);
+  EXPECT_TRUE(std::isnan(value));
 }
 
 TEST(ElementCodec, RoundsToNearestEven) {
