@@ -6,6 +6,7 @@
 #   gpu-build.sh tests  then  run command="bash scripts/gpu-run.sh"    carry=[".carry"]
 #   gpu-build.sh bench  then  run command="bash scripts/gpu-bench.sh"  carry=[".carry"]
 #   gpu-build.sh crossval  then  run command="bash scripts/gpu-crossval.sh"  carry=[".carry"]
+#   gpu-build.sh crossval  then  run command="bash scripts/gpu-sanitize.sh"  carry=[".carry"]
 #   BUILD_DIR=build-static-py gpu-build.sh python  then
 #     run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -euo pipefail
