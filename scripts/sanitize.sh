@@ -29,6 +29,7 @@ TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${SANITIZE_BUILD_DIR:-$TILEC_ROOT/build-sanitize}
 TILE_RUNS=${TILEC_FUZZ_TILE_RUNS:-20000}
 LAYOUT_RUNS=${TILEC_FUZZ_LAYOUT_RUNS:-200000}
+PTX_RUNS=${TILEC_FUZZ_PTX_RUNS:-100000}
 
 source "$TILEC_ROOT/scripts/install-packages.sh"
 install_missing_packages sanitize clang-22 libclang-rt-22-dev
@@ -81,4 +82,5 @@ start=$(date +%s)
 fuzz tilec-layout-expr-fuzzer "$TILEC_ROOT/tests/fuzz/corpus/layout-expr" \
   "$LAYOUT_RUNS"
 fuzz tilec-tile-fuzzer "$TILEC_ROOT/tests/fuzz/corpus/tile" "$TILE_RUNS"
+fuzz tilec-ptx-fuzzer "$TILEC_ROOT/tests/fuzz/corpus/ptx" "$PTX_RUNS"
 echo "sanitize: fuzzing took $(( $(date +%s) - start )) s; no findings"

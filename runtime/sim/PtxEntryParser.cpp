@@ -59,8 +59,13 @@ void PtxParser::parseEntry() {
         ++pos;
       if (pos == s)
         break;
-      nums.push_back(static_cast<unsigned>(
-          std::stoul(std::string(source.data() + s, pos - s))));
+      // Every entry directive's numbers are thread, CTA or register
+      // counts: more than 9 digits is a typo, not a count.
+      std::string_view digits(source.data() + s, pos - s);
+      if (digits.size() > 9)
+        fail(dirLine, fmt::format("`{}` takes counts below 10^9, not `{}`", w,
+                                  digits));
+      nums.push_back(static_cast<unsigned>(*parseInt(digits)));
       skipSpace();
       if (pos < source.size() && source[pos] == ',')
         ++pos;

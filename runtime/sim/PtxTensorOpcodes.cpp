@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/PtxDecoder.h"
+#include "runtime/sim/PtxText.h"
 
 #include <fmt/format.h>
 
@@ -195,10 +196,11 @@ bool Decoder::decodeTcgen05() {
     ins.op = what == "ld" ? OpKind::TcLd : OpKind::TcSt;
     ins.a = m.take({"32x32b", "16x64b", "16x128b", "16x256b"});
     for (std::string_view w : m.words) {
-      if (w.size() > 1 && w[0] == 'x' &&
+      // .x1 .. .x128: at most 3 digits.
+      if (w.size() > 1 && w.size() <= 4 && w[0] == 'x' &&
           std::all_of(w.begin() + 1, w.end(),
                       [](char c) { return std::isdigit(c); }))
-        ins.c = std::stoi(std::string(w.substr(1)));
+        ins.c = static_cast<int>(*parseInt(w.substr(1)));
       else
         return badModifier(w);
     }

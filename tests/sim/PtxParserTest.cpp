@@ -84,6 +84,27 @@ TEST(PtxParserTest, SyntaxErrorsNameTheirLine) {
                    "`mul.s32 %r1, %r0, 2;`");
 }
 
+// Found by tests/fuzz/PtxFuzzer.cpp: numbers too long for their field
+// threw std::out_of_range out of the parser (an abort in `tilec run --ptx`);
+// now they are refused with the line.
+TEST(PtxParserTest, OverlongNumbersAreRefusedNotThrown) {
+  std::string head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                     ".visible .entry k()\n";
+  std::string error;
+  EXPECT_FALSE(SimModule::load(
+      head + ".maxntid 99999999999999999999, 1, 1\n{\n  ret;\n}\n", error));
+  EXPECT_NE(error.find("`.maxntid` takes counts below 10^9"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.rfind("ptx:5:", 0), 0u) << error;
+  EXPECT_FALSE(SimModule::load(
+      head + "{\n  .reg .b32 %r<2>;\n"
+             "  tcgen05.ld.sync.aligned.32x32b.x99999999999.b32 {%r1}, [%r0];\n"
+             "}\n",
+      error));
+  EXPECT_EQ(error.rfind("ptx:7:", 0), 0u) << error;
+}
+
 TEST(PtxParserTest, InlineAsmScopesShadowAndKeepLocalLabels) {
   std::string ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
                     ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n"
