@@ -43,7 +43,13 @@ class Row:
                 f"mutations.tsv:{lineno}: {len(fields)} columns, expected 9")
         (self.id, self.tile, size, self.pattern, self.replacement, count,
          self.expect, seeds, gpu) = fields
+        # SIZE is MxNxK, or MxNxK,beta=B for a run that reads C.
+        size, _, option = size.partition(",")
         self.m, self.n, self.k = (int(x) for x in size.split("x"))
+        if option and not option.startswith("beta="):
+            raise ValueError(
+                f"mutations.tsv:{lineno}: size option must be beta=B")
+        self.beta = float(option[5:]) if option else 0.0
         self.count = int(count)
         self.seeds = [] if seeds == "-" else seeds.split(",")
         if gpu not in ("yes", "no"):
@@ -55,7 +61,8 @@ class Row:
 
     @property
     def size(self):
-        return f"{self.m}x{self.n}x{self.k}"
+        return f"{self.m}x{self.n}x{self.k}" + (
+            f",beta={self.beta:g}" if self.beta else "")
 
 
 def read_table(path):
@@ -118,7 +125,8 @@ def ptxas_check(ptxas, arch, path, work):
     return None if r.returncode == 0 else (r.stderr or r.stdout).strip()
 
 
-def run_kernel(tilec, kernel, m, n, k, ptx=None, sim=True, seed=None):
+def run_kernel(tilec, kernel, m, n, k, ptx=None, sim=True, seed=None,
+               beta=0.0):
     """Runs `tilec run`; returns (outcome, detail), outcome one of
     pass, wrong, error, timeout."""
     cmd = [tilec, "run", kernel.tile, "--m", str(m), "--n", str(n), "--k",
@@ -127,6 +135,8 @@ def run_kernel(tilec, kernel, m, n, k, ptx=None, sim=True, seed=None):
         cmd.append("--sim")
     if ptx:
         cmd += ["--ptx", ptx]
+    if beta:
+        cmd += ["--beta", f"{beta:g}"]
     env = dict(os.environ)
     env.pop("TILEC_SIM_SEED", None)
     if seed is not None:
@@ -214,8 +224,8 @@ def main():
     sizes = {}
     for r in rows:
         sizes.setdefault(r.tile, [])
-        if (r.m, r.n, r.k) not in sizes[r.tile]:
-            sizes[r.tile].append((r.m, r.n, r.k))
+        if (r.m, r.n, r.k, r.beta) not in sizes[r.tile]:
+            sizes[r.tile].append((r.m, r.n, r.k, r.beta))
     for spec, kern in kernels.items():
         if isinstance(kern, Exception):
             record(f"baseline {spec}", False, "compile error", str(kern))
@@ -226,12 +236,13 @@ def main():
         log = ptxas_check(ptxas, kern.arch, kern.ptx_path, work)
         if log:
             record(f"baseline {spec} ptxas", False, "ptxas error", log)
-        for i, (m, n, k) in enumerate(sizes[spec]):
+        for i, (m, n, k, beta) in enumerate(sizes[spec]):
             seeds = [None] + (BASELINE_SEEDS if sim and i == 0 else [])
             for seed in seeds:
                 outcome, detail = run_kernel(args.tilec, kern, m, n, k,
-                                             sim=sim, seed=seed)
+                                             sim=sim, seed=seed, beta=beta)
                 name = f"baseline {spec} {m}x{n}x{k}" + (
+                    f",beta={beta:g}" if beta else "") + (
                     f" seed {seed}" if seed else "")
                 record(name, outcome == "pass", outcome,
                        "" if outcome == "pass" else short(detail))
@@ -266,7 +277,8 @@ def main():
         for seed in seeds:
             name = r.id + (f" seed {seed}" if seed else "")
             outcome, detail = run_kernel(args.tilec, kern, r.m, r.n, r.k,
-                                         ptx=path, sim=sim, seed=seed)
+                                         ptx=path, sim=sim, seed=seed,
+                                         beta=r.beta)
             if args.gpu:
                 caught = outcome != "pass"
                 record(name, caught, "caught" if caught else "not caught",
