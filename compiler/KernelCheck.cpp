@@ -371,6 +371,28 @@ GroupLayout drawGroups(const GemmKernelBinary &kernel, const RunShape &s,
   return layout;
 }
 
+/// A grouped kernel's epilogue vectors (bias, scale; residual and swiglu
+/// are refused before): N columns or M rows (masked: per group's row,
+/// shared by the groups), uploaded into \p problem.
+std::map<EpilogueOpKind, OperandVector>
+drawGroupedVectors(const GemmKernelBinary &kernel, const RunShape &s,
+                   const KernelCheckOptions &options, std::mt19937_64 &rng,
+                   GemmProblem &problem, std::vector<rt::DeviceBuffer> &keep,
+                   std::string &error) {
+  std::map<EpilogueOpKind, OperandVector> vectors;
+  for (const EpilogueOp &op : kernel.epilogueOps) {
+    if (epilogueOpInfo(op.kind).operand.empty())
+      continue;
+    OperandVector v = drawVector(
+        ElementCodec(epilogueOperandType(op, kernel.cType)),
+        op.axis == EpilogueAxis::Row ? s.m : s.n, integerRange(options), rng);
+    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
+        uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
+    vectors[op.kind] = std::move(v);
+  }
+  return vectors;
+}
+
 /// checkKernel for a grouped kernel (GemmKernelBinary::group).
 KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
                                      const RunShape &s,
@@ -432,19 +454,8 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
     problem.sfb =
         uploadBuffer(scales.b.data(), scales.b.size() * 4, keep, error);
   }
-  // The epilogue ops' vectors: N columns or M rows (masked: per group's
-  // row, shared by the groups).
-  std::map<EpilogueOpKind, OperandVector> vectors;
-  for (const EpilogueOp &op : kernel.epilogueOps) {
-    if (epilogueOpInfo(op.kind).operand.empty())
-      continue;
-    OperandVector v = drawVector(
-        ElementCodec(epilogueOperandType(op, kernel.cType)),
-        op.axis == EpilogueAxis::Row ? s.m : s.n, integerRange(options), rng);
-    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
-        uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
-    vectors[op.kind] = std::move(v);
-  }
+  std::map<EpilogueOpKind, OperandVector> vectors =
+      drawGroupedVectors(kernel, s, options, rng, problem, keep, error);
   if (!error.empty())
     return failWith(error);
 
