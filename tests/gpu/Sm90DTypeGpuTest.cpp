@@ -154,9 +154,12 @@ std::string runCase(const DTypeGpuCase &gpuCase, uint64_t seed) {
   // accumulation (fp8 wgmma accumulates with fewer mantissa bits:
   // docs/layout-facts.md#fp8-accumulation)
   // growing with sqrt(K). A wrong operand element moves a sum by ~0.3.
+  // fp8's 2.5e-3: with 2e-3 the unpromoted e4m3 4096^3 case missed by 4%
+  // on 1 of 3002 sampled elements in 1 of 13 H100 runs (session 13: 0.154
+  // against 0.148 at a reference of 2.5); 2.5e-3 gives 0.18 there.
   bool fp8 = dtypeBits(config.aType) == 8;
   double outRel = std::ldexp(1.0, -int(codecC.mantissaBits()));
-  double absTol = (fp8 ? 2e-3 : 5e-4) * std::sqrt(double(p.k)) + 1e-4;
+  double absTol = (fp8 ? 2.5e-3 : 5e-4) * std::sqrt(double(p.k)) + 1e-4;
   std::ostringstream bad;
   size_t mismatches = 0;
   double errNorm = 0, refNorm = 0;
