@@ -143,22 +143,6 @@ bool bothNonFinite(double got, double ref) {
   return std::isnan(ref) ? std::isnan(got) : got == ref;
 }
 
-/// C's largest finite value.
-double largestFinite(DTypeKind type) {
-  switch (type) {
-  case DTypeKind::F16:
-    return 65504.0;
-  case DTypeKind::BF16:
-    return 3.3895313892515355e38;
-  case DTypeKind::E4M3:
-    return 448.0;
-  case DTypeKind::E5M2:
-    return 57344.0;
-  default:
-    return 3.4028234663852886e38;
-  }
-}
-
 /// The largest |C| integer inputs of magnitude \p v can produce in \p
 /// kernel at depth \p k: alpha * K products of v * v (times 16, the
 /// largest pair of integer-mode block scales, 2^2 * 2^2), plus beta * v,
@@ -465,6 +449,7 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
     return failWith(error);
 
   Tolerance tolerance(kernel, s.k, options, scaled);
+  double largestC = codecC.largestFinite();
   std::string bad;
   auto report = [&](const std::string &what) {
     if (result.wrong++ < options.maxReported)
@@ -517,7 +502,7 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
                 : v->second
                       .values[size_t(op.axis == EpilogueAxis::Row ? i : j)]);
       }
-      if (options.integerInputs || std::fabs(ref) > largestFinite(kernel.cType))
+      if (options.integerInputs || std::fabs(ref) > largestC)
         ref = codecC.encode(ref).second;
       double got = codecC.decode(loadBits(out, at, codecC.bytes()));
       if (bothNonFinite(got, ref)) {
@@ -706,6 +691,7 @@ struct DenseCheck {
   void compare(const std::vector<uint8_t> &out, KernelCheckResult &result,
                std::string &bad) {
     Tolerance tolerance(kernel, s.k, options, scaled);
+    double largestC = codecC.largestFinite();
     // Block-scaled: the dequantized A[i, k] SFA[i, k / 128] times B[j, k]
     // SFB[j / 128, k / 128], and sum |products| for the tolerance.
     // Row z * M + i of the dot products is batch z's row i; every
@@ -772,8 +758,7 @@ struct DenseCheck {
           }
           // The exact value rounded once to C (integer inputs), or past C's
           // range the Inf C stores.
-          if (options.integerInputs ||
-              std::fabs(ref) > largestFinite(kernel.cType))
+          if (options.integerInputs || std::fabs(ref) > largestC)
             ref = codecC.encode(ref).second;
           double got = codecC.decode(
               loadBits(out, size_t(z * strideC + i * ldc + j), codecC.bytes()));
@@ -854,7 +839,7 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
   std::string note;
   if (options.integerInputs) {
     bool scaled = takesBlockScales(kernel);
-    double limit = largestFinite(kernel.cType);
+    double limit = ElementCodec(kernel.cType).largestFinite();
     double two = integerBound(kernel, s.k, options, 2, scaled);
     chosen.integerMagnitude = 2;
     if (two > limit) {

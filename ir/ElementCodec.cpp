@@ -77,6 +77,15 @@ std::pair<std::uint32_t, double> ElementCodec::encode(double x) const {
   return {it->second, it->first};
 }
 
+double ElementCodec::largestFinite() const {
+  if (storageBytes == 4) // f32 and tf32's storage
+    return std::ldexp(2.0 - std::ldexp(1.0, -int(man)), (1 << (exp - 1)) - 1);
+  for (auto it = table.rbegin(); it != table.rend(); ++it)
+    if (std::isfinite(it->first))
+      return it->first;
+  return 0;
+}
+
 double ElementCodec::decode(std::uint32_t bits) const {
   if (storageBytes == 4) {
     float single;

@@ -31,6 +31,8 @@ public:
   std::pair<std::uint32_t, double> encode(double x) const;
   /// The value of stored \p bits (±Inf and NaN for their codes).
   double decode(std::uint32_t bits) const;
+  /// The largest finite value: 65504 for f16, 448 for e4m3.
+  double largestFinite() const;
   /// Storage bytes: 1, 2 or 4.
   unsigned bytes() const { return storageBytes; }
   /// Explicit mantissa bits (3 for e4m3, 7 for bf16, 10 for tf32).

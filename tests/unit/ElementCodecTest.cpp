@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace tilec {
 namespace {
@@ -42,6 +43,13 @@ TEST(ElementCodec, InfinitiesAndOverflow) {
   EXPECT_EQ(f16.encode(65519.0).second, 65504.0);
   EXPECT_EQ(f16.encode(65520.0), std::make_pair(0x7c00u, double(INFINITY)));
   EXPECT_EQ(f16.encode(-1e6), std::make_pair(0xfc00u, -double(INFINITY)));
+  // The largest finite values, from the formats' published tables.
+  EXPECT_EQ(f16.largestFinite(), 65504.0);
+  EXPECT_EQ(bf16.largestFinite(), 3.3895313892515355e38);
+  EXPECT_EQ(ElementCodec(DTypeKind::E4M3).largestFinite(), 448.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::E5M2).largestFinite(), 57344.0);
+  EXPECT_EQ(ElementCodec(DTypeKind::F32).largestFinite(),
+            double(std::numeric_limits<float>::max()));
   // e4m3 has no Inf: out of range stays NaN, bits 0.
   auto [bits, value] = ElementCodec(DTypeKind::E4M3).encode(1000.0);
   EXPECT_EQ(bits, 0u);
