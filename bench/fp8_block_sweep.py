@@ -62,47 +62,44 @@ def candidates(m, n, k):
     """[(name, bm, bn, schedule)] for one shape: the tiles and schedules
     issue 26 asks about."""
     if m > 128:
+        # BN 192 is fp8_block_bench's program (its promotion waits for its
+        # own wgmmas); at BN <= 128 the consumers overlap each block's
+        # promotion with the next block's wgmmas (sm90OverlapsPromotion).
+        # Runs 1-6 of issue 26 (bench/Fp8BlockResults.md) also timed BM 192
+        # and BM 256 tiles and BN 256 in halves: slower than BN 192.
         return [("BN 192", 128, 192, ""),
-                ("BM 192 BN 128", 192, 128, ""),
-                ("BM 192 BN 128 persistent", 192, 128, "schedule persistent"),
-                ("BM 192 BN 128 persistent cluster(2)", 192, 128,
-                 "schedule persistent cluster(2)"),
-                ("BM 192 BN 96", 192, 96, ""),
                 ("BN 192 persistent", 128, 192, "schedule persistent"),
-                ("BN 192 persistent cluster(2)", 128, 192,
-                 "schedule persistent cluster(2)"),
                 ("BN 128", 128, 128, ""),
-                ("BM 256 BN 128", 256, 128, ""),
-                ("BM 256 BN 128 persistent cluster(2)", 256, 128,
-                 "schedule persistent cluster(2)"),
-                ("BN 256 persistent (halves)", 128, 256,
-                 "schedule persistent")]
-    # schedule auto on the swap-AB decode tile (BM 64, BN = M), then A and
-    # B as written with one or two 64-row consumer warpgroups and BN the
-    # narrowest multiple of 16 whose tiles fit one wave (fp8_block_bench's
-    # block-scaled choice, tilec._gemm.sm90_block_scaled_choice) or two.
+                ("BN 128 persistent", 128, 128, "schedule persistent"),
+                ("BN 128 persistent cluster(2)", 128, 128,
+                 "schedule persistent cluster(2)")]
+    # schedule auto on the swap-AB decode tile (BM 64, BN = M), tilec.gemm's
+    # program (codegen's sm90ChooseBlockScaledConfig), then A and B as
+    # written with one or two 64-row consumer warpgroups and BN the
+    # narrowest multiple of 16 whose tiles fit one wave or two, and that
+    # tile twice as wide with K split over 2 CTAs (the same CTAs, half the
+    # K blocks each).
     out = [("auto, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16), ""),
            ("swap_ab, BM 64 BN M", 64, max(16, fb.cdiv(m, 16) * 16),
             "schedule swap_ab")]
-    # The chosen tile twice or four times as wide with K split as often:
-    # the same CTAs, each with fewer K blocks.
     chosen = _gemm.sm90_block_scaled_choice(m, n, k, SMS)
-    for split in (2, 4):
-        bn = chosen["bn"] * split
-        if bn <= 256:
-            out.append((f"BM {chosen['bm']} BN {bn} split_k({split})",
-                        chosen["bm"], bn, f"schedule split_k({split})"))
+    split = chosen["split_k"]
+    out.append((f"BM {chosen['bm']} BN {chosen['bn']} split_k({split}) "
+                "(tilec.gemm's)", chosen["bm"], chosen["bn"],
+                f"schedule split_k({split})"))
     for bm in ((64,) if m <= 64 else (64, 128)):
         rows = fb.cdiv(m, bm)
         for wave in (1, 2):
             bn = next((bn for bn in range(16, 257, 16)
                        if rows * fb.cdiv(n, bn) <= wave * SMS), 256)
-            name = f"BM {bm} BN {bn} unswapped"
-            chosen = _gemm.sm90_block_scaled_choice(m, n, k, SMS)
-            if (bm, bn) == (chosen["bm"], chosen["bn"]):
-                name += " (tilec.gemm's)"
-            if all(c[0] != name for c in out):
-                out.append((name, bm, bn, "schedule split_k(1)"))
+            tiles = [(bn, 1)] + ([(2 * bn, 2)] if wave == 1 and bn <= 128
+                                 else [])
+            for width, ways in tiles:
+                if (bm, width, ways) == (chosen["bm"], chosen["bn"], split):
+                    continue
+                name = f"BM {bm} BN {width} split_k({ways})"
+                if all(c[0] != name for c in out):
+                    out.append((name, bm, width, f"schedule split_k({ways})"))
     return out
 
 

@@ -31,7 +31,7 @@ unsigned sm90BlockScaleSlots(unsigned bn) {
   return (ScaleRows - g + bn - 1) / ScaleRows + 1;
 }
 
-std::string describeBlockScalePromotion(const GemmSpec &spec) {
+std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped) {
   if (!spec.blockScale)
     return "";
   const BlockScaleSpec &s = *spec.blockScale;
@@ -51,7 +51,11 @@ std::string describeBlockScalePromotion(const GemmSpec &spec) {
                            std::to_string(spec.bn / 2) +
                            " columns (the main and a whole fresh "
                            "accumulator would not fit the registers); "
-                     : std::string());
+                     : std::string()) +
+      (overlapped ? std::string("each block's wgmmas are issued before the "
+                                "previous block is waited for and promoted "
+                                "(two fresh accumulators taking turns); ")
+                  : std::string());
   unsigned slots = sm90BlockScaleSlots(spec.bn);
   std::string bn = std::to_string(spec.bn);
   if (spec.swapAB)
@@ -118,13 +122,13 @@ Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
   // Rows of this thread (Sm90BlockScale.h): m0 + 64 consumer + 16 warp +
   // lane / 4 (+ 8), clamped to M - 1.
   llvm::Value *lane = b.CreateAnd(v.tid, b.getInt32(31));
-  llvm::Value *warp = b.CreateAnd(b.CreateLShr(v.tid, b.getInt32(5)),
-                                  b.getInt32(3));
-  llvm::Value *row0 = b.CreateAdd(
-      b.CreateAdd(v.m0, b.CreateMul(v.consumer, b.getInt32(64))),
-      b.CreateAdd(b.CreateMul(warp, b.getInt32(16)),
-                  b.CreateLShr(lane, b.getInt32(2))),
-      "sf.row0");
+  llvm::Value *warp =
+      b.CreateAnd(b.CreateLShr(v.tid, b.getInt32(5)), b.getInt32(3));
+  llvm::Value *row0 =
+      b.CreateAdd(b.CreateAdd(v.m0, b.CreateMul(v.consumer, b.getInt32(64))),
+                  b.CreateAdd(b.CreateMul(warp, b.getInt32(16)),
+                              b.CreateLShr(lane, b.getInt32(2))),
+                  "sf.row0");
   llvm::Value *lastRow = b.CreateSub(v.m, b.getInt32(1));
   for (unsigned h = 0; h < 2; ++h) {
     llvm::Value *row = b.CreateBinaryIntrinsic(
@@ -132,8 +136,8 @@ Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
     rowA[h] = b.CreateMul(b.CreateZExt(row, i64), kBlocks);
   }
   rowB0 = b.CreateUDiv(v.n0, b.getInt32(ScaleRows), "sf.rowb");
-  lastRowB = b.CreateUDiv(b.CreateSub(v.n, b.getInt32(1)),
-                          b.getInt32(ScaleRows));
+  lastRowB =
+      b.CreateUDiv(b.CreateSub(v.n, b.getInt32(1)), b.getInt32(ScaleRows));
   if (ScaleRows % bn != 0 && bn % ScaleRows != 0)
     colInBlock = b.CreateURem(v.n0, b.getInt32(ScaleRows), "sf.col");
 }
@@ -154,22 +158,20 @@ Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
   for (unsigned s = 0; s < slots; ++s) {
     llvm::Value *row = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::umin, b.CreateAdd(rowB0, b.getInt32(s)), lastRowB);
-    llvm::Value *at =
-        b.CreateAdd(b.CreateMul(b.CreateZExt(row, b.getInt64Ty()), kBlocks),
-                    kb64);
+    llvm::Value *at = b.CreateAdd(
+        b.CreateMul(b.CreateZExt(row, b.getInt64Ty()), kBlocks), kb64);
     scales.b.push_back(loadF32(v.sfb, at));
   }
   return scales;
 }
 
-llvm::SmallVector<llvm::Value *>
-Sm90BlockScale::promote(llvm::ArrayRef<llvm::Value *> main,
-                        llvm::ArrayRef<llvm::Value *> pending,
-                        const Sm90BlockScales &scales,
-                        unsigned firstChunk) {
+llvm::SmallVector<llvm::Value *> Sm90BlockScale::promote(
+    llvm::ArrayRef<llvm::Value *> main, llvm::ArrayRef<llvm::Value *> pending,
+    const Sm90BlockScales &scales, unsigned firstChunk, unsigned younger) {
   if (swapAB)
-    return promoteSwapped(main, pending, scales, firstChunk);
-  llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
+    return promoteSwapped(main, pending, scales, firstChunk, younger);
+  llvm::SmallVector<llvm::Value *> part =
+      ptx::wgmmaWaitGroup(b, younger, pending);
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
   // Per slot the two row scales: SFA[r] * SFB[slot], SFA[r + 8] * SFB[slot].
   llvm::SmallVector<std::array<llvm::Value *, 2>, 4> combined;
@@ -243,11 +245,9 @@ Sm90BlockScales Sm90BlockScale::loadSwapped(llvm::Value *kb64) {
   return scales;
 }
 
-llvm::SmallVector<llvm::Value *>
-Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
-                               llvm::ArrayRef<llvm::Value *> pending,
-                               const Sm90BlockScales &scales,
-                               unsigned firstChunk) {
+llvm::SmallVector<llvm::Value *> Sm90BlockScale::promoteSwapped(
+    llvm::ArrayRef<llvm::Value *> main, llvm::ArrayRef<llvm::Value *> pending,
+    const Sm90BlockScales &scales, unsigned firstChunk, unsigned younger) {
   // Column 8 j + 2 (l % 4) + e's scale: SFA from load j / 4, lane 8 (j % 4)
   // + 2 (l % 4) + e, times SFB as without swap; before the wait, so that
   // the shuffles overlap the wgmmas.
@@ -262,7 +262,8 @@ Sm90BlockScale::promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
           {all, scales.aLanes[j / 4], src, clamp}, {}, "sf.a");
       colScale.push_back(b.CreateFMul(sfa, scales.b[0], "sf.s"));
     }
-  llvm::SmallVector<llvm::Value *> part = ptx::wgmmaWaitGroup(b, 0, pending);
+  llvm::SmallVector<llvm::Value *> part =
+      ptx::wgmmaWaitGroup(b, younger, pending);
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
   for (unsigned local = 0; local < chunks; ++local)
     for (unsigned h = 0; h < 2; ++h)
@@ -313,16 +314,20 @@ void Sm90ScalesAhead::enterLoop(llvm::IRBuilder<> &b, llvm::BasicBlock *pre) {
   }
 }
 
-std::vector<Sm90BlockScales> Sm90ScalesAhead::current() const {
+std::vector<Sm90BlockScales>
+Sm90ScalesAhead::shaped(llvm::ArrayRef<llvm::Value *> values) const {
   std::vector<Sm90BlockScales> out;
   size_t at = 0;
   for (const Sm90BlockScales &shape : shapes) {
     size_t count = shape.values().size();
-    out.push_back(shape.withValues(llvm::SmallVector<llvm::Value *>(
-        phis.begin() + at, phis.begin() + at + count)));
+    out.push_back(shape.withValues(values.slice(at, count)));
     at += count;
   }
   return out;
+}
+
+std::vector<Sm90BlockScales> Sm90ScalesAhead::current() const {
+  return shaped(llvm::SmallVector<llvm::Value *>(phis.begin(), phis.end()));
 }
 
 void Sm90ScalesAhead::closeLoop(llvm::BasicBlock *latch) {

@@ -9,7 +9,10 @@
 //   main[i] = fma(SFA[row(i), kb] * SFB[col(i) / 128, kb], part[i], main[i])
 // The tensor core sums fp8 products with about 14 mantissa bits
 // (docs/layout-facts.md#fp8-accumulation); promoting every 128 of K keeps
-// that error to one block's worth and does the long sum in f32.
+// that error to one block's worth and does the long sum in f32. Where the
+// registers allow (sm90OverlapsPromotion) two fresh accumulators take
+// turns and block k's promotion runs under block k + 1's wgmmas
+// (codegen/Sm90PromotionOverlap.cpp).
 //
 // Which scales a thread needs follows from the wgmma accumulator layout
 // (docs/layout-facts.md#accumulator-ownership): register 4 j + 2 h + e of
@@ -76,15 +79,17 @@ namespace tilec {
 unsigned sm90BlockScaleSlots(unsigned bn);
 
 /// `--emit=lowered`: how the kernel of \p spec applies its block scales
-/// (the `promote` attribute of tile.scale); "" without scales.
-std::string describeBlockScalePromotion(const GemmSpec &spec);
+/// (the `promote` attribute of tile.scale), \p overlapped when each K
+/// block's promotion overlaps the next block's wgmmas
+/// (sm90OverlapsPromotion); "" without scales.
+std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped);
 
 /// What the promotion reads, for one consumer warpgroup and output tile.
 struct Sm90BlockScaleValues {
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< global f32 pointers
-  llvm::Value *tid = nullptr;      ///< threadIdx.x
-  llvm::Value *consumer = nullptr; ///< consumer warpgroup (0 or 1)
-  llvm::Value *m0 = nullptr, *n0 = nullptr; ///< the tile's first row, column
+  llvm::Value *tid = nullptr;                 ///< threadIdx.x
+  llvm::Value *consumer = nullptr;            ///< consumer warpgroup (0 or 1)
+  llvm::Value *m0 = nullptr, *n0 = nullptr;   ///< the tile's first row, column
   llvm::Value *m = nullptr, *n = nullptr, *k = nullptr; ///< problem extents
 };
 
@@ -117,35 +122,36 @@ public:
 
   /// main[i] + scaleA(row(i)) * scaleB(chunk(i)) * part[i], one fma per
   /// register: the promotion of one K block's partial sums \p pending, the
-  /// registers of wgmmas committed but not waited for: it emits the
-  /// wgmma.wait_group 0 (under swap-AB after the shuffles and products of
-  /// the scales, which so overlap the wgmmas). \p pending may cover only
-  /// the 8-column chunks from \p firstChunk on (a tile promoted in halves,
+  /// registers of wgmmas committed but not waited for: it emits
+  /// wgmma.wait_group \p younger (under swap-AB after the shuffles and
+  /// products of the scales, which so overlap the wgmmas): 0, or 1 where
+  /// the next block's group was committed after \p pending's
+  /// (sm90OverlapsPromotion). \p pending may cover only the 8-column
+  /// chunks from \p firstChunk on (a tile promoted in halves,
   /// sm90PromotionN): those registers of main change, the others pass.
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
           llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales,
-          unsigned firstChunk = 0);
+          unsigned firstChunk = 0, unsigned younger = 0);
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);
   void initSwapped();
   Sm90BlockScales loadSwapped(llvm::Value *kb64);
-  llvm::SmallVector<llvm::Value *>
-  promoteSwapped(llvm::ArrayRef<llvm::Value *> main,
-                 llvm::ArrayRef<llvm::Value *> pending,
-                 const Sm90BlockScales &scales, unsigned firstChunk);
+  llvm::SmallVector<llvm::Value *> promoteSwapped(
+      llvm::ArrayRef<llvm::Value *> main, llvm::ArrayRef<llvm::Value *> pending,
+      const Sm90BlockScales &scales, unsigned firstChunk, unsigned younger);
 
   llvm::IRBuilder<> &b;
   BlockScaleSpec spec;
   unsigned bn;
   unsigned slots;
   Sm90BlockScaleValues v;
-  llvm::Value *kBlocks = nullptr;         ///< ceil(K / 128), i64
+  llvm::Value *kBlocks = nullptr;            ///< ceil(K / 128), i64
   llvm::Value *rowA[2] = {nullptr, nullptr}; ///< clamped SFA rows, i64
-  llvm::Value *rowB0 = nullptr;           ///< n0 / 128, i32
-  llvm::Value *lastRowB = nullptr;        ///< ceil(N / 128) - 1, i32
-  llvm::Value *colInBlock = nullptr;      ///< n0 % 128 (runtime slots only)
+  llvm::Value *rowB0 = nullptr;              ///< n0 / 128, i32
+  llvm::Value *lastRowB = nullptr;           ///< ceil(N / 128) - 1, i32
+  llvm::Value *colInBlock = nullptr;         ///< n0 % 128 (runtime slots only)
   bool swapAB = false;
   llvm::SmallVector<llvm::Value *, 4> colA; ///< swap-AB: SFA row offsets, i64
   llvm::Value *rowB = nullptr;              ///< swap-AB: SFB row offset, i64
@@ -175,11 +181,16 @@ public:
   std::vector<Sm90BlockScales> current() const;
   /// In the loop body: loads K block \p kb's, for the next iteration.
   void loadNext(llvm::Value *kb) { next = loadAll(kb); }
+  /// The scales loadNext loaded last, one per row block.
+  std::vector<Sm90BlockScales> loaded() const { return shaped(next); }
   /// At the loop latch \p latch: the next iteration's phi values.
   void closeLoop(llvm::BasicBlock *latch);
 
 private:
   llvm::SmallVector<llvm::Value *> loadAll(llvm::Value *kb);
+  /// \p values (as loadAll returns them) one per row block.
+  std::vector<Sm90BlockScales>
+  shaped(llvm::ArrayRef<llvm::Value *> values) const;
 
   std::vector<Sm90BlockScale> scalers;
   std::vector<Sm90BlockScales> shapes; ///< one per row block

@@ -113,9 +113,38 @@ void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
     tile.scales->loadFirst(b, kBegin, kCount);
 }
 
+llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWgmmas(
+    const ptx::WgmmaShape &shape, llvm::SmallVector<llvm::Value *> acc,
+    llvm::Value *aRows, llvm::Value *bRows, bool overwrite) {
+  ptx::wgmmaFence(b);
+  for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
+    llvm::Value *descA =
+        descriptor(tileA, b.CreateAdd(aRows, i32(kk * tileA.kStepBytes)));
+    llvm::Value *descB =
+        descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes)));
+    acc = ptx::wgmmaSs(
+        b, shape, acc, descA, descB,
+        config.annotate ? sm90WgmmaAnnotation(config, tileA, tileB, kk) : "",
+        /*overwrite=*/overwrite && kk == 0);
+  }
+  return acc;
+}
+
+void Sm90KernelBuilder::releaseSlotOnce(llvm::Value *lane, llvm::Value *slot) {
+  llvm::BasicBlock *release = block("release");
+  llvm::BasicBlock *next = block("released");
+  b.CreateCondBr(b.CreateICmpEQ(lane, i32(0)), release, next);
+  b.SetInsertPoint(release);
+  releaseSlot(emptyBar(slot));
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+}
+
 llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     ConsumerTile &tile, llvm::Value *lane,
     llvm::ArrayRef<llvm::Value *> aRowOffset) {
+  if (sm90OverlapsPromotion(config))
+    return emitOverlappedPromotionMainloop(tile, lane, aRowOffset[0]);
   const ptx::WgmmaShape &shape = tile.shape;
   unsigned blockRegs = tile.blockRegs;
   unsigned regs = rowBlocks * blockRegs;
@@ -162,23 +191,9 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     aSlots.push_back(b.CreateAdd(aStage, offset));
   llvm::Value *bSlot = b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
   lines->at(KernelPart::Mma);
-  // A wgmma.fence, then one wgmma per K step into \p acc, row block
-  // \p j's A rows against the B-role rows from \p bRows.
   auto issue = [&](llvm::SmallVector<llvm::Value *> acc, unsigned j,
                    llvm::Value *bRows) {
-    ptx::wgmmaFence(b);
-    llvm::Value *aSlot = aSlots[j];
-    for (unsigned kk = 0; kk < config.bk / shape.k; ++kk) {
-      llvm::Value *descA =
-          descriptor(tileA, b.CreateAdd(aSlot, i32(kk * tileA.kStepBytes)));
-      llvm::Value *descB =
-          descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes)));
-      acc = ptx::wgmmaSs(
-          b, shape, acc, descA, descB,
-          config.annotate ? sm90WgmmaAnnotation(config, tileA, tileB, kk) : "",
-          /*overwrite=*/scaled && kk == 0);
-    }
-    return acc;
+    return issueWgmmas(shape, std::move(acc), aSlots[j], bRows, scaled);
   };
   // Row block j's registers of the accumulator \p all.
   auto blockOf = [&](llvm::ArrayRef<llvm::Value *> all, unsigned j) {

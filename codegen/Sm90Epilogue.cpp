@@ -704,16 +704,31 @@ sm90SplitShares(const Sm90GemmConfig &config,
   return shares;
 }
 
-unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
+namespace {
+
+/// The bias and scale ops with an operand per column of the kernel's tile
+/// (swap-AB: per row of C) and per row; 0, 0 with swiglu (nothing is
+/// preloaded).
+std::pair<unsigned, unsigned> operandOpsByAxis(const Sm90GemmConfig &config) {
+  unsigned perColumn = 0, perRow = 0;
   if (findSwiglu(config.epilogueOps))
-    return 0;
-  // The ops with an operand per column of the kernel's tile (swap-AB: per
-  // row of C).
-  unsigned perColumn = 0;
+    return {0, 0};
   for (const EpilogueOp &op : config.epilogueOps)
-    if ((op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale) &&
-        (op.axis == EpilogueAxis::Col) != config.swapAB)
-      ++perColumn;
+    if (op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale)
+      ++((op.axis == EpilogueAxis::Col) != config.swapAB ? perColumn : perRow);
+  return {perColumn, perRow};
+}
+
+} // namespace
+
+unsigned sm90PreloadedRegisters(const Sm90GemmConfig &config) {
+  auto [perColumn, perRow] = operandOpsByAxis(config);
+  return sm90RowBlocks(config) *
+         (2 * perRow + 2 * perColumn * sm90PreloadedBlocks(config));
+}
+
+unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config) {
+  unsigned perColumn = operandOpsByAxis(config).first;
   if (perColumn == 0)
     return 0;
   // Beside the BN / 2 accumulators of each row block a consumer keeps its

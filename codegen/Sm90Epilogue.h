@@ -1,4 +1,5 @@
-//===- codegen/Sm90Epilogue.h - The sm_90a GEMM's epilogue --------*- C++ -*-===//
+//===- codegen/Sm90Epilogue.h - The sm_90a GEMM's epilogue --------*- C++
+//-*-===//
 //
 // The part of the sm_90a kernel (Sm90Gemm.h) after the K loop: one
 // consumer warpgroup's f32 accumulators, in the wgmma D fragment layout, to
@@ -81,6 +82,13 @@ struct Sm90EpilogueOperands {
 /// accumulators under the kernel's register cap, else fewer (0 without a
 /// column operand).
 unsigned sm90PreloadedBlocks(const Sm90GemmConfig &config);
+
+/// The registers a consumer thread holds its Sm90EpilogueOperands in
+/// through the K loop: two per row operand (rows r and r + 8; under
+/// swap-AB the user's column operands) and two per preloaded 8-column
+/// block and column operand, for each row block.
+/// Example: BM 128, BN 128, bias(row) scale(col), 16 blocks preloaded: 34.
+unsigned sm90PreloadedRegisters(const Sm90GemmConfig &config);
 
 /// Loads the Sm90EpilogueOperands of the tile \p values describes (call
 /// it before the tile's K loop).

@@ -152,12 +152,12 @@ namespace tilec {
 /// The choices that shape one sm_90a GEMM kernel.
 struct Sm90GemmConfig {
   std::string name = "tilec_gemm_sm90";
-  unsigned bm = 128;       ///< rows of the A role per CTA: 64 ... 256
-  unsigned bn = 256;       ///< rows of the B role per CTA: the wgmma N
-  unsigned bk = 64;        ///< K per ring slot: one SW128 bf16 atom
-  unsigned stages = 4;     ///< ring slots
-  bool swapAB = false;     ///< compute C^T = B A^T and store transposed
-  bool splitK = false;     ///< split K over gridDim.z with an in-kernel reduce
+  unsigned bm = 128;   ///< rows of the A role per CTA: 64 ... 256
+  unsigned bn = 256;   ///< rows of the B role per CTA: the wgmma N
+  unsigned bk = 64;    ///< K per ring slot: one SW128 bf16 atom
+  unsigned stages = 4; ///< ring slots
+  bool swapAB = false; ///< compute C^T = B A^T and store transposed
+  bool splitK = false; ///< split K over gridDim.z with an in-kernel reduce
   /// With splitK: the K splits of a tile form one 1x1xS cluster and reduce
   /// through distributed shared memory (S <= 8, clusterM 1, not
   /// persistent); false: through the global workspace and counters.
@@ -264,6 +264,20 @@ unsigned sm90WgmmaK(DTypeKind dtype);
 /// bench/Fp8BlockResults.md.)
 /// Example: BN 256 -> 128; BN 192 -> 192; no block scales -> BN.
 unsigned sm90PromotionN(const Sm90GemmConfig &config);
+
+/// Whether \p config's block-scaled consumers overlap each K block's
+/// promotion with the next block's wgmmas: they issue block k + 1 into a
+/// second fresh accumulator before waiting for block k (wgmma.wait_group 1)
+/// and promoting it, so the tensor core has queued work while the FMAs run
+/// and a lone consumer warpgroup (the decode tiles) no longer stalls on
+/// every block's wait. It needs the main and two fresh accumulators in a
+/// consumer's registers (3 BN / 2 + 24 <= the consumer's share: BN <= 128
+/// at 232; under swap-AB also the BN / 2 shuffled column scales: BN <= 104),
+/// one 64-row block per consumer warpgroup and the whole BN promoted at
+/// once; each ring slot is then freed one block later.
+/// Example: block-scaled BM 128, BN 128 -> true; BN 128 under swap-AB, BN
+/// 192 or BM 256 -> false; no block scales -> false.
+bool sm90OverlapsPromotion(const Sm90GemmConfig &config);
 
 /// Above this BN a block-scaled kernel promotes in sequential halves.
 inline constexpr unsigned Sm90MaxWholePromotionN = 192;

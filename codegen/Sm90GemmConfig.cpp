@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Gemm.h"
 
+#include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
@@ -52,6 +53,18 @@ unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config) {
 unsigned sm90PromotionN(const Sm90GemmConfig &config) {
   return config.blockScale && config.bn > Sm90MaxWholePromotionN ? config.bn / 2
                                                                  : config.bn;
+}
+
+bool sm90OverlapsPromotion(const Sm90GemmConfig &config) {
+  if (!config.blockScale || sm90RowBlocks(config) != 1 ||
+      sm90PromotionN(config) != config.bn)
+    return false;
+  // The main and two fresh accumulators, the epilogue operands held
+  // through the K loop, and under swap-AB the columns' scales, shuffled
+  // before the wait (Sm90BlockScale::promote).
+  unsigned needs = 3 * config.bn / 2 + sm90PreloadedRegisters(config) +
+                   (config.swapAB ? config.bn / 2 : 0);
+  return sm90RegisterSplit(config).second >= needs + 24;
 }
 
 unsigned sm90WgmmaK(DTypeKind dtype) {

@@ -156,6 +156,26 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   emitConsumerMainloop(ConsumerTile &tile, llvm::Value *lane,
                        llvm::ArrayRef<llvm::Value *> aRowOffset);
 
+  /// The block-scaled K loop of sm90OverlapsPromotion
+  /// (Sm90PromotionOverlap.cpp): two fresh accumulators taking turns, K
+  /// block k + 1's wgmmas issued before block k is waited for and
+  /// promoted; \p aRowOffset is the consumer's A rows in a stage.
+  llvm::SmallVector<llvm::Value *>
+  emitOverlappedPromotionMainloop(ConsumerTile &tile, llvm::Value *lane,
+                                  llvm::Value *aRowOffset);
+
+  /// A wgmma.fence, then one wgmma of \p shape per K step of a slot into
+  /// \p acc: the A-role rows at shared address \p aRows against the
+  /// B-role rows at \p bRows; with \p overwrite the first ignores \p acc
+  /// (scale-d 0: a fresh accumulator).
+  llvm::SmallVector<llvm::Value *>
+  issueWgmmas(const ptx::WgmmaShape &shape,
+              llvm::SmallVector<llvm::Value *> acc, llvm::Value *aRows,
+              llvm::Value *bRows, bool overwrite);
+
+  /// Frees ring slot \p slot once per consumer warp (its lane 0).
+  void releaseSlotOnce(llvm::Value *lane, llvm::Value *slot);
+
   /// The tile's split-K reduction, if any, and its epilogue, row block by
   /// row block; ends by branching to \p exit.
   void endConsumerTile(ConsumerTile &tile, llvm::Value *ci,

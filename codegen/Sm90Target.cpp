@@ -101,7 +101,8 @@ public:
   }
 
   std::string describeBlockScale(const GemmSpec &spec) const override {
-    return describeBlockScalePromotion(spec);
+    return describeBlockScalePromotion(
+        spec, spec.blockScale && sm90OverlapsPromotion(sm90ConfigOf(spec)));
   }
 
   std::string describeBatch(const GemmSpec &spec) const override {

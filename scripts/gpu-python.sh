@@ -48,7 +48,11 @@ TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
 site=$(mktemp -d /tmp/tilec-site.XXXXXX)
-wheel=$(ls "$TILEC_ROOT"/.carry-py/tilec-*.whl)
+# WHEEL_DIR picks another carried wheel (a before/after pair, e.g.
+# .carry-py-old); BENCH_ARGS are appended to every benchmark below
+# (e.g. "--min-m 4096" for the sweep).
+WHEEL_DIR=${WHEEL_DIR:-.carry-py}
+wheel=$(ls "$TILEC_ROOT/$WHEEL_DIR"/tilec-*.whl)
 if ! python3 -m pip install --no-deps --no-index --target "$site" "$wheel" \
     >"$OUT/pip.log" 2>&1; then
   cat "$OUT/pip.log"
@@ -73,7 +77,7 @@ if [ "$ONLY" = 0 ]; then
     2>&1 | tee "$OUT/pytest.log" || status=1
   python3 "$TILEC_ROOT/bench/python_launch_bench.py" --examples \
     "$TILEC_ROOT/examples" \
-    --capi-bench "$TILEC_ROOT/.carry-py/capi_launch_bench" \
+    --capi-bench "$TILEC_ROOT/$WHEEL_DIR/capi_launch_bench" \
     2>&1 | tee "$OUT/bench.log" || status=1
   python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 \
     | tee "$OUT/epilogue_bench.log" || status=1
@@ -82,7 +86,9 @@ fi
 # seconds; the timeout, 40 s later, is the backstop.
 run_bench() {
   local log="$OUT/${1%.py}.log" limit=$(($2 + 40))
-  timeout -k 10 "$limit" python3 "$TILEC_ROOT/bench/$1" --budget-s "$2" 2>&1 |
+  # shellcheck disable=SC2086  (BENCH_ARGS: words)
+  timeout -k 10 "$limit" python3 "$TILEC_ROOT/bench/$1" --budget-s "$2" \
+    ${BENCH_ARGS:-} 2>&1 |
     tee "$log"
   local rc=${PIPESTATUS[0]}
   [ "$rc" = 124 ] && echo "$1: killed after $limit s" | tee -a "$log"
