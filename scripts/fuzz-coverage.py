@@ -20,7 +20,7 @@ TARGETS = {
     # target: (corpus, the source files it is the fuzzer of)
     "tilec-layout-expr-fuzzer": ("layout-expr", r"ir/Layout(Parser|Expr)"),
     "tilec-tile-fuzzer": ("tile",
-                          r"compiler/(Lexer|Parser|Sema|TileIrParser|passes/)"),
+                          r"compiler/(Lexer|Parser|IRParser|Sema|passes/)"),
     "tilec-ptx-fuzzer": ("ptx", r"runtime/sim/Ptx"),
 }
 LINE = re.compile(r"^(UN)?COVERED_FUNC: hits: (\d+) edges: (\d+)/(\d+) "

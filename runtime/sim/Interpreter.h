@@ -115,6 +115,11 @@ struct WarpState {
   std::uint32_t wgmmaCommitted = 0;
   std::vector<PendingWgmma> wgmmaPending;
   std::vector<std::uint8_t> inflight; ///< Per slot: an unretired wgmma acc.
+  /// Per slot: the destination of a tcgen05.ld no tcgen05.wait::ld has
+  /// retired yet (the load is asynchronous until then), and those slots.
+  std::vector<std::uint8_t> ldInflight;
+  std::vector<std::uint32_t> ldInflightSlots;
+  /// Slots in flight, wgmma accumulators and tcgen05.ld destinations.
   unsigned inflightCount = 0;
   unsigned maxnreg = 0;
   std::uint64_t clusterArrivePhase = 0;

@@ -182,12 +182,17 @@ void ClusterRun::checkInflight(const WarpState &w, const Instr &ins) const {
           "register {} is the accumulator of a wgmma.mma_async that no "
           "wgmma.wait_group has retired yet",
           fn.slotNames[r]));
+    if (w.ldInflight[r])
+      throw SimFault(fmt::format(
+          "register {} is the destination of a tcgen05.ld that no "
+          "tcgen05.wait::ld has retired yet",
+          fn.slotNames[r]));
   };
   for (const Operand &o : ins.ops)
     check(o);
   for (const Operand &o : ins.elems)
     check(o);
-  if (ins.hasGuard && w.inflight[ins.guard])
+  if (ins.hasGuard && (w.inflight[ins.guard] || w.ldInflight[ins.guard]))
     check(Operand{OperandKind::Reg, false, false, SpecialRegKind::TidX,
                   ins.guard});
 }

@@ -166,6 +166,16 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
         for (unsigned r = 0; r < regs; ++r)
           set(w, ins.elems[vec.elemBegin + r], l, buf[l * regs + r],
               PtxType::B32);
+      // The registers hold the data only once a tcgen05.wait::ld has
+      // retired the load: until then any use of them is reported.
+      for (unsigned r = 0; r < regs; ++r) {
+        const Operand &e = ins.elems[vec.elemBegin + r];
+        if (e.kind == OperandKind::Reg && !w.ldInflight[e.reg]) {
+          w.ldInflight[e.reg] = 1;
+          w.ldInflightSlots.push_back(e.reg);
+          ++w.inflightCount;
+        }
+      }
     } else {
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned r = 0; r < regs; ++r)
