@@ -280,6 +280,15 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       w.pc[l] = (exec >> l & 1) ? ins.target : minPc + 1;
     });
     return true;
+  case OpKind::Call:
+    throw SimFault(
+        "a device-function call: the simulator runs kernels without calls "
+        "(a call of __assertfail is a failed device-side assert)");
+  case OpKind::Trap:
+    throw SimFault("the kernel stopped itself (trap or brkpt)");
+  case OpKind::CallArg:
+    advance();
+    return true;
   case OpKind::Ret:
   case OpKind::Exit:
     advance();
@@ -619,6 +628,7 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::Prefetch:
   case OpKind::Fence:
   case OpKind::Nop:
+  case OpKind::BarWarpSync:
   case OpKind::GriddepLaunch:
   case OpKind::GriddepWait:
   case OpKind::TcFence:

@@ -264,6 +264,9 @@ void PtxParser::parseDeclaration(std::string_view stmt, unsigned stmtLine) {
     }
     return;
   }
+  // A call's argument (OpKind::CallArg): nothing the kernel reads.
+  if (words[0] == ".param")
+    return;
   fail(stmtLine, fmt::format("unsupported declaration `{}`", words[0]));
 }
 
@@ -321,8 +324,11 @@ void PtxParser::parseInstruction(std::string_view stmt, unsigned stmtLine) {
     ins.guard = *g;
     s = trimSpace(s.substr(e));
   }
+  // The opcode ends at a space or a vector operand's brace
+  // (`tcgen05.ld.sync.aligned.32x32b.x8.b32{%r1, ...}, [%r9]`).
   std::size_t e = 0;
-  while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e])))
+  while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e])) &&
+         s[e] != '{')
     ++e;
   std::string_view opcode = s.substr(0, e);
   std::string_view rest = trimSpace(s.substr(e));
@@ -330,7 +336,10 @@ void PtxParser::parseInstruction(std::string_view stmt, unsigned stmtLine) {
   decodeOpcode(opcode, ins, stmtLine, error);
   if (!error.empty())
     fail(stmtLine, error);
-  if (ins.op == OpKind::Bra) {
+  if (ins.op == OpKind::Call || ins.op == OpKind::CallArg) {
+    // The callee, its argument list and the argument stores' parameters
+    // are not resolved: the call stops the kernel if it runs.
+  } else if (ins.op == OpKind::Bra) {
     if (rest.empty())
       fail(stmtLine, "bra without a target");
     branches.push_back(

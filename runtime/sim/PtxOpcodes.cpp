@@ -151,8 +151,11 @@ bool Decoder::decodeMem(std::string_view base, const Mods &m) {
     ins.vec = static_cast<std::uint8_t>(m.vec);
     if (ins.vec > 4)
       return bad(fmt::format("`{}`: .v8 is not supported", opcode));
-    if (ins.space == SpaceKind::Param && ins.op == OpKind::St)
-      return bad("st.param is not supported in kernels");
+    if (ins.space == SpaceKind::Param && ins.op == OpKind::St) {
+      // The argument of a device-function call (OpKind::Call).
+      ins.op = OpKind::CallArg;
+      return true;
+    }
     return true;
   }
   // atom, red: "and"/"or"/"min"/"max" parse as operations here.
@@ -181,6 +184,8 @@ bool Decoder::decodeSync(std::string_view base, Mods &m) {
         return simple(OpKind::BarrierClusterWait, m, {"wait"});
       return unknown();
     }
+    if (parts.size() > 1 && parts[1] == "warp")
+      return simple(OpKind::BarWarpSync, m, {"warp", "sync"});
     if (m.has("arrive"))
       return simple(OpKind::BarArrive, m, {"arrive"});
     if (m.has("sync") || parts.size() == 1 ||
@@ -292,6 +297,14 @@ bool Decoder::decode() {
     return decodeWgmma(m);
   if (base == "tcgen05")
     return decodeTcgen05();
+  if (base == "call") {
+    ins.op = OpKind::Call;
+    return true;
+  }
+  if (base == "trap" || base == "brkpt") {
+    ins.op = OpKind::Trap;
+    return true;
+  }
   if (base == "nop" || base == "pmevent") {
     ins.op = OpKind::Nop;
     return true;

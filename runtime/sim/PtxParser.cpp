@@ -196,6 +196,11 @@ void PtxParser::parseModuleDirective(std::string_view stmt, unsigned stmtLine) {
   std::size_t first = 0;
   if (words[0] == ".extern" || words[0] == ".visible" || words[0] == ".weak")
     first = 1;
+  // A device function's declaration (`.extern .func __assertfail (...)`),
+  // for the calls of OpKind::Call.
+  if (words[0] == ".extern" && first < words.size() &&
+      words[first] == ".func")
+    return;
   if (first < words.size() && words[first] == ".shared") {
     auto [align, bytes, name] = parseVarDecl(
         std::vector<std::string_view>(words.begin() + first + 1, words.end()),

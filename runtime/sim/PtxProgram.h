@@ -172,9 +172,21 @@ enum class OpKind : std::uint16_t {
   Bra,
   Ret,
   Exit,
+  /// `call` of a device function (declared `.extern .func`), and the
+  /// `st.param` of its arguments: parsed, so that NVIDIA-generated kernels
+  /// whose failed-assert paths call `__assertfail` load; a call that runs
+  /// stops the kernel with its text (the simulator runs no device
+  /// functions); the argument stores do nothing.
+  Call,
+  CallArg,
+  /// `trap` and `brkpt`: stop the kernel.
+  Trap,
   // Synchronization.
   BarSync,
   BarArrive,
+  /// bar.warp.sync MASK: the lanes of the mask reconverge, which the
+  /// interpreter's lanes of a warp always are at an instruction.
+  BarWarpSync,
   BarrierClusterArrive,
   BarrierClusterWait,
   Fence,

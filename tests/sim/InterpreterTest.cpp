@@ -446,3 +446,64 @@ TEST(InterpreterTest, SetmaxnregChecksItsCount) {
 }
 
 } // namespace
+
+// NVIDIA-generated kernels (CUTLASS's, issue 31) declare __assertfail and
+// call it on their failed-assert paths, followed by brkpt, and use
+// bar.warp.sync: the module loads, a path that does not take the call runs,
+// and one that does stops with the call named.
+TEST(InterpreterTest, DeviceAssertPathsLoadAndStopTheKernelIfTaken) {
+  std::string ptx =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0,\n"
+      "\t.param .b32 __assertfail_param_1\n)\n;\n"
+      ".visible .entry k(.param .u64 pout, .param .u32 pfail)\n{\n" +
+      std::string(R"(
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u32 %r1, [pfail];
+  bar.warp.sync -1;
+  setp.ne.u32 %p1, %r1, 0;
+  @!%p1 bra $L_ok;
+  {
+  .reg .b32 temp_param_reg;
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .b32 param1;
+  st.param.b32 [param1], %r1;
+  call.uni
+  __assertfail,
+  (
+  param0,
+  param1
+  );
+  }
+  brkpt;
+$L_ok:
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r2;
+  ret;
+}
+)");
+  std::unique_ptr<SimModule> m = test::loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  test::DeviceBuffer out(32 * 4);
+  for (std::uint32_t fail : {0u, 1u}) {
+    std::memset(out.as<std::uint32_t>(), 0xff, out.bytes);
+    std::uint64_t address = out.address;
+    std::vector<void *> params = {&address, &fail};
+    SimLaunchResult r = test::launch(*m, 1, 32, params);
+    if (!fail) {
+      ASSERT_FALSE(r.error) << *r.error;
+      for (std::uint32_t i = 0; i < 32; ++i)
+        EXPECT_EQ(out.as<std::uint32_t>()[i], i);
+    } else {
+      ASSERT_TRUE(r.error);
+      EXPECT_NE(r.error->find("__assertfail"), std::string::npos) << *r.error;
+      EXPECT_NE(r.error->find("call.uni"), std::string::npos) << *r.error;
+    }
+  }
+}
