@@ -860,6 +860,7 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::CpAsyncCommit:
   case OpKind::CpAsyncWait:
   case OpKind::CpAsyncWaitAll:
+  case OpKind::CpAsyncMbarArrive:
     execCpAsync(cta, w, ins, exec);
     break;
   case OpKind::TmaLoad:

@@ -206,6 +206,30 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
   case OpKind::CpAsyncCommit:
     forLanes(mask, [&](unsigned l) { ++w.cpCommitted[l]; });
     break;
+  case OpKind::CpAsyncMbarArrive:
+    // The thread's copies land now (the latest point would be later; an
+    // arrive that completes the phase is then never early), then the
+    // arrival: one of the expected ones with .noinc; without it the count
+    // raised at issue and lowered on completion cancel out.
+    forLanes(mask, [&](unsigned l) {
+      curLane = static_cast<int>(l);
+      for (std::size_t i = 0; i < w.cpPending.size();) {
+        if (w.cpPending[i].lane == l)
+          completeCpAsync(cta, w, i);
+        else
+          ++i;
+      }
+      std::uint64_t a = address(w, ops[0], l);
+      if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
+        a -= SharedGenericBase;
+      if (ins.flag)
+        mbarArrive(cta, static_cast<std::uint32_t>(a), 1, 0,
+                   "cp.async.mbarrier.arrive.noinc");
+      else
+        mbarrier(cta, static_cast<std::uint32_t>(a),
+                 "cp.async.mbarrier.arrive");
+    });
+    break;
   case OpKind::CpAsyncWait:
   case OpKind::CpAsyncWaitAll:
     forLanes(mask, [&](unsigned l) {

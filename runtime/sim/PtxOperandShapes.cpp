@@ -105,6 +105,7 @@ const std::vector<OperandShape> &operandShapes() {
       {{O::Atom}, 3, 5, {W::Reg, A}},
       {{O::Red}, 2, 3, {A}, false},
       {{O::Prefetch, O::PrefetchTensormap, O::MbarInval}, 1, 1, {A}, false},
+      {{O::CpAsyncMbarArrive}, 1, 1, {A}, false},
       {{O::Bra, O::Ret}, 0, 0, {}, false},
       {{O::Exit, O::Trap, O::Nop, O::Fence, O::BarrierClusterArrive,
         O::BarrierClusterWait, O::GriddepLaunch, O::GriddepWait,

@@ -172,6 +172,12 @@ enum class OpKind : std::uint16_t {
   Bra,
   Ret,
   Exit,
+  /// cp.async.mbarrier.arrive[.noinc].shared::cta.b64 [mbar]: an arrive on
+  /// the mbarrier once every earlier cp.async of the thread has landed
+  /// (flag: .noinc, the arrival is one of the phase's expected ones; without
+  /// it the pending count is raised first, so the phase only also waits for
+  /// the copies).
+  CpAsyncMbarArrive,
   /// `call` of a device function (declared `.extern .func`), and the
   /// `st.param` of its arguments: parsed, so that NVIDIA-generated kernels
   /// whose failed-assert paths call `__assertfail` load; a call that runs

@@ -46,6 +46,21 @@ bool Decoder::decodeCpAsync() {
     ins.op = p2 == "commit_group" ? OpKind::CpAsyncCommit : OpKind::CpAsyncWait;
     return parts.size() == 3 || bad(fmt::format("bad `{}`", opcode));
   }
+  if (p2 == "mbarrier") {
+    // cp.async.mbarrier.arrive[.noinc][.shared{::cta}].b64
+    ins.op = OpKind::CpAsyncMbarArrive;
+    bool arrive = false;
+    for (std::size_t i = 3; i < parts.size(); ++i) {
+      std::string_view p = parts[i];
+      if (p == "arrive")
+        arrive = true;
+      else if (p == "noinc")
+        ins.flag = true;
+      else if (p != "shared" && p != "shared::cta" && p != "b64")
+        return bad(fmt::format("`{}`: unknown modifier .{}", opcode, p));
+    }
+    return arrive || bad(fmt::format("bad `{}`", opcode));
+  }
   if (p2 == "wait_all") {
     ins.op = OpKind::CpAsyncWaitAll;
     return true;

@@ -507,3 +507,57 @@ $L_ok:
     }
   }
 }
+
+// cp.async.mbarrier.arrive.noinc (CUTLASS's Hopper blockwise-scaled GEMM
+// loads its scales so): each of 32 threads copies 16 bytes into shared
+// memory and arrives on an mbarrier expecting 32 arrivals once its copies
+// land; after the phase completes every copy is there (under seeds too).
+TEST(InterpreterTest, CpAsyncMbarrierArriveNoincWaitsForTheCopies) {
+  std::string ptx = kernelPtx(".param .u64 pin, .param .u64 pout", R"(
+  .reg .pred %p<3>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, smem;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_init_done;
+  mbarrier.init.shared::cta.b64 [%r9], 32;
+$L_init_done:
+  bar.sync 0;
+  shl.b32 %r2, %r1, 4;
+  add.s32 %r3, %r9, 64;
+  add.s32 %r4, %r3, %r2;
+  mul.wide.u32 %rd3, %r2, 1;
+  add.s64 %rd4, %rd1, %rd3;
+  cp.async.cg.shared.global [%r4], [%rd4], 16;
+  cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r9];
+  mov.u32 %r5, 0;
+$L_wait:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r9], %r5;
+  @!%p2 bra $L_wait;
+  xor.b32 %r6, %r1, 1;
+  shl.b32 %r7, %r6, 4;
+  add.s32 %r8, %r3, %r7;
+  ld.shared.b32 %r10, [%r8];
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.b32 [%rd6], %r10;
+  ret;
+)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer in(32 * 16), out(32 * 4);
+  for (std::uint32_t i = 0; i < 32 * 4; ++i)
+    in.as<std::uint32_t>()[i] = 1000 + i;
+  std::uint64_t a = in.address, b = out.address;
+  for (std::uint64_t seed : {0ull, 3ull, 11ull}) {
+    std::memset(out.as<std::uint32_t>(), 0, out.bytes);
+    SimLaunchResult r = launch(*m, 1, 32, {&a, &b}, 64 + 32 * 16, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (std::uint32_t t = 0; t < 32; ++t)
+      EXPECT_EQ(out.as<std::uint32_t>()[t], 1000 + 4 * (t ^ 1))
+          << "thread " << t << " seed " << seed;
+  }
+}
