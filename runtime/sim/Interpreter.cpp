@@ -289,6 +289,48 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::CallArg:
     advance();
     return true;
+  case OpKind::ClcTryCancel:
+    forLanes(exec, [&](unsigned l) {
+      curLane = static_cast<int>(l);
+      auto shared = [&](const Operand &o) {
+        std::uint64_t a = address(w, o, l);
+        if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
+          a -= SharedGenericBase;
+        return static_cast<std::uint32_t>(a);
+      };
+      std::uint32_t response = shared(ops[0]), mbar = shared(ops[1]);
+      const std::uint8_t notCanceled[16] = {};
+      for (CtaState &target : ctas) {
+        if (!ins.flag && &target != &cta)
+          continue;
+        target.smem.write(response, notCanceled, 16,
+                          "clusterlaunchcontrol.try_cancel response");
+        mbarArrive(target, mbar, 0, -16,
+                   "clusterlaunchcontrol.try_cancel complete_tx");
+      }
+    });
+    break;
+  case OpKind::ClcIsCanceled:
+  case OpKind::ClcFirstCtaid: {
+    if (ops[1].kind != OperandKind::Reg)
+      throw SimFault("clusterlaunchcontrol.query_cancel reads a .b128 "
+                     "register");
+    forLanes(exec, [&](unsigned l) {
+      std::uint64_t lo = w.regs[ops[1].reg * 32 + l];
+      std::uint64_t hi = w.regs[(ops[1].reg + 1) * 32 + l];
+      if (ins.op == OpKind::ClcIsCanceled) {
+        set(w, ops[0], l, lo & 1, PtxType::Pred);
+        return;
+      }
+      std::uint64_t words[3] = {lo >> 32, hi & 0xffffffffu, hi >> 32};
+      const Operand &vec = ops[0];
+      for (unsigned i = 0; i < 3 && vec.kind == OperandKind::Vector &&
+                           i < vec.elemCount;
+           ++i)
+        set(w, ins.elems[vec.elemBegin + i], l, words[i], PtxType::B32);
+    });
+    break;
+  }
   case OpKind::Ret:
   case OpKind::Exit:
     advance();
@@ -530,6 +572,25 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
         throw SimFault(fmt::format("misaligned {} of {} bytes at 0x{:x}", what,
                                    eb * n, a));
       std::uint8_t buf[64];
+      if (eb == 16) {
+        // A .b128 register (one, not a vector): low half in its slot, high
+        // half in the next (the parser declares them so).
+        if (n != 1 || val.kind != OperandKind::Reg)
+          throw SimFault("a .b128 access takes one .b128 register");
+        std::uint64_t half[2] = {};
+        if (isLd) {
+          load(cta, w, l, ins.space, a, buf, 16, fn.texts[ins.textId].c_str());
+          std::memcpy(half, buf, 16);
+          w.regs[val.reg * 32 + l] = half[0];
+          w.regs[(val.reg + 1) * 32 + l] = half[1];
+        } else {
+          half[0] = w.regs[val.reg * 32 + l];
+          half[1] = w.regs[(val.reg + 1) * 32 + l];
+          std::memcpy(buf, half, 16);
+          store(cta, w, l, ins.space, a, buf, 16, fn.texts[ins.textId].c_str());
+        }
+        return;
+      }
       if (isLd) {
         load(cta, w, l, ins.space, a, buf, eb * n,
              fn.texts[ins.textId].c_str());

@@ -224,15 +224,23 @@ void PtxParser::parseDeclaration(std::string_view stmt, unsigned stmtLine) {
     for (; i < words.size(); ++i)
       rest += words[i];
     unsigned words32 = type == PtxType::Pred    ? 0
+                       : ptxTypeBits(type) > 64 ? 4
                        : ptxTypeBits(type) > 32 ? 2
                                                 : 1;
     for (std::string_view n : splitTopLevel(rest, ',')) {
       std::size_t lt = n.find('<');
       if (lt == std::string_view::npos) {
         newSlot(std::string(n));
+        // A .b128 register: its high 64 bits in the next slot.
+        if (type == PtxType::B128)
+          newSlot(std::string(n) + "$hi");
         fn->declaredRegs += words32;
         continue;
       }
+      if (type == PtxType::B128)
+        fail(stmtLine, fmt::format("a range of .b128 registers `{}` is not "
+                                   "supported; declare them one by one",
+                                   n));
       std::string base(n.substr(0, lt));
       std::string_view cnt = n.substr(lt + 1);
       if (cnt.empty() || cnt.back() != '>')
@@ -324,11 +332,12 @@ void PtxParser::parseInstruction(std::string_view stmt, unsigned stmtLine) {
     ins.guard = *g;
     s = trimSpace(s.substr(e));
   }
-  // The opcode ends at a space or a vector operand's brace
-  // (`tcgen05.ld.sync.aligned.32x32b.x8.b32{%r1, ...}, [%r9]`).
+  // The opcode ends at a space or the first operand's brace or bracket
+  // (nvcc writes `tcgen05.ld.sync.aligned.32x32b.x8.b32{%r1, ...}, [%r9]`
+  // and `tcgen05.st.sync.aligned.32x32b.x16.b32[%r9],{...}`).
   std::size_t e = 0;
   while (e < s.size() && !std::isspace(static_cast<unsigned char>(s[e])) &&
-         s[e] != '{')
+         s[e] != '{' && s[e] != '[')
     ++e;
   std::string_view opcode = s.substr(0, e);
   std::string_view rest = trimSpace(s.substr(e));

@@ -297,6 +297,26 @@ bool Decoder::decode() {
     return decodeWgmma(m);
   if (base == "tcgen05")
     return decodeTcgen05();
+  if (base == "clusterlaunchcontrol") {
+    std::string_view p1 = parts.size() > 1 ? parts[1] : "";
+    if (p1 == "try_cancel") {
+      ins.op = OpKind::ClcTryCancel;
+      ins.flag = std::find(parts.begin(), parts.end(),
+                           "multicast::cluster::all") != parts.end();
+      return true;
+    }
+    if (p1 == "query_cancel" && parts.size() > 2) {
+      if (parts[2] == "is_canceled") {
+        ins.op = OpKind::ClcIsCanceled;
+        return true;
+      }
+      if (parts[2] == "get_first_ctaid") {
+        ins.op = OpKind::ClcFirstCtaid;
+        return true;
+      }
+    }
+    return unknown();
+  }
   if (base == "call") {
     ins.op = OpKind::Call;
     return true;

@@ -106,6 +106,8 @@ const std::vector<OperandShape> &operandShapes() {
       {{O::Red}, 2, 3, {A}, false},
       {{O::Prefetch, O::PrefetchTensormap, O::MbarInval}, 1, 1, {A}, false},
       {{O::CpAsyncMbarArrive}, 1, 1, {A}, false},
+      {{O::ClcTryCancel}, 2, 2, {A, A}, false},
+      {{O::ClcIsCanceled, O::ClcFirstCtaid}, 2, 2, {}},
       {{O::Bra, O::Ret}, 0, 0, {}, false},
       {{O::Exit, O::Trap, O::Nop, O::Fence, O::BarrierClusterArrive,
         O::BarrierClusterWait, O::GriddepLaunch, O::GriddepWait,

@@ -187,6 +187,16 @@ enum class OpKind : std::uint16_t {
   CallArg,
   /// `trap` and `brkpt`: stop the kernel.
   Trap,
+  /// clusterlaunchcontrol (sm_100a's dynamic persistent scheduling):
+  /// try_cancel asks to cancel a cluster that has not started; in the
+  /// simulator every cluster of the grid runs, so the request always fails:
+  /// its 16-byte response (zero: not canceled) lands in shared memory, in
+  /// every CTA of the cluster with .multicast::cluster::all, with 16 bytes
+  /// of complete_tx on the mbarrier; query_cancel.is_canceled reads the
+  /// response's bit 0, get_first_ctaid its words 1-3 (flag: multicast).
+  ClcTryCancel,
+  ClcIsCanceled,
+  ClcFirstCtaid,
   // Synchronization.
   BarSync,
   BarArrive,

@@ -561,3 +561,51 @@ $L_wait:
           << "thread " << t << " seed " << seed;
   }
 }
+
+// clusterlaunchcontrol (CUTLASS's sm_100a persistent scheduler): every
+// cluster of a simulated grid runs, so try_cancel's request fails; its
+// response lands with 16 bytes of complete_tx on the mbarrier and reads
+// back, through a .b128 register, as "not canceled".
+TEST(InterpreterTest, ClusterLaunchControlTryCancelReportsNotCanceled) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  .reg .b128 %clc;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r9, smem;
+  add.s32 %r10, %r9, 16;
+  mov.u32 %r11, 7;
+  mov.u32 %r12, 7;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_wait;
+  mbarrier.init.shared::cta.b64 [%r9], 1;
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r9], 16;
+  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [%r10], [%r9];
+$L_wait:
+  bar.sync 0;
+  mov.u32 %r5, 0;
+$L_spin:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r9], %r5;
+  @!%p2 bra $L_spin;
+  ld.shared.b128 %clc, [%r10];
+  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p3, %clc;
+  @%p3 clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {%r11, %r12, %r13, _}, %clc;
+  selp.u32 %r14, 1, 0, %p3;
+  add.s32 %r14, %r14, %r11;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r14;
+  ret;
+)", "sm_100a");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(32 * 4);
+  std::uint64_t a = out.address;
+  std::memset(out.as<std::uint32_t>(), 0xff, out.bytes);
+  SimLaunchResult r = launch(*m, 1, 32, {&a}, 64);
+  ASSERT_FALSE(r.error) << *r.error;
+  for (std::uint32_t t = 0; t < 32; ++t)
+    EXPECT_EQ(out.as<std::uint32_t>()[t], 7u) << "thread " << t;
+}

@@ -124,12 +124,14 @@ TEST(PtxParserTest, InlineAsmScopesShadowAndKeepLocalLabels) {
 
 } // namespace
 
-// A vector operand may follow the opcode without a space, as nvcc writes
-// tcgen05.ld: `tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1, %r2}, [%r3];`.
+// The first operand may follow the opcode without a space, as nvcc writes
+// tcgen05.ld and st: `tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1, %r2}, ...`,
+// `tcgen05.st.sync.aligned.32x32b.x2.b32[%r3],{...}`.
 TEST(PtxParserTest, VectorOperandRightAfterTheOpcode) {
   std::string ptx = ".version 8.7\n.target sm_100a\n.address_size 64\n"
                     ".visible .entry k()\n{\n.reg .b32 %r<4>;\n"
                     "tcgen05.ld.sync.aligned.32x32b.x2.b32{%r1, %r2}, [%r3];\n"
+                    "tcgen05.st.sync.aligned.32x32b.x2.b32[%r3],{%r1, %r2};\n"
                     "tcgen05.wait::ld.sync.aligned;\nret;\n}\n";
   PtxModule module;
   std::string error;
