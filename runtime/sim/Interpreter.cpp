@@ -292,13 +292,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::ClcTryCancel:
     forLanes(exec, [&](unsigned l) {
       curLane = static_cast<int>(l);
-      auto shared = [&](const Operand &o) {
-        std::uint64_t a = address(w, o, l);
-        if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
-          a -= SharedGenericBase;
-        return static_cast<std::uint32_t>(a);
-      };
-      std::uint32_t response = shared(ops[0]), mbar = shared(ops[1]);
+      std::uint32_t response = sharedOffsetOf(address(w, ops[0], l));
+      std::uint32_t mbar = sharedOffsetOf(address(w, ops[1], l));
       const std::uint8_t notCanceled[16] = {};
       for (CtaState &target : ctas) {
         if (!ins.flag && &target != &cta)

@@ -48,6 +48,15 @@ constexpr std::uint64_t SharedGenericBase = 1ull << 56;
 constexpr std::uint64_t ParamGenericBase = 2ull << 56;
 constexpr std::uint64_t LocalGenericBase = 3ull << 56;
 constexpr std::uint64_t WindowSize = 1ull << 32;
+
+/// The shared-memory offset of an operand that may be written either way
+/// (`[%r]` with .shared::cta, or a generic address in the shared window).
+constexpr std::uint32_t sharedOffsetOf(std::uint64_t a) {
+  return static_cast<std::uint32_t>(
+      a >= SharedGenericBase && a < SharedGenericBase + WindowSize
+          ? a - SharedGenericBase
+          : a);
+}
 /// shared::cluster addresses: ((rank + 1) << 24) | offset; below 2^24 the
 /// executing CTA's own.
 constexpr unsigned ClusterRankShift = 24;

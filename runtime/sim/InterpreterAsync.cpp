@@ -219,15 +219,11 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
         else
           ++i;
       }
-      std::uint64_t a = address(w, ops[0], l);
-      if (a >= SharedGenericBase && a < SharedGenericBase + WindowSize)
-        a -= SharedGenericBase;
+      std::uint32_t bar = sharedOffsetOf(address(w, ops[0], l));
       if (ins.flag)
-        mbarArrive(cta, static_cast<std::uint32_t>(a), 1, 0,
-                   "cp.async.mbarrier.arrive.noinc");
+        mbarArrive(cta, bar, 1, 0, "cp.async.mbarrier.arrive.noinc");
       else
-        mbarrier(cta, static_cast<std::uint32_t>(a),
-                 "cp.async.mbarrier.arrive");
+        mbarrier(cta, bar, "cp.async.mbarrier.arrive");
     });
     break;
   case OpKind::CpAsyncWait:
