@@ -359,6 +359,8 @@ def block_rows(args, gen, begin):
     print("|" + "---|" * len(header))
     failures = 0
     for m, n, k in SHAPES:
+        if m > args.max_m:
+            continue
         if time.perf_counter() - begin > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the {args.budget_s:.0f} s "
                   "budget |", flush=True)
@@ -458,6 +460,8 @@ def main():
     parser.add_argument("--budget-s", type=float, default=200.0,
                         help="start no new shape after this many seconds")
     parser.add_argument("--no-unscaled", action="store_true")
+    parser.add_argument("--max-m", type=int, default=1 << 30,
+                        help="only the shapes with M at most this")
     args = parser.parse_args()
     begin = _START
     props = torch.cuda.get_device_properties(0)

@@ -174,8 +174,7 @@ void stmatrix(llvm::IRBuilderBase &builder, llvm::Value *addr,
   text += "};";
   llvm::SmallVector<llvm::Value *> args{addr};
   args.append(regs.begin(), regs.end());
-  emitAsm(builder, builder.getVoidTy(), text, constraints + ",~{memory}",
-          args);
+  emitAsm(builder, builder.getVoidTy(), text, constraints + ",~{memory}", args);
 }
 
 llvm::SmallVector<llvm::Value *> ldmatrix(llvm::IRBuilderBase &builder,
@@ -193,11 +192,11 @@ llvm::SmallVector<llvm::Value *> ldmatrix(llvm::IRBuilderBase &builder,
     types.push_back(builder.getInt32Ty());
   }
   text += "}, [$" + std::to_string(count) + "];";
-  llvm::Type *result = count == 1 ? types[0]
-                                  : llvm::StructType::get(
-                                        builder.getContext(), types);
-  llvm::Value *call = emitAsm(builder, result, text,
-                              constraints + ",r,~{memory}", {addr});
+  llvm::Type *result = count == 1
+                           ? types[0]
+                           : llvm::StructType::get(builder.getContext(), types);
+  llvm::Value *call =
+      emitAsm(builder, result, text, constraints + ",r,~{memory}", {addr});
   llvm::SmallVector<llvm::Value *> out;
   for (unsigned i = 0; i < count; ++i)
     out.push_back(count == 1 ? call : builder.CreateExtractValue(call, {i}));
@@ -206,8 +205,7 @@ llvm::SmallVector<llvm::Value *> ldmatrix(llvm::IRBuilderBase &builder,
 
 void barSync(llvm::IRBuilderBase &builder, llvm::Value *id, unsigned threads) {
   emitAsm(builder, builder.getVoidTy(),
-          "bar.sync $0, " + std::to_string(threads) + ";", "r,~{memory}",
-          {id});
+          "bar.sync $0, " + std::to_string(threads) + ";", "r,~{memory}", {id});
 }
 
 void setMaxNReg(llvm::IRBuilderBase &builder, bool increase, unsigned regs) {
@@ -301,12 +299,10 @@ std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
   return text;
 }
 
-llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
-                                         const WgmmaShape &shape,
-                                         llvm::ArrayRef<llvm::Value *> acc,
-                                         llvm::Value *descA, llvm::Value *descB,
-                                         llvm::StringRef annotation,
-                                         bool overwrite) {
+llvm::SmallVector<llvm::Value *>
+wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
+        llvm::ArrayRef<llvm::Value *> acc, llvm::Value *descA,
+        llvm::Value *descB, llvm::StringRef annotation, bool overwrite) {
   unsigned regs = shape.m * shape.n / 128;
   assert(acc.size() == regs && "accumulator count must match the shape");
   llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
@@ -357,8 +353,8 @@ llvm::Value *mapaShared(llvm::IRBuilderBase &builder, llvm::Value *addr,
 llvm::Value *ldSharedClusterV4F32(llvm::IRBuilderBase &builder,
                                   llvm::Value *addr, llvm::Value *on) {
   llvm::Type *f32 = builder.getFloatTy();
-  llvm::Type *quad = llvm::StructType::get(builder.getContext(),
-                                           {f32, f32, f32, f32});
+  llvm::Type *quad =
+      llvm::StructType::get(builder.getContext(), {f32, f32, f32, f32});
   return emitAsm(builder, quad,
                  "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $5, 0;\n\t"
                  "@p ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4];\n\t}",
@@ -377,6 +373,21 @@ void stSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr,
                  llvm::Value *value) {
   emitAsm(builder, builder.getVoidTy(), "st.shared.f32 [$0], $1;",
           "r,f,~{memory}", {addr, value});
+}
+
+void cpAsyncF32(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                llvm::Value *src, llvm::Value *on) {
+  emitAsm(builder, builder.getVoidTy(),
+          "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $2, 0;\n\t"
+          "@p cp.async.ca.shared.global [$0], [$1], 4;\n\t}",
+          "r,l,r,~{memory}", {dst, src, on});
+}
+
+void cpAsyncMbarrierArriveNoinc(llvm::IRBuilderBase &builder,
+                                llvm::Value *bar) {
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r,~{memory}",
+          {bar});
 }
 
 llvm::Value *ldSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr) {

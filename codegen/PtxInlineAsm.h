@@ -191,6 +191,15 @@ void stSharedV4F32(llvm::IRBuilderBase &builder, llvm::Value *addr,
 void stSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr,
                  llvm::Value *value);
 
+/// `@p cp.async.ca.shared.global [dst], [src], 4;` with p = (\p on != 0):
+/// one f32 from global address \p src (i64) to shared address \p dst
+/// (i32), asynchronously, by the threads where \p on (i32) is set.
+void cpAsyncF32(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                llvm::Value *src, llvm::Value *on);
+/// `cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];`: the
+/// executing thread's cp.async copies so far land, then one of \p bar's
+/// expected arrivals.
+void cpAsyncMbarrierArriveNoinc(llvm::IRBuilderBase &builder, llvm::Value *bar);
 /// `ld.shared.f32 value, [addr];`
 llvm::Value *ldSharedF32(llvm::IRBuilderBase &builder, llvm::Value *addr);
 

@@ -31,7 +31,8 @@ unsigned sm90BlockScaleSlots(unsigned bn) {
   return (ScaleRows - g + bn - 1) / ScaleRows + 1;
 }
 
-std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped) {
+std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped,
+                                        bool staged) {
   if (!spec.blockScale)
     return "";
   const BlockScaleSpec &s = *spec.blockScale;
@@ -41,8 +42,13 @@ std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped) {
       "* SFB[col / " +
       std::to_string(s.bRows) +
       ", kb] * partial (the tensor core sums fp8 with ~14 mantissa bits; f32 "
-      "across blocks); scales read by the consumers from global memory one "
-      "K block ahead; " +
+      "across blocks); " +
+      (staged ? std::string("scales copied into each ring slot by the "
+                            "producer's warp 2 (cp.async, counted by the "
+                            "slot's full barrier) and read from shared "
+                            "memory; ")
+              : std::string("scales read by the consumers from global "
+                            "memory one K block ahead; ")) +
       (spec.bm == 256 ? std::string("BM = 256: each consumer warpgroup "
                                     "promotes its two 64-row blocks in turn; ")
                       : std::string()) +
@@ -129,6 +135,7 @@ Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
                   b.CreateAdd(b.CreateMul(warp, b.getInt32(16)),
                               b.CreateLShr(lane, b.getInt32(2))),
                   "sf.row0");
+  tileRow = b.CreateSub(row0, v.m0, "sf.tilerow");
   llvm::Value *lastRow = b.CreateSub(v.m, b.getInt32(1));
   for (unsigned h = 0; h < 2; ++h) {
     llvm::Value *row = b.CreateBinaryIntrinsic(
@@ -163,6 +170,71 @@ Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
     scales.b.push_back(loadF32(v.sfb, at));
   }
   return scales;
+}
+
+Sm90BlockScales Sm90BlockScale::readStaged(llvm::Value *slotBase, unsigned bm) {
+  assert(!swapAB && "swap-AB keeps the global scale loads");
+  Sm90BlockScales scales;
+  // Plain loads from the shared window (ordered by the asm barriers around
+  // them: the full wait above, the slot's release below), which LLVM and
+  // ptxas schedule with the promotion.
+  auto load = [&](llvm::Value *offset) {
+    llvm::Value *at = b.CreateIntToPtr(
+        offset, llvm::PointerType::get(b.getContext(), 3), "sf.smem");
+    return b.CreateAlignedLoad(b.getFloatTy(), at, llvm::Align(4));
+  };
+  llvm::Value *row = b.CreateAdd(slotBase, b.CreateShl(tileRow, 2));
+  for (unsigned h = 0; h < 2; ++h)
+    scales.a[h] = load(b.CreateAdd(row, b.getInt32(32 * h)));
+  for (unsigned s = 0; s < slots; ++s)
+    scales.b.push_back(load(b.CreateAdd(slotBase, b.getInt32(4 * (bm + s)))));
+  return scales;
+}
+
+void emitSm90ScaleStageFill(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
+                            unsigned bm, unsigned bn,
+                            const Sm90BlockScaleValues &values,
+                            llvm::Value *lane, llvm::Value *kb,
+                            llvm::Value *slotBase, llvm::Value *full) {
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::Value *kBlocks = b.CreateZExt(
+      b.CreateUDiv(b.CreateAdd(values.k, b.getInt32(spec.kBlock - 1)),
+                   b.getInt32(spec.kBlock)),
+      i64);
+  llvm::Value *kb64 = b.CreateZExt(kb, i64);
+  // The global address of f32 element \p index of \p base.
+  auto global = [&](llvm::Value *base, llvm::Value *index) {
+    llvm::Value *at = b.CreateInBoundsGEP(b.getFloatTy(), base, index);
+    return b.CreatePtrToInt(
+        b.CreateAddrSpaceCast(at, llvm::PointerType::get(b.getContext(), 1)),
+        i64);
+  };
+  llvm::Value *lastRow = b.CreateSub(values.m, b.getInt32(1));
+  for (unsigned i = 0; i < bm / 32; ++i) {
+    llvm::Value *r = b.CreateAdd(lane, b.getInt32(32 * i));
+    llvm::Value *row = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateAdd(values.m0, r), lastRow);
+    llvm::Value *index =
+        b.CreateAdd(b.CreateMul(b.CreateZExt(row, i64), kBlocks), kb64);
+    ptx::cpAsyncF32(b, b.CreateAdd(slotBase, b.CreateShl(r, 2)),
+                    global(values.sfa, index), b.getInt32(1));
+  }
+  // Lanes 0 .. slots - 1: the B scales (predicated, not branched around:
+  // the warp stays converged for its arrivals).
+  unsigned slots = sm90BlockScaleSlots(bn);
+  llvm::Value *lastRowB =
+      b.CreateUDiv(b.CreateSub(values.n, b.getInt32(1)), b.getInt32(ScaleRows));
+  llvm::Value *rowB = b.CreateBinaryIntrinsic(
+      llvm::Intrinsic::umin,
+      b.CreateAdd(b.CreateUDiv(values.n0, b.getInt32(ScaleRows)), lane),
+      lastRowB);
+  ptx::cpAsyncF32(
+      b,
+      b.CreateAdd(slotBase, b.CreateShl(b.CreateAdd(lane, b.getInt32(bm)), 2)),
+      global(values.sfb,
+             b.CreateAdd(b.CreateMul(b.CreateZExt(rowB, i64), kBlocks), kb64)),
+      b.CreateZExt(b.CreateICmpULT(lane, b.getInt32(slots)), b.getInt32Ty()));
+  ptx::cpAsyncMbarrierArriveNoinc(b, full);
 }
 
 llvm::SmallVector<llvm::Value *> Sm90BlockScale::promote(
@@ -287,8 +359,18 @@ llvm::SmallVector<llvm::Value *> Sm90ScalesAhead::loadAll(llvm::Value *kb) {
   return all;
 }
 
+std::vector<Sm90BlockScales> Sm90ScalesAhead::readStaged(llvm::Value *slotBase,
+                                                         unsigned bm) {
+  std::vector<Sm90BlockScales> out;
+  for (Sm90BlockScale &scaler : scalers)
+    out.push_back(scaler.readStaged(slotBase, bm));
+  return out;
+}
+
 void Sm90ScalesAhead::loadFirst(llvm::IRBuilder<> &b, llvm::Value *firstKb,
                                 llvm::Value *count) {
+  if (staged)
+    return;
   llvm::LLVMContext &ctx = b.getContext();
   llvm::Function *fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock *from = b.GetInsertBlock();

@@ -33,12 +33,17 @@
 // (Sm90BlockScales::values), so a load's latency hides under a whole K
 // block of wgmmas and promotion; at the decode shapes, where a K block's
 // wgmmas are short, the load issued at the top of its own K step stood
-// exposed. (DeepGEMM TMA-loads SFA per stage in a transposed layout; that
-// saves a consumer's 2 loads per K block and is not needed for
-// correctness.) With BM = 256 (two 64-row blocks per consumer warpgroup)
-// each row block has its own Sm90BlockScale. SFA rows past M and SFB rows
-// past ceil(N / 128) are clamped to the last row: their products land in C
-// elements the epilogue never stores.
+// exposed. Where sm90StagesBlockScales (the BM 64 tiles) the scales come
+// through the ring instead: the producer's warp 2 copies a K block's BM
+// A scales and its B scales into the slot's scale area with cp.async
+// (emitSm90ScaleStageFill), the slot's full barrier waits for them, and
+// each consumer thread reads its two A scales and the B scales from
+// shared memory (readStaged), no address or prefetched scale held in
+// registers. (DeepGEMM TMA-loads SFA per stage in a transposed layout;
+// tilec's SFA is K-major, whose column of BM scales is not a TMA box.) With BM
+// = 256 (two 64-row blocks per consumer warpgroup) each row block has its own
+// Sm90BlockScale. SFA rows past M and SFB rows past ceil(N / 128) are clamped
+// to the last row: their products land in C elements the epilogue never stores.
 //
 // Swap-AB (C^T = B * A^T): the wgmma rows are N (B's rows) and its columns
 // M, so accumulator (row r, column c) of K block kb takes SFA[c, kb] *
@@ -81,8 +86,10 @@ unsigned sm90BlockScaleSlots(unsigned bn);
 /// `--emit=lowered`: how the kernel of \p spec applies its block scales
 /// (the `promote` attribute of tile.scale), \p overlapped when each K
 /// block's promotion overlaps the next block's wgmmas
-/// (sm90OverlapsPromotion); "" without scales.
-std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped);
+/// (sm90OverlapsPromotion), \p staged when the scales come through the
+/// ring (sm90StagesBlockScales); "" without scales.
+std::string describeBlockScalePromotion(const GemmSpec &spec, bool overlapped,
+                                        bool staged);
 
 /// What the promotion reads, for one consumer warpgroup and output tile.
 struct Sm90BlockScaleValues {
@@ -120,6 +127,11 @@ public:
   /// Loads the scales of K block \p kb (an i32 index into ceil(K / 128)).
   Sm90BlockScales load(llvm::Value *kb);
 
+  /// Reads this thread's scales of a K block from the scale area at
+  /// shared address \p slotBase of a tile \p bm rows high
+  /// (sm90StagesBlockScales, filled by emitSm90ScaleStageFill).
+  Sm90BlockScales readStaged(llvm::Value *slotBase, unsigned bm);
+
   /// main[i] + scaleA(row(i)) * scaleB(chunk(i)) * part[i], one fma per
   /// register: the promotion of one K block's partial sums \p pending, the
   /// registers of wgmmas committed but not waited for: it emits
@@ -149,25 +161,48 @@ private:
   Sm90BlockScaleValues v;
   llvm::Value *kBlocks = nullptr;            ///< ceil(K / 128), i64
   llvm::Value *rowA[2] = {nullptr, nullptr}; ///< clamped SFA rows, i64
-  llvm::Value *rowB0 = nullptr;              ///< n0 / 128, i32
-  llvm::Value *lastRowB = nullptr;           ///< ceil(N / 128) - 1, i32
-  llvm::Value *colInBlock = nullptr;         ///< n0 % 128 (runtime slots only)
+  llvm::Value *tileRow = nullptr;    ///< row r in the tile (staged scales)
+  llvm::Value *rowB0 = nullptr;      ///< n0 / 128, i32
+  llvm::Value *lastRowB = nullptr;   ///< ceil(N / 128) - 1, i32
+  llvm::Value *colInBlock = nullptr; ///< n0 % 128 (runtime slots only)
   bool swapAB = false;
   llvm::SmallVector<llvm::Value *, 4> colA; ///< swap-AB: SFA row offsets, i64
   llvm::Value *rowB = nullptr;              ///< swap-AB: SFB row offset, i64
   llvm::Value *srcLane[2] = {nullptr, nullptr}; ///< swap-AB: 2 (l % 4) + e
 };
 
+/// The producer's side of sm90StagesBlockScales: the 32 lanes of one warp
+/// (\p lane) copy K block \p kb's scales of the tile at (values.m0,
+/// values.n0) into the scale area at shared address \p slotBase with
+/// 4-byte cp.async: SFA of tile rows 0 .. \p bm - 1 at 4 row (rows past M
+/// clamped to the last, as the global loads do), then the B scales of
+/// sm90BlockScaleSlots(\p bn) SFB rows from n0 / 128 (clamped) at 4 (bm +
+/// slot); each lane then arrives on \p full with
+/// cp.async.mbarrier.arrive.noinc, so the barrier's phase completes only
+/// once every copy has landed.
+void emitSm90ScaleStageFill(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
+                            unsigned bm, unsigned bn,
+                            const Sm90BlockScaleValues &values,
+                            llvm::Value *lane, llvm::Value *kb,
+                            llvm::Value *slotBase, llvm::Value *full);
+
 /// The block scales of one consumer warpgroup's row blocks (one
 /// Sm90BlockScale each; two at BM = 256), loaded one K block ahead through
 /// the K loop: the first block's before the loop when the CTA has K blocks
 /// (loadFirst), carried in phis (enterLoop, closeLoop), and each iteration
 /// the next block's (current, loadNext), so a load's latency hides under a
-/// whole K block of wgmmas and promotion.
+/// whole K block of wgmmas and promotion. With \p staged scales
+/// (sm90StagesBlockScales) nothing is loaded ahead: loadFirst, enterLoop,
+/// loadNext and closeLoop do nothing and readStaged reads a ring slot's.
 class Sm90ScalesAhead {
 public:
-  explicit Sm90ScalesAhead(std::vector<Sm90BlockScale> scalers)
-      : scalers(std::move(scalers)) {}
+  Sm90ScalesAhead(std::vector<Sm90BlockScale> scalers, bool staged)
+      : scalers(std::move(scalers)), staged(staged) {}
+
+  bool isStaged() const { return staged; }
+  /// Staged: the scales of the K block in the ring slot whose scale area
+  /// is at \p slotBase, one per row block.
+  std::vector<Sm90BlockScales> readStaged(llvm::Value *slotBase, unsigned bm);
 
   /// Row block \p j's scaler (its promote).
   Sm90BlockScale &scaler(unsigned j) { return scalers[j]; }
@@ -180,7 +215,10 @@ public:
   /// In the loop body: this K block's scales, one per row block.
   std::vector<Sm90BlockScales> current() const;
   /// In the loop body: loads K block \p kb's, for the next iteration.
-  void loadNext(llvm::Value *kb) { next = loadAll(kb); }
+  void loadNext(llvm::Value *kb) {
+    if (!staged)
+      next = loadAll(kb);
+  }
   /// The scales loadNext loaded last, one per row block.
   std::vector<Sm90BlockScales> loaded() const { return shaped(next); }
   /// At the loop latch \p latch: the next iteration's phi values.
@@ -193,6 +231,7 @@ private:
   shaped(llvm::ArrayRef<llvm::Value *> values) const;
 
   std::vector<Sm90BlockScale> scalers;
+  bool staged = false;
   std::vector<Sm90BlockScales> shapes; ///< one per row block
   llvm::SmallVector<llvm::Value *> first, next;
   llvm::SmallVector<llvm::PHINode *> phis;

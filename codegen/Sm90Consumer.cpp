@@ -85,9 +85,7 @@ void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
       tile.full = rows.full;
     }
     if (config.blockScale)
-      std::tie(tileSfa, tileSfb) =
-          emitSm90GroupScales(b, *config.group, *config.blockScale, sfa, sfb,
-                              tileGroup->group, rowsA, rowsB, k);
+      std::tie(tileSfa, tileSfb) = tileScales();
   }
   // Block scales (Sm90BlockScale.h): one scaler per row block, each K
   // block's scales loaded one block ahead.
@@ -98,7 +96,7 @@ void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
                            Sm90BlockScaleValues{tileSfa, tileSfb, tid,
                                                 rowBlockOf(ci, j), m0, n0,
                                                 rowsA, rowsB, k});
-    tile.scales.emplace(std::move(scalers));
+    tile.scales.emplace(std::move(scalers), sm90StagesBlockScales(config));
   }
 
   // The epilogue's bias and scale values load now, their latency under
@@ -174,7 +172,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   // own: in bounds, unused), and the wgmmas sum into a fresh
   // accumulator (Sm90BlockScale.h).
   std::vector<Sm90BlockScales> blockScales;
-  if (scaled) {
+  if (scaled && !scales->isStaged()) {
     blockScales = scales->current();
     llvm::Value *ahead =
         b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateAdd(kt, i32(1)),
@@ -210,13 +208,18 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
     for (unsigned j = 0; j < rowBlocks; ++j) {
       llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
+      // Staged scales: read from the slot (still held) when the block's
+      // wgmmas are issued, so they are live only through its promotion.
+      std::optional<Sm90BlockScales> staged;
       for (unsigned step = 0; step < config.bn / shape.n; ++step) {
         llvm::SmallVector<llvm::Value *> part =
             issue(llvm::SmallVector<llvm::Value *>(shape.n / 2, poison), j,
                   b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
         ptx::wgmmaCommitGroup(b);
-        main = scales->scaler(j).promote(main, part, blockScales[j],
-                                         step * shape.n / 8);
+        if (scales->isStaged() && !staged)
+          staged = scales->scaler(j).readStaged(scaleSlot(slot), config.bm);
+        main = scales->scaler(j).promote(
+            main, part, staged ? *staged : blockScales[j], step * shape.n / 8);
       }
       std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
     }

@@ -216,6 +216,8 @@ void Sm90KernelBuilder::emitPrologue() {
     columnBars = b.CreateAdd(aligned, i32(map.columnBarriers()), "colBars");
     columnValues = b.CreateAdd(aligned, i32(map.columnValues()), "colValues");
   }
+  if (map.scaleStageBytes)
+    scaleRing = b.CreateAdd(aligned, i32(map.scaleRing()), "scaleRing");
   rank = config.clusterM > 1 || config.splitKCluster
              ? b.CreateIntrinsic(
                    llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
@@ -225,8 +227,11 @@ void Sm90KernelBuilder::emitPrologue() {
   llvm::BasicBlock *sync = block("sync");
   b.CreateCondBr(b.CreateICmpEQ(tid, i32(0)), init, sync);
   b.SetInsertPoint(init);
+  // The full barrier: the TMA bytes' arrival, and with staged scales the
+  // copying warp's 32 (cp.async.mbarrier.arrive.noinc).
+  unsigned fullArrivals = scaleRing ? 1 + 32 : 1;
   for (unsigned s = 0; s < config.stages; ++s) {
-    ptx::mbarrierInit(b, fullBar(i32(s)), 1);
+    ptx::mbarrierInit(b, fullBar(i32(s)), fullArrivals);
     ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4 * config.clusterM);
   }
   if (staging) // One per 64-row block (the epilogue's consumer index).
@@ -249,15 +254,31 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
   ptx::setMaxNReg(b, /*increase=*/false, sm90RegisterSplit(config).first);
   llvm::BasicBlock *warp0 = block("producer.warp0");
   llvm::BasicBlock *elected = block("producer.elected");
-  if (columnBars) {
-    // Warp 1 copies the column operands (Sm90ColumnStage.h).
-    llvm::BasicBlock *warp1 = block("producer.warp1");
+  if (columnBars || scaleRing) {
+    // Warp 1 copies the column operands (Sm90ColumnStage.h), warp 2 the
+    // block scales (sm90StagesBlockScales).
+    // (Blocks in this order: the unscaled kernels' PTX is golden.)
+    llvm::BasicBlock *warp1 = columnBars ? block("producer.warp1") : nullptr;
     llvm::BasicBlock *rest = block("producer.rest");
     b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, rest);
     b.SetInsertPoint(rest);
-    b.CreateCondBr(b.CreateICmpULT(tid, i32(64)), warp1, exit);
-    b.SetInsertPoint(warp1);
-    emitColumnCopier(exit);
+    llvm::BasicBlock *scales = scaleRing ? block("producer.scales") : exit;
+    if (columnBars) {
+      b.CreateCondBr(b.CreateICmpULT(tid, i32(64)), warp1, scales);
+      b.SetInsertPoint(warp1);
+      emitColumnCopier(exit);
+    } else {
+      b.CreateBr(scales);
+    }
+    if (scaleRing) {
+      llvm::BasicBlock *warp2 = block("producer.warp2");
+      b.SetInsertPoint(scales);
+      b.CreateCondBr(b.CreateAnd(b.CreateICmpUGE(tid, i32(64)),
+                                 b.CreateICmpULT(tid, i32(96))),
+                     warp2, exit);
+      b.SetInsertPoint(warp2);
+      emitScaleCopier(exit);
+    }
   } else {
     b.CreateCondBr(b.CreateICmpULT(tid, i32(32)), warp0, exit);
   }
@@ -320,6 +341,40 @@ void Sm90KernelBuilder::emitColumnCopier(llvm::BasicBlock *exit) {
                             lane);
     b.CreateBr(next);
   });
+}
+
+void Sm90KernelBuilder::emitScaleCopier(llvm::BasicBlock *exit) {
+  // The previous kernel in the stream may still write the scales.
+  ptx::gridDependencyWait(b);
+  llvm::Value *lane = b.CreateAnd(tid, i32(31));
+  forTiles("stile", exit, [&](llvm::BasicBlock *next) {
+    auto [tileSfa, tileSfb] = tileScales();
+    Sm90BlockScaleValues values{tileSfa, tileSfb, tid,   nullptr, m0,
+                                n0,      rowsA,   rowsB, k};
+    forK("scales", [&](llvm::Value *kt) {
+      auto [slot, parity] = ringSlot(b.CreateAdd(itBase, kt));
+      // As the TMA thread: the slot is free once the consumers released
+      // it (the first pass over the ring passes on parity 1).
+      ptx::mbarrierWaitParity(b, emptyBar(slot), b.CreateXor(parity, i32(1)),
+                              "scales.empty");
+      emitSm90ScaleStageFill(b, *config.blockScale, config.bm, config.bn,
+                             values, lane, b.CreateAdd(kBegin, kt),
+                             scaleSlot(slot), fullBar(slot));
+    });
+    b.CreateBr(next);
+  });
+}
+
+llvm::Value *Sm90KernelBuilder::scaleSlot(llvm::Value *slot) {
+  return b.CreateAdd(scaleRing,
+                     b.CreateMul(slot, i32(sm90ScaleStageBytes(config))));
+}
+
+std::pair<llvm::Value *, llvm::Value *> Sm90KernelBuilder::tileScales() {
+  if (!config.group)
+    return {sfa, sfb};
+  return emitSm90GroupScales(b, *config.group, *config.blockScale, sfa, sfb,
+                             tileGroup->group, rowsA, rowsB, k);
 }
 
 Sm90ColumnStageValues Sm90KernelBuilder::columnStageValues() {

@@ -279,6 +279,30 @@ unsigned sm90PromotionN(const Sm90GemmConfig &config);
 /// 192 or BM 256 -> false; no block scales -> false.
 bool sm90OverlapsPromotion(const Sm90GemmConfig &config);
 
+/// Whether \p config's block scales travel through the ring: per K block
+/// the producer's warp 2 copies the tile's BM A scales and its B scales
+/// (sm90BlockScaleSlots) into the slot's scale area with 4-byte cp.async,
+/// and the slot's full barrier waits for them beside the TMA bytes
+/// (cp.async.mbarrier.arrive.noinc: 32 more expected arrivals). The
+/// consumers then read a K block's scales with ld.shared after the full
+/// wait instead of loading them from global memory a block ahead: no scale
+/// addresses or prefetched scales held beside the accumulators
+/// (Sm90BlockScale.h). Measured on the H200 (issue 26,
+/// bench/Fp8BlockResults.md) it pays where one consumer warpgroup of 64
+/// rows promotes the whole BN (the BM 64 decode tiles: 3-21% faster) and
+/// loses elsewhere (BM 128 BN 64: up to 20% slower, BN 192 at M = 4096:
+/// 2-5%, BN 256 in halves: 9-26%), so only those stage. Swap-AB keeps the
+/// global loads (its A scales follow the columns and are shuffled between
+/// lanes).
+/// Example: block-scaled BM 64 BN 32 -> true; BM 128 or BN 256 or
+/// swap-AB -> false; no block scales -> false.
+bool sm90StagesBlockScales(const Sm90GemmConfig &config);
+
+/// One ring slot's scale area when sm90StagesBlockScales, else 0: f32
+/// SFA of tile rows 0 .. BM - 1, then the tile's B scales, in 16-byte
+/// units. Example: BM 64, BN 32 -> 272; BM 64, BN 96 -> 272; BM 128 -> 0.
+unsigned sm90ScaleStageBytes(const Sm90GemmConfig &config);
+
 /// Above this BN a block-scaled kernel promotes in sequential halves.
 inline constexpr unsigned Sm90MaxWholePromotionN = 192;
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Gemm.h"
 
+#include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
@@ -65,6 +66,18 @@ bool sm90OverlapsPromotion(const Sm90GemmConfig &config) {
   unsigned needs = 3 * config.bn / 2 + sm90PreloadedRegisters(config) +
                    (config.swapAB ? config.bn / 2 : 0);
   return sm90RegisterSplit(config).second >= needs + 24;
+}
+
+bool sm90StagesBlockScales(const Sm90GemmConfig &config) {
+  return config.blockScale && !config.swapAB &&
+         sm90ConsumerWarpgroups(config) == 1 &&
+         sm90PromotionN(config) == config.bn;
+}
+
+unsigned sm90ScaleStageBytes(const Sm90GemmConfig &config) {
+  if (!sm90StagesBlockScales(config))
+    return 0;
+  return (4 * (config.bm + sm90BlockScaleSlots(config.bn)) + 15) / 16 * 16;
 }
 
 unsigned sm90WgmmaK(DTypeKind dtype) {

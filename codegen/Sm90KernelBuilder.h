@@ -39,6 +39,8 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
 
   // Kernel-wide values besides WarpSpecKernelBuilder's.
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
+  /// The staged block scales' ring (sm90StagesBlockScales), else null.
+  llvm::Value *scaleRing = nullptr;
   /// A batched kernel: the batch (%ctaid.z); C's batch stride is strideC.
   llvm::Value *batch = nullptr;
   /// A grouped kernel (Sm90Group.h): its parameters and the group of the
@@ -91,12 +93,23 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   void emitPrologue();
 
   /// Warpgroup 0: one elected thread of warp 0 fills the ring with TMA
-  /// loads, tile after tile (warp 1 copies the column operands).
+  /// loads, tile after tile (warp 1 copies the column operands, warp 2 the
+  /// staged block scales).
   void emitProducer(llvm::BasicBlock *exit);
 
   /// The producer's warp 1: each tile's column operands into the column
   /// stage, after the previous tile's epilogue has read it.
   void emitColumnCopier(llvm::BasicBlock *exit);
+
+  /// The producer's warp 2 (sm90StagesBlockScales): each K block's scales
+  /// into its ring slot's scale area, beside the TMA loads of warp 0.
+  void emitScaleCopier(llvm::BasicBlock *exit);
+
+  /// The scale area of ring slot \p slot (sm90StagesBlockScales).
+  llvm::Value *scaleSlot(llvm::Value *slot);
+
+  /// The tile's block scales (its group's under groups): sfa and sfb.
+  std::pair<llvm::Value *, llvm::Value *> tileScales();
 
   /// The column stage's places for the current tile.
   Sm90ColumnStageValues columnStageValues();

@@ -73,6 +73,16 @@ Sm90KernelBuilder::emitOverlappedPromotionMainloop(ConsumerTile &tile,
     lines->at(KernelPart::Kernel);
     return part;
   };
+  // The scales of ring iteration itBase + \p kt's block: staged in its
+  // slot (read before the slot is freed), else \p ahead, loaded a block
+  // ahead.
+  bool staged = scales.isStaged();
+  auto scalesOf = [&](llvm::Value *kt, const Sm90BlockScales &ahead) {
+    if (!staged)
+      return ahead;
+    llvm::Value *slot = ringSlot(b.CreateAdd(itBase, kt)).slot;
+    return scales.readStaged(scaleSlot(slot), config.bm)[0];
+  };
   // Frees the slot of ring iteration itBase + \p kt.
   auto release = [&](llvm::Value *kt) {
     releaseSlotOnce(lane, ringSlot(b.CreateAdd(itBase, kt)).slot);
@@ -109,14 +119,15 @@ Sm90KernelBuilder::emitOverlappedPromotionMainloop(ConsumerTile &tile,
   scales.enterLoop(b, firstEnd);
   llvm::SmallVector<llvm::Value *> mainIn(mainPhis.begin(), mainPhis.end());
   llvm::SmallVector<llvm::Value *> xIn(xPhis.begin(), xPhis.end());
-  Sm90BlockScales xScales = scales.current()[0];
+  Sm90BlockScales xScales = staged ? Sm90BlockScales() : scales.current()[0];
   b.CreateCondBr(b.CreateICmpULT(kt, kCount), body1, tailX);
 
   b.SetInsertPoint(body1);
   llvm::SmallVector<llvm::Value *> y = issueBlock(kt);
   scales.loadNext(b.CreateAdd(kBegin, kt));
-  Sm90BlockScales yScales = scales.loaded()[0];
-  llvm::SmallVector<llvm::Value *> main1 = promote(mainIn, xIn, xScales, 1);
+  Sm90BlockScales yScales = staged ? Sm90BlockScales() : scales.loaded()[0];
+  llvm::SmallVector<llvm::Value *> main1 =
+      promote(mainIn, xIn, scalesOf(b.CreateSub(kt, i32(1)), xScales), 1);
   release(b.CreateSub(kt, i32(1)));
   llvm::Value *kt1 = b.CreateAdd(kt, i32(1));
   b.CreateCondBr(b.CreateICmpULT(kt1, kCount), body2, tailY);
@@ -124,7 +135,8 @@ Sm90KernelBuilder::emitOverlappedPromotionMainloop(ConsumerTile &tile,
   b.SetInsertPoint(body2);
   llvm::SmallVector<llvm::Value *> x = issueBlock(kt1);
   scales.loadNext(b.CreateAdd(kBegin, kt1));
-  llvm::SmallVector<llvm::Value *> main2 = promote(main1, y, yScales, 1);
+  llvm::SmallVector<llvm::Value *> main2 =
+      promote(main1, y, scalesOf(kt, yScales), 1);
   release(kt);
   llvm::BasicBlock *latch = b.GetInsertBlock();
   kt->addIncoming(b.CreateAdd(kt, i32(2)), latch);
@@ -138,13 +150,16 @@ Sm90KernelBuilder::emitOverlappedPromotionMainloop(ConsumerTile &tile,
   // The last block, in X (K odd) or Y (K even): nothing younger to wait
   // past.
   b.SetInsertPoint(tailX);
-  llvm::SmallVector<llvm::Value *> finX = promote(mainIn, xIn, xScales, 0);
+  llvm::Value *last = b.CreateSub(kCount, i32(1));
+  llvm::SmallVector<llvm::Value *> finX =
+      promote(mainIn, xIn, scalesOf(last, xScales), 0);
   release(b.CreateSub(kCount, i32(1)));
   llvm::BasicBlock *tailXEnd = b.GetInsertBlock();
   b.CreateBr(done);
 
   b.SetInsertPoint(tailY);
-  llvm::SmallVector<llvm::Value *> finY = promote(main1, y, yScales, 0);
+  llvm::SmallVector<llvm::Value *> finY =
+      promote(main1, y, scalesOf(b.CreateSub(kCount, i32(1)), yScales), 0);
   release(b.CreateSub(kCount, i32(1)));
   llvm::BasicBlock *tailYEnd = b.GetInsertBlock();
   b.CreateBr(done);

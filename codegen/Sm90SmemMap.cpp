@@ -27,6 +27,7 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   map.rowBlocks = config.bm / 64;
   map.aStageBytes = config.bm * config.bk * elem;
   map.bStageBytes = config.bn * config.bk * elem;
+  map.scaleStageBytes = sm90ScaleStageBytes(config);
   auto tile = sm90EpilogueTile(config);
   if (!tile)
     llvm::consumeError(tile.takeError());

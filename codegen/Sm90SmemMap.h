@@ -1,12 +1,13 @@
-//===- codegen/Sm90SmemMap.h - The sm_90a kernel's shared memory -*- C++ -*-===//
+//===- codegen/Sm90SmemMap.h - The sm_90a kernel's shared memory -*- C++
+//-*-===//
 //
 // Where each part of an sm_90a GEMM kernel's dynamic shared memory lives:
 // one struct holds both the sizes and the offsets, so the kernel builder
 // (Sm90Gemm.cpp), the launch size (sm90SharedBytes) and plan-pipeline's
 // message (compiler/passes/PlanPipeline.cpp) read the same numbers.
 //
-// From the 1024-byte-aligned base (the dynamic allocation carries SmemAlignSlack
-// bytes so that the base can be rounded up):
+// From the 1024-byte-aligned base (the dynamic allocation carries
+// SmemAlignSlack bytes so that the base can be rounded up):
 //
 //   [staging buffers][A ring][B ring][full+empty mbarriers per stage]
 //   [split-K flag word][C-load mbarriers, one per consumer warpgroup]
@@ -37,7 +38,7 @@ struct Sm90SmemMap {
   unsigned aStageBytes = 0;  ///< One stage of the wgmma A role's tile.
   unsigned bStageBytes = 0;  ///< One stage of the wgmma B role's tile.
   unsigned stages = 0;
-  unsigned rowBlocks = 0;    ///< 64-row blocks (BM / 64), a staging tile each.
+  unsigned rowBlocks = 0; ///< 64-row blocks (BM / 64), a staging tile each.
 
   /// A full and an empty mbarrier (8 bytes each) per stage.
   static constexpr unsigned BarrierPairBytes = 16;
@@ -60,9 +61,17 @@ struct Sm90SmemMap {
     return cLoadBarriers() + cLoadBarrierBytes();
   }
   unsigned columnValues() const { return columnBarriers() + 16; }
-  unsigned end() const {
+  /// The block scales' ring (sm90StagesBlockScales): scaleStageBytes per
+  /// stage after the column stage, 16-byte aligned.
+  unsigned scaleStageBytes = 0;
+  unsigned columnEnd() const {
     return columnValueBytes ? columnValues() + columnValueBytes
                             : columnBarriers();
+  }
+  unsigned scaleRing() const { return (columnEnd() + 15) / 16 * 16; }
+  unsigned end() const {
+    return scaleStageBytes ? scaleRing() + stages * scaleStageBytes
+                           : columnEnd();
   }
 
   unsigned ringBytes() const { return stages * (aStageBytes + bStageBytes); }

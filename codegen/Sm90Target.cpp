@@ -101,8 +101,11 @@ public:
   }
 
   std::string describeBlockScale(const GemmSpec &spec) const override {
-    return describeBlockScalePromotion(
-        spec, spec.blockScale && sm90OverlapsPromotion(sm90ConfigOf(spec)));
+    if (!spec.blockScale)
+      return describeBlockScalePromotion(spec, false, false);
+    Sm90GemmConfig config = sm90ConfigOf(spec);
+    return describeBlockScalePromotion(spec, sm90OverlapsPromotion(config),
+                                       sm90StagesBlockScales(config));
   }
 
   std::string describeBatch(const GemmSpec &spec) const override {
@@ -275,13 +278,14 @@ public:
     if (!budget)
       return budget.takeError();
     // Beside the ring: the epilogue's staging tiles, one full and one
-    // empty mbarrier per stage, a flag word and the alignment slack.
+    // empty mbarrier and the staged block scales per stage, a flag word
+    // and the alignment slack.
     Sm90GemmConfig config = sm90ConfigOf(spec);
     if (auto tile = sm90EpilogueTile(config); !tile)
       return tile.takeError();
     Sm90SmemMap map = sm90SmemMap(config);
     budget->staging = map.stagingBytes;
-    budget->perStageExtra = Sm90SmemMap::BarrierPairBytes;
+    budget->perStageExtra = Sm90SmemMap::BarrierPairBytes + map.scaleStageBytes;
     budget->fixed = map.fixedBytes();
     budget->total = map.totalBytes();
     return budget;

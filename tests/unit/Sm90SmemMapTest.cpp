@@ -4,8 +4,8 @@
 // under test), and the kernel builder requesting exactly the map's total.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90SmemMap.h"
+#include "codegen/Sm90Gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -30,9 +30,9 @@ TEST(Sm90SmemMapTest, HeaderExample) {
   // Two consumer warpgroups x two 64 x 64 bf16 staging buffers (8192 B).
   EXPECT_EQ(map.stagingBytes, 2u * 2 * 8192);
   EXPECT_EQ(map.aRing(), 32768u);
-  EXPECT_EQ(map.bRing(), 32768u + 4 * 128 * 64 * 2);          // 98304
-  EXPECT_EQ(map.barriers(), 98304u + 4 * 256 * 64 * 2);       // 229376
-  EXPECT_EQ(map.flag(), 229376u + 4 * 16);                    // 229440
+  EXPECT_EQ(map.bRing(), 32768u + 4 * 128 * 64 * 2);    // 98304
+  EXPECT_EQ(map.barriers(), 98304u + 4 * 256 * 64 * 2); // 229376
+  EXPECT_EQ(map.flag(), 229376u + 4 * 16);              // 229440
   EXPECT_EQ(map.cLoadBarriers(), 229440u + 16);
   EXPECT_EQ(map.end(), 229456u + 16);
   EXPECT_EQ(map.totalBytes(), 229472u + 1024);
@@ -117,4 +117,43 @@ TEST(Sm90SmemMapTest, ColumnStageTakesOnlyWhatIsLeft) {
   config.bn = 192;
   config.epilogueOps = {operandOp(EpilogueOpKind::Bias, EpilogueAxis::Col)};
   EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
+}
+
+// Staged block scales (sm90StagesBlockScales): only a lone consumer
+// warpgroup of 64 rows promoting the whole BN, unswapped, stages them; a
+// slot's scale area holds BM A scales and the tile's B scale slots (BN 96
+// meets two 128-column scale blocks), rounded to 16 bytes, after the rest.
+TEST(Sm90SmemMapTest, StagedBlockScalesFollowTheRest) {
+  Sm90GemmConfig config;
+  config.aType = config.bType = DTypeKind::E4M3;
+  config.bm = 64;
+  config.bn = 96;
+  config.bk = 128;
+  config.stages = 10;
+  config.storeTma = false;
+  config.blockScale = BlockScaleSpec{};
+  EXPECT_TRUE(sm90StagesBlockScales(config));
+  EXPECT_EQ(sm90ScaleStageBytes(config), 272u); // 4 x (64 + 2) -> 16 B units
+  Sm90SmemMap map = sm90SmemMap(config);
+  EXPECT_EQ(map.scaleStageBytes, 272u);
+  unsigned ring = 10 * (64 + 96) * 128; // e4m3: one byte an element
+  EXPECT_EQ(map.barriers(), ring);
+  EXPECT_EQ(map.scaleRing(), ring + 10 * 16 + 16); // after barriers + flag
+  EXPECT_EQ(map.totalBytes(), 1024 + ring + 10 * 16 + 16 + 10 * 272);
+  auto kernel = emitSm90Gemm(config);
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ(kernel->sharedBytes, map.totalBytes());
+
+  Sm90GemmConfig twoWarpgroups = config;
+  twoWarpgroups.bm = 128;
+  EXPECT_FALSE(sm90StagesBlockScales(twoWarpgroups));
+  EXPECT_EQ(sm90ScaleStageBytes(twoWarpgroups), 0u);
+  Sm90GemmConfig halves = config;
+  halves.bn = 256;
+  EXPECT_FALSE(sm90StagesBlockScales(halves));
+  Sm90GemmConfig swapped = config;
+  swapped.swapAB = true;
+  EXPECT_FALSE(sm90StagesBlockScales(swapped));
+  config.blockScale.reset();
+  EXPECT_FALSE(sm90StagesBlockScales(config));
 }
