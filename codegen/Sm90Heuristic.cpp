@@ -127,20 +127,34 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   // Decode: N alone makes about one wave, as DeepGEMM tiles it: 1.02-1.03
   // of its H100 figure at 64 x 24576 x 1536 and 128 x 7168 x 2048, up to
   // 1.35x of the swap-AB + split-K programs (64 x 4096 x 7168).
+  // The narrowest multiple of 16 whose tiles of \p bm rows fit one wave.
+  auto oneWave = [&](unsigned bm) {
+    unsigned rows = (m + bm - 1) / bm;
+    for (unsigned bn = 16; bn < 256; bn += 16)
+      if (rows * ((n + bn - 1) / bn) <= sms)
+        return bn;
+    return 256u;
+  };
   config.bm = m <= 64 ? 64 : 128;
-  unsigned rows = (m + config.bm - 1) / config.bm;
-  config.bn = 256;
-  for (unsigned bn = 16; bn < 256; bn += 16)
-    if (rows * ((n + bn - 1) / bn) <= sms) {
-      config.bn = bn;
-      break;
-    }
+  config.bn = oneWave(config.bm);
+  unsigned kBlocks = (k + 127) / 128;
+  // 64 < M <= 128, a long K and a narrow N: two row tiles of 64, whose lone
+  // consumer warpgroup takes its scales through the ring
+  // (sm90StagesBlockScales), K whole. H200, session 15
+  // (bench/Fp8BlockResults.md): 128 x 2112 x 7168 BM 64 BN 32 9.87 us
+  // against 11.25 for BM 128 BN 32 split 2; 128 x 4096 x 7168 BM 64 BN 64
+  // 13.43 against 13.90; wider (N = 7168: BN 112) BM 64 loses by 25%.
+  if (m > 64 && kBlocks >= 48 && oneWave(64) <= 64) {
+    config.bm = 64;
+    config.bn = oneWave(64);
+    config.stages = sm90MaxStages(config);
+    return choice;
+  }
   // A long K (at least 48 blocks of 128): the tile twice as wide with K
   // split over 2 CTAs of a cluster, the same CTAs with half the K blocks
   // each (run 7: 64 x 2112 x 7168 13.1 -> 11.5 us, 128 x 2112 x 7168 15.2
   // -> 12.4, 64 x 4096 x 7168 16.3 -> 15.3; even at 7168 x 16384; slower
   // at K = 2048, where the reduction is a larger share).
-  unsigned kBlocks = (k + 127) / 128;
   if (kBlocks >= 48 && 2 * config.bn <= 128) {
     config.bn *= 2;
     config.splitK = true;
