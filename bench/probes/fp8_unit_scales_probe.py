@@ -20,7 +20,7 @@ CUDA graphs, operands rotated past L2 (fp8_block_bench's helpers). Log:
 bench/results/fp8_unit_scales_probe_h200_session15.log."""
 import os, sys, time
 import torch
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import fp8_block_bench as fb
 import tilec
 
