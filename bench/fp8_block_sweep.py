@@ -87,6 +87,14 @@ def candidates(m, n, k):
     out.append((f"BM {chosen['bm']} BN {chosen['bn']} split_k({split}) "
                 "(tilec.gemm's)", chosen["bm"], chosen["bn"],
                 f"schedule split_k({split})"))
+    # Few K blocks (K <= 2048): the prologue and the epilogue are much of
+    # a tile's time, so the chosen tile and one half as wide (two waves)
+    # persistent, the next tile's loads under this one's stores.
+    if fb.cdiv(k, 128) <= 16:
+        for bn in (chosen["bn"], chosen["bn"] // 2):
+            if bn >= 16 and bn % 16 == 0:
+                out.append((f"BM {chosen['bm']} BN {bn} persistent",
+                            chosen["bm"], bn, "schedule persistent"))
     for bm in ((64,) if m <= 64 else (64, 128)):
         rows = fb.cdiv(m, bm)
         for wave in (1, 2):

@@ -1,6 +1,8 @@
 //===- runtime/sim/Interpreter.cpp - One step of a warp ------------------===//
 //
-// Executes the instruction at a warp's minimum PC for the lanes there:
+// Executes the instruction at a warp's minimum PC for the lanes there (of
+// those not parked on an mbarrier wait: a diverged warp's blocked lanes
+// park so that its other lanes go on, WarpState::parkedMask):
 // arithmetic, conversions and comparisons (their value semantics are in
 // ScalarOps.cpp), predicates and branches, loads and stores (the address
 // windows are in InterpreterMemory.cpp), atomics, shuffles, and the
@@ -219,15 +221,43 @@ void ClusterRun::set(WarpState &w, const Operand &o, unsigned lane,
       type == PtxType::Pred ? (v & 1) : truncBits(v, bits ? bits : 64);
 }
 
+void ClusterRun::unparkLanes(WarpState &w) {
+  forLanes(w.parkedMask, [&](unsigned l) {
+    CtaState &t = ctas[w.parkAddr[l] >> ClusterRankShift];
+    auto it = t.mbars.find(w.parkAddr[l] & ((1u << ClusterRankShift) - 1));
+    if (it == t.mbars.end() || it->second.phase != w.parkPhase[l])
+      w.parkedMask &= ~(1u << l);
+  });
+}
+
+bool ClusterRun::parkWarpIfNoLaneIsFree(WarpState &w, std::uint32_t free) {
+  if (free || !w.parkedMask)
+    return false;
+  unsigned l = static_cast<unsigned>(std::countr_zero(w.parkedMask));
+  w.wait = WaitKind::MBarrier;
+  w.waitAddr = w.parkAddr[l];
+  w.waitPhase = w.parkPhase[l];
+  return true;
+}
+
 bool ClusterRun::step(CtaState &cta, WarpState &w) {
+  // Lanes parked on an mbarrier wait (WarpState::parkedMask) run again once
+  // its phase has moved on; while none of the others can run, the warp
+  // waits on the first one's barrier.
+  if (w.parkedMask) {
+    unparkLanes(w);
+    if (parkWarpIfNoLaneIsFree(w, w.liveMask & ~w.parkedMask))
+      return false;
+  }
+  std::uint32_t live = w.liveMask & ~w.parkedMask;
   // The lanes at the minimum PC run; lanes parked at a warp-collective
   // instruction wait there while the others catch up (code placed after a
   // loop header, like an elected arrive, would otherwise split the warp).
   std::uint32_t minPc = std::numeric_limits<std::uint32_t>::max();
   std::uint32_t minFree = minPc;
   bool converged = true;
-  std::uint32_t first = w.pc[std::countr_zero(w.liveMask)];
-  forLanes(w.liveMask, [&](unsigned l) {
+  std::uint32_t first = w.pc[std::countr_zero(live)];
+  forLanes(live, [&](unsigned l) {
     std::uint32_t pc = w.pc[l];
     converged &= pc == first;
     minPc = std::min(minPc, pc);
@@ -236,8 +266,12 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   });
   if (!converged && minFree != std::numeric_limits<std::uint32_t>::max())
     minPc = minFree;
+  // A warp-collective instruction waits for the parked lanes too.
+  if (w.parkedMask && minPc < fn.code.size() &&
+      isCollective(fn.code[minPc].op) && parkWarpIfNoLaneIsFree(w, 0))
+    return false;
   std::uint32_t active = 0;
-  forLanes(w.liveMask, [&](unsigned l) {
+  forLanes(live, [&](unsigned l) {
     if (w.pc[l] == minPc)
       active |= 1u << l;
   });
@@ -319,9 +353,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       }
       std::uint64_t words[3] = {lo >> 32, hi & 0xffffffffu, hi >> 32};
       const Operand &vec = ops[0];
-      for (unsigned i = 0; i < 3 && vec.kind == OperandKind::Vector &&
-                           i < vec.elemCount;
-           ++i)
+      for (unsigned i = 0;
+           i < 3 && vec.kind == OperandKind::Vector && i < vec.elemCount; ++i)
         set(w, ins.elems[vec.elemBegin + i], l, words[i], PtxType::B32);
     });
     break;
@@ -908,9 +941,21 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::MbarInval: {
     bool blocked = false;
     execMbarrier(cta, w, ins, exec, blocked);
-    if (blocked)
-      return false;
-    break;
+    if (!blocked)
+      break;
+    // Diverged: these lanes park on the barrier and the warp's other lanes
+    // go on, as independent thread scheduling lets them on the GPU (a lane
+    // that branched around a copy must still reach its own wait or arrive).
+    if (active != w.liveMask && w.wait == WaitKind::MBarrier) {
+      forLanes(active, [&](unsigned l) {
+        w.parkAddr[l] = w.waitAddr;
+        w.parkPhase[l] = w.waitPhase;
+      });
+      w.parkedMask |= active;
+      w.wait = WaitKind::None;
+      return true;
+    }
+    return false;
   }
   case OpKind::CpAsync:
   case OpKind::CpAsyncCommit:

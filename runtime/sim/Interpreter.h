@@ -5,8 +5,10 @@
 // memories, mbarriers, named barriers, tensor memories, pending asynchronous
 // copies) and the ClusterRun that executes it: warps step one instruction at
 // a time over the lanes at the warp's minimum PC (which reconverges
-// structured code), block at barriers and waits, and a scheduler interleaves
-// them, round-robin or at random from a seed. Internal to runtime/sim/.
+// structured code), block at barriers and waits (a diverged warp's lanes
+// park on an mbarrier wait while its other lanes run), and a scheduler
+// interleaves them, round-robin or at random from a seed. Internal to
+// runtime/sim/.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_RUNTIME_SIM_INTERPRETER_H
@@ -52,10 +54,10 @@ constexpr std::uint64_t WindowSize = 1ull << 32;
 /// The shared-memory offset of an operand that may be written either way
 /// (`[%r]` with .shared::cta, or a generic address in the shared window).
 constexpr std::uint32_t sharedOffsetOf(std::uint64_t a) {
-  return static_cast<std::uint32_t>(
-      a >= SharedGenericBase && a < SharedGenericBase + WindowSize
-          ? a - SharedGenericBase
-          : a);
+  return static_cast<std::uint32_t>(a >= SharedGenericBase &&
+                                            a < SharedGenericBase + WindowSize
+                                        ? a - SharedGenericBase
+                                        : a);
 }
 /// shared::cluster addresses: ((rank + 1) << 24) | offset; below 2^24 the
 /// executing CTA's own.
@@ -113,6 +115,13 @@ struct WarpState {
   WaitKind wait = WaitKind::None;
   std::uint32_t waitAddr = 0; ///< MBarrier: shared offset; Barrier: id.
   std::uint64_t waitPhase = 0;
+  /// Independent thread scheduling: lanes of a diverged warp blocked on an
+  /// mbarrier wait park there (each with the barrier and the phase it
+  /// waits out) while the warp's other lanes run; the whole warp waits
+  /// (wait, above) only when no lane is free.
+  std::uint32_t parkedMask = 0;
+  std::array<std::uint32_t, 32> parkAddr{};
+  std::array<std::uint64_t, 32> parkPhase{};
   bool released = false;
   std::vector<std::uint8_t> local; ///< localBytes * 32.
   // cp.async
@@ -309,6 +318,11 @@ private:
   /// Executes the instruction at the warp's minimum PC; false when the warp
   /// blocked (the PC did not move).
   bool step(CtaState &cta, WarpState &w);
+  /// Releases the parked lanes whose barrier phase has moved on.
+  void unparkLanes(WarpState &w);
+  /// With no lane of \p free able to run, the warp waits on its first
+  /// parked lane's barrier: true when it does.
+  bool parkWarpIfNoLaneIsFree(WarpState &w, std::uint32_t free);
   std::uint64_t get(const WarpState &w, const Operand &o, unsigned lane) const;
   void set(WarpState &w, const Operand &o, unsigned lane, std::uint64_t v,
            PtxType type);

@@ -562,6 +562,109 @@ $L_wait:
   }
 }
 
+// Independent thread scheduling: a producer warp whose lane 0 branches to
+// an extra store placed after the loop's next wait (a higher PC) while the
+// other 31 lanes go straight to the arrive, loop and block on the ring's
+// empty barrier. On the GPU lane 0 still runs; the simulator parks the 31
+// on their wait and runs lane 0 (it used to run only the lowest PC and
+// report a deadlock). Warp 1 consumes: 8 rounds through 2 slots, each
+// round's 32 arrivals and lane 0's extra word checked.
+TEST(InterpreterTest, DivergedLanesProgressPastAWaitingGroup) {
+  std::string ptx = kernelPtx(".param .u64 pout", R"(
+  .reg .pred %p<6>;
+  .reg .b32 %r<30>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r9, smem;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_init_done;
+  mbarrier.init.shared::cta.b64 [%r9], 32;
+  add.s32 %r3, %r9, 8;
+  mbarrier.init.shared::cta.b64 [%r3], 32;
+  add.s32 %r3, %r9, 16;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  add.s32 %r3, %r9, 24;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+$L_init_done:
+  bar.sync 0;
+  setp.ge.u32 %p1, %r1, 32;
+  @%p1 bra $L_consumer;
+  mov.u32 %r10, 0;
+  setp.ne.u32 %p2, %r2, 0;
+  bra.uni $L_head;
+$L_arrive:
+  and.b32 %r11, %r10, 1;
+  shl.b32 %r12, %r11, 3;
+  add.s32 %r13, %r9, %r12;
+  mbarrier.arrive.shared::cta.b64 _, [%r13];
+  add.s32 %r10, %r10, 1;
+  setp.lt.u32 %p3, %r10, 8;
+  @%p3 bra $L_head;
+  bra.uni $L_done;
+$L_head:
+  and.b32 %r11, %r10, 1;
+  shl.b32 %r12, %r11, 3;
+  add.s32 %r14, %r9, 16;
+  add.s32 %r14, %r14, %r12;
+  shr.u32 %r15, %r10, 1;
+  and.b32 %r15, %r15, 1;
+  xor.b32 %r15, %r15, 1;
+$L_empty:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r14], %r15;
+  @!%p4 bra $L_empty;
+  @%p2 bra $L_arrive;
+  shl.b32 %r16, %r11, 2;
+  add.s32 %r16, %r16, %r9;
+  add.s32 %r17, %r10, 100;
+  st.shared.b32 [%r16+32], %r17;
+  bra.uni $L_arrive;
+$L_consumer:
+  setp.ne.u32 %p5, %r2, 0;
+  mov.u32 %r10, 0;
+$L_chead:
+  and.b32 %r11, %r10, 1;
+  shl.b32 %r12, %r11, 3;
+  add.s32 %r13, %r9, %r12;
+  shr.u32 %r15, %r10, 1;
+  and.b32 %r15, %r15, 1;
+$L_full:
+  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r13], %r15;
+  @!%p4 bra $L_full;
+  shl.b32 %r16, %r11, 2;
+  add.s32 %r16, %r16, %r9;
+  ld.shared.b32 %r17, [%r16+32];
+  bar.warp.sync -1;
+  @%p5 bra $L_cnext;
+  mul.wide.u32 %rd2, %r10, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.b32 [%rd3], %r17;
+  add.s32 %r14, %r9, 16;
+  add.s32 %r14, %r14, %r12;
+  mbarrier.arrive.shared::cta.b64 _, [%r14];
+$L_cnext:
+  bar.warp.sync -1;
+  add.s32 %r10, %r10, 1;
+  setp.lt.u32 %p3, %r10, 8;
+  @%p3 bra $L_chead;
+$L_done:
+  ret;
+)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  DeviceBuffer out(8 * 4);
+  std::uint64_t a = out.address;
+  for (std::uint64_t seed : {0ull, 2ull, 9ull}) {
+    std::memset(out.as<std::uint32_t>(), 0, out.bytes);
+    SimLaunchResult r = launch(*m, 1, 64, {&a}, 64, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (std::uint32_t i = 0; i < 8; ++i)
+      EXPECT_EQ(out.as<std::uint32_t>()[i], 100 + i)
+          << "round " << i << " seed " << seed;
+  }
+}
+
 // clusterlaunchcontrol (CUTLASS's sm_100a persistent scheduler): every
 // cluster of a simulated grid runs, so try_cancel's request fails; its
 // response lands with 16 bytes of complete_tx on the mbarrier and reads
@@ -598,7 +701,8 @@ $L_spin:
   add.s64 %rd3, %rd1, %rd2;
   st.global.b32 [%rd3], %r14;
   ret;
-)", "sm_100a");
+)",
+                              "sm_100a");
   auto m = loadOrFail(ptx);
   ASSERT_TRUE(m);
   DeviceBuffer out(32 * 4);
