@@ -88,7 +88,8 @@ void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
       std::tie(tileSfa, tileSfb) = tileScales();
   }
   // Block scales (Sm90BlockScale.h): one scaler per row block, each K
-  // block's scales loaded one block ahead.
+  // block's scales loaded one block ahead (or read from the ring where
+  // they are staged, sm90StagesBlockScales).
   if (config.blockScale) {
     std::vector<Sm90BlockScale> scalers;
     for (unsigned j = 0; j < rowBlocks; ++j)

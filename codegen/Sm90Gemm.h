@@ -15,7 +15,9 @@
 // each consumer owning two 64-row blocks, see below):
 //   warpgroup 0 (producer, setmaxnreg.dec 40): one elected thread walks K,
 //     waits for a free ring slot (empty mbarrier), arms the slot's full
-//     mbarrier with the bytes to expect and issues two TMA tile loads;
+//     mbarrier with the bytes to expect and issues two TMA tile loads
+//     (warp 1 copies the epilogue's column operands, Sm90ColumnStage.h;
+//     warp 2 the block scales into the slot, sm90StagesBlockScales);
 //   warpgroups 1.. (consumers, setmaxnreg.inc 232): each owns 64 rows; per
 //     ring slot it waits on the full mbarrier, issues BK/k SS wgmma
 //     m64nBNk (k = 32 bytes of K) with no wait between them, commits, waits

@@ -29,7 +29,9 @@
 // mostly where two are (BM 128 at M = 128: up to 5% faster, two tiles 2%
 // slower). A block's scales are loaded right after its wgmmas are issued
 // and used after the next block's are, so their latency hides under a
-// block of wgmmas as before.
+// block of wgmmas as before; staged scales (sm90StagesBlockScales) are
+// read from the block's slot right before its promotion, which still holds
+// the slot.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90KernelBuilder.h"
@@ -150,17 +152,18 @@ Sm90KernelBuilder::emitOverlappedPromotionMainloop(ConsumerTile &tile,
   // The last block, in X (K odd) or Y (K even): nothing younger to wait
   // past.
   b.SetInsertPoint(tailX);
-  llvm::Value *last = b.CreateSub(kCount, i32(1));
+  llvm::Value *lastX = b.CreateSub(kCount, i32(1));
   llvm::SmallVector<llvm::Value *> finX =
-      promote(mainIn, xIn, scalesOf(last, xScales), 0);
-  release(b.CreateSub(kCount, i32(1)));
+      promote(mainIn, xIn, scalesOf(lastX, xScales), 0);
+  release(lastX);
   llvm::BasicBlock *tailXEnd = b.GetInsertBlock();
   b.CreateBr(done);
 
   b.SetInsertPoint(tailY);
+  llvm::Value *lastY = b.CreateSub(kCount, i32(1));
   llvm::SmallVector<llvm::Value *> finY =
-      promote(main1, y, scalesOf(b.CreateSub(kCount, i32(1)), yScales), 0);
-  release(b.CreateSub(kCount, i32(1)));
+      promote(main1, y, scalesOf(lastY, yScales), 0);
+  release(lastY);
   llvm::BasicBlock *tailYEnd = b.GetInsertBlock();
   b.CreateBr(done);
 
