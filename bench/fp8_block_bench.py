@@ -184,10 +184,22 @@ def quantized(rows, k, gen):
     return x.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)
 
 
+SFA_M_MAJOR = False  # --sfa-m-major: SFA given M-major (strides (1, M))
+
+
 def scales(shape, gen):
     """Random powers of two in [2^-8, 2^-4]: positive, like real scales."""
     e = torch.randint(-8, -3, shape, device="cuda", generator=gen)
     return torch.pow(2.0, e.float())
+
+
+def sfa_scales(m, kb, gen):
+    """SFA M x ceil(K/128): row-major, or with --sfa-m-major the M-major
+    view (strides (1, M), torch's scaled_mm layout), for which
+    tilec.gemm runs the `scale a ... major(M)` program."""
+    if SFA_M_MAJOR:
+        return scales((kb, m), gen).t()
+    return scales((m, kb), gen)
 
 
 def dequantized(q, sf, rows_per_scale):
@@ -242,7 +254,7 @@ def check_block(kernel, cublas, m, n, k, gen):
     why cuBLAS did not run or None)."""
     kb, nb = cdiv(k, 128), cdiv(n, 128)
     a, w = quantized(m, k, gen), quantized(n, k, gen)
-    sfa, sfb = scales((m, kb), gen), scales((nb, kb), gen)
+    sfa, sfb = sfa_scales(m, kb, gen), scales((nb, kb), gen)
     a32, w32 = dequantized(a, sfa, 1), dequantized(w, sfb, 128)
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     kernel(a, w, c, sfa=sfa, sfb=sfb)
@@ -265,7 +277,7 @@ def time_block(kernel, cublas, m, n, k, nbytes, args, gen):
     copies = max(2, min(64, cdiv(ROTATE_BYTES, nbytes)))
     a = [quantized(m, k, gen) for _ in range(copies)]
     w = [quantized(n, k, gen) for _ in range(copies)]
-    sfa = [scales((m, kb), gen) for _ in range(copies)]
+    sfa = [sfa_scales(m, kb, gen) for _ in range(copies)]
     sfb = [scales((nb, kb), gen) for _ in range(copies)]
     c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
          for _ in range(copies)]
@@ -319,7 +331,8 @@ def chosen_kernels():
     and the schedule auto's why."""
     kernels = {}
     for m, n, k in SHAPES:
-        source, _ = _gemm.block_scaled_source(m, n, k, SMS)
+        source, _ = _gemm.block_scaled_source(m, n, k, SMS,
+                                              sfa_m_major=SFA_M_MAJOR)
         kernel = tilec.compile(source)
         tile = re.search(r"tile\s+\((.*?)\)", source).group(1)
         stages = re.search(r"stages\s+(\d+)", source).group(1)
@@ -462,7 +475,12 @@ def main():
     parser.add_argument("--no-unscaled", action="store_true")
     parser.add_argument("--max-m", type=int, default=1 << 30,
                         help="only the shapes with M at most this")
+    parser.add_argument("--sfa-m-major", action="store_true",
+                        help="SFA M-major (strides (1, M)): tilec.gemm "
+                        "runs the major(M) programs")
     args = parser.parse_args()
+    global SFA_M_MAJOR
+    SFA_M_MAJOR = args.sfa_m_major
     begin = _START
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count

@@ -240,6 +240,8 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
                           : TILEC_GROUP_CONTIGUOUS;
     info.group_fixed = k.group->fixedCount;
   }
+  // API 9: SFA's layout.
+  info.sfa_m_major = info.block_scaled && k.sfaMajor == MajorKind::MN;
   size_t size = std::min(out->struct_size, sizeof info);
   std::memcpy(out, &info, size);
   out->struct_size = size;

@@ -76,8 +76,7 @@ llvm::Error checkGroup(const GemmSpec &spec) {
   if (!spec.group || gemmTarget(spec.arch).hasGroup())
     return llvm::Error::success();
   return llvm::createStringError("grouped GEMM is not implemented for " +
-                                 archInfo(spec.arch).name +
-                                 "; legal: sm_90a");
+                                 archInfo(spec.arch).name + "; legal: sm_90a");
 }
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
@@ -92,8 +91,8 @@ Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
   // rounded up to tiles; else group z is CTA z, as a batch.
   uint64_t groups = std::max<uint64_t>(batchCount, 1);
   if (group && group->kind == GroupKind::Masked && persistent && tileM)
-    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM,
-                                 n, smCount);
+    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM, n,
+                                 smCount);
   // A batched sm_100a kernel: a persistent grid over batch x tiles, as
   // one GEMM of batchCount x M rounded up to tiles.
   if (batch && gemmTarget(arch).batchWalksTiles() && tileM)
@@ -182,6 +181,8 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
     binary->fixedK = spec.fixedK;
     binary->batch = spec.batch;
     binary->group = spec.group;
+    if (spec.blockScale)
+      binary->sfaMajor = spec.blockScale->aMajor;
   }
   return binary;
 }

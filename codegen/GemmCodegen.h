@@ -156,6 +156,9 @@ struct GemmKernelBinary {
   /// masked) rank-3 maps of G dense matrices, and a masked kernel's grid
   /// walks the groups.
   std::optional<GroupSpec> group;
+  /// A block-scaled kernel's SFA layout (BlockScaleSpec::aMajor): K,
+  /// f32[M, ceil(K/128)], or MN, f32[ceil(K/128), M].
+  MajorKind sfaMajor = MajorKind::K;
   /// The schedule facts below are arch-neutral; a target's row sets those
   /// its generator implements (GemmTarget::hasDecodeSchedules).
   /// Decode strategy: the kernel computes C^T = B A^T, so the small M
@@ -184,9 +187,9 @@ struct GemmKernelBinary {
   /// persistent CTAs walk batch x tiles (GemmTarget::batchWalksTiles), its
   /// grid for batchCount x M rounded up to tiles. For a masked grouped
   /// kernel \p batchCount is the group count G and M the rows per group
-  /// (Mmax): G grids along z, or a persistent grid over G x the tiles. \p smCount (the GPU's
-  /// multiprocessors) caps a persistent kernel's grid; 0 leaves one CTA per
-  /// tile, which is also correct.
+  /// (Mmax): G grids along z, or a persistent grid over G x the tiles. \p
+  /// smCount (the GPU's multiprocessors) caps a persistent kernel's grid; 0
+  /// leaves one CTA per tile, which is also correct.
   Dim3 grid(uint64_t m, uint64_t n, uint64_t k, unsigned smCount = 0,
             uint64_t batchCount = 1) const;
   /// Total CTAs for an M x N problem (sm_80: grid.x).

@@ -140,13 +140,26 @@ Sm90BlockScale::Sm90BlockScale(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
   for (unsigned h = 0; h < 2; ++h) {
     llvm::Value *row = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::umin, b.CreateAdd(row0, b.getInt32(8 * h)), lastRow);
-    rowA[h] = b.CreateMul(b.CreateZExt(row, i64), kBlocks);
+    rowA[h] = sfaRowOffset(row);
   }
   rowB0 = b.CreateUDiv(v.n0, b.getInt32(ScaleRows), "sf.rowb");
   lastRowB =
       b.CreateUDiv(b.CreateSub(v.n, b.getInt32(1)), b.getInt32(ScaleRows));
   if (ScaleRows % bn != 0 && bn % ScaleRows != 0)
     colInBlock = b.CreateURem(v.n0, b.getInt32(ScaleRows), "sf.col");
+}
+
+llvm::Value *Sm90BlockScale::sfaRowOffset(llvm::Value *row) {
+  llvm::Value *row64 = b.CreateZExt(row, b.getInt64Ty());
+  return spec.aMajor == MajorKind::MN ? row64 : b.CreateMul(row64, kBlocks);
+}
+
+llvm::Value *Sm90BlockScale::sfaBlockOffset(llvm::Value *kb64) {
+  if (spec.aMajor != MajorKind::MN)
+    return kb64;
+  // f32[ceil(K / 128), M]: M in the user's sense (the wgmma columns under
+  // swap-AB).
+  return b.CreateMul(kb64, b.CreateZExt(swapAB ? v.n : v.m, b.getInt64Ty()));
 }
 
 llvm::Value *Sm90BlockScale::loadF32(llvm::Value *base, llvm::Value *index) {
@@ -161,7 +174,7 @@ Sm90BlockScales Sm90BlockScale::load(llvm::Value *kb) {
   if (swapAB)
     return loadSwapped(kb64);
   for (unsigned h = 0; h < 2; ++h)
-    scales.a[h] = loadF32(v.sfa, b.CreateAdd(rowA[h], kb64));
+    scales.a[h] = loadF32(v.sfa, b.CreateAdd(rowA[h], sfaBlockOffset(kb64)));
   for (unsigned s = 0; s < slots; ++s) {
     llvm::Value *row = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::umin, b.CreateAdd(rowB0, b.getInt32(s)), lastRowB);
@@ -214,8 +227,13 @@ void emitSm90ScaleStageFill(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
     llvm::Value *r = b.CreateAdd(lane, b.getInt32(32 * i));
     llvm::Value *row = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::umin, b.CreateAdd(values.m0, r), lastRow);
+    // SFA [M, ceil(K / 128)], or with major(M) [ceil(K / 128), M]: then
+    // the warp's 32 rows are 128 contiguous bytes.
     llvm::Value *index =
-        b.CreateAdd(b.CreateMul(b.CreateZExt(row, i64), kBlocks), kb64);
+        spec.aMajor == MajorKind::MN
+            ? b.CreateAdd(b.CreateMul(kb64, b.CreateZExt(values.m, i64)),
+                          b.CreateZExt(row, i64))
+            : b.CreateAdd(b.CreateMul(b.CreateZExt(row, i64), kBlocks), kb64);
     ptx::cpAsyncF32(b, b.CreateAdd(slotBase, b.CreateShl(r, 2)),
                     global(values.sfa, index), b.getInt32(1));
   }
@@ -300,7 +318,7 @@ void Sm90BlockScale::initSwapped() {
   for (unsigned i = 0; i < (bn + 31) / 32; ++i) {
     llvm::Value *col = b.CreateBinaryIntrinsic(
         llvm::Intrinsic::umin, b.CreateAdd(col0, b.getInt32(32 * i)), lastCol);
-    colA.push_back(b.CreateMul(b.CreateZExt(col, i64), kBlocks));
+    colA.push_back(sfaRowOffset(col));
   }
   // The lanes holding this thread's columns 2 (l % 4) + e (+ 8 (j % 4)).
   llvm::Value *pair =
@@ -312,7 +330,8 @@ void Sm90BlockScale::initSwapped() {
 Sm90BlockScales Sm90BlockScale::loadSwapped(llvm::Value *kb64) {
   Sm90BlockScales scales;
   for (llvm::Value *col : colA)
-    scales.aLanes.push_back(loadF32(v.sfa, b.CreateAdd(col, kb64)));
+    scales.aLanes.push_back(
+        loadF32(v.sfa, b.CreateAdd(col, sfaBlockOffset(kb64))));
   scales.b.push_back(loadF32(v.sfb, b.CreateAdd(rowB, kb64)));
   return scales;
 }

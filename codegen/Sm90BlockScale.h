@@ -58,7 +58,8 @@
 // part, main).
 //
 // Kernel parameters (appended after the epilogue ops' pointers):
-//   .param .u64 sfa   f32[M, ceil(K / 128)], row-major
+//   .param .u64 sfa   f32[M, ceil(K / 128)], row-major (major(M):
+//                     f32[ceil(K / 128), M])
 //   .param .u64 sfb   f32[ceil(N / 128), ceil(K / 128)], row-major
 // in the user's M and N under swap-AB too: the launcher passes them by name
 // (compiler/GemmLauncher.cpp), whichever operand takes the wgmma A role.
@@ -148,6 +149,10 @@ public:
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);
+  /// SFA's element offset of row \p row (i32) and of K block \p kb64
+  /// (i64): row * ceil(K / 128) and kb, or with major(M) row and kb * M.
+  llvm::Value *sfaRowOffset(llvm::Value *row);
+  llvm::Value *sfaBlockOffset(llvm::Value *kb64);
   void initSwapped();
   Sm90BlockScales loadSwapped(llvm::Value *kb64);
   llvm::SmallVector<llvm::Value *> promoteSwapped(

@@ -146,15 +146,14 @@ bool fromJSON(const llvm::json::Value &value, TensorMapPlan &out,
               llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   std::string matrix;
-  bool ok = o && o.map("param", out.param) && o.map("matrix", matrix) &&
-            o.map("dtype", out.dtype) && o.map("major", out.major) &&
-            o.map("boxInner", out.boxInner) &&
-            o.map("boxOuter", out.boxOuter) &&
-            o.map("swizzleBytes", out.swizzleBytes) &&
-            o.map("l2PromotionBytes", out.l2PromotionBytes) &&
-            o.map("fallbackFlag", out.fallbackFlag) &&
-            o.map("store", out.store) &&
-            o.mapOptional("batched", out.batched) && matrix.size() == 1;
+  bool ok =
+      o && o.map("param", out.param) && o.map("matrix", matrix) &&
+      o.map("dtype", out.dtype) && o.map("major", out.major) &&
+      o.map("boxInner", out.boxInner) && o.map("boxOuter", out.boxOuter) &&
+      o.map("swizzleBytes", out.swizzleBytes) &&
+      o.map("l2PromotionBytes", out.l2PromotionBytes) &&
+      o.map("fallbackFlag", out.fallbackFlag) && o.map("store", out.store) &&
+      o.mapOptional("batched", out.batched) && matrix.size() == 1;
   if (ok)
     out.matrix = matrix[0];
   return ok;
@@ -318,8 +317,8 @@ llvm::json::Value toJSON(const GemmSpec &spec) {
   };
   if (spec.blockScale)
     object["blockScale"] = llvm::json::Array{
-        spec.blockScale->aRows, spec.blockScale->bRows,
-        spec.blockScale->kBlock};
+        spec.blockScale->aRows, spec.blockScale->bRows, spec.blockScale->kBlock,
+        spec.blockScale->aMajor == MajorKind::MN ? 1u : 0u};
   if (spec.batch)
     object["batch"] = batchToJson(*spec.batch);
   if (spec.group)
@@ -344,8 +343,7 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
         o.map("warps", warps) && o.map("rasterGroupM", out.rasterGroupM) &&
         o.map("swapAB", out.swapAB) && o.map("splitK", out.splitK) &&
         o.map("persistent", out.persistent) &&
-        o.map("clusterM", out.clusterM) &&
-        o.map("storeTma", out.storeTma) &&
+        o.map("clusterM", out.clusterM) && o.map("storeTma", out.storeTma) &&
         o.map("storeSwizzleBytes", out.storeSwizzleBytes) && scalars &&
         enumFromJson(*scalars, out.scalars, kScalarKinds,
                      path.field("scalars")) &&
@@ -364,11 +362,16 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
   if (const llvm::json::Value *scale = object->get("blockScale")) {
     std::vector<unsigned> blocks;
     if (!llvm::json::fromJSON(*scale, blocks, path.field("blockScale")) ||
-        blocks.size() != 3) {
-      path.field("blockScale").report("expected [aRows, bRows, kBlock]");
+        blocks.size() < 3 || blocks.size() > 4 ||
+        (blocks.size() == 4 && blocks[3] > 1)) {
+      path.field("blockScale")
+          .report("expected [aRows, bRows, kBlock, sfaMajorM]");
       return false;
     }
+    // (Entries written before major(M) have three.)
     out.blockScale = BlockScaleSpec{blocks[0], blocks[1], blocks[2]};
+    if (blocks.size() == 4 && blocks[3])
+      out.blockScale->aMajor = MajorKind::MN;
   }
   if (!groupFromJson(object, out.group, path))
     return false;
@@ -416,6 +419,8 @@ llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
     object["batch"] = batchToJson(*kernel.batch);
   if (kernel.group)
     object["group"] = groupToJson(*kernel.group);
+  if (kernel.sfaMajor != MajorKind::K)
+    object["sfaMajor"] = kernel.sfaMajor;
   return object;
 }
 
@@ -448,6 +453,10 @@ compiledKernelFromJson(const llvm::json::Value &value) {
       !batchFromJson(value.getAsObject(), k.batch, root) ||
       !groupFromJson(value.getAsObject(), k.group, root))
     return std::nullopt;
+  if (const llvm::json::Value *major = value.getAsObject()->get("sfaMajor")) {
+    if (!fromJSON(*major, k.sfaMajor, llvm::json::Path(root).field("sfaMajor")))
+      return std::nullopt;
+  }
   k.tileM = tile[0], k.tileN = tile[1];
   k.fixedM = fixed[0], k.fixedN = fixed[1], k.fixedK = fixed[2];
   return k;

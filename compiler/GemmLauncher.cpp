@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace tilec {
 
@@ -108,7 +109,8 @@ bool hasParam(const GemmKernelBinary &kernel, const char *name) {
   return false;
 }
 
-/// Block scales (codegen/Sm90BlockScale.h): sfa f32[M, ceil(K / 128)] and
+/// Block scales (codegen/Sm90BlockScale.h): sfa f32[M, ceil(K / 128)] (with
+/// major(M) f32[ceil(K / 128), M]) and
 /// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, present exactly when
 /// the kernel takes them (the sfa and sfb parameters).
 rt::Status checkBlockScales(const GemmKernelBinary &kernel,
@@ -119,27 +121,34 @@ rt::Status checkBlockScales(const GemmKernelBinary &kernel,
   bool masked = grouped && kernel.group->kind == GroupKind::Masked;
   std::string g = std::to_string(p.groups);
   for (auto [name, ptr, rows, rowsText, line, perGroup] :
-       {std::tuple{"sfa", p.sfa, p.m, "M", "scale a f32 block(1, 128)",
-                   masked},
-        {"sfb", p.sfb, nBlocks, "ceil(N / 128)",
-         "scale b f32 block(128, 128)", grouped}}) {
+       {std::tuple{"sfa", p.sfa, p.m, "M", "scale a f32 block(1, 128)", masked},
+        {"sfb", p.sfb, nBlocks, "ceil(N / 128)", "scale b f32 block(128, 128)",
+         grouped}}) {
     std::string shape = std::string("f32[") + (perGroup ? "G, " : "") +
                         rowsText + ", ceil(K / 128)] = [" +
                         (perGroup ? g + ", " : "") + std::to_string(rows) +
                         ", " + std::to_string(kBlocks) + "]";
+    // `scale a ... major(M)`: SFA transposed, a K block's scales contiguous.
+    if (std::string_view(name) == "sfa" && kernel.sfaMajor == MajorKind::MN)
+      shape = "f32[ceil(K / 128), M] = [" + std::to_string(kBlocks) + ", " +
+              std::to_string(rows) + "]";
     bool takes = hasParam(kernel, name);
     if (!takes && ptr != 0)
-      return fail("kernel '" + kernel.entryName + "' has no block scales, "
-                  "but " + name + " is set; pass 0 or add '" + line + "'");
+      return fail("kernel '" + kernel.entryName +
+                  "' has no block scales, "
+                  "but " +
+                  name + " is set; pass 0 or add '" + line + "'");
     if (!takes)
       continue;
     if (ptr == 0)
       return fail("kernel '" + kernel.entryName + "' is block-scaled: pass " +
                   name + ", a row-major " + shape + " tensor (" + name +
                   " is null)");
-    if (rt::Status s =
-            checkPointer(name, ptr, 4, ("its elements are f32; it holds a "
-                                        "row-major " + shape).c_str());
+    if (rt::Status s = checkPointer(name, ptr, 4,
+                                    ("its elements are f32; it holds a "
+                                     "row-major " +
+                                     shape)
+                                        .c_str());
         !s)
       return s;
   }
@@ -170,11 +179,11 @@ rt::Status checkGroup(const GemmKernelBinary &kernel, const GemmProblem &p) {
                 std::to_string(group.fixedCount) + ", N, K])");
   const char *mine = masked ? "groupRows" : "groupIndex";
   const char *other = masked ? "groupIndex" : "groupRows";
-  std::string shape =
-      masked ? "int32[G] = [" + std::to_string(p.groups) +
-                   "], the valid rows of each group"
-             : "int32[M] = [" + std::to_string(p.m) +
-                   "], the group of each row of A (-1: padding)";
+  std::string shape = masked
+                          ? "int32[G] = [" + std::to_string(p.groups) +
+                                "], the valid rows of each group"
+                          : "int32[M] = [" + std::to_string(p.m) +
+                                "], the group of each row of A (-1: padding)";
   rt::DevicePtr ptr = masked ? p.groupRows : p.groupIndex;
   if ((masked ? p.groupIndex : p.groupRows) != 0)
     return fail(std::string("kernel '") + kernel.entryName + "' is group " +
@@ -184,10 +193,9 @@ rt::Status checkGroup(const GemmKernelBinary &kernel, const GemmProblem &p) {
     return fail(std::string("kernel '") + kernel.entryName + "' is group " +
                 (masked ? "masked" : "contiguous") + ": pass " + mine +
                 ", an " + shape + " on the device (" + mine + " is null)");
-  if (rt::Status s = checkPointer(mine, ptr, 4,
-                                  ("its elements are int32; it holds an " +
-                                   shape)
-                                      .c_str());
+  if (rt::Status s = checkPointer(
+          mine, ptr, 4,
+          ("its elements are int32; it holds an " + shape).c_str());
       !s)
     return s;
   if (p.beta != 0.0f)
@@ -238,11 +246,10 @@ rt::Status checkBatch(const GemmKernelBinary &kernel, const GemmProblem &p) {
     bool batched;
     char operand;
   };
-  for (const Stride &s : {Stride{"strideA", p.strideA, kernel.aType,
-                                 batch.aBatched, 'a'},
-                          {"strideB", p.strideB, kernel.bType, batch.bBatched,
-                           'b'},
-                          {"strideC", p.strideC, kernel.cType, true, 'c'}}) {
+  for (const Stride &s :
+       {Stride{"strideA", p.strideA, kernel.aType, batch.aBatched, 'a'},
+        {"strideB", p.strideB, kernel.bType, batch.bBatched, 'b'},
+        {"strideC", p.strideC, kernel.cType, true, 'c'}}) {
     if (s.value < 0)
       return fail(std::string(s.name) + " = " + std::to_string(s.value) +
                   " is negative; a batch stride is 0 (broadcast) or a "
@@ -255,13 +262,13 @@ rt::Status checkBatch(const GemmKernelBinary &kernel, const GemmProblem &p) {
                   "); pass 0 or declare the batch extent on " + s.operand);
     int64_t multiple = perSixteenBytes(s.type);
     if (s.value % multiple != 0)
-      return fail(std::string(s.name) + " = " + std::to_string(s.value) +
-                  " is not a multiple of " + std::to_string(multiple) +
-                  " elements (16 bytes of " + dtypeInfo(s.type).name.str() +
-                  "): every batch's " + char(s.operand - 'a' + 'A') +
-                  " must stay 16-byte aligned; e.g. " +
-                  std::to_string((s.value + multiple - 1) / multiple *
-                                 multiple));
+      return fail(
+          std::string(s.name) + " = " + std::to_string(s.value) +
+          " is not a multiple of " + std::to_string(multiple) +
+          " elements (16 bytes of " + dtypeInfo(s.type).name.str() +
+          "): every batch's " + char(s.operand - 'a' + 'A') +
+          " must stay 16-byte aligned; e.g. " +
+          std::to_string((s.value + multiple - 1) / multiple * multiple));
   }
   // A batched tensor map steps by a positive stride: a TMA stride of 0
   // does not exist.
@@ -295,15 +302,14 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
       return fail(std::string(name) + " = " + std::to_string(value) +
                   " is out of range; 1 to " + std::to_string(INT32_MAX) +
                   " are legal");
-  for (auto [name, value, fixed] :
-       {std::tuple{"M", p.m, kernel.fixedM}, {"N", p.n, kernel.fixedN},
-        {"K", p.k, kernel.fixedK}})
+  for (auto [name, value, fixed] : {std::tuple{"M", p.m, kernel.fixedM},
+                                    {"N", p.n, kernel.fixedN},
+                                    {"K", p.k, kernel.fixedK}})
     if (fixed != 0 && value != fixed)
       return fail(std::string(name) + " = " + std::to_string(value) +
-                  " disagrees with the program's fixed extent " + name +
-                  " = " + std::to_string(fixed) + "; launch with " + name +
-                  " = " + std::to_string(fixed) +
-                  " or declare the extent as " + name);
+                  " disagrees with the program's fixed extent " + name + " = " +
+                  std::to_string(fixed) + "; launch with " + name + " = " +
+                  std::to_string(fixed) + " or declare the extent as " + name);
   bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
   if (rt::Status s = checkLd("lda", p.lda, aK ? "K" : "M", aK ? p.k : p.m,
                              kernel.aType, perSixteenBytes(kernel.aType));
@@ -383,9 +389,9 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
       return fail("kernel '" + kernel.entryName + "' applies " +
                   formatEpilogueOp(op) + ": pass " + what + " (" +
                   info.operand.str() + " is null)");
-    if (rt::Status s = checkPointer(info.operand.str().c_str(), ptr,
-                                    dtypeBits(type) / 8,
-                                    "its elements are read one by one");
+    if (rt::Status s =
+            checkPointer(info.operand.str().c_str(), ptr, dtypeBits(type) / 8,
+                         "its elements are read one by one");
         !s)
       return s;
     if (op.kind == EpilogueOpKind::Residual)
@@ -464,8 +470,8 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
       uint64_t oneMatrix = (ld * outer * bytes + 15) / 16 * 16;
       desc.rank = 3;
       desc.globalDims[2] = uint64_t(p.batch);
-      desc.globalStrides[1] =
-          stride > 0 ? uint64_t(stride) * bytes : std::max<uint64_t>(oneMatrix, 16);
+      desc.globalStrides[1] = stride > 0 ? uint64_t(stride) * bytes
+                                         : std::max<uint64_t>(oneMatrix, 16);
       desc.boxDims[2] = 1;
     }
     desc.l2Promotion = l2Promotion(plan.l2PromotionBytes);

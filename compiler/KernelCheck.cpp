@@ -185,6 +185,21 @@ struct BlockScales {
   }
 };
 
+/// SFA as \p kernel takes it: \p scales.a (row-major M x ceil(K / 128))
+/// itself, or with `scale a ... major(M)` its transpose, a K block's M
+/// scales contiguous.
+std::vector<float> sfaLayout(const GemmKernelBinary &kernel,
+                             const BlockScales &scales) {
+  if (kernel.sfaMajor != MajorKind::MN)
+    return scales.a;
+  int64_t rows = int64_t(scales.a.size()) / scales.kBlocks;
+  std::vector<float> t(scales.a.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t kb = 0; kb < scales.kBlocks; ++kb)
+      t[size_t(kb * rows + r)] = scales.a[size_t(r * scales.kBlocks + kb)];
+  return t;
+}
+
 BlockScales drawBlockScales(const RunShape &s, bool integers,
                             std::mt19937_64 &rng) {
   BlockScales scales;
@@ -681,8 +696,8 @@ struct DenseCheck {
     if (!scaled)
       return;
     scales = drawBlockScales(s, options.integerInputs, rng);
-    problem.sfa =
-        uploadBuffer(scales.a.data(), scales.a.size() * 4, keep, error);
+    std::vector<float> sfa = sfaLayout(kernel, scales);
+    problem.sfa = uploadBuffer(sfa.data(), sfa.size() * 4, keep, error);
     problem.sfb =
         uploadBuffer(scales.b.data(), scales.b.size() * 4, keep, error);
   }

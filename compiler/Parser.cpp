@@ -631,7 +631,16 @@ bool Parser::parseScale(KernelItem &item) {
       return false;
     item.dims.push_back(std::move(extent));
   } while (consumeIf(TokenKind::Comma));
-  return expect(TokenKind::RParen, "to close 'block(...)'");
+  if (!expect(TokenKind::RParen, "to close 'block(...)'"))
+    return false;
+  // `major(M)`: the scales' contiguous extent (verify checks it).
+  if (!tok.isIdent("major") || atLineBreak())
+    return true;
+  advance();
+  return expect(TokenKind::LParen, "after 'major'") &&
+         parseIdent(item.major, "the contiguous extent (K or M)",
+                    "in 'major(...)'") &&
+         expect(TokenKind::RParen, "to close 'major(...)'");
 }
 
 bool Parser::parseOptionList(std::vector<Ident> &options,

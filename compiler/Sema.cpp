@@ -470,6 +470,8 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
         block.push_back(tir::Attr::integer(value.value_or(0), extent->loc));
       }
       child.set("block", tir::Attr::makeList(std::move(block), item.loc));
+      if (!item.major.name.empty())
+        child.set("major", tir::Attr::ident(item.major.name, item.major.loc));
       break;
     }
     case ItemKind::Group:

@@ -49,9 +49,13 @@ enum class EpilogueScalarKind {
 /// a fresh accumulator and promotes it into the f32 main accumulator with
 /// the two scales (docs/layout-facts.md#fp8-accumulation).
 struct BlockScaleSpec {
-  unsigned aRows = 1;     ///< Rows of A one scale covers.
-  unsigned bRows = 128;   ///< Rows of B (columns of C) one scale covers.
-  unsigned kBlock = 128;  ///< K extent of both blocks; BK equals it.
+  unsigned aRows = 1;    ///< Rows of A one scale covers.
+  unsigned bRows = 128;  ///< Rows of B (columns of C) one scale covers.
+  unsigned kBlock = 128; ///< K extent of both blocks; BK equals it.
+  /// SFA's contiguous extent (`scale a ... major(M)`): K, f32[M, ceil(K /
+  /// kBlock)] with a row per row of A; or MN, f32[ceil(K / kBlock), M], a
+  /// K block's scales contiguous (DeepGEMM's and cuBLAS's layout).
+  MajorKind aMajor = MajorKind::K;
   bool operator==(const BlockScaleSpec &) const = default;
 };
 

@@ -135,6 +135,7 @@ const std::vector<OpSchema> &schemaTable() {
        2,
        {{"dtype", IdentAttr, true},
         {"block", ListAttr, true},
+        {"major", IdentAttr, false},
         {"promote", StringAttr, false}}},
       // `group contiguous|masked`: a grouped GEMM (mixture-of-experts);
       // lower adds `applied`, how the kernel walks the groups.

@@ -189,6 +189,8 @@ GemmSpec KernelView::spec() const {
     extent(scaleA, 0, scale.aRows);
     extent(scaleB, 0, scale.bRows);
     extent(scaleA ? scaleA : scaleB, 1, scale.kBlock);
+    if (scaleA && scaleA->getText("major") == "M")
+      scale.aMajor = MajorKind::MN;
     spec.blockScale = scale;
   }
   return spec;

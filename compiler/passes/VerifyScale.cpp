@@ -57,6 +57,17 @@ void verifyScaleLine(const tir::Op &op, DiagnosticEngine &diags) {
                 "scale " + op.symbol + " block(" + llvm::Twine(mn) + ", " +
                     llvm::Twine(k) + ") is not implemented; legal: " + legal +
                     " (" + rule->why + ")");
+  // major(K): a row of scales per row of the operand (the default);
+  // major(M), SFA only: a K block's scales contiguous.
+  llvm::StringRef major = op.getText("major");
+  bool a = op.symbol == "a";
+  if (!major.empty() && major != "K" && !(a && major == "M"))
+    diags.error(
+        attrLoc(op, "major"),
+        "scale " + op.symbol + " major(" + major + ") is not a layout; " +
+            (a ? "legal: major(K) (SFA f32[M, ceil(K/128)]) or major(M) "
+                 "(f32[ceil(K/128), M], a K block's scales contiguous)"
+               : "legal: major(K) (SFB f32[ceil(N/128), ceil(K/128)])"));
 }
 
 /// What scales ask of the kernel they are in.
@@ -81,6 +92,13 @@ void verifyScaledKernel(const tir::Op &kernel, const tir::Op &where,
                   llvm::Twine("block-scaled ") + llvm::Twine(operand) +
                       " must be K-major (wgmma reads fp8 K-major only); "
                       "write major(K)");
+  }
+  if (where.symbol == "a" && where.getText("major") == "M") {
+    if (kernel.find("tile.group"))
+      diags.error(attrLoc(where, "major"),
+                  "scale a major(M) is not implemented with a group; legal: "
+                  "major(K) (SFA f32[M, ceil(K/128)] stacked, or [G, Mmax, "
+                  "ceil(K/128)] when masked)");
   }
   const tir::Op *tile = kernel.find("tile.tile");
   if (view.bk != 128)

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 8
+#define TILEC_API_VERSION 9
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -160,6 +160,10 @@ typedef struct tilec_kernel_operand_info {
    * the launch's tilec_gemm_args.groups). */
   int group_kind;
   int64_t group_fixed;
+  /* API 9: 1 when a block-scaled kernel takes SFA M-major (`scale a f32
+   * block(1, 128) major(M)`: f32[ceil(K/128), M], a K block's scales
+   * contiguous), 0 for f32[M, ceil(K/128)]. */
+  int sfa_m_major;
 } tilec_kernel_operand_info;
 /* API 7: how a grouped kernel's rows find their group. */
 typedef enum tilec_group_kind {

@@ -122,10 +122,11 @@ def sm90_block_scaled_choice(m, n, k, sms=0):
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
 
-def block_scaled_source(m, n, k, sms=0):
+def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
     """(.tile source, cache key) of the block-scaled fp8 program for the
     shape: e4m3 A (M x K) and B (N x K), both K-major, DeepGEMM's scales
-    (SFA f32[M, ceil(K/128)], SFB f32[ceil(N/128), ceil(K/128)]), bf16 C,
+    (SFA f32[M, ceil(K/128)], or with sfa_m_major its M-major form, a K
+    block's scales contiguous; SFB f32[ceil(N/128), ceil(K/128)]), bf16 C,
     with the tile and stages codegen chooses. At M <= 128 (the decode
     tiles) M, N and K are fixed in the program, so that `schedule auto`
     sees the tile's CTAs and keeps A and B as written; above, they are
@@ -138,7 +139,8 @@ def block_scaled_source(m, n, k, sms=0):
              f"  b        : e4m3[{dims[1]}, {dims[2]}] major(K)",
              f"  c        : bf16[{dims[0]}, {dims[1]}] major(N)",
              "  acc      f32",
-             "  scale a  f32 block(1, 128)",
+             "  scale a  f32 block(1, 128)" + (" major(M)" if sfa_m_major
+                                                else ""),
              "  scale b  f32 block(128, 128)",
              f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {ch['bk']})",
              f"  stages   {ch['stages']}"]
@@ -147,8 +149,8 @@ def block_scaled_source(m, n, k, sms=0):
     name = ("tilec_gemm_fp8_block_{}x{}x{}".format(m, n, k) if fixed
             else "tilec_gemm_fp8_block")
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
-    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"]) + (
-        (m, n, k) if fixed else ())
+    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"],
+           sfa_m_major) + ((m, n, k) if fixed else ())
     return source, key
 
 
@@ -214,7 +216,9 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
     e4m3 a (M x K, row-major) and b (K x N: the transpose view of a
     row-major N x K weight), SFA f32[M, ceil(K/128)] and SFB
     f32[ceil(N/128), ceil(K/128)] (DeepGEMM's 1 x 128 / 128 x 128 scales,
-    row-major), on sm_90a; the program is block_scaled_source's."""
+    row-major; an SFA with strides (1, M), as torch's scaled_mm and
+    DeepGEMM take it, runs the major(M) program without a copy), on sm_90a;
+    the program is block_scaled_source's."""
     torch = _torch()
     for name, t in (("a", a), ("b", b), ("sfa", sfa), ("sfb", sfb)):
         if not isinstance(t, torch.Tensor) or t.dim() != 2 or not t.is_cuda:
@@ -237,7 +241,8 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
     arch, sms = _device_facts(a.device)
     if arch != "sm_90a":
         raise ValueError(f"a: on {arch} (legal with sfa/sfb: sm_90a)")
-    kernel = _compiled(*block_scaled_source(m, n, k, sms))
+    sfa_m_major = m > 1 and kb > 1 and tuple(sfa.stride()) == (1, m)
+    kernel = _compiled(*block_scaled_source(m, n, k, sms, sfa_m_major))
     w = b.t()  # the kernel's B, N x K
     if not a.is_contiguous():
         a = a.contiguous()
@@ -245,7 +250,8 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
         w = w.contiguous()
     if out is None:
         out = torch.empty((m, n), dtype=torch.bfloat16, device=a.device)
-    return kernel(a, w, out, sfa=sfa.contiguous(), sfb=sfb.contiguous())
+    return kernel(a, w, out, sfa=sfa if sfa_m_major else sfa.contiguous(),
+                  sfb=sfb.contiguous())
 
 
 def gemm_impl(a, b, out=None):

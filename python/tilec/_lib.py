@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 8
+API_VERSION = 9
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -72,6 +72,8 @@ class OperandInfo(ctypes.Structure):
         ("block_scaled", ctypes.c_int),
         # API 7: grouped kernels (tilec_group_kind) and a fixed group count.
         ("group_kind", ctypes.c_int), ("group_fixed", ctypes.c_int64),
+        # API 9: SFA M-major (`scale a f32 block(1, 128) major(M)`).
+        ("sfa_m_major", ctypes.c_int),
     ]
 
 

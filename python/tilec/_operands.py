@@ -356,16 +356,14 @@ def _vector(x, name, present, want, length, what):
     return op
 
 
-def _row_major(x, name, present, rows, cols, what, need):
-    """An f32 row-major rows x cols block-scale tensor, strides (cols, 1)
+def _scale_tensor(x, name, present, rows, cols, strides, legal, need):
+    """An f32 rows x cols block-scale tensor with these element strides
     (the C API takes no leading dimension); x None exactly when the kernel
-    is not block-scaled (`present`)."""
-    shape = f"f32[{what}] = [{rows}, {cols}]"
+    is block-scaled (`present`); `legal` describes it in messages."""
     if x is None:
         if present:
             raise ValueError(f"{name}: the kernel is block-scaled ({need}) "
-                             f"(legal: a contiguous row-major {shape} "
-                             "tensor)")
+                             f"(legal: {legal})")
         return None
     if not present:
         raise ValueError(f"{name}: the kernel has no block scales (legal: "
@@ -373,12 +371,28 @@ def _row_major(x, name, present, rows, cols, what, need):
     op = operand(x, name)
     _check_dtype(op, name, "f32")
     if tuple(op.shape) != (rows, cols) or (
-            cols > 1 and op.strides[1] != 1) or (
-            rows > 1 and op.strides[0] != cols):
+            cols > 1 and op.strides[1] != strides[1]) or (
+            rows > 1 and op.strides[0] != strides[0]):
         raise ValueError(f"{name}: shape {op.shape} strides {op.strides} "
-                         f"(legal: a contiguous row-major {shape} tensor, "
-                         f"strides ({cols}, 1))")
+                         f"(legal: {legal}, strides {strides})")
     return op
+
+
+def _row_major(x, name, present, rows, cols, what, need):
+    """A row-major rows x cols block-scale tensor, strides (cols, 1)."""
+    return _scale_tensor(x, name, present, rows, cols, (cols, 1),
+                         f"a contiguous row-major f32[{what}] = [{rows}, "
+                         f"{cols}] tensor", need)
+
+
+def _m_major(x, name, present, rows, cols):
+    """SFA stored K block by K block (`scale a ... major(M)`): the M x
+    ceil(K/128) view with strides (1, M), e.g. t.t() of a contiguous
+    ceil(K/128) x M tensor."""
+    return _scale_tensor(x, name, present, rows, cols, (1, rows),
+                         f"an M-major f32[M, ceil(K / 128)] = [{rows}, "
+                         f"{cols}] tensor", "scale a f32 block(1, 128) "
+                         "major(M)")
 
 
 def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
@@ -481,8 +495,14 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
         found["residual"] = op
     scaled = bool(info.get("block_scaled"))
     k_blocks, n_blocks = -(-k // 128), -(-n // 128)
-    found["sfa"] = _row_major(sfa, "sfa", scaled, m, k_blocks,
-                              "M, ceil(K / 128)", "scale a f32 block(1, 128)")
+    if info.get("sfa_m_major"):
+        # `major(M)`: SFA f32[ceil(K/128), M] in memory, given as its
+        # transpose, the M x ceil(K/128) view with strides (1, M).
+        found["sfa"] = _m_major(sfa, "sfa", scaled, m, k_blocks)
+    else:
+        found["sfa"] = _row_major(sfa, "sfa", scaled, m, k_blocks,
+                                  "M, ceil(K / 128)",
+                                  "scale a f32 block(1, 128)")
     found["sfb"] = _row_major(sfb, "sfb", scaled, n_blocks, k_blocks,
                               "ceil(N / 128), ceil(K / 128)",
                               "scale b f32 block(128, 128)")

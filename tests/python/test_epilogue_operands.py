@@ -220,6 +220,34 @@ def test_block_scale_errors_name_the_argument(change, message):
     assert message in str(e.value)
 
 
+def fp8_block_m_major():
+    """The example with `scale a ... major(M)`: SFA f32[ceil(K/128), M]."""
+    with open(os.path.join(ROOT, "examples", "gemm_fp8_block_sm90.tile")) as f:
+        source = f.read()
+    line = "scale a  f32 block(1, 128)"
+    assert source.count(line) == 1
+    return tilec.compile(source.replace(line, line + " major(M)"))
+
+
+def test_block_scales_m_major():
+    k = fp8_block_m_major()
+    assert k.operands["sfa_m_major"] == 1
+    assert fp8_block().operands["sfa_m_major"] == 0
+    args = block_args(100, 300, 640)
+    args["c"] = bf16(100, 300, BASE + 2 * MB)
+    # torch's scaled_mm layout: the M x ceil(K/128) view, strides (1, M).
+    args["sfa"] = Fake((100, 5), "<f4", strides=(1, 100), ptr=BASE + 3 * MB)
+    p = k.check(**args)[6]
+    assert p.sfa == BASE + 3 * MB
+    # The row-major layout is refused, with the one the kernel takes.
+    args["sfa"] = Fake((100, 5), "<f4", ptr=BASE + 3 * MB)
+    with pytest.raises(ValueError) as e:
+        k.check(**args)
+    assert ("sfa: shape (100, 5) strides (5, 1) (legal: an M-major "
+            "f32[M, ceil(K / 128)] = [100, 5] tensor, strides (1, 100)"
+            in str(e.value))
+
+
 def test_torch_block_scales_on_cpu_are_refused():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     k = fp8_block()

@@ -130,6 +130,13 @@ def test_block_scaled_choice_and_program():
                                                      and shape[0] <= 128)
         assert ("e4m3[%d, %d]" % (shape[0], shape[2]) in source) == (
             shape[0] <= 128)
+    # An M-major SFA (strides (1, M), torch's scaled_mm layout) takes the
+    # major(M) program, a distinct cached kernel.
+    source, key = _gemm.block_scaled_source(4096, 4096, 7168, 132,
+                                            sfa_m_major=True)
+    assert "scale a  f32 block(1, 128) major(M)" in source
+    assert key != _gemm.block_scaled_source(4096, 4096, 7168, 132)[1]
+    assert tilec.compile(source).operands["sfa_m_major"] == 1
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

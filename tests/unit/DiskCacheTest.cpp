@@ -184,13 +184,42 @@ TEST_F(DiskCacheTest, EveryExampleRoundTrips) {
   EXPECT_GE(count, 10u);
 }
 
+// SFA's layout (`scale a ... major(M)`) survives the entry: in the spec's
+// blockScale and the kernel's sfaMajor.
+TEST_F(DiskCacheTest, SfaMajorRoundTrips) {
+  Compiler compiler;
+  compiler.setDiskCache(nullptr);
+  auto kernel = compiler.compile(R"(
+kernel sfa_m {
+  arch     sm_90a
+  a        : e4m3[M, K] major(K)
+  b        : e4m3[N, K] major(K)
+  c        : bf16[M, N] major(N)
+  acc      f32
+  scale a  f32 block(1, 128) major(M)
+  scale b  f32 block(128, 128)
+  tile     (BM = 64, BN = 64, BK = 128)
+  stages   8
+}
+)");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->sfaMajor, MajorKind::MN);
+  std::optional<CompiledKernel> back =
+      compiledKernelFromJson(compiledKernelToJson(**kernel));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->sfaMajor, MajorKind::MN);
+  ASSERT_TRUE(back->lowered.spec.blockScale);
+  EXPECT_EQ(back->lowered.spec.blockScale->aMajor, MajorKind::MN);
+  EXPECT_EQ(jsonText(*back), jsonText(**kernel));
+}
+
 // The entry format lists every field by hand (compiler/DiskCacheJson.cpp).
 // When one of these structs changes, add the new field there, then the size
 // here (x86-64 Linux, libstdc++).
 TEST(DiskCacheFormatTest, EveryFieldIsSerialized) {
   EXPECT_EQ(sizeof(GemmKernelBinary), 304u)
       << "GemmKernelBinary changed: update compiler/DiskCacheJson.cpp";
-  EXPECT_EQ(sizeof(GemmSpec), 592u)
+  EXPECT_EQ(sizeof(GemmSpec), 600u)
       << "GemmSpec changed: update compiler/DiskCacheJson.cpp";
   EXPECT_EQ(sizeof(SourceLines), 96u)
       << "SourceLines changed: update compiler/DiskCacheJson.cpp";
