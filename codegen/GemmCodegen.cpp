@@ -83,6 +83,29 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
 } // namespace
 
+/// gridRule's grid for one M x N GEMM (GemmGridRule).
+static Dim3 oneGemmGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
+                        unsigned smCount) {
+  const GemmGridRule &rule = kernel.gridRule;
+  uint64_t ctas = std::max(1u, kernel.cluster.x);
+  uint64_t tileRowsA = kernel.swapAB ? kernel.tileN : kernel.tileM;
+  uint64_t tileRowsB = kernel.swapAB ? kernel.tileM : kernel.tileN;
+  uint64_t tilesA = ceilDiv(kernel.swapAB ? n : m, tileRowsA);
+  uint64_t tilesB = ceilDiv(kernel.swapAB ? m : n, tileRowsB);
+  uint64_t columns = ceilDiv(tilesA, std::max(1u, rule.tilesPerCluster));
+  uint64_t splits = std::max(1u, kernel.splitK);
+  uint64_t units = columns * tilesB * (rule.splitsInUnits ? splits : 1);
+  if (kernel.persistent && smCount)
+    units = std::min<uint64_t>(
+        units,
+        std::max<uint64_t>(1, uint64_t(smCount) *
+                                  std::max(1u, kernel.ctasPerSm) / ctas));
+  if (rule.linear || kernel.persistent)
+    return {static_cast<unsigned>(units * ctas), 1, 1};
+  return {static_cast<unsigned>(columns * ctas), static_cast<unsigned>(tilesB),
+          static_cast<unsigned>(rule.splitsInUnits ? 1 : splits)};
+}
+
 Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
                             unsigned smCount, uint64_t batchCount) const {
   (void)k;
@@ -91,14 +114,12 @@ Dim3 GemmKernelBinary::grid(uint64_t m, uint64_t n, uint64_t k,
   // rounded up to tiles; else group z is CTA z, as a batch.
   uint64_t groups = std::max<uint64_t>(batchCount, 1);
   if (group && group->kind == GroupKind::Masked && persistent && tileM)
-    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM, n,
-                                 smCount);
-  // A batched sm_100a kernel: a persistent grid over batch x tiles, as
-  // one GEMM of batchCount x M rounded up to tiles.
-  if (batch && gemmTarget(arch).batchWalksTiles() && tileM)
-    return gemmTarget(arch).grid(*this, groups * ceilDiv(m, tileM) * tileM, n,
-                                 smCount);
-  Dim3 g = gemmTarget(arch).grid(*this, m, n, smCount);
+    return oneGemmGrid(*this, groups * ceilDiv(m, tileM) * tileM, n, smCount);
+  // A batched kernel whose persistent CTAs walk batch x tiles: as one GEMM
+  // of batchCount x M rounded up to tiles.
+  if (batch && gridRule.batchWalksTiles && tileM)
+    return oneGemmGrid(*this, groups * ceilDiv(m, tileM) * tileM, n, smCount);
+  Dim3 g = oneGemmGrid(*this, m, n, smCount);
   if (group && group->kind == GroupKind::Masked)
     g.z *= static_cast<unsigned>(groups);
   // A batched kernel repeats one GEMM's grid along z, batch z in CTA z

@@ -119,73 +119,44 @@ struct TensorMapPlan {
   }
 };
 
+/// How a kernel's grid follows from the problem, fixed by its generator
+/// when it builds the kernel and carried by the binary, so a launch
+/// evaluates it (GemmKernelBinary::grid) without rebuilding a generator
+/// config. With the binary's tile, cluster, split-K and persistence facts,
+/// for tilesA x tilesB output tiles in the kernel's roles (swap-AB: the A
+/// role tiles the user's N):
+///   columns = ceil(tilesA / tilesPerCluster) clusters of cluster.x CTAs,
+///   units   = columns x tilesB [x splitK where splitsInUnits],
+///             at most SMs x ctasPerSm / cluster.x when persistent;
+///   grid    = (units x cluster.x, 1, 1) when linear or persistent,
+///             else (columns x cluster.x, tilesB, splitK).
+/// sm_80: linear, one CTA per tile. sm_90a: a 2-D grid of clusters of
+/// clusterM tile rows, split-K along z, or a persistent 1-D grid. sm_100a:
+/// persistent over tiles x splits, a CTA pair (cluster.x = 2) per tile, two
+/// pair tiles per 4x1 cluster.
+struct GemmGridRule {
+  bool linear = true;
+  /// A-role tiles one cluster covers (sm_90a: clusterM; sm_100a: the pairs
+  /// of a cluster).
+  unsigned tilesPerCluster = 1;
+  /// The K splits are work units of the linear grid (sm_100a), not grid z.
+  bool splitsInUnits = false;
+  /// A batched (or masked grouped) launch is one GEMM of batch x M rows
+  /// rounded up to tiles on a persistent grid (sm_100a), not grid z.
+  bool batchWalksTiles = false;
+  bool operator==(const GemmGridRule &) const = default;
+};
+
 /// A compiled GEMM kernel and how to launch it.
 struct GemmKernelBinary {
-  ArchKind arch = ArchKind::SM80;
-  std::string ptx;                 ///< PTX text for the spec's arch.
-  std::string entryName;           ///< The .entry name in \c ptx.
-  unsigned blockThreads = 0;       ///< Threads per CTA (1-D block).
-  unsigned sharedBytes = 0;        ///< Dynamic shared memory per CTA in bytes.
-  unsigned tileM = 0, tileN = 0;   ///< CTA tile in the user's M and N.
-  Dim3 cluster;                    ///< Thread-block cluster; {1,1,1}: none.
-  std::vector<KernelParam> params; ///< In order.
-  /// The epilogue's element-wise ops; the launcher binds the operands they
-  /// read (bias, scale) by these roles.
-  std::vector<EpilogueOp> epilogueOps;
-  /// Operand types and majorness the launcher checks buffers against.
-  DTypeKind aType = DTypeKind::BF16, bType = DTypeKind::BF16,
-            cType = DTypeKind::BF16;
-  MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
-  /// What the epilogue needs of C: ldc a multiple of this many elements and
-  /// C aligned to this many bytes (sm_80: 16-byte vectors; sm_90a: any ldc,
-  /// 4-byte pair stores).
-  unsigned ldcMultiple = 8, cAlignBytes = 16;
-  /// Tensor maps to encode, in parameter order (sm_90a: tmapA, tmapB and,
-  /// with a TMA-store epilogue, tmapC).
-  std::vector<TensorMapPlan> tensorMaps;
-  /// Problem extents fixed by the program (GemmSpec::fixedM ...), 0 where
-  /// the extent is a run-time argument: the launcher refuses a problem that
-  /// disagrees with them.
-  int64_t fixedM = 0, fixedN = 0, fixedK = 0;
-  /// A batched kernel (GemmSpec::batch): grid z is the batch (sm_80,
-  /// sm_90a) or the persistent CTAs walk batch x tiles (sm_100a), and the
-  /// strides (parameters or tensor maps) offset each batch's operands.
-  std::optional<BatchSpec> batch;
-  /// A grouped kernel (GemmSpec::group, codegen/Sm90Group.h): the
-  /// launcher binds groups, groupIndex or groupRows, gives B (and A, C when
-  /// masked) rank-3 maps of G dense matrices, and a masked kernel's grid
-  /// walks the groups.
-  std::optional<GroupSpec> group;
-  /// A block-scaled kernel's SFA layout (BlockScaleSpec::aMajor): K,
-  /// f32[M, ceil(K/128)], or MN, f32[ceil(K/128), M].
-  MajorKind sfaMajor = MajorKind::K;
-  /// The schedule facts below are arch-neutral; a target's row sets those
-  /// its generator implements (GemmTarget::hasDecodeSchedules).
-  /// Decode strategy: the kernel computes C^T = B A^T, so the small M
-  /// becomes the MMA's N.
-  bool swapAB = false;
-  /// Split-K: K is split over grid.z = splitK CTAs per output tile,
-  /// reduced in a workspace; 1 = no split.
-  unsigned splitK = 1;
-  /// Split-K in a cluster: the splitK CTAs of a tile are one 1x1xS
-  /// cluster (cluster.z = splitK) and reduce through distributed shared
-  /// memory, so the launch needs no workspace or counters.
-  bool splitKCluster = false;
-  /// Persistent: grid.x = min(tiles, SMs * ctasPerSm), CTAs loop over
-  /// tiles (sm_90a; sm_100a).
-  bool persistent = false;
-  unsigned ctasPerSm = 1;
-  /// The kernel executes `griddepcontrol.wait` before its first access to
-  /// global memory and `griddepcontrol.launch_dependents` at its start, so
-  /// the launcher launches it as a programmatic dependent launch: it may
-  /// start while the previous kernel in the stream finishes.
-  bool dependentLaunch = false;
+#define TILEC_KERNEL_FIELD(Type, name, init) Type name{init};
+#include "codegen/GemmKernelFields.def"
 
   /// The grid for an M x N x K problem of \p batchCount batches (ignored by
-  /// an unbatched kernel): the target's grid for one GEMM, repeated
-  /// batchCount times along z for a batched kernel, or, where the target's
-  /// persistent CTAs walk batch x tiles (GemmTarget::batchWalksTiles), its
-  /// grid for batchCount x M rounded up to tiles. For a masked grouped
+  /// an unbatched kernel): gridRule's grid for one GEMM, repeated
+  /// batchCount times along z for a batched kernel, or, where the
+  /// persistent CTAs walk batch x tiles (GemmGridRule::batchWalksTiles),
+  /// its grid for batchCount x M rounded up to tiles. For a masked grouped
   /// kernel \p batchCount is the group count G and M the rows per group
   /// (Mmax): G grids along z, or a persistent grid over G x the tiles. \p
   /// smCount (the GPU's multiprocessors) caps a persistent kernel's grid; 0

@@ -121,18 +121,4 @@ GemmTarget::sharedMemory(const GemmSpec &spec) const {
   return budget;
 }
 
-Dim3 GemmTarget::tileGrid(const GemmKernelBinary &kernel, uint64_t m,
-                          uint64_t n) {
-  auto ceilDiv = [](uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; };
-  return {static_cast<unsigned>(ceilDiv(m, kernel.tileM) *
-                                ceilDiv(n, kernel.tileN)),
-          1, 1};
-}
-
-Dim3 GemmTarget::grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-                      unsigned smCount) const {
-  (void)smCount;
-  return tileGrid(kernel, m, n);
-}
-
 } // namespace tilec

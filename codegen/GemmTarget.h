@@ -9,7 +9,9 @@
 //
 //   plan-pipeline  schedule(), autoEpilogue(), sharedMemory(), planWarps()
 //   codegen        check(), emit(), emitLlvmIr()
-//   launcher       grid()
+//
+// The launcher asks no row: a compiled kernel carries its grid rule
+// (GemmKernelBinary::gridRule, set by the generator).
 //
 // A row reads the arch-neutral GemmSpec and turns it into its own config
 // (Sm80GemmPlan, Sm90GemmConfig, Sm100GemmConfig) itself; nothing outside a
@@ -186,16 +188,7 @@ public:
   virtual llvm::Expected<std::string>
   emitLlvmIr(const GemmSpec &spec) const = 0;
 
-  // --- Launch (GemmKernelBinary::grid).
-
-  /// The grid of \p kernel for an M x N problem on \p smCount SMs (0:
-  /// unknown, one CTA per tile).
-  virtual Dim3 grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-                    unsigned smCount) const;
-
 protected:
-  /// The one-CTA-per-tile grid: (ceil(M / tileM) * ceil(N / tileN), 1, 1).
-  static Dim3 tileGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n);
   /// "no K split" / "A and B as written" phrasing shared by the rows: a
   /// written schedule's why.
   static std::string writtenScheduleWhy(const GemmSpec &spec,

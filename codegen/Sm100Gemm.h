@@ -20,7 +20,7 @@
 // is one swizzle atom row (32, 64 or 128 bytes), so a ring slot takes BK / k
 // MMAs.
 //
-// Persistent: the grid is min(tiles, SMs) CTAs (sm100LaunchGrid; one per
+// Persistent: the grid is min(tiles, SMs) CTAs (GemmGridRule; one per
 // tile when the SM count is unknown) and CTA x computes the 128 x BN output
 // tiles t = x, x + gridDim.x, ... in the grouped order of
 // codegen/TileOrder.h (groupM tile rows sweep N together, so the CTAs
@@ -141,8 +141,8 @@
 // plain one (sm100KernelParams; the launcher binds every parameter by
 // name). The staged epilogue with a batch, or on the pair's M = 128, is a
 // located error (sm100EpilogueTile; docs/sm100.md).
-// Grid: (min(ceil(M / 128) * ceil(N / BN) * S, SMs), 1, 1), sm100LaunchGrid,
-// which GemmKernelBinary::grid calls; a batched kernel's grid counts batch
+// Grid: (min(ceil(M / 128) * ceil(N / BN) * S, SMs), 1, 1), the grid rule
+// sm100GemmBinary sets (GemmGridRule); a batched kernel's grid counts batch
 // x tiles (docs/sm100.md, "Batched GEMM").
 //
 // Batched (config.batch): the persistent units are batch x tiles, unit u
@@ -194,8 +194,8 @@ namespace tilec {
 /// The choices that shape one sm_100a GEMM kernel.
 struct Sm100GemmConfig {
   std::string name = "tilec_gemm_sm100";
-  unsigned bm = 128;   ///< the MMA M: 64 or 128 (::1), 128 or 256 (::2)
-  unsigned bn = 256;   ///< the MMA N: 8 .. 256 step 8 (::2: 16 .. 256 step 16)
+  unsigned bm = 128; ///< the MMA M: 64 or 128 (::1), 128 or 256 (::2)
+  unsigned bn = 256; ///< the MMA N: 8 .. 256 step 8 (::2: 16 .. 256 step 16)
   /// CTAs one tcgen05.mma spans: 1, or 2 for the CTA pair of a 2x1
   /// cluster (cta_group::2, M = bm = 256 or 128; each CTA stages bm / 2
   /// rows of A and BN / 2 rows of B and holds bm / 2 rows of D in its
@@ -258,7 +258,7 @@ struct Sm100GemmConfig {
 /// layout, bytes and TMA boxes are chosen as on sm_90a (tmaOperandTile),
 /// the descriptor is derived for tcgen05.
 struct Sm100OperandTile {
-  TmaOperandTile staged;      ///< Layout, bytes, TMA boxes; its descriptor
+  TmaOperandTile staged;       ///< Layout, bytes, TMA boxes; its descriptor
                                ///< fields are sm_100's.
   uint64_t descriptorHigh = 0; ///< bits 14..63 of the sm_100 descriptor
   unsigned kStepBytes = 0;     ///< start-address advance per MMA K step
@@ -303,12 +303,12 @@ unsigned sm100AccumulatorBuffers(const Sm100GemmConfig &config);
 /// two. Example: BN 256 allocates 512, BN 48 allocates 128.
 unsigned sm100TmemAllocColumns(const Sm100GemmConfig &config);
 
-/// The staging tile of the staged epilogue (codegen/warpspec/EpilogueStaging.h):
-/// the epilogue warpgroup's rows (64 for BM = 64, else 128: each CTA of a
-/// pair stages its own 128) by one atom row of C (BN / 2 columns after
-/// swiglu), double-buffered when a tile takes more than one chunk;
-/// std::nullopt without storeTma. An error for what the staged path does
-/// not take (f32 C, split-K, swap-AB, a batch, the pair's M = 128,
+/// The staging tile of the staged epilogue
+/// (codegen/warpspec/EpilogueStaging.h): the epilogue warpgroup's rows (64 for
+/// BM = 64, else 128: each CTA of a pair stages its own 128) by one atom row of
+/// C (BN / 2 columns after swiglu), double-buffered when a tile takes more than
+/// one chunk; std::nullopt without storeTma. An error for what the staged path
+/// does not take (f32 C, split-K, swap-AB, a batch, the pair's M = 128,
 /// swiglu(interleaved)), saying what is legal.
 /// Example: bf16 C, BN = 256, BM = 128: tile_to_shape(K_SW128<bf16>,
 /// (128,64)), 4 chunks, 2 buffers of 16384 bytes.
@@ -363,11 +363,6 @@ std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {},
                                            unsigned splitK = 1,
                                            bool batched = false,
                                            bool staged = false);
-
-/// The launch grid of an sm_100a kernel for an M x N problem; \p smCount
-/// (the GPU's multiprocessors, 0 if unknown) caps a persistent grid.
-Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-                     unsigned smCount);
 
 /// Builds the kernel and returns its PTX for sm_100a.
 llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config);

@@ -35,8 +35,7 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
                   "thread, but under swap_ab C's columns are TMEM lanes, "
                   "one per thread; drop swap_ab from the schedule");
     if (spec.clusterM == 2 && spec.bm == 128 &&
-        findSwiglu(spec.epilogueOps)->pairing ==
-            SwigluPairingKind::TileHalves)
+        findSwiglu(spec.epilogueOps)->pairing == SwigluPairingKind::TileHalves)
       return fail("epilogue op 'swiglu' pairs column c with c + BN / 2 in "
                   "one thread, but the CTA pair's M = 128 (data path layout "
                   "B) puts the two halves in different warps' lanes; write "
@@ -117,29 +116,6 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   return config;
 }
 
-Dim3 sm100LaunchGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-                     unsigned smCount) {
-  auto ceilDiv = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
-  // Split-K: S work units per output tile (swap-AB changes neither count).
-  uint64_t tiles = ceilDiv(m, kernel.tileM) * ceilDiv(n, kernel.tileN) *
-                   std::max(1u, kernel.splitK);
-  // A 2x1 cluster (cta_group::2): the tiles are the pair's BM x BN (BM =
-  // 256 or 128), the grid is pairs of CTAs and each pair loops over tiles.
-  // A 4x1 cluster (two pairs) walks rows of two pair tiles: ceil(tiles
-  // along M / 2).
-  uint64_t ctasPerTile = std::max(1u, kernel.cluster.x);
-  if (kernel.cluster.x == 4)
-    tiles = ceilDiv(ceilDiv(m, kernel.tileM), 2) * ceilDiv(n, kernel.tileN);
-  // Persistent: at most ctasPerSm CTAs per multiprocessor, each looping over
-  // tiles; without a count, one CTA per tile (each loops once).
-  if (smCount)
-    tiles = std::min<uint64_t>(
-        tiles, std::max<uint64_t>(1, uint64_t(smCount) *
-                                         std::max(1u, kernel.ctasPerSm) /
-                                         ctasPerTile));
-  return {static_cast<unsigned>(tiles * ctasPerTile), 1, 1};
-}
-
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   const Sm100GemmConfig &config = kernel.config;
   GemmKernelBinary binary;
@@ -164,6 +140,11 @@ GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel) {
   binary.dependentLaunch = true;
   binary.persistent = true;
   binary.ctasPerSm = 1;
+  // Persistent CTAs walk tiles x splits (batch x tiles when batched); a
+  // 4x1 cluster's two pairs take two neighbouring tile rows.
+  binary.gridRule.tilesPerCluster = config.clusterPairs;
+  binary.gridRule.splitsInUnits = true;
+  binary.gridRule.batchWalksTiles = true;
   auto staging = sm100EpilogueTile(config); // verified when emitted
   bool staged = staging && *staging;
   binary.params = sm100KernelParams(config.epilogueOps, config.splitK,

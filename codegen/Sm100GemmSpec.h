@@ -26,7 +26,7 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec);
 /// The launch facts of an emitted sm_100a kernel in the arch-neutral form
 /// launchers read: parameters, the two tensor maps (the operand tiles'
 /// boxes and swizzles, as on sm_90a), persistent with one CTA per SM
-/// (sm100LaunchGrid).
+/// (its GemmGridRule).
 GemmKernelBinary sm100GemmBinary(Sm100GemmKernel kernel);
 
 } // namespace tilec

@@ -338,11 +338,6 @@ public:
       return config.takeError();
     return emitSm100GemmLlvmIr(*config);
   }
-
-  Dim3 grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-            unsigned smCount) const override {
-    return sm100LaunchGrid(kernel, m, n, smCount);
-  }
 };
 
 } // namespace

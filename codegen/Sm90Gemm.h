@@ -79,7 +79,8 @@
 // Grid: (ceil(rowsA / BM), ceil(rowsB / BN), S). Without swapAB rowsA = M and
 // rowsB = N; with it rowsA = N and rowsB = M. S = 1 unless splitK; a
 // batched kernel (no split-K) has S = the batch, CTA z computing batch z.
-// sm90LaunchGrid computes it (and the persistent and cluster variants).
+// sm90GemmBinary sets the grid rule (GemmGridRule: a 2-D grid of clusters,
+// split-K along z, or the persistent 1-D grid).
 //
 // Clusters (clusterM = 2): the two CTAs of a 2x1 cluster take neighbouring
 // A-role row tiles and the same B-role tile. Each CTA's producer loads its
@@ -335,19 +336,6 @@ unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config);
 /// Example: BM 64, BN 64, 13 stages (212992 ring bytes) with 4 splits: true;
 /// with 9 splits: false.
 bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits);
-
-/// Grid extents (x, y, z) to launch \p config on a rowsA x rowsB output
-/// (roles as in the kernel parameters) with \p splits K splits on a device
-/// of \p sms multiprocessors. x is a multiple of config.clusterM. A
-/// persistent grid is (min(cluster tiles, sms * ctasPerSm / clusterM) *
-/// clusterM, 1, 1); \p sms 0 leaves one CTA per tile, which is also correct.
-/// The one sm_90a grid rule: GemmKernelBinary::grid calls it.
-/// Example: 128x256 tiles, clusterM 2, rowsA 300, rowsB 520: {4, 3, 1}.
-struct Sm90Grid {
-  unsigned x = 1, y = 1, z = 1;
-};
-Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
-                        uint64_t rowsB, unsigned splits, unsigned sms);
 
 /// The operand tiles of \p config in their wgmma roles (A role, B role).
 /// With swapAB the tensor B plays the wgmma A role and A the B role; each

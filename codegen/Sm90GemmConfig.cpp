@@ -338,23 +338,6 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
   return llvm::Error::success();
 }
 
-Sm90Grid sm90LaunchGrid(const Sm90GemmConfig &config, uint64_t rowsA,
-                        uint64_t rowsB, unsigned splits, unsigned sms) {
-  uint64_t cm = std::max(1u, config.clusterM);
-  uint64_t tilesM = (rowsA + config.bm - 1) / config.bm;
-  uint64_t tilesN = (rowsB + config.bn - 1) / config.bn;
-  uint64_t x = (tilesM + cm - 1) / cm * cm;
-  if (config.persistent) {
-    uint64_t clusterTiles = x / cm * tilesN;
-    uint64_t slots =
-        sms ? std::max<uint64_t>(1, uint64_t(sms) * config.ctasPerSm / cm)
-            : clusterTiles;
-    return {static_cast<unsigned>(std::min(clusterTiles, slots) * cm), 1, 1};
-  }
-  return {static_cast<unsigned>(x), static_cast<unsigned>(tilesN),
-          config.splitK ? std::max(1u, splits) : 1};
-}
-
 llvm::Expected<std::pair<TmaOperandTile, TmaOperandTile>>
 sm90RoleTiles(const Sm90GemmConfig &config) {
   DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;

@@ -81,9 +81,9 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
     // The verify pass reports these at the .tile lines; a spec built
     // another way gets them here.
     if (spec.bk != spec.blockScale->kBlock)
-      return fail("block scales need BK = " +
-                  std::to_string(spec.blockScale->kBlock) + ", not " +
-                  std::to_string(spec.bk));
+      return fail(
+          "block scales need BK = " + std::to_string(spec.blockScale->kBlock) +
+          ", not " + std::to_string(spec.bk));
   }
   if (spec.group) {
     // compiler/passes/VerifyGroup.cpp reports these at the .tile lines.
@@ -150,6 +150,8 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   // tile along grid z; see Sm90Gemm.h.
   binary.cluster = {config.clusterM, 1,
                     config.splitKCluster ? binary.splitK : 1u};
+  binary.gridRule.linear = false;
+  binary.gridRule.tilesPerCluster = config.clusterM;
   binary.params = sm90KernelParams(
       kernel.staging.has_value(), config.epilogueOps,
       config.blockScale.has_value(), config.batch.has_value(),
@@ -176,8 +178,8 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
                                                      : config.batch->bBatched);
     // Grouped: B is [G, N, K], A [G, Mmax, K] when masked (Sm90Group.h).
     if (config.group)
-      map.batched = map.matrix == 'B' ||
-                    config.group->kind == GroupKind::Masked;
+      map.batched =
+          map.matrix == 'B' || config.group->kind == GroupKind::Masked;
     return map;
   };
   binary.tensorMaps = {plan("tmapA", true), plan("tmapB", false)};

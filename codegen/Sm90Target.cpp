@@ -324,22 +324,6 @@ public:
       return config.takeError();
     return emitSm90GemmLlvmIr(*config);
   }
-
-  Dim3 grid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
-            unsigned smCount) const override {
-    // The kernel's roles: A is the user's B under swap-AB (sm90GemmBinary
-    // maps them the other way).
-    Sm90GemmConfig roles;
-    roles.bm = kernel.swapAB ? kernel.tileN : kernel.tileM;
-    roles.bn = kernel.swapAB ? kernel.tileM : kernel.tileN;
-    roles.clusterM = kernel.cluster.x;
-    roles.splitK = kernel.splitK > 1;
-    roles.persistent = kernel.persistent;
-    roles.ctasPerSm = kernel.ctasPerSm;
-    Sm90Grid g = sm90LaunchGrid(roles, kernel.swapAB ? n : m,
-                                kernel.swapAB ? m : n, kernel.splitK, smCount);
-    return {g.x, g.y, g.z};
-  }
 };
 
 } // namespace

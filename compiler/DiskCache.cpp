@@ -2,7 +2,7 @@
 //
 // Files, names and the build identity; the entry format is in
 // DiskCacheJson.cpp. An entry is one line of JSON, a newline and the PTX:
-//   {"format": 2, "key": "<hash of the key text>", "build": "<identity>",
+//   {"format": 3, "key": "<hash of the key text>", "build": "<identity>",
 //    "ptxBytes": N, "kernel": {... "ptx": "" ...}}\n<N bytes of PTX>
 // and a load checks format, key, build and N before it trusts the kernel.
 // The PTX stays out of the JSON because it is most of the entry (800 KB for
@@ -30,7 +30,7 @@ namespace tilec {
 
 namespace {
 
-constexpr int64_t kFormat = 2;
+constexpr int64_t kFormat = 3;
 
 /// The file the code of this function was loaded from: a shared library's
 /// path, or the executable's (/proc/self/exe) for code linked into it.

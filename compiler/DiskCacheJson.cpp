@@ -8,8 +8,9 @@
 // Example: a kernel's "params" reads
 //   [{"name":"A","kind":"pointer"}, ..., {"name":"alpha","kind":"f32"}]
 //
-// A field added to GemmKernelBinary or GemmSpec must be added here too;
-// DiskCacheTest's size check fails until it is.
+// GemmSpec's and GemmKernelBinary's fields are written and read from their
+// field lists (ir/GemmSpecFields.def, codegen/GemmKernelFields.def), one
+// key per field; the structs they hold have their toJSON/fromJSON here.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/DiskCache.h"
@@ -209,218 +210,115 @@ bool fromJSON(const llvm::json::Value &value, SourceLines &out,
          o.map("mma", out.mma) && o.map("epilogue", out.epilogue);
 }
 
-/// The epilogue ops as their spellings (ir/EpilogueOps.h), read back with
+/// An epilogue op as its spelling (ir/EpilogueOps.h), read back with
 /// parseEpilogueOp; an op that no longer parses makes the entry a miss.
-llvm::json::Value epilogueOpsToJson(llvm::ArrayRef<EpilogueOp> ops) {
-  llvm::json::Array array;
-  for (const EpilogueOp &op : ops)
-    array.push_back(formatEpilogueOp(op));
-  return array;
-}
-bool epilogueOpsFromJson(const llvm::json::Object *object,
-                         std::vector<EpilogueOp> &out) {
-  const llvm::json::Array *array =
-      object ? object->getArray("epilogueOps") : nullptr;
-  if (!array)
+llvm::json::Value toJSON(const EpilogueOp &op) { return formatEpilogueOp(op); }
+bool fromJSON(const llvm::json::Value &value, EpilogueOp &out,
+              llvm::json::Path path) {
+  std::optional<llvm::StringRef> spelling = value.getAsString();
+  llvm::Expected<EpilogueOp> op =
+      spelling
+          ? parseEpilogueOp(*spelling)
+          : llvm::Expected<EpilogueOp>(llvm::createStringError("not a string"));
+  if (!op) {
+    llvm::consumeError(op.takeError());
+    path.report("expected an epilogue op");
     return false;
-  out.clear();
-  for (const llvm::json::Value &text : *array) {
-    std::optional<llvm::StringRef> spelling = text.getAsString();
-    if (!spelling)
-      return false;
-    llvm::Expected<EpilogueOp> op = parseEpilogueOp(*spelling);
-    if (!op) {
-      llvm::consumeError(op.takeError());
-      return false;
-    }
-    out.push_back(*op);
   }
+  out = *op;
   return true;
 }
 
-/// A group as [kind (0 contiguous, 1 masked), fixedCount]; absent for an
-/// ungrouped kernel (and in entries written before groups existed).
-llvm::json::Value groupToJson(const GroupSpec &group) {
-  return llvm::json::Array{group.kind == GroupKind::Masked ? 1 : 0,
-                           group.fixedCount};
+llvm::json::Value toJSON(EpilogueScalarKind kind) {
+  return enumToJson(kind, kScalarKinds);
 }
-bool groupFromJson(const llvm::json::Object *object,
-                   std::optional<GroupSpec> &out, llvm::json::Path path) {
-  out.reset();
-  const llvm::json::Value *value = object ? object->get("group") : nullptr;
-  if (!value)
-    return true;
-  const llvm::json::Array *array = value->getAsArray();
-  std::optional<int64_t> kind =
-      array && array->size() == 2 ? (*array)[0].getAsInteger() : std::nullopt;
-  std::optional<int64_t> count =
-      kind ? (*array)[1].getAsInteger() : std::nullopt;
-  if (!kind || !count || (*kind != 0 && *kind != 1)) {
-    path.field("group").report("expected [kind, fixedCount]");
+bool fromJSON(const llvm::json::Value &value, EpilogueScalarKind &out,
+              llvm::json::Path path) {
+  return enumFromJson(value, out, kScalarKinds, path);
+}
+
+llvm::json::Value toJSON(const BlockScaleSpec &scale) {
+  return llvm::json::Object{{"aRows", scale.aRows},
+                            {"bRows", scale.bRows},
+                            {"kBlock", scale.kBlock},
+                            {"aMajor", scale.aMajor}};
+}
+bool fromJSON(const llvm::json::Value &value, BlockScaleSpec &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("aRows", out.aRows) && o.map("bRows", out.bRows) &&
+         o.map("kBlock", out.kBlock) && o.map("aMajor", out.aMajor);
+}
+
+llvm::json::Value toJSON(const BatchSpec &batch) {
+  return llvm::json::Object{{"fixedCount", batch.fixedCount},
+                            {"aBatched", batch.aBatched},
+                            {"bBatched", batch.bBatched}};
+}
+bool fromJSON(const llvm::json::Value &value, BatchSpec &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("fixedCount", out.fixedCount) &&
+         o.map("aBatched", out.aBatched) && o.map("bBatched", out.bBatched);
+}
+
+llvm::json::Value toJSON(const GroupSpec &group) {
+  return llvm::json::Object{
+      {"kind", group.kind == GroupKind::Masked ? "masked" : "contiguous"},
+      {"fixedCount", group.fixedCount}};
+}
+bool fromJSON(const llvm::json::Value &value, GroupSpec &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  std::string kind;
+  if (!(o && o.map("kind", kind) && o.map("fixedCount", out.fixedCount)))
+    return false;
+  if (kind != "masked" && kind != "contiguous") {
+    path.field("kind").report("expected masked or contiguous");
     return false;
   }
-  out = GroupSpec{*kind ? GroupKind::Masked : GroupKind::Contiguous, *count};
+  out.kind = kind == "masked" ? GroupKind::Masked : GroupKind::Contiguous;
   return true;
 }
 
-/// A batch as [fixedCount, aBatched, bBatched]; absent for an unbatched
-/// kernel (and in entries written before batches existed).
-llvm::json::Value batchToJson(const BatchSpec &batch) {
-  return llvm::json::Array{batch.fixedCount, batch.aBatched, batch.bBatched};
+llvm::json::Value toJSON(const GemmGridRule &rule) {
+  return llvm::json::Object{{"linear", rule.linear},
+                            {"tilesPerCluster", rule.tilesPerCluster},
+                            {"splitsInUnits", rule.splitsInUnits},
+                            {"batchWalksTiles", rule.batchWalksTiles}};
 }
-bool batchFromJson(const llvm::json::Object *object,
-                   std::optional<BatchSpec> &out, llvm::json::Path path) {
-  out.reset();
-  const llvm::json::Value *value = object ? object->get("batch") : nullptr;
-  if (!value)
-    return true;
-  const llvm::json::Array *array = value->getAsArray();
-  std::optional<int64_t> count =
-      array && array->size() == 3 ? (*array)[0].getAsInteger() : std::nullopt;
-  std::optional<bool> a = count ? (*array)[1].getAsBoolean() : std::nullopt;
-  std::optional<bool> b = count ? (*array)[2].getAsBoolean() : std::nullopt;
-  if (!count || !a || !b) {
-    path.field("batch").report("expected [fixedCount, aBatched, bBatched]");
-    return false;
-  }
-  out = BatchSpec{*count, *a, *b};
-  return true;
+bool fromJSON(const llvm::json::Value &value, GemmGridRule &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("linear", out.linear) &&
+         o.map("tilesPerCluster", out.tilesPerCluster) &&
+         o.map("splitsInUnits", out.splitsInUnits) &&
+         o.map("batchWalksTiles", out.batchWalksTiles);
 }
+
+//===-- The spec and the kernel: one key per field of their .def lists ----===//
 
 llvm::json::Value toJSON(const GemmSpec &spec) {
-  llvm::json::Object object{
-      {"name", spec.name},
-      {"arch", spec.arch},
-      {"aType", spec.aType},
-      {"bType", spec.bType},
-      {"cType", spec.cType},
-      {"accType", spec.accType},
-      {"aMajor", spec.aMajor},
-      {"bMajor", spec.bMajor},
-      {"cMajor", spec.cMajor},
-      {"fixed", llvm::json::Array{spec.fixedM, spec.fixedN, spec.fixedK}},
-      {"tile", llvm::json::Array{spec.bm, spec.bn, spec.bk}},
-      {"stages", spec.stages},
-      {"warps", llvm::json::Array{spec.warpsM, spec.warpsN}},
-      {"rasterGroupM", spec.rasterGroupM},
-      {"swapAB", spec.swapAB},
-      {"splitK", spec.splitK},
-      {"persistent", spec.persistent},
-      {"clusterM", spec.clusterM},
-      {"storeTma", spec.storeTma},
-      {"storeSwizzleBytes", spec.storeSwizzleBytes},
-      {"scalars", enumToJson(spec.scalars, kScalarKinds)},
-      {"annotate", spec.annotate},
-      {"annotateSource", spec.annotateSource},
-      {"source", spec.source},
-      {"epilogueOps", epilogueOpsToJson(spec.epilogueOps)},
-  };
-  if (spec.blockScale)
-    object["blockScale"] = llvm::json::Array{
-        spec.blockScale->aRows, spec.blockScale->bRows, spec.blockScale->kBlock,
-        spec.blockScale->aMajor == MajorKind::MN ? 1u : 0u};
-  if (spec.batch)
-    object["batch"] = batchToJson(*spec.batch);
-  if (spec.group)
-    object["group"] = groupToJson(*spec.group);
-  object["smemA"] = spec.smemA ? toJSON(*spec.smemA) : nullptr;
-  object["smemB"] = spec.smemB ? toJSON(*spec.smemB) : nullptr;
+  llvm::json::Object object;
+#define TILEC_SPEC_FIELD(Type, name, init) object[#name] = spec.name;
+#include "ir/GemmSpecFields.def"
   return object;
 }
 bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
               llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
-  std::vector<int64_t> fixed;
-  std::vector<unsigned> tile, warps;
-  const llvm::json::Object *object = value.getAsObject();
-  const llvm::json::Value *scalars = object ? object->get("scalars") : nullptr;
-  if (!(o && o.map("name", out.name) && o.map("arch", out.arch) &&
-        o.map("aType", out.aType) && o.map("bType", out.bType) &&
-        o.map("cType", out.cType) && o.map("accType", out.accType) &&
-        o.map("aMajor", out.aMajor) && o.map("bMajor", out.bMajor) &&
-        o.map("cMajor", out.cMajor) && o.map("fixed", fixed) &&
-        o.map("tile", tile) && o.map("stages", out.stages) &&
-        o.map("warps", warps) && o.map("rasterGroupM", out.rasterGroupM) &&
-        o.map("swapAB", out.swapAB) && o.map("splitK", out.splitK) &&
-        o.map("persistent", out.persistent) &&
-        o.map("clusterM", out.clusterM) && o.map("storeTma", out.storeTma) &&
-        o.map("storeSwizzleBytes", out.storeSwizzleBytes) && scalars &&
-        enumFromJson(*scalars, out.scalars, kScalarKinds,
-                     path.field("scalars")) &&
-        o.map("annotate", out.annotate) &&
-        o.map("annotateSource", out.annotateSource) &&
-        o.map("source", out.source) && o.map("smemA", out.smemA) &&
-        o.map("smemB", out.smemB) &&
-        epilogueOpsFromJson(object, out.epilogueOps)))
-    return false;
-  if (fixed.size() != 3 || tile.size() != 3 || warps.size() != 2) {
-    path.report("wrong tuple size");
-    return false;
-  }
-  // Absent in entries of unscaled kernels.
-  out.blockScale.reset();
-  if (const llvm::json::Value *scale = object->get("blockScale")) {
-    std::vector<unsigned> blocks;
-    if (!llvm::json::fromJSON(*scale, blocks, path.field("blockScale")) ||
-        blocks.size() < 3 || blocks.size() > 4 ||
-        (blocks.size() == 4 && blocks[3] > 1)) {
-      path.field("blockScale")
-          .report("expected [aRows, bRows, kBlock, sfaMajorM]");
-      return false;
-    }
-    // (Entries written before major(M) have three.)
-    out.blockScale = BlockScaleSpec{blocks[0], blocks[1], blocks[2]};
-    if (blocks.size() == 4 && blocks[3])
-      out.blockScale->aMajor = MajorKind::MN;
-  }
-  if (!groupFromJson(object, out.group, path))
-    return false;
-  if (!batchFromJson(object, out.batch, path))
-    return false;
-  out.fixedM = fixed[0], out.fixedN = fixed[1], out.fixedK = fixed[2];
-  out.bm = tile[0], out.bn = tile[1], out.bk = tile[2];
-  out.warpsM = warps[0], out.warpsN = warps[1];
-  return true;
+  return o
+#define TILEC_SPEC_FIELD(Type, name, init) &&o.map(#name, out.name)
+#include "ir/GemmSpecFields.def"
+      ;
 }
 
-//===-- The kernel
-//---------------------------------------------------------===//
-
 llvm::json::Value compiledKernelToJson(const CompiledKernel &kernel) {
-  llvm::json::Object object{
-      {"arch", kernel.arch},
-      {"ptx", kernel.ptx},
-      {"entryName", kernel.entryName},
-      {"blockThreads", kernel.blockThreads},
-      {"sharedBytes", kernel.sharedBytes},
-      {"tile", llvm::json::Array{kernel.tileM, kernel.tileN}},
-      {"cluster", kernel.cluster},
-      {"params", kernel.params},
-      {"epilogueOps", epilogueOpsToJson(kernel.epilogueOps)},
-      {"aType", kernel.aType},
-      {"bType", kernel.bType},
-      {"cType", kernel.cType},
-      {"aMajor", kernel.aMajor},
-      {"bMajor", kernel.bMajor},
-      {"ldcMultiple", kernel.ldcMultiple},
-      {"cAlignBytes", kernel.cAlignBytes},
-      {"tensorMaps", kernel.tensorMaps},
-      {"fixed", llvm::json::Array{kernel.fixedM, kernel.fixedN, kernel.fixedK}},
-      {"swapAB", kernel.swapAB},
-      {"splitK", kernel.splitK},
-      {"splitKCluster", kernel.splitKCluster},
-      {"persistent", kernel.persistent},
-      {"ctasPerSm", kernel.ctasPerSm},
-      {"dependentLaunch", kernel.dependentLaunch},
-      {"spec", kernel.lowered.spec},
-      {"loweredIR", kernel.lowered.loweredIR},
-  };
-  if (kernel.batch)
-    object["batch"] = batchToJson(*kernel.batch);
-  if (kernel.group)
-    object["group"] = groupToJson(*kernel.group);
-  if (kernel.sfaMajor != MajorKind::K)
-    object["sfaMajor"] = kernel.sfaMajor;
+  llvm::json::Object object;
+#define TILEC_KERNEL_FIELD(Type, name, init) object[#name] = kernel.name;
+#include "codegen/GemmKernelFields.def"
+  object["spec"] = kernel.lowered.spec;
+  object["loweredIR"] = kernel.lowered.loweredIR;
   return object;
 }
 
@@ -429,36 +327,13 @@ compiledKernelFromJson(const llvm::json::Value &value) {
   llvm::json::Path::Root root("kernel");
   llvm::json::ObjectMapper o(value, root);
   CompiledKernel k;
-  std::vector<unsigned> tile;
-  std::vector<int64_t> fixed;
-  if (!(o && o.map("arch", k.arch) && o.map("ptx", k.ptx) &&
-        o.map("entryName", k.entryName) &&
-        o.map("blockThreads", k.blockThreads) &&
-        o.map("sharedBytes", k.sharedBytes) && o.map("tile", tile) &&
-        o.map("cluster", k.cluster) && o.map("params", k.params) &&
-        o.map("aType", k.aType) && o.map("bType", k.bType) &&
-        o.map("cType", k.cType) && o.map("aMajor", k.aMajor) &&
-        o.map("bMajor", k.bMajor) && o.map("ldcMultiple", k.ldcMultiple) &&
-        o.map("cAlignBytes", k.cAlignBytes) &&
-        o.map("tensorMaps", k.tensorMaps) && o.map("fixed", fixed) &&
-        o.map("swapAB", k.swapAB) && o.map("splitK", k.splitK) &&
-        o.map("splitKCluster", k.splitKCluster) &&
-        o.map("persistent", k.persistent) && o.map("ctasPerSm", k.ctasPerSm) &&
-        o.map("dependentLaunch", k.dependentLaunch) &&
-        o.map("spec", k.lowered.spec) &&
-        o.map("loweredIR", k.lowered.loweredIR) &&
-        epilogueOpsFromJson(value.getAsObject(), k.epilogueOps)))
+  bool ok = o
+#define TILEC_KERNEL_FIELD(Type, name, init) &&o.map(#name, k.name)
+#include "codegen/GemmKernelFields.def"
+            && o.map("spec", k.lowered.spec) &&
+            o.map("loweredIR", k.lowered.loweredIR);
+  if (!ok)
     return std::nullopt;
-  if (tile.size() != 2 || fixed.size() != 3 ||
-      !batchFromJson(value.getAsObject(), k.batch, root) ||
-      !groupFromJson(value.getAsObject(), k.group, root))
-    return std::nullopt;
-  if (const llvm::json::Value *major = value.getAsObject()->get("sfaMajor")) {
-    if (!fromJSON(*major, k.sfaMajor, llvm::json::Path(root).field("sfaMajor")))
-      return std::nullopt;
-  }
-  k.tileM = tile[0], k.tileN = tile[1];
-  k.fixedM = fixed[0], k.fixedN = fixed[1], k.fixedK = fixed[2];
   return k;
 }
 

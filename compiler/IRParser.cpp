@@ -92,6 +92,12 @@ bool IRParser::parseOp(tir::Op &op, unsigned depth) {
     advance();
     if (!parseAttrs(op))
       return false;
+    // tile.epilogue's ops are typed values, printed as their spelling.
+    if (tir::Attr *ops = op.name == "tile.epilogue" ? op.get("ops") : nullptr;
+        ops && ops->isList())
+      for (tir::Attr &text : ops->list)
+        if (text.isString())
+          text = tir::Attr::epilogueOpOrText(text.str, text.loc);
   } else if (schema->hasRegion && wantAttrs) {
     return fail("expected '{' to open the attributes of '" + op.name + "'");
   }

@@ -291,7 +291,8 @@ void Sema::buildTile(const KernelItem &item, tir::Op &op) {
 }
 
 /// `epilogue ops -> steps`: the steps as written (only ops: `auto`'s
-/// store) and the ops as written; verify parses them.
+/// store) and the ops, typed (an op that does not parse stays text, which
+/// verify reports).
 void Sema::buildEpilogue(const KernelItem &item, tir::Op &op) {
   op.name = "tile.epilogue";
   std::vector<tir::Attr> steps;
@@ -309,7 +310,7 @@ void Sema::buildEpilogue(const KernelItem &item, tir::Op &op) {
   if (!item.epilogueOps.empty()) {
     std::vector<tir::Attr> ops;
     for (const Ident &op : item.epilogueOps)
-      ops.push_back(tir::Attr::string(op.name, op.loc));
+      ops.push_back(tir::Attr::epilogueOpOrText(op.name, op.loc));
     op.set("ops", tir::Attr::makeList(std::move(ops), item.loc));
   }
 }

@@ -102,79 +102,8 @@ struct GroupSpec {
 
 /// The lowered GEMM kernel handed to codegen.
 struct GemmSpec {
-  std::string name = "tilec_gemm";
-  ArchKind arch = ArchKind::SM80;
-  DTypeKind aType = DTypeKind::BF16;
-  DTypeKind bType = DTypeKind::BF16;
-  DTypeKind cType = DTypeKind::BF16;
-  DTypeKind accType = DTypeKind::F32;
-  MajorKind aMajor = MajorKind::K;
-  MajorKind bMajor = MajorKind::K;
-  MajorKind cMajor = MajorKind::MN; ///< MN here means N-contiguous rows.
-  /// Problem extents the program fixes (`a : f16[32, K]` fixes M = 32); 0
-  /// where the extent is a run-time argument. The launcher refuses a problem
-  /// that disagrees with them.
-  int64_t fixedM = 0, fixedN = 0, fixedK = 0;
-  /// CTA tile.
-  unsigned bm = 128, bn = 128, bk = 32;
-  /// Shared-memory pipeline depth (cp.async stages on sm_80).
-  unsigned stages = 4;
-  /// Warps per CTA along M and N; each warp owns a
-  /// (bm / warpsM) x (bn / warpsN) piece of the accumulator.
-  unsigned warpsM = 2, warpsN = 4;
-  /// CTAs per rasterization group along M (swizzled block order for L2
-  /// reuse); 1 is plain row-major block order.
-  unsigned rasterGroupM = 8;
-  /// How the problem maps onto CTAs (sm_90a; the `schedule` line). With
-  /// swapAB the kernel computes C^T = B * A^T, so a small M becomes the MMA's
-  /// N and the large N fills the 64-row M atoms (decode shapes).
-  bool swapAB = false;
-  /// Split K over this many CTAs per output tile, reduced in a workspace
-  /// (1: no split).
-  unsigned splitK = 1;
-  /// `schedule persistent(G)` (sm_90a): one CTA per SM loops over the
-  /// output tiles in groups of G = rasterGroupM tile rows, so the producer
-  /// loads the next tile while the consumers store this one.
-  bool persistent = false;
-  /// `schedule cluster(2)` (sm_90a): 2x1 thread-block clusters whose two
-  /// CTAs take neighbouring tile rows and multicast the shared B tile.
-  unsigned clusterM = 1;
-  /// sm_90a epilogue (`epilogue stmatrix [swizzle(..)] -> tma_store`): stage
-  /// C in swizzled shared memory and write it with TMA stores; false
-  /// (`epilogue store`): registers straight to global memory.
-  bool storeTma = false;
-  /// Staging row bytes from the swizzle option: 16 (none), 32, 64, 128; 0
-  /// lets codegen take the widest atom whose row divides the tile.
-  unsigned storeSwizzleBytes = 0;
-  /// alpha/beta handling.
-  EpilogueScalarKind scalars = EpilogueScalarKind::Runtime;
-  /// The epilogue's element-wise ops after alpha * acc + beta * C, in order
-  /// (`epilogue bias(col) gelu_tanh -> ...`); codegen/EpilogueMath applies
-  /// them on every store path.
-  std::vector<EpilogueOp> epilogueOps;
-  /// Block scales of A and B (`scale` lines); std::nullopt: unscaled.
-  std::optional<BlockScaleSpec> blockScale;
-  /// The batch (a leading extent on the operand shapes); std::nullopt: one
-  /// GEMM.
-  std::optional<BatchSpec> batch;
-  /// The grouping of a grouped GEMM (`group` line); std::nullopt: none.
-  std::optional<GroupSpec> group;
-  /// Shared-memory layouts of one pipeline stage of A ((bm, bk) -> element
-  /// offset) and B ((bn, bk) -> element offset): mode 0 is the M (N)
-  /// coordinate, mode 1 the K coordinate, e.g.
-  /// tile_to_shape(K_SW64<bf16>, (128, 32)) =
-  /// Sw<2,3,3> o ((8,16),(32,1)):((32,256),(1,0)). std::nullopt: codegen takes
-  /// the largest swizzle atom of the operand's majorness that fits the tile
-  /// (docs/layout-facts.md#swizzle-atoms) and tiles it column-major.
-  std::optional<ComposedLayout> smemA, smemB;
-  /// tilec compile --annotate: codegen comments each MMA with its decoded
-  /// descriptors and annotateSource, the .tile lines it came from
-  /// ("gemm.tile:14 (mma), gemm.tile:12 (smem a), gemm.tile:13 (smem b)").
-  bool annotate = false;
-  std::string annotateSource;
-  /// The .tile lines of the kernel's parts, and whether to emit PTX line
-  /// directives for them (tilec compile --lineinfo).
-  SourceLines source;
+#define TILEC_SPEC_FIELD(Type, name, init) Type name{init};
+#include "ir/GemmSpecFields.def"
 
   unsigned warps() const { return warpsM * warpsN; }
   unsigned threads() const { return 32 * warps(); }

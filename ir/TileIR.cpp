@@ -35,6 +35,18 @@ Attr Attr::string(llvm::StringRef text, llvm::SMLoc loc) {
   return attr;
 }
 
+Attr Attr::epilogueOpOrText(llvm::StringRef text, llvm::SMLoc loc) {
+  Attr attr = string(text, loc);
+  llvm::Expected<EpilogueOp> op = parseEpilogueOp(text);
+  if (!op) {
+    llvm::consumeError(op.takeError());
+    return attr;
+  }
+  attr.kind = Kind::EpilogueOp;
+  attr.epilogueOp = *op;
+  return attr;
+}
+
 Attr Attr::makeList(std::vector<Attr> elements, llvm::SMLoc loc) {
   Attr attr;
   attr.kind = Kind::List;
@@ -261,6 +273,7 @@ void printAttr(const Attr &attr, llvm::raw_ostream &os) {
       printString(attr.str, os);
     return;
   case Attr::Kind::String:
+  case Attr::Kind::EpilogueOp:
     printString(attr.str, os);
     return;
   case Attr::Kind::List:

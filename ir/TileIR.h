@@ -26,6 +26,8 @@
 #ifndef TILEC_IR_TILEIR_H
 #define TILEC_IR_TILEIR_H
 
+#include "ir/EpilogueOps.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -42,23 +44,31 @@ namespace tilec::tir {
 /// An attribute value: an integer, a bare identifier (`bf16`, `auto`,
 /// `wgmma.m64n256k16`), a quoted string or a list of values.
 struct Attr {
-  enum class Kind { Int, Ident, String, List };
+  /// EpilogueOp: an element-wise epilogue op (tile.epilogue's `ops`), typed
+  /// when it is built and printed as the string it was written as.
+  enum class Kind { Int, Ident, String, List, EpilogueOp };
   Kind kind = Kind::Int;
   int64_t intValue = 0;
-  std::string str;        ///< Ident and String.
-  std::vector<Attr> list; ///< List.
-  llvm::SMLoc loc;        ///< Where the value was written, if anywhere.
+  std::string str;                ///< Ident, String, and EpilogueOp's spelling.
+  std::vector<Attr> list;         ///< List.
+  tilec::EpilogueOp epilogueOp{}; ///< EpilogueOp.
+  llvm::SMLoc loc;                ///< Where the value was written, if anywhere.
 
   static Attr integer(int64_t value, llvm::SMLoc loc = {});
   static Attr ident(llvm::StringRef name, llvm::SMLoc loc = {});
   static Attr string(llvm::StringRef text, llvm::SMLoc loc = {});
   static Attr makeList(std::vector<Attr> elements, llvm::SMLoc loc = {});
+  /// The epilogue op \p text spells (ir/EpilogueOps.h), as written; text
+  /// that does not spell one stays a String, which verify reports with
+  /// parseEpilogueOp's message.
+  static Attr epilogueOpOrText(llvm::StringRef text, llvm::SMLoc loc = {});
 
   bool isInt() const { return kind == Kind::Int; }
   bool isIdent() const { return kind == Kind::Ident; }
   bool isIdent(llvm::StringRef name) const { return isIdent() && str == name; }
   bool isString() const { return kind == Kind::String; }
   bool isList() const { return kind == Kind::List; }
+  bool isEpilogueOp() const { return kind == Kind::EpilogueOp; }
 };
 
 /// `name = value`.

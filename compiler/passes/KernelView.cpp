@@ -202,14 +202,10 @@ std::vector<WrittenEpilogueOp> writtenEpilogueOps(const tir::Op &kernel) {
   const tir::Attr *ops = epilogue ? epilogue->get("ops") : nullptr;
   if (!ops || !ops->isList())
     return written;
-  for (const tir::Attr &text : ops->list) {
-    llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
-    if (!op) {
-      llvm::consumeError(op.takeError());
-      continue;
-    }
-    written.push_back({*op, text.loc.isValid() ? text.loc : epilogue->loc});
-  }
+  for (const tir::Attr &op : ops->list)
+    if (op.isEpilogueOp()) // verify reports the others
+      written.push_back(
+          {op.epilogueOp, op.loc.isValid() ? op.loc : epilogue->loc});
   return written;
 }
 
@@ -218,14 +214,9 @@ void epilogueInto(const tir::Op &epilogue, GemmSpec &spec) {
   // `stmatrix [swizzle(..)] -> tma_store`.
   spec.epilogueOps.clear();
   if (const tir::Attr *ops = epilogue.get("ops"); ops && ops->isList())
-    for (const tir::Attr &text : ops->list) {
-      // verify has reported every op that does not parse.
-      llvm::Expected<EpilogueOp> op = parseEpilogueOp(text.str);
-      if (op)
-        spec.epilogueOps.push_back(*op);
-      else
-        llvm::consumeError(op.takeError());
-    }
+    for (const tir::Attr &op : ops->list)
+      if (op.isEpilogueOp()) // verify has reported the others
+        spec.epilogueOps.push_back(op.epilogueOp);
   const tir::Attr *steps = epilogue.get("steps");
   spec.storeTma = false;
   spec.storeSwizzleBytes = 0;

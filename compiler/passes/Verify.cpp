@@ -133,6 +133,7 @@ unsigned kindBit(const tir::Attr &attr) {
   case tir::Attr::Kind::Ident:
     return tir::IdentAttr;
   case tir::Attr::Kind::String:
+  case tir::Attr::Kind::EpilogueOp: // written as a string
     return tir::StringAttr;
   case tir::Attr::Kind::List:
     return tir::ListAttr;
@@ -336,15 +337,19 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
     std::map<std::string, std::string> readers; // operand -> the op reading it
     for (const tir::Attr &text : ops->list) {
       llvm::SMLoc loc = text.loc.isValid() ? text.loc : op.loc;
-      if (!text.isString()) {
+      if (!text.isEpilogueOp() && !text.isString()) {
         diags.error(loc, "an epilogue op is a string such as \"bias(col)\"");
         continue;
       }
-      llvm::Expected<EpilogueOp> parsed = parseEpilogueOp(text.str);
-      if (!parsed) {
-        diags.error(loc, llvm::toString(parsed.takeError()));
+      // What Sema and the IR parser could not type: say why.
+      if (!text.isEpilogueOp()) {
+        llvm::Expected<EpilogueOp> parsed = parseEpilogueOp(text.str);
+        diags.error(loc, parsed
+                             ? "'" + text.str + "' is not a typed epilogue op"
+                             : llvm::toString(parsed.takeError()));
         continue;
       }
+      const EpilogueOp *parsed = &text.epilogueOp;
       parsedOps.push_back({*parsed, loc});
       llvm::StringRef operand = epilogueOpInfo(parsed->kind).operand;
       if (parsed->kind == EpilogueOpKind::Swiglu)

@@ -148,6 +148,36 @@ TEST(FrontendParserTest, TileIRAttributesRoundTrip) {
   EXPECT_EQ(tir::printToString(*parsed), text);
 }
 
+// tile.epilogue's ops are typed in the Tile IR (the IR parser as Sema) and
+// print as written; text that spells no op stays text for verify.
+TEST(FrontendParserTest, TileIREpilogueOpsAreTyped) {
+  const char *text =
+      "tile.module {\n"
+      "  tile.kernel @gemm {arch = sm_90a} {\n"
+      "    tile.epilogue {steps = [[store]], ops = [\"bias(col, f32)\", "
+      "\"clamp(-1, 1.5)\", \"swiglu(interleaved)\", \"nonesuch\"]}\n"
+      "  }\n"
+      "}\n";
+  test::Harness h(text);
+  std::optional<tir::Op> module = parseTileIR(h.bufferId, h.diags);
+  ASSERT_TRUE(module) << h.messages();
+  EXPECT_EQ(tir::printToString(*module), text);
+  const tir::Op *epilogue = module->body[0].find("tile.epilogue");
+  ASSERT_TRUE(epilogue);
+  const std::vector<tir::Attr> &ops = epilogue->get("ops")->list;
+  ASSERT_EQ(ops.size(), 4u);
+  ASSERT_TRUE(ops[0].isEpilogueOp());
+  EXPECT_EQ(ops[0].epilogueOp.kind, EpilogueOpKind::Bias);
+  EXPECT_EQ(ops[0].epilogueOp.axis, EpilogueAxis::Col);
+  EXPECT_EQ(ops[0].epilogueOp.operandType, DTypeKind::F32);
+  ASSERT_TRUE(ops[1].isEpilogueOp());
+  EXPECT_EQ(ops[1].epilogueOp.lo, -1.0f);
+  EXPECT_EQ(ops[1].epilogueOp.hi, 1.5f);
+  ASSERT_TRUE(ops[2].isEpilogueOp());
+  EXPECT_EQ(ops[2].epilogueOp.pairing, SwigluPairingKind::Interleaved);
+  EXPECT_TRUE(ops[3].isString());
+}
+
 TEST(FrontendParserTest, TileIRSyntaxErrors) {
   for (const char *bad : {"tile.module { tile.nonesuch }",
                           "tile.module { tile.const @X {value "

@@ -112,24 +112,6 @@ TEST(GemmTargetTest, Sm80WarpsAndTheirFailure) {
       specFor(ArchKind::SM90a, 128, 256, 64, 4)));
 }
 
-TEST(GemmTargetTest, GridsByHand) {
-  GemmKernelBinary kernel;
-  kernel.arch = ArchKind::SM80;
-  kernel.tileM = 128;
-  kernel.tileN = 128;
-  // ceil(1000 / 128) = 8 tile rows, ceil(1304 / 128) = 11 tile columns.
-  Dim3 g = kernel.grid(1000, 1304, 1024);
-  EXPECT_EQ(g.x, 88u);
-  EXPECT_EQ(g.y, 1u);
-  // sm_90a, not persistent: (tile rows, tile columns, splits).
-  kernel.arch = ArchKind::SM90a;
-  kernel.tileN = 256;
-  g = kernel.grid(1000, 1304, 1024);
-  EXPECT_EQ(g.x, 8u);
-  EXPECT_EQ(g.y, 6u);
-  EXPECT_EQ(g.z, 1u);
-}
-
 TEST(GemmTargetTest, Sm90DecodeScheduleByHand) {
   // M = 64 fixed with N = 2112, K = 7168 and 64 x 64 tiles: swap A and B;
   // 33 output tiles for 132 SMs and 112 k-tiles split K in two.

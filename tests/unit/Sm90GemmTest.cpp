@@ -328,37 +328,6 @@ TEST(Sm90Cluster, RejectsClusterShapesWithNumbers) {
   EXPECT_NE(llvm::toString(std::move(err)).find("BN = 72"), std::string::npos);
 }
 
-TEST(Sm90LaunchGrid, RoundsClustersAndCapsPersistentGrids) {
-  // The example of Sm90Gemm.h: 128x256 tiles, clusterM 2, 300 x 520.
-  Sm90GemmConfig config;
-  config.clusterM = 2;
-  Sm90Grid grid = sm90LaunchGrid(config, 300, 520, 1, 132);
-  EXPECT_EQ(grid.x, 4u); // 3 row tiles rounded up to whole clusters
-  EXPECT_EQ(grid.y, 3u);
-  EXPECT_EQ(grid.z, 1u);
-  config.clusterM = 1;
-  grid = sm90LaunchGrid(config, 300, 520, 1, 132);
-  EXPECT_EQ(grid.x, 3u);
-  // Persistent: 32 x 16 tiles of 4096^2 on 132 SMs; clusters of 2 give 66
-  // cluster slots.
-  config.persistent = true;
-  grid = sm90LaunchGrid(config, 4096, 4096, 1, 132);
-  EXPECT_EQ(grid.x, 132u);
-  EXPECT_EQ(grid.y, 1u);
-  config.clusterM = 2;
-  grid = sm90LaunchGrid(config, 4096, 4096, 1, 131);
-  EXPECT_EQ(grid.x, 130u); // a whole number of clusters
-  grid = sm90LaunchGrid(config, 300, 256, 1, 132);
-  EXPECT_EQ(grid.x, 4u); // 2 cluster tiles of 2 CTAs
-  // Split-K goes to z, and only with splitK.
-  config = {};
-  grid = sm90LaunchGrid(config, 128, 256, 4, 132);
-  EXPECT_EQ(grid.z, 1u);
-  config.splitK = true;
-  grid = sm90LaunchGrid(config, 128, 256, 4, 132);
-  EXPECT_EQ(grid.z, 4u);
-}
-
 } // namespace
 } // namespace tilec
 
