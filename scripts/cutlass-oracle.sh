@@ -9,6 +9,7 @@
 #
 #   scripts/cutlass-oracle.sh build BUILD_DIR KERNEL
 #   scripts/cutlass-oracle.sh run BUILD_DIR KERNEL MxNxK [harness options]
+#                                               (after build)
 #   scripts/cutlass-oracle.sh all [BUILD_DIR]   every kernel and shape of
 #                                               tests/oracle/kernels.txt
 #
@@ -35,6 +36,7 @@ build() {
   arch=$(sed -n 's|^// oracle-arch: *||p' "$header")
   [ -n "$arch" ] || { echo "cutlass-oracle: $header has no '// oracle-arch:' line" >&2; return 1; }
   sh "$TILEC_ROOT/scripts/install-cutlass.sh" "$build_dir" >/dev/null
+  command -v "$nvcc" >/dev/null || { echo "cutlass-oracle: no nvcc at $nvcc (set NVCC)" >&2; return 1; }
   local src=$build_dir/cutlass/cutlass_library/source
   local libs=("$build_dir/tests/oracle/libtilec_oracle_sim.a")
   local variant=oracle gencode="arch=compute_${arch#sm_},code=compute_${arch#sm_}"
@@ -85,10 +87,13 @@ build() {
 run() {
   local build_dir=$1 kernel=$2 shape=$3
   shift 3
-  build "$build_dir" "$kernel" >&2
   local variant=oracle
   [ "${ORACLE_GPU:-0}" = 1 ] && variant=oracle-gpu
   local out=$build_dir/$variant/$kernel m n k
+  [ -x "$out/oracle" ] || {
+    echo "cutlass-oracle: $kernel is not built: scripts/cutlass-oracle.sh build $build_dir $kernel" >&2
+    return 1
+  }
   IFS=x read -r m n k <<< "$shape"
   "$out/oracle" --ptx "$out/$kernel.ptx" --m "$m" --n "$n" --k "$k" "$@"
 }
@@ -98,6 +103,7 @@ all() {
   local build_dir=${1:-$TILEC_ROOT/build} failed=0 kernel shapes
   while read -r kernel shapes; do
     case $kernel in ''|'#'*) continue ;; esac
+    build "$build_dir" "$kernel" || { failed=1; continue; }
     for shape in $shapes; do
       echo "== $kernel $shape"
       run "$build_dir" "$kernel" "$shape" | grep -v '^simulator: _Z' || failed=1
