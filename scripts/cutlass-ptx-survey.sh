@@ -13,12 +13,8 @@
 set -uo pipefail
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${1:-$TILEC_ROOT/build}
-pkg=$BUILD_DIR/cutlass
-src=$pkg/cutlass_library/source
-if [ ! -d "$src/include/cute" ]; then
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps \
-    --target "$pkg" nvidia-cutlass==4.2.0 || exit 1
-fi
+src=$BUILD_DIR/cutlass/cutlass_library/source
+sh "$TILEC_ROOT/scripts/install-cutlass.sh" "$BUILD_DIR" >/dev/null || exit 1
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 out=$BUILD_DIR/cutlass-ptx
 mkdir -p "$out"

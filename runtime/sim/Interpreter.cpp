@@ -976,7 +976,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::WgmmaCommit:
   case OpKind::WgmmaWait:
   case OpKind::WgmmaMma:
-    execWgmma(cta, w, ins, exec);
+    if (!execWgmma(cta, w, ins, exec))
+      return false;
     break;
   case OpKind::Ldmatrix:
   case OpKind::Stmatrix:

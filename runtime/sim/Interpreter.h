@@ -77,13 +77,20 @@ enum class WaitKind : std::uint8_t {
   Barrier,
   ClusterBarrier,
   MBarrier,
-  Setmaxnreg
+  Setmaxnreg,
+  /// wgmma.wait_group: the rest of the warpgroup has not committed the
+  /// wgmma-groups this warp waits out (waitAddr: the CTA's rank,
+  /// waitPhase: how many groups must be committed).
+  WgmmaGroup
 };
 
-/// A wgmma.mma_async not yet retired. It runs when a wgmma.wait_group
-/// retires its group or, with a seed and even odds (`early`), at a random
-/// earlier scheduling point (in issue order); its accumulators stay in
-/// flight until the retirement.
+/// A wgmma.mma_async not yet retired: each warp's quarter of the
+/// warpgroup's MMA. It runs when a wgmma.wait_group of any warp of the
+/// warpgroup retires its group (a wgmma-group is the warpgroup's, PTX ISA
+/// wgmma.commit_group, so one warp's wait covers the other warps' quarters,
+/// and waits until they are issued) or, with a seed and even odds
+/// (`early`), at a random earlier scheduling point (in issue order); its
+/// accumulators stay in flight until its own warp's retirement.
 struct PendingWgmma {
   WgmmaShape shape;
   std::uint64_t descA = 0, descB = 0;
@@ -356,9 +363,18 @@ private:
                    std::uint32_t mask);
   void execTma(CtaState &cta, WarpState &w, const Instr &ins,
                std::uint32_t mask);
-  void execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
+  /// False when a wgmma.wait_group must wait for the rest of its warpgroup.
+  bool execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
                  std::uint32_t mask);
   void runWgmma(CtaState &cta, WarpState &w, PendingWgmma &p);
+  /// Whether every live warp of \p w's warpgroup has committed \p groups
+  /// wgmma-groups.
+  bool warpgroupCommitted(const CtaState &cta, const WarpState &w,
+                          std::uint32_t groups) const;
+  /// Runs what is still pending of the first \p groups wgmma-groups in
+  /// every warp of \p w's warpgroup.
+  void runWarpgroupWgmmas(CtaState &cta, const WarpState &w,
+                          std::uint32_t groups);
   void retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep);
   void execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
                   std::uint32_t mask);

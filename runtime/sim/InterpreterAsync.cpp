@@ -6,10 +6,10 @@
 // at wait_group or earlier in random mode, zero-filled past src-size), TMA
 // loads (queued per cluster, completing tx on the destination CTAs'
 // mbarriers; TMA stores and bulk groups are in InterpreterBulkStore.cpp),
-// wgmma (queued at issue, executed when a wait_group retires its group or,
-// in random mode, at a random point before; its accumulators are "in
-// flight" until the retirement), and mma.sync / ldmatrix / stmatrix.
-// tcgen05 is in InterpreterTcgen05.cpp.
+// wgmma (queued at issue, executed when a wait_group of its warpgroup
+// retires its group or, in random mode, at a random point before; its
+// accumulators are "in flight" until its warp's retirement), and mma.sync /
+// ldmatrix / stmatrix. tcgen05 is in InterpreterTcgen05.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/Interpreter.h"
@@ -429,21 +429,56 @@ void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
   }
 }
 
-void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
+bool ClusterRun::warpgroupCommitted(const CtaState &cta, const WarpState &w,
+                                    std::uint32_t groups) const {
+  unsigned first = w.index / 4 * 4;
+  for (unsigned i = first; i < first + 4 && i < cta.warps.size(); ++i)
+    if (!cta.warps[i].done() && cta.warps[i].wgmmaCommitted < groups)
+      return false;
+  return true;
+}
+
+void ClusterRun::runWarpgroupWgmmas(CtaState &cta, const WarpState &w,
+                                    std::uint32_t groups) {
+  unsigned first = w.index / 4 * 4;
+  for (unsigned i = first; i < first + 4 && i < cta.warps.size(); ++i)
+    for (PendingWgmma &p : cta.warps[i].wgmmaPending) {
+      if (p.group == ~0u || p.group >= groups)
+        break;
+      if (!p.ran)
+        runWgmma(cta, cta.warps[i], p);
+    }
+}
+
+bool ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
                            std::uint32_t mask) {
   const std::vector<Operand> &ops = ins.ops;
   switch (ins.op) {
   case OpKind::WgmmaFence:
-    return;
+    return true;
   case OpKind::WgmmaCommit:
     for (PendingWgmma &p : w.wgmmaPending)
       if (p.group == ~0u)
         p.group = w.wgmmaCommitted;
     ++w.wgmmaCommitted;
-    return;
-  case OpKind::WgmmaWait:
-    retireWgmma(cta, w, static_cast<std::uint32_t>(get(w, ops[0], 0)));
-    return;
+    return true;
+  case OpKind::WgmmaWait: {
+    // The groups this wait retires are the warpgroup's: the MMA of each
+    // cannot complete before every warp has issued its part, and once it
+    // has, the whole MMA (every warp's operand reads) is done.
+    auto keep = static_cast<std::uint32_t>(get(w, ops[0], 0));
+    std::uint32_t groups =
+        w.wgmmaCommitted > keep ? w.wgmmaCommitted - keep : 0;
+    if (!warpgroupCommitted(cta, w, groups)) {
+      w.wait = WaitKind::WgmmaGroup;
+      w.waitAddr = cta.rank;
+      w.waitPhase = groups;
+      return false;
+    }
+    runWarpgroupWgmmas(cta, w, groups);
+    retireWgmma(cta, w, keep);
+    return true;
+  }
   default:
     break;
   }
@@ -501,6 +536,7 @@ void ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
   // half keep the latest point, which exposes a missing wait.
   p.early = options.seed != 0 && rng() % 2;
   w.wgmmaPending.push_back(std::move(p));
+  return true;
 }
 
 void ClusterRun::runWgmma(CtaState &cta, WarpState &w, PendingWgmma &p) {

@@ -171,6 +171,13 @@ bool ClusterRun::runnable(WarpState &w) {
     }
     return false;
   }
+  case WaitKind::WgmmaGroup:
+    if (warpgroupCommitted(ctas[w.waitAddr], w,
+                           static_cast<std::uint32_t>(w.waitPhase))) {
+      w.wait = WaitKind::None;
+      return true;
+    }
+    return false;
   default:
     return false;
   }
@@ -286,6 +293,11 @@ void ClusterRun::deadlock() {
       case WaitKind::Setmaxnreg:
         what = fmt::format("waits for the rest of warpgroup {} at setmaxnreg",
                            w.waitAddr);
+        break;
+      case WaitKind::WgmmaGroup:
+        what = fmt::format("waits in wgmma.wait_group for the rest of "
+                           "warpgroup {} to commit {} wgmma-groups",
+                           w.index / 4, w.waitPhase);
         break;
       case WaitKind::None:
         what = "runnable";

@@ -106,6 +106,61 @@ TEST(InterpreterAsyncOrderTest, SeedsCompleteWgmmaBeforeItsWaitGroup) {
   EXPECT_EQ(seen, (std::set<float>{16.0f, 32.0f}));
 }
 
+/// One warpgroup issues an m64n8k16 wgmma over all-ones bf16 A (shared 0)
+/// and B (shared 2048); warps 1-3 first do some busy work, so warp 0
+/// reaches its wait_group before they issue. Warp 0 then overwrites B with
+/// 2.0. A wgmma-group is the warpgroup's (PTX ISA, wgmma.commit_group):
+/// warp 0's wait_group returns only once the whole MMA, every warp's part,
+/// is complete, so every D[0] is 16. CUTLASS's Hopper mainloops release a
+/// stage from one thread per warpgroup right after its own warp's wait.
+std::string wgmmaWarpgroupPtx() {
+  return kernelPtx(".param .u64 pout, .param .u64 pa, .param .u64 pb",
+                   Prologue + std::string(R"(
+  st.shared.v4.b32 [%r2], {%r3, %r3, %r3, %r3};
+  add.s32 %r5, %r2, 2048;
+  st.shared.v4.b32 [%r5], {%r3, %r3, %r3, %r3};
+  fence.proxy.async.shared::cta;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r4, 0;
+  @%p1 bra $L_issue;
+  mov.u32 %r8, 0;
+$L_busy:
+  add.u32 %r8, %r8, 1;
+  setp.lt.u32 %p2, %r8, 200;
+  @%p2 bra $L_busy;
+$L_issue:
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd2, %rd3, 0, 1, 1, 0, 0;
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+  @!%p1 bra $L_store;
+  and.b32 %r5, %r1, 31;
+  shl.b32 %r6, %r5, 4;
+  add.s32 %r6, %r6, 2048;
+  mov.u32 %r7, 0x40004000;
+  st.shared.v4.b32 [%r6], {%r7, %r7, %r7, %r7};
+$L_store:
+  mul.wide.u32 %rd4, %r1, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  st.global.f32 [%rd5], %f1;
+  ret;)"));
+}
+
+TEST(InterpreterAsyncOrderTest, OneWarpsWaitGroupCoversTheWholeWarpgroup) {
+  auto m = loadOrFail(wgmmaWarpgroupPtx());
+  ASSERT_TRUE(m);
+  DeviceBuffer out(128 * 4);
+  std::uint64_t a = onesDesc(0, false), b = onesDesc(2048, false);
+  for (std::uint64_t seed = 0; seed <= 8; ++seed) {
+    SimLaunchResult r =
+        launch(*m, 1, 128, {&out.address, &a, &b}, 4096, 1, seed);
+    ASSERT_FALSE(r.error) << *r.error;
+    for (unsigned t = 0; t < 128; ++t)
+      ASSERT_EQ(out.as<float>()[t], 16.0f)
+          << "thread " << t << " seed " << seed;
+  }
+}
+
 /// Thread 0 issues one tcgen05.mma (M = 128, N = 16, K = 16, all-ones bf16
 /// A at shared 0 and B at 4096) into freshly allocated tensor memory and
 /// commits it to the mbarrier at 8192; after a barrier every warp runs
