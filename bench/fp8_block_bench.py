@@ -372,7 +372,7 @@ def block_rows(args, gen, begin):
     print("|" + "---|" * len(header))
     failures = 0
     for m, n, k in SHAPES:
-        if m > args.max_m:
+        if m > args.max_m or m < args.min_m:
             continue
         if time.perf_counter() - begin > args.budget_s:
             print(f"| {m} x {n} x {k} | SKIP: past the {args.budget_s:.0f} s "
@@ -475,6 +475,8 @@ def main():
     parser.add_argument("--no-unscaled", action="store_true")
     parser.add_argument("--max-m", type=int, default=1 << 30,
                         help="only the shapes with M at most this")
+    parser.add_argument("--min-m", type=int, default=0,
+                        help="only the shapes with M at least this")
     parser.add_argument("--sfa-m-major", action="store_true",
                         help="SFA M-major (strides (1, M)): tilec.gemm "
                         "runs the major(M) programs")

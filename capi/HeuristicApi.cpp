@@ -54,8 +54,8 @@ tilec_status chooseSm90(int64_t m, int64_t n, int64_t k, unsigned sms,
     result.persistent = c.persistent ? 1 : 0;
     result.cluster_m = c.clusterM;
     result.ctas_per_sm = c.ctasPerSm;
-    size_t size = out->struct_size < sizeof result ? out->struct_size
-                                                   : sizeof result;
+    size_t size =
+        out->struct_size < sizeof result ? out->struct_size : sizeof result;
     std::memcpy(out, &result, size);
     out->struct_size = size;
     return capi::ok();
@@ -74,7 +74,19 @@ tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k, unsigned sms,
 tilec_status tilec_sm90_choose_block_scaled(int64_t m, int64_t n, int64_t k,
                                             unsigned sms,
                                             tilec_sm90_choice *out) {
-  return chooseSm90(m, n, k, sms, out, sm90ChooseBlockScaledConfig);
+  return chooseSm90(m, n, k, sms, out, [](auto... args) {
+    return sm90ChooseBlockScaledConfig(args...);
+  });
+}
+
+tilec_status tilec_sm90_choose_block_scaled_sfa(int64_t m, int64_t n, int64_t k,
+                                                unsigned sms, int sfa_m_major,
+                                                tilec_sm90_choice *out) {
+  MajorKind sfa = sfa_m_major ? MajorKind::MN : MajorKind::K;
+  return chooseSm90(m, n, k, sms, out,
+                    [sfa](unsigned m, unsigned n, unsigned k, unsigned sms) {
+                      return sm90ChooseBlockScaledConfig(m, n, k, sms, sfa);
+                    });
 }
 
 } // extern "C"

@@ -71,6 +71,14 @@ void mbarrierArrive(llvm::IRBuilderBase &builder, llvm::Value *bar) {
           "mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}", {bar});
 }
 
+void mbarrierArriveIf(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                      llvm::Value *on) {
+  emitAsm(builder, builder.getVoidTy(),
+          "{\n\t.reg .pred p;\n\tsetp.ne.u32 p, $1, 0;\n\t"
+          "@p mbarrier.arrive.shared::cta.b64 _, [$0];\n\t}",
+          "r,r,~{memory}", {bar, on});
+}
+
 llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,
                                    llvm::Value *bar, llvm::Value *parity) {
   return emitAsm(builder, builder.getInt32Ty(),

@@ -45,6 +45,10 @@ void mbarrierArriveExpectTx(llvm::IRBuilderBase &builder, llvm::Value *bar,
                             llvm::Value *bytes);
 /// `mbarrier.arrive.shared::cta.b64 _, [bar];`
 void mbarrierArrive(llvm::IRBuilderBase &builder, llvm::Value *bar);
+/// `@p mbarrier.arrive.shared::cta.b64 _, [bar];` with p = (\p on != 0):
+/// the arrival of the threads where \p on (i32) is set, without a branch.
+void mbarrierArriveIf(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                      llvm::Value *on);
 /// One `mbarrier.try_wait.parity` probe: i32 1 when the phase of parity
 /// \p parity has completed, else 0. Callers loop on it.
 llvm::Value *mbarrierTryWaitParity(llvm::IRBuilderBase &builder,

@@ -142,10 +142,13 @@ public:
   /// (sm90OverlapsPromotion). \p pending may cover only the 8-column
   /// chunks from \p firstChunk on (a tile promoted in halves,
   /// sm90PromotionN): those registers of main change, the others pass.
+  /// \p waited, if given, receives \p pending's values after the wait (a
+  /// later block's wgmmas may take them as their dead inputs).
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
           llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales,
-          unsigned firstChunk = 0, unsigned younger = 0);
+          unsigned firstChunk = 0, unsigned younger = 0,
+          llvm::SmallVectorImpl<llvm::Value *> *waited = nullptr);
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);

@@ -207,20 +207,32 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     // block's main accumulator before the next step reuses the fresh
     // registers.
     llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
+    // Two staged row blocks: the second block's wgmmas take the first's
+    // waited fresh registers as their (unread, scale-d 0) inputs, so
+    // ptxas keeps the first promotion's FMAs, which read them, above the
+    // second issue instead of hoisting it with two fresh accumulators
+    // live (spills at 256 x 128).
+    bool tieBlocks = scales->isStaged() && rowBlocks == 2;
+    llvm::SmallVector<llvm::Value *> waited;
     for (unsigned j = 0; j < rowBlocks; ++j) {
       llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
       // Staged scales: read from the slot (still held) when the block's
       // wgmmas are issued, so they are live only through its promotion.
       std::optional<Sm90BlockScales> staged;
       for (unsigned step = 0; step < config.bn / shape.n; ++step) {
+        llvm::SmallVector<llvm::Value *> fresh =
+            waited.size() == shape.n / 2
+                ? waited
+                : llvm::SmallVector<llvm::Value *>(shape.n / 2, poison);
         llvm::SmallVector<llvm::Value *> part =
-            issue(llvm::SmallVector<llvm::Value *>(shape.n / 2, poison), j,
+            issue(std::move(fresh), j,
                   b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
         ptx::wgmmaCommitGroup(b);
         if (scales->isStaged() && !staged)
           staged = scales->scaler(j).readStaged(scaleSlot(slot), config.bm);
         main = scales->scaler(j).promote(
-            main, part, staged ? *staged : blockScales[j], step * shape.n / 8);
+            main, part, staged ? *staged : blockScales[j], step * shape.n / 8,
+            /*younger=*/0, tieBlocks ? &waited : nullptr);
       }
       std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
     }
@@ -237,19 +249,29 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   // Free a slot whose wgmmas have completed, one arrival per consumer
   // warp: with block scales this one (the promotion waited for all of
   // them), else the previous one (at most one group is pending).
-  llvm::BasicBlock *release = block("release");
-  llvm::BasicBlock *next = block("consume.next");
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
-  b.CreateCondBr(scaled ? lead : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
-                 release, next);
-  b.SetInsertPoint(release);
-  llvm::Value *freed =
-      scaled ? slot
-             : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
-                            i32(config.stages));
-  releaseSlot(emptyBar(freed));
-  b.CreateBr(next);
-  b.SetInsertPoint(next);
+  if (scaled && scales->isStaged() && rowBlocks == 2) {
+    // A predicated arrival, no branch: no block after the promotion into
+    // which its FMAs could be sunk below the next iteration's wgmmas
+    // (sm90StagesBlockScales' 256-row tiles have no cluster).
+    ptx::mbarrierArriveIf(b, emptyBar(slot),
+                          b.CreateZExt(lead, b.getInt32Ty()));
+  } else {
+    llvm::BasicBlock *release = block("release");
+    llvm::BasicBlock *next = block("consume.next");
+    b.CreateCondBr(scaled ? lead
+                          : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
+                   release, next);
+    b.SetInsertPoint(release);
+    llvm::Value *freed =
+        scaled ? slot
+               : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
+                              i32(config.stages));
+    releaseSlot(emptyBar(freed));
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
+  llvm::BasicBlock *next = b.GetInsertBlock();
   kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
   for (unsigned i = 0; i < regs; ++i)
     phis[i]->addIncoming(cur[i], next);

@@ -69,9 +69,11 @@ bool sm90OverlapsPromotion(const Sm90GemmConfig &config) {
 }
 
 bool sm90StagesBlockScales(const Sm90GemmConfig &config) {
-  return config.blockScale && !config.swapAB &&
-         sm90ConsumerWarpgroups(config) == 1 &&
-         sm90PromotionN(config) == config.bn;
+  if (!config.blockScale || config.swapAB ||
+      sm90PromotionN(config) != config.bn)
+    return false;
+  return sm90ConsumerWarpgroups(config) == 1 ||
+         (sm90RowBlocks(config) == 2 && config.clusterM == 1);
 }
 
 unsigned sm90ScaleStageBytes(const Sm90GemmConfig &config) {

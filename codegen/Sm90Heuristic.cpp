@@ -108,7 +108,7 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
 }
 
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
-                                       unsigned sms) {
+                                       unsigned sms, MajorKind sfaMajor) {
   Sm90Choice choice;
   Sm90GemmConfig &config = choice.config;
   sms = std::max(1u, sms);
@@ -116,6 +116,31 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   config.cType = DTypeKind::BF16;
   config.bk = 128;
   config.blockScale = BlockScaleSpec{};
+  config.blockScale->aMajor = sfaMajor;
+  unsigned kBlocks = (k + 127) / 128;
+  // SFA M-major (a K block's row scales contiguous, DeepGEMM's layout):
+  // the producer's warp 2 copies each block's 256 row scales into the ring
+  // slot (sm90StagesBlockScales), and two 128-row consumer warpgroups
+  // promote 64-row blocks in turn. H200, session 15
+  // (bench/results/fp8_bm256_mmajor_probe_h200_session15.log), against 128
+  // x 192 with the same layout: 4096 x 4096 x 7168 persistent 3-5% faster,
+  // 4096 x 7168 x 16384 2%, 4096^3 3%, 4096 x 7168 x 2048 (not persistent)
+  // 2%; slower at K = 512. And only where its waves are not emptier: the
+  // most tiles one CTA takes times a tile's area, at most 5% above 128 x
+  // 192's (run 1 of session 16: 4096 x 2112 x 7168 took 3 rounds of 256 x
+  // 128 on 8 CTAs, 23% slower; 8192^3, 2% more area, 3% faster).
+  auto rounds = [&](unsigned bm, unsigned bn) {
+    uint64_t tiles = uint64_t((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    return (tiles + sms - 1) / sms * bm * bn;
+  };
+  if (m > 128 && sfaMajor == MajorKind::MN && kBlocks >= 16 &&
+      rounds(256, 128) * 100 <= rounds(128, 192) * 105) {
+    config.bm = 256;
+    config.bn = 128;
+    config.stages = 3;
+    config.persistent = kBlocks >= 32;
+    return choice;
+  }
   if (m > 128) {
     // 128 x 192 beat BM 192 and 256, BN 128, 160 and 256 and the
     // persistent and clustered schedules at M = 4096 (runs 1-6).
@@ -137,7 +162,6 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   };
   config.bm = m <= 64 ? 64 : 128;
   config.bn = oneWave(config.bm);
-  unsigned kBlocks = (k + 127) / 128;
   // 64 < M <= 128, a long K and a narrow N: two row tiles of 64, whose lone
   // consumer warpgroup takes its scales through the ring
   // (sm90StagesBlockScales), K whole. H200, session 15

@@ -1,7 +1,10 @@
 """Probes, not benchmarks of shipped code (issue 26, session 15): where the
 block-scaled kernel's time at M = 4096 goes. Each needs a wheel built with
-bench/probes/fp8_staged_scales_bm256.patch applied (codegen switches read
-from the environment at compile time, not in the tree):
+bench/probes/fp8_staged_scales_bm256.patch applied to c9b20b9, the commit it
+was written against (codegen switches read from the environment at compile
+time, not in the tree; since session 16 the 256-row staging with the
+predicated release and the tied registers is codegen's own,
+sm90StagesBlockScales, so the patch no longer applies to main):
 
   TILEC_EXP_UNIT_SCALES  the scales are the constant 1.0: no scale loads,
                          products or B-slot selects (Sm90BlockScale::load)

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 9
+#define TILEC_API_VERSION 10
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -327,6 +327,12 @@ TILEC_API tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k,
 TILEC_API tilec_status tilec_sm90_choose_block_scaled(int64_t m, int64_t n,
                                                       int64_t k, unsigned sms,
                                                       tilec_sm90_choice *out);
+/* The same for the SFA layout the caller has (API 10): sfa_m_major != 0 for
+ * `scale a f32 block(1, 128) major(M)`, f32[ceil(K/128), M] (DeepGEMM's),
+ * where large M takes the 256 x 128 tile with staged scales. */
+TILEC_API tilec_status tilec_sm90_choose_block_scaled_sfa(
+    int64_t m, int64_t n, int64_t k, unsigned sms, int sfa_m_major,
+    tilec_sm90_choice *out);
 
 /* Shared-memory matrix descriptors, as `tilec desc` derives them. */
 typedef struct tilec_descriptor_impl *tilec_descriptor;

@@ -111,13 +111,14 @@ def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
     return source, (arch, a_type, b_type, a_major, b_major) + key_extra
 
 
-def sm90_block_scaled_choice(m, n, k, sms=0):
-    """codegen's block-scaled fp8 config for the shape, as a dict
-    (sm90ChooseBlockScaledConfig, through tilec_sm90_choose_block_scaled)."""
+def sm90_block_scaled_choice(m, n, k, sms=0, sfa_m_major=False):
+    """codegen's block-scaled fp8 config for the shape and SFA layout, as a
+    dict (sm90ChooseBlockScaledConfig, through
+    tilec_sm90_choose_block_scaled_sfa)."""
     out = _lib.Sm90Choice()
     out.struct_size = ctypes.sizeof(out)
-    if lib.tilec_sm90_choose_block_scaled(m, n, k, sms,
-                                          ctypes.byref(out)) != _lib.OK:
+    if lib.tilec_sm90_choose_block_scaled_sfa(m, n, k, sms, int(sfa_m_major),
+                                              ctypes.byref(out)) != _lib.OK:
         raise ValueError(_lib.last_error())
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
@@ -131,7 +132,7 @@ def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
     tiles) M, N and K are fixed in the program, so that `schedule auto`
     sees the tile's CTAs and keeps A and B as written; above, they are
     run-time arguments."""
-    ch = sm90_block_scaled_choice(m, n, k, sms)
+    ch = sm90_block_scaled_choice(m, n, k, sms, sfa_m_major)
     fixed = m <= 128
     dims = (str(m), str(n), str(k)) if fixed else ("M", "N", "K")
     lines = ["  arch     sm_90a",
@@ -146,11 +147,13 @@ def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
              f"  stages   {ch['stages']}"]
     if ch["split_k"] > 1:
         lines.append(f"  schedule split_k({ch['split_k']})")
+    elif ch["persistent"]:
+        lines.append("  schedule persistent")
     name = ("tilec_gemm_fp8_block_{}x{}x{}".format(m, n, k) if fixed
             else "tilec_gemm_fp8_block")
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
     key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"],
-           sfa_m_major) + ((m, n, k) if fixed else ())
+           ch["persistent"], sfa_m_major) + ((m, n, k) if fixed else ())
     return source, key
 
 

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 9
+API_VERSION = 10
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -198,6 +198,9 @@ _signatures = {
     "tilec_sm90_choose_block_scaled": (ctypes.c_int, [
         ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint,
         ctypes.POINTER(Sm90Choice)]),
+    "tilec_sm90_choose_block_scaled_sfa": (ctypes.c_int, [
+        ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint,
+        ctypes.c_int, ctypes.POINTER(Sm90Choice)]),
     "tilec_desc": (ctypes.c_int, [ctypes.POINTER(DescRequest),
                                   ctypes.POINTER(_P)]),
     "tilec_descriptor_destroy": (None, [_P]),

@@ -137,6 +137,18 @@ def test_block_scaled_choice_and_program():
     assert "scale a  f32 block(1, 128) major(M)" in source
     assert key != _gemm.block_scaled_source(4096, 4096, 7168, 132)[1]
     assert tilec.compile(source).operands["sfa_m_major"] == 1
+    # ... and, with K at least 32 blocks, the persistent 256 x 128 tile
+    # with staged scales (codegen/Sm90Heuristic.h); 16 blocks: not
+    # persistent; K = 512 keeps 128 x 192.
+    assert "tile     (BM = 256, BN = 128, BK = 128)" in source
+    assert "schedule persistent" in source
+    mm = _gemm.sm90_block_scaled_choice(4096, 7168, 2048, 132,
+                                        sfa_m_major=True)
+    assert (mm["bm"], mm["bn"], mm["stages"], mm["persistent"]) == (
+        256, 128, 3, 0)
+    mm = _gemm.sm90_block_scaled_choice(4096, 32768, 512, 132,
+                                        sfa_m_major=True)
+    assert (mm["bm"], mm["bn"]) == (128, 192)
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

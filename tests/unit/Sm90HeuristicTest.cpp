@@ -159,5 +159,40 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
   EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).config.bn, 64u);
 }
 
+TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
+  // SFA M-major above M = 128 with at least 16 K blocks: 256 x 128 with its
+  // scales staged in the ring, persistent from 32 K blocks; K-major SFA,
+  // short K and decode keep their tiles.
+  struct Case {
+    unsigned m, n, k, bm, bn;
+    bool persistent;
+  };
+  const Case cases[] = {{4096, 4096, 7168, 256, 128, true},
+                        {4096, 7168, 16384, 256, 128, true},
+                        {4096, 7168, 2048, 256, 128, false},
+                        {4096, 32768, 512, 128, 192, false},
+                        // 16 x 17 tiles of 256 x 128 take 3 rounds on 132
+                        // SMs: 98304 elements a CTA, 128 x 192 73728.
+                        {4096, 2112, 7168, 128, 192, false},
+                        {8192, 8192, 8192, 256, 128, true},
+                        {64, 2112, 7168, 64, 32, false}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
+                 std::to_string(c.k));
+    Sm90Choice choice =
+        sm90ChooseBlockScaledConfig(c.m, c.n, c.k, 132, MajorKind::MN);
+    const Sm90GemmConfig &config = choice.config;
+    EXPECT_EQ(config.bm, c.bm);
+    EXPECT_EQ(config.bn, c.bn);
+    EXPECT_EQ(config.persistent, c.persistent);
+    EXPECT_EQ(config.blockScale->aMajor, MajorKind::MN);
+    EXPECT_EQ(sm90StagesBlockScales(config), c.bm != 128);
+    llvm::Error err = verifySm90GemmConfig(config);
+    EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  }
+  EXPECT_EQ(sm90ChooseBlockScaledConfig(4096, 4096, 7168, 132).config.bm,
+            128u);
+}
+
 } // namespace
 } // namespace tilec

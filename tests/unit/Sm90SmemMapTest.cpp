@@ -119,8 +119,9 @@ TEST(Sm90SmemMapTest, ColumnStageTakesOnlyWhatIsLeft) {
   EXPECT_EQ(sm90SmemMap(config).columnValueBytes, 0u);
 }
 
-// Staged block scales (sm90StagesBlockScales): only a lone consumer
-// warpgroup of 64 rows promoting the whole BN, unswapped, stages them; a
+// Staged block scales (sm90StagesBlockScales): a lone consumer warpgroup
+// of 64 rows, or two of 128 rows without a cluster, promoting the whole BN,
+// unswapped, stages them; a
 // slot's scale area holds BM A scales and the tile's B scale slots (BN 96
 // meets two 128-column scale blocks), rounded to 16 bytes, after the rest.
 TEST(Sm90SmemMapTest, StagedBlockScalesFollowTheRest) {
@@ -148,6 +149,18 @@ TEST(Sm90SmemMapTest, StagedBlockScalesFollowTheRest) {
   twoWarpgroups.bm = 128;
   EXPECT_FALSE(sm90StagesBlockScales(twoWarpgroups));
   EXPECT_EQ(sm90ScaleStageBytes(twoWarpgroups), 0u);
+  // 256 rows: 256 A scales and one B scale slot, 16-byte units.
+  Sm90GemmConfig rows256 = config;
+  rows256.bm = 256;
+  rows256.bn = 128;
+  rows256.stages = 3;
+  EXPECT_TRUE(sm90StagesBlockScales(rows256));
+  EXPECT_EQ(sm90ScaleStageBytes(rows256), 1040u); // 4 x (256 + 1) -> 1040
+  auto wide = emitSm90Gemm(rows256);
+  ASSERT_TRUE(bool(wide)) << llvm::toString(wide.takeError());
+  EXPECT_EQ(wide->sharedBytes, sm90SmemMap(rows256).totalBytes());
+  rows256.clusterM = 2;
+  EXPECT_FALSE(sm90StagesBlockScales(rows256));
   Sm90GemmConfig halves = config;
   halves.bn = 256;
   EXPECT_FALSE(sm90StagesBlockScales(halves));
