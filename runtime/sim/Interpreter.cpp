@@ -723,13 +723,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::TcFence:
   case OpKind::TcWaitLd:
   case OpKind::TcWaitSt:
-    if (ins.op == OpKind::TcWaitLd) {
-      // Every tcgen05.ld of the warp has landed in its registers.
-      for (std::uint32_t slot : w.ldInflightSlots)
-        w.ldInflight[slot] = 0;
-      w.inflightCount -= static_cast<unsigned>(w.ldInflightSlots.size());
-      w.ldInflightSlots.clear();
-    }
+    if (ins.op == OpKind::TcWaitLd)
+      retireTmemLoads(cta, w);
     if (ins.op == OpKind::Fence && ins.flag && !cta.fenceEpoch.empty())
       forLanes(exec, [&](unsigned l) { ++cta.fenceEpoch[w.index * 32 + l]; });
     break;

@@ -140,11 +140,7 @@ struct WarpState {
   std::uint32_t wgmmaCommitted = 0;
   std::vector<PendingWgmma> wgmmaPending;
   std::vector<std::uint8_t> inflight; ///< Per slot: an unretired wgmma acc.
-  /// Per slot: the destination of a tcgen05.ld no tcgen05.wait::ld has
-  /// retired yet (the load is asynchronous until then), and those slots.
-  std::vector<std::uint8_t> ldInflight;
-  std::vector<std::uint32_t> ldInflightSlots;
-  /// Slots in flight, wgmma accumulators and tcgen05.ld destinations.
+  /// Slots in flight (wgmma accumulators).
   unsigned inflightCount = 0;
   unsigned maxnreg = 0;
   std::uint64_t clusterArrivePhase = 0;
@@ -187,8 +183,22 @@ struct PendingTcgen05 {
   std::uint64_t descA = 0, descB = 0;
   bool enableInputD = false;
   unsigned columns = 0; ///< D's columns (N).
+  /// disable-output-lane, per CTA of the pair (the even CTA's lanes first;
+  /// cta_group::1 uses the first).
+  std::array<TmemLaneMask, 2> disabled{};
   // tcgen05.commit: the mbarrier offset and the CTA ranks it arrives on.
   std::uint32_t mbar = 0, targets = 0;
+};
+
+/// A tcgen05.ld whose read of tensor memory no tcgen05.wait::ld of its
+/// warp has retired yet: the load may still read its cells, so a write to
+/// them (tcgen05.mma, tcgen05.st) or their tcgen05.dealloc is a race. Its
+/// registers may be read at once (ptxas orders a register read after the
+/// load that writes it; CUTLASS's sm100 epilogue relies on that).
+struct InflightTmemLoad {
+  unsigned warp = 0;
+  std::uint32_t pc = 0;
+  unsigned lane = 0, lanes = 0, column = 0, columns = 0;
 };
 
 /// One named barrier of a CTA.
@@ -215,7 +225,8 @@ struct CtaState {
   /// setmaxnreg per warpgroup: warps arrived and the value.
   std::vector<std::pair<unsigned, unsigned>> setmaxnreg;
   std::vector<PendingBulkStore> bulkStores;
-  std::vector<PendingTcgen05> tcPending; ///< In issue order.
+  std::vector<PendingTcgen05> tcPending;   ///< In issue order.
+  std::vector<InflightTmemLoad> tmemLoads; ///< In issue order.
   /// The .cta_group of this CTA's tcgen05 instructions so far (0: none
   /// yet); the PTX ISA requires one value across a kernel's tcgen05.alloc,
   /// dealloc, relinquish_alloc_permit, mma and commit.
@@ -402,6 +413,18 @@ private:
   void performTcgen05(CtaState &cta);
   void checkTcgen05Columns(const CtaState &cta, unsigned first, unsigned count,
                            const char *what) const;
+  /// tcgen05.mma's disable-output-lane vector \p vec, read by \p lane.
+  void readDisabledLanes(WarpState &w, const Instr &ins, const Operand &vec,
+                         unsigned lane, PendingTcgen05 &p);
+  /// tcgen05.wait::ld: every tcgen05.ld of warp \p w has read its cells.
+  void retireTmemLoads(CtaState &cta, const WarpState &w);
+  /// Throws SimFault when \p what writes (or deallocates) the cells of
+  /// \p cta's tensor memory in \p lanes (bit l: lane l) and columns
+  /// [first, first + count) while a tcgen05.ld of them is in flight.
+  void checkTmemLoadsInFlight(const CtaState &cta,
+                              const std::array<std::uint32_t, 4> &lanes,
+                              unsigned first, unsigned count,
+                              const char *what) const;
 };
 
 /// ElemKind of a PTX type; throws SimFault for one without.

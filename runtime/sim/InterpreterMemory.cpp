@@ -57,10 +57,9 @@ namespace {
 void resolveGeneric(SpaceKind &space, std::uint64_t &addr) {
   if (space != SpaceKind::Generic)
     return;
-  for (auto [base, window] :
-       {std::pair{LocalGenericBase, SpaceKind::Local},
-        {ParamGenericBase, SpaceKind::Param},
-        {SharedGenericBase, SpaceKind::SharedCluster}})
+  for (auto [base, window] : {std::pair{LocalGenericBase, SpaceKind::Local},
+                              {ParamGenericBase, SpaceKind::Param},
+                              {SharedGenericBase, SpaceKind::SharedCluster}})
     if (addr >= base && addr < base + WindowSize) {
       space = window;
       addr -= base;
@@ -69,8 +68,8 @@ void resolveGeneric(SpaceKind &space, std::uint64_t &addr) {
   space = SpaceKind::Global;
 }
 
-void checkSharedBounds(const CtaState &cta, std::uint64_t addr,
-                       unsigned bytes, const char *what) {
+void checkSharedBounds(const CtaState &cta, std::uint64_t addr, unsigned bytes,
+                       const char *what) {
   if (addr + bytes > cta.smem.size())
     throw SimFault(fmt::format("{} of {} bytes at shared 0x{:x} is outside "
                                "the CTA's {} bytes of shared memory",
@@ -182,17 +181,12 @@ void ClusterRun::checkInflight(const WarpState &w, const Instr &ins) const {
           "register {} is the accumulator of a wgmma.mma_async that no "
           "wgmma.wait_group has retired yet",
           fn.slotNames[r]));
-    if (w.ldInflight[r])
-      throw SimFault(fmt::format(
-          "register {} is the destination of a tcgen05.ld that no "
-          "tcgen05.wait::ld has retired yet",
-          fn.slotNames[r]));
   };
   for (const Operand &o : ins.ops)
     check(o);
   for (const Operand &o : ins.elems)
     check(o);
-  if (ins.hasGuard && (w.inflight[ins.guard] || w.ldInflight[ins.guard]))
+  if (ins.hasGuard && w.inflight[ins.guard])
     check(Operand{OperandKind::Reg, false, false, SpecialRegKind::TidX,
                   ins.guard});
 }

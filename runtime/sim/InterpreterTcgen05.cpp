@@ -10,6 +10,9 @@
 // scheduling points, so a reader that does not wait for the commit's
 // mbarrier can see the MMA unfinished. A tcgen05.ld, tcgen05.st or
 // tcgen05.dealloc of columns that a queued MMA still writes is reported.
+// A tcgen05.ld reads tensor memory until its warp's tcgen05.wait::ld: a
+// tcgen05.mma or tcgen05.st into its cells, or their tcgen05.dealloc,
+// before then is reported (its registers may be read at once).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/sim/Interpreter.h"
@@ -18,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 namespace tilec::sim {
@@ -66,7 +70,68 @@ void checkCtaGroup(CtaState &cta, const Instr &ins) {
         name, group, cta.tcgen05CtaGroup));
 }
 
+constexpr TmemLaneMask AllLanes = {~0u, ~0u, ~0u, ~0u};
+
+/// The first and last lane set in \p lanes, as "a..b".
+std::string laneRange(const TmemLaneMask &lanes) {
+  unsigned first = 128, last = 0;
+  for (unsigned l = 0; l < 128; ++l)
+    if (lanes[l / 32] >> (l % 32) & 1) {
+      first = std::min(first, l);
+      last = l;
+    }
+  return first > last ? "none" : fmt::format("{}..{}", first, last);
+}
+
 } // namespace
+
+void ClusterRun::readDisabledLanes(WarpState &w, const Instr &ins,
+                                   const Operand &vec, unsigned lane,
+                                   PendingTcgen05 &p) {
+  // PTX ISA, tcgen05.mma: the vector has 4 elements for .cta_group::1 and
+  // 8 for ::2; the least significant bit of the first is lane 0. For the
+  // pair, the first four are the even CTA's lanes, the last four the odd
+  // CTA's (our reading: the ISA gives the size, not the split).
+  unsigned words = 4 * p.ctaGroup;
+  if (vec.elemCount != words)
+    throw SimFault(fmt::format("tcgen05.mma.cta_group::{} with a "
+                               "disable-output-lane vector of {} elements; "
+                               "the ISA requires {}",
+                               p.ctaGroup, vec.elemCount, words));
+  for (unsigned i = 0; i < words; ++i)
+    p.disabled[i / 4][i % 4] =
+        static_cast<std::uint32_t>(get(w, ins.elems[vec.elemBegin + i], lane));
+}
+
+void ClusterRun::retireTmemLoads(CtaState &cta, const WarpState &w) {
+  std::erase_if(cta.tmemLoads,
+                [&](const InflightTmemLoad &ld) { return ld.warp == w.index; });
+}
+
+void ClusterRun::checkTmemLoadsInFlight(const CtaState &cta,
+                                        const TmemLaneMask &lanes,
+                                        unsigned first, unsigned count,
+                                        const char *what) const {
+  for (const InflightTmemLoad &ld : cta.tmemLoads) {
+    if (first >= ld.column + ld.columns || ld.column >= first + count)
+      continue;
+    TmemLaneMask both{};
+    for (unsigned l = ld.lane; l < ld.lane + ld.lanes && l < 128; ++l)
+      both[l / 32] |= lanes[l / 32] & 1u << (l % 32);
+    if (both == TmemLaneMask{})
+      continue;
+    unsigned c0 = std::max(first, ld.column);
+    unsigned c1 = std::min(first + count, ld.column + ld.columns) - 1;
+    throw SimFault(fmt::format(
+        "race on tensor memory: {} of lanes {} columns {}..{} (CTA rank {}) "
+        "while the tcgen05.ld issued at ptx:{} by warp {} may still read "
+        "them (it reads lanes {}..{} columns {}..{}); that warp's "
+        "tcgen05.wait::ld must retire the load first",
+        what, laneRange(both), c0, c1, cta.rank, fn.code[ld.pc].line, ld.warp,
+        ld.lane, ld.lane + ld.lanes - 1, ld.column,
+        ld.column + ld.columns - 1));
+  }
+}
 
 void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
                              std::uint32_t mask) {
@@ -105,6 +170,8 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
     std::uint32_t addr = static_cast<std::uint32_t>(get(w, ops[0], lane0));
     unsigned cols = static_cast<unsigned>(get(w, ops[1], lane0));
     checkTcgen05Columns(cta, addr & 0xffff, cols, "tcgen05.dealloc");
+    checkTmemLoadsInFlight(cta, AllLanes, addr & 0xffff, cols,
+                           "tcgen05.dealloc");
     cta.tmem->deallocate(addr, cols);
     return;
   }
@@ -124,19 +191,39 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
       p.descA = get(w, ops[1], l);
       p.descB = get(w, ops[2], l);
       p.idesc = static_cast<std::uint32_t>(get(w, ops[3], l));
-      p.enableInputD = get(w, ops[4], l) != 0;
-      // The descriptor's faults belong to the issue.
-      {
-        // The columns the MMA writes: N, or N / 2 in data path layout B
-        // (cta_group::2 M = 128, PTX ISA 9.7.16.10.5).
-        Tcgen05InstrDesc id =
-            decodeTcgen05InstrDesc(p.idesc, p.kind, p.ctaGroup);
-        p.columns = p.ctaGroup == 2 && id.m == 128 ? id.n / 2 : id.n;
+      // [d], a, b, idesc {, disable-output-lane}, enable-input-d
+      // {, scale-input-d}.
+      std::size_t enable = 4;
+      if (ops[4].kind == OperandKind::Vector) {
+        readDisabledLanes(w, ins, ops[4], l, p);
+        enable = 5;
       }
+      if (enable >= ops.size())
+        throw SimFault("tcgen05.mma without enable-input-d");
+      p.enableInputD = get(w, ops[enable], l) != 0;
+      if (enable + 1 < ops.size() && get(w, ops[enable + 1], l) != 0)
+        throw SimFault(fmt::format(
+            "tcgen05.mma with scale-input-d = {} is not modelled by the "
+            "simulator (only 0: D unscaled)",
+            get(w, ops[enable + 1], l)));
+      // The descriptor's faults belong to the issue.
+      Tcgen05InstrDesc id = decodeTcgen05InstrDesc(p.idesc, p.kind, p.ctaGroup);
+      // The columns the MMA writes: N, or N / 2 in data path layout B
+      // (cta_group::2 M = 128, PTX ISA 9.7.16.10.5).
+      p.columns = p.ctaGroup == 2 && id.m == 128 ? id.n / 2 : id.n;
       if (p.ctaGroup == 2 && (cta.rank ^ 1) >= ctas.size())
         throw SimFault(fmt::format("tcgen05.mma.cta_group::2 in CTA rank {} "
                                    "of a cluster of {}: no peer CTA",
                                    cta.rank, ctas.size()));
+      // The MMA writes D's cells some time after this issue: a tcgen05.ld
+      // of them still in flight would read them racing.
+      for (unsigned i = 0; i < p.ctaGroup; ++i) {
+        const CtaState &target = i == 0 ? cta : ctas[cta.rank ^ 1];
+        unsigned pairIndex = p.ctaGroup == 2 ? target.rank % 2 : 0;
+        checkTmemLoadsInFlight(
+            target, tcgen05MmaLanes(id, p.ctaGroup, p.disabled[pairIndex]),
+            p.tmemD & 0xffff, p.columns, "tcgen05.mma");
+      }
       cta.tcPending.push_back(p);
     });
     return;
@@ -166,21 +253,24 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
         for (unsigned r = 0; r < regs; ++r)
           set(w, ins.elems[vec.elemBegin + r], l, buf[l * regs + r],
               PtxType::B32);
-      // The registers hold the data only once a tcgen05.wait::ld has
-      // retired the load: until then any use of them is reported.
-      for (unsigned r = 0; r < regs; ++r) {
-        const Operand &e = ins.elems[vec.elemBegin + r];
-        if (e.kind == OperandKind::Reg && !w.ldInflight[e.reg]) {
-          w.ldInflight[e.reg] = 1;
-          w.ldInflightSlots.push_back(e.reg);
-          ++w.inflightCount;
-        }
-      }
+      // The load reads tensor memory until the warp's tcgen05.wait::ld
+      // (PTX ISA, tcgen05.wait: wait::ld "causes the executing thread to
+      // block until all prior tcgen05.ld operations issued by the executing
+      // thread have completed"); its registers may be read before.
+      cta.tmemLoads.push_back({w.index, curPc, taddr >> 16,
+                               tcgen05LdLanes(shape), taddr & 0xffff,
+                               tcgen05LdColumns(shape, num)});
     } else {
       for (unsigned l = 0; l < 32; ++l)
         for (unsigned r = 0; r < regs; ++r)
           buf[l * regs + r] = static_cast<std::uint32_t>(
               get(w, ins.elems[vec.elemBegin + r], l));
+      TmemLaneMask lanes{};
+      for (unsigned l = taddr >> 16; l < (taddr >> 16) + tcgen05LdLanes(shape);
+           ++l)
+        lanes[l / 32 % 4] |= 1u << (l % 32);
+      checkTmemLoadsInFlight(cta, lanes, taddr & 0xffff,
+                             tcgen05LdColumns(shape, num), "tcgen05.st");
       tcgen05St(shape, num, w.index, taddr, buf, *cta.tmem);
     }
     return;
@@ -231,7 +321,7 @@ void ClusterRun::performTcgen05(CtaState &cta) {
   }
   if (p.ctaGroup == 1) {
     tcgen05Mma(p.kind, 1, p.idesc, p.descA, p.descB, p.tmemD, p.enableInputD,
-               cta.smem, nullptr, 0, *cta.tmem);
+               cta.smem, nullptr, 0, *cta.tmem, p.disabled[0]);
     return;
   }
   CtaState &other = ctas[cta.rank ^ 1];
@@ -240,9 +330,9 @@ void ClusterRun::performTcgen05(CtaState &cta) {
   CtaState &even = cta.rank % 2 == 0 ? cta : other;
   CtaState &odd = cta.rank % 2 == 0 ? other : cta;
   tcgen05Mma(p.kind, 2, p.idesc, p.descA, p.descB, p.tmemD, p.enableInputD,
-             even.smem, &odd.smem, 0, *even.tmem);
+             even.smem, &odd.smem, 0, *even.tmem, p.disabled[0]);
   tcgen05Mma(p.kind, 2, p.idesc, p.descA, p.descB, p.tmemD, p.enableInputD,
-             odd.smem, &even.smem, 1, *odd.tmem);
+             odd.smem, &even.smem, 1, *odd.tmem, p.disabled[1]);
 }
 
 void ClusterRun::checkTcgen05Columns(const CtaState &cta, unsigned first,

@@ -63,7 +63,6 @@ ClusterRun::ClusterRun(const PtxFunction &fn, const SimLaunchConfig &config,
       w.cta = r;
       w.regs.assign(static_cast<std::size_t>(fn.numSlots) * 32, 0);
       w.inflight.assign(fn.numSlots, 0);
-      w.ldInflight.assign(fn.numSlots, 0);
       unsigned lanes = std::min(32u, threads - wi * 32);
       w.liveMask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
       w.local.assign(static_cast<std::size_t>(fn.localBytes) * 32, 0);

@@ -65,8 +65,7 @@ bool TensorMemory::isFree(unsigned first, unsigned columns) const {
   return true;
 }
 
-std::uint32_t TensorMemory::allocatePair(TensorMemory &peer,
-                                         unsigned columns) {
+std::uint32_t TensorMemory::allocatePair(TensorMemory &peer, unsigned columns) {
   checkAllocCount(columns);
   // PTX ISA 9.7.16.7.1: with .cta_group::2 one warp of each CTA of the pair
   // executes tcgen05.alloc, and the same columns are allocated in both.
@@ -164,11 +163,44 @@ void TensorMemory::write(unsigned lane, unsigned column, std::uint32_t value) {
   cells[std::size_t(lane) * Columns + column] = value;
 }
 
+namespace {
+
+/// The tensor-memory lane of D's row \p r (of this CTA's rows) and column
+/// \p c: data path layouts A and D put row r at lane r, layout F (M = 64)
+/// rows 16 q .. 16 q + 15 at lanes 32 q .. 32 q + 15, and layout B
+/// (cta_group::2 M = 128) folds the second half of the columns onto lanes
+/// 64..127.
+unsigned mmaLane(const Tcgen05InstrDesc &id, unsigned ctaGroup, unsigned r,
+                 unsigned c) {
+  if (ctaGroup == 2 && id.m == 128)
+    return r + 64 * (c / (id.n / 2));
+  return id.m == 64 ? 32 * (r / 16) + r % 16 : r;
+}
+
+bool laneIn(const TmemLaneMask &mask, unsigned lane) {
+  return mask[lane / 32] >> (lane % 32) & 1;
+}
+
+} // namespace
+
+TmemLaneMask tcgen05MmaLanes(const Tcgen05InstrDesc &id, unsigned ctaGroup,
+                             const TmemLaneMask &disabled) {
+  TmemLaneMask lanes{};
+  const unsigned rows = ctaGroup == 2 ? id.m / 2 : id.m;
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned c : {0u, id.n - 1}) {
+      unsigned lane = mmaLane(id, ctaGroup, r, c);
+      if (!laneIn(disabled, lane))
+        lanes[lane / 32] |= 1u << (lane % 32);
+    }
+  return lanes;
+}
+
 void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
                 std::uint64_t descA, std::uint64_t descB, std::uint32_t tmemD,
                 bool enableInputD, const SharedMemory &smem,
-                const SharedMemory *peerSmem, unsigned rank,
-                TensorMemory &tmem) {
+                const SharedMemory *peerSmem, unsigned rank, TensorMemory &tmem,
+                const TmemLaneMask &disabled) {
   Tcgen05InstrDesc id = decodeTcgen05InstrDesc(idesc, kind, ctaGroup);
   if (id.d != ElemKind::F32)
     throw SimFault("tcgen05.mma with an f16 D in tensor memory is not "
@@ -213,12 +245,13 @@ void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
   const double sign = (id.negateA ? -1.0 : 1.0) * (id.negateB ? -1.0 : 1.0);
   for (unsigned r = 0; r < rows; ++r) {
     for (unsigned c = 0; c < n; ++c) {
-      unsigned lane = id.m == 64 ? 32 * (r / 16) + r % 16 : r;
-      unsigned column = column0 + c;
-      if (folded) {
-        lane = r + 64 * (c / half);
-        column = column0 + c % half;
-      }
+      unsigned lane = mmaLane(id, ctaGroup, r, c);
+      unsigned column = folded ? column0 + c % half : column0 + c;
+      // disable-output-lane (PTX ISA, tcgen05.mma): "if a bit in the mask
+      // is 1, then the corresponding lane in the Tensor Memory for the
+      // resultant matrix D will not be updated".
+      if (laneIn(disabled, lane))
+        continue;
       double sum = 0;
       for (unsigned kk = 0; kk < k; ++kk)
         sum += a[r * k + kk] * b[c * k + kk];
@@ -310,6 +343,10 @@ LdShape checkLdSt(const char *op, Tcgen05LdShapeKind shape, unsigned num,
 
 unsigned tcgen05LdRegs(Tcgen05LdShapeKind shape, unsigned num) {
   return ldShape(shape).regs * num;
+}
+
+unsigned tcgen05LdLanes(Tcgen05LdShapeKind shape) {
+  return ldShape(shape).lanes;
 }
 
 unsigned tcgen05LdColumns(Tcgen05LdShapeKind shape, unsigned num) {

@@ -1,4 +1,5 @@
-//===- runtime/sim/Tcgen05.h - Tensor memory and tcgen05 of one CTA -*- C++ -*-===//
+//===- runtime/sim/Tcgen05.h - Tensor memory and tcgen05 of one CTA -*- C++
+//-*-===//
 //
 // sm_100a's tensor memory: 128 lanes x 512 columns of 32-bit cells per CTA,
 // allocated in columns (a power of two from 32 to 512) by tcgen05.alloc and
@@ -19,6 +20,7 @@
 #include "runtime/sim/FloatFormats.h"
 #include "runtime/sim/SimMemory.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -94,24 +96,37 @@ Tcgen05InstrDesc decodeTcgen05InstrDesc(std::uint32_t idesc,
                                         Tcgen05KindKind kind,
                                         unsigned ctaGroup);
 
+/// A set of a CTA's 128 tensor-memory lanes: bit l % 32 of word l / 32 is
+/// lane l (the order of tcgen05.mma's disable-output-lane vector).
+using TmemLaneMask = std::array<std::uint32_t, 4>;
+
+/// The lanes of one CTA's tensor memory that a tcgen05.mma of \p id and
+/// \p ctaGroup writes D to (data path layouts A, B, D, F), less those set
+/// in \p disabled.
+TmemLaneMask tcgen05MmaLanes(const Tcgen05InstrDesc &id, unsigned ctaGroup,
+                             const TmemLaneMask &disabled = {});
+
 /// tcgen05.mma.cta_group::1 (or the pair's two halves for ::2: call once per
 /// CTA with its own shared memory, tensor memory and \p rank) D[tmemD] = A *
 /// B (+ D when \p enableInputD). For ::2 each CTA's shared memory holds its
 /// M / 2 rows of A (128 for M = 256, 64 for M = 128) and its half of B's N
 /// columns; \p peerSmem is the other CTA's (null for ::1). D goes to the
 /// CTA's tensor memory in the ISA's data path layout (Tcgen05.cpp: A, B, D
-/// or F).
+/// or F), except to the lanes set in \p disabled (this CTA's part of the
+/// disable-output-lane operand), which keep their value.
 void tcgen05Mma(Tcgen05KindKind kind, unsigned ctaGroup, std::uint32_t idesc,
                 std::uint64_t descA, std::uint64_t descB, std::uint32_t tmemD,
                 bool enableInputD, const SharedMemory &smem,
-                const SharedMemory *peerSmem, unsigned rank,
-                TensorMemory &tmem);
+                const SharedMemory *peerSmem, unsigned rank, TensorMemory &tmem,
+                const TmemLaneMask &disabled = {});
 
 /// tcgen05.ld / tcgen05.st shapes.
 enum class Tcgen05LdShapeKind { S32x32b, S16x64b, S16x128b, S16x256b };
 
 /// Registers per lane of tcgen05.ld/st.sync.aligned.SHAPE.xNUM.b32.
 unsigned tcgen05LdRegs(Tcgen05LdShapeKind shape, unsigned num);
+/// Tensor-memory lanes tcgen05.ld/st.SHAPE spans from its address.
+unsigned tcgen05LdLanes(Tcgen05LdShapeKind shape);
 /// Tensor-memory columns tcgen05.ld/st.SHAPE.xNUM spans.
 unsigned tcgen05LdColumns(Tcgen05LdShapeKind shape, unsigned num);
 

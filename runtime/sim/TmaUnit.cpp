@@ -7,6 +7,9 @@
 // to a ^ (((a >> 7) & (span / 16 - 1)) << 4), i.e. its chunk index (bits 4..)
 // is XORed with the address bits 7.. (one 128-byte row each), so the pattern
 // repeats every 256, 512 or 1024 bytes for the 32-, 64- and 128-byte spans.
+// CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B ("swizzle 32B chunks within 128B
+// span", the driver API; CuTe's Swizzle<2,5,2> in bytes) moves whole 32-byte
+// chunks: a ^ (((a >> 7) & 3) << 5), repeating every 512 bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -87,25 +91,38 @@ bool isFloatType(CUtensorMapDataType t) {
   }
 }
 
-unsigned swizzleSpan(CUtensorMapSwizzle s) {
+/// A swizzle mode's span (the most bytes of a box row; 0: none or not
+/// modelled) and the chunk it permutes within each 128-byte row.
+struct SwizzleShape {
+  unsigned span = 0, chunk = 16;
+};
+
+SwizzleShape swizzleShape(CUtensorMapSwizzle s) {
   switch (s) {
   case CU_TENSOR_MAP_SWIZZLE_32B:
-    return 32;
+    return {32, 16};
   case CU_TENSOR_MAP_SWIZZLE_64B:
-    return 64;
+    return {64, 16};
   case CU_TENSOR_MAP_SWIZZLE_128B:
-    return 128;
+    return {128, 16};
+  case CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B:
+    return {128, 32};
   default:
-    return 0;
+    return {};
   }
 }
 
+unsigned swizzleSpan(CUtensorMapSwizzle s) { return swizzleShape(s).span; }
+
 /// The shared address the TMA unit writes the byte at dense box offset
-/// \p addr (already absolute) to.
-std::uint32_t swizzled(std::uint32_t addr, unsigned span) {
-  if (!span)
+/// \p addr (already absolute) to: the chunk index (address bits
+/// log2(chunk)..) XORed with the 128-byte row (bits 7..), modulo the
+/// chunks per span.
+std::uint32_t swizzled(std::uint32_t addr, SwizzleShape shape) {
+  if (!shape.span)
     return addr;
-  return addr ^ (((addr >> 7) & (span / 16 - 1)) << 4);
+  unsigned shift = static_cast<unsigned>(std::countr_zero(shape.chunk));
+  return addr ^ (((addr >> 7) & (shape.span / shape.chunk - 1)) << shift);
 }
 
 /// The NaN the driver's NAN_REQUEST_ZERO_FMA fill writes, per element size.
@@ -238,9 +255,11 @@ std::optional<std::string> encodeSimTensorMap(
     return fmt::format("swizzle {} is not a CUtensorMapSwizzle",
                        unsigned(swizzle));
   if (swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && !swizzleSpan(swizzle))
-    return fmt::format("swizzle {} (a 128B swizzle with 32B or 64B atoms) is "
-                       "not modelled by the simulator",
-                       unsigned(swizzle));
+    return fmt::format(
+        "swizzle {} (CU_TENSOR_MAP_SWIZZLE_128B_ATOM_{}) is "
+        "not modelled by the simulator",
+        unsigned(swizzle),
+        swizzle == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B ? "64B" : "32B_FLIP_8B");
   if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && swizzleSpan(swizzle) &&
       boxDims[0] * eb > swizzleSpan(swizzle))
     return fmt::format("the box inner dimension boxDim[0] * element size = "
@@ -345,10 +364,10 @@ std::uint32_t tmaLoad(const SimTensorMap &map,
                       runBytes = eb;
                     });
   flush();
-  unsigned span = swizzleSpan(map.swizzle);
+  SwizzleShape shape = swizzleShape(map.swizzle);
   for (std::uint32_t off = 0; off < box.size(); off += 16) {
     std::uint32_t n = std::min<std::uint32_t>(16, box.size() - off);
-    smem.write(swizzled(smemAddress + off, span), box.data() + off, n, what);
+    smem.write(swizzled(smemAddress + off, shape), box.data() + off, n, what);
   }
   return std::uint32_t(box.size());
 }
@@ -359,10 +378,10 @@ std::vector<std::uint8_t> tmaStoreRead(const SimTensorMap &map,
   const char *what = "cp.async.bulk.tensor store";
   checkSmemDestination(map, smemAddress, smem, what);
   std::vector<std::uint8_t> box(map.boxBytes());
-  unsigned span = swizzleSpan(map.swizzle);
+  SwizzleShape shape = swizzleShape(map.swizzle);
   for (std::uint32_t off = 0; off < box.size(); off += 16) {
     std::uint32_t n = std::min<std::uint32_t>(16, box.size() - off);
-    smem.read(swizzled(smemAddress + off, span), box.data() + off, n, what);
+    smem.read(swizzled(smemAddress + off, shape), box.data() + off, n, what);
   }
   return box;
 }

@@ -161,12 +161,25 @@ TEST(InterpreterAsyncOrderTest, OneWarpsWaitGroupCoversTheWholeWarpgroup) {
   }
 }
 
-/// Thread 0 issues one tcgen05.mma (M = 128, N = 16, K = 16, all-ones bf16
-/// A at shared 0 and B at 4096) into freshly allocated tensor memory and
-/// commits it to the mbarrier at 8192; after a barrier every warp runs
-/// \p wait, then warps 1-3 (not the issuer's warp, whose slice may run on
-/// past the barrier) read their 32 lanes of column 0 and store them.
-std::string tcgen05Ptx(const std::string &wait) {
+/// How the tcgen05 kernel below issues its MMA, and what warps 1-3 do
+/// after their tcgen05.ld (%r16 holds the value) and warp 0 before its
+/// tcgen05.dealloc.
+const char *IssueMma =
+    "tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, 0;";
+const char *WaitThenStore = R"(tcgen05.wait::ld.sync.aligned;
+  st.global.b32 [%rd5], %r16;)";
+
+/// Thread 0 issues one tcgen05.mma (\p mma: M = 128, N = 16, K = 16,
+/// all-ones bf16 A at shared 0 and B at 4096) into freshly allocated tensor
+/// memory and commits it to the mbarrier at 8192; after a barrier every
+/// warp runs \p wait, then warps 1-3 (not the issuer's warp, whose slice
+/// may run on past the barrier) read their 32 lanes of column 0 and run
+/// \p afterLd (by default: wait, then store them at thread's word of
+/// pout); after a barrier warp 0 runs \p beforeDealloc and deallocates.
+std::string tcgen05Ptx(const std::string &wait,
+                       const std::string &mma = IssueMma,
+                       const std::string &afterLd = WaitThenStore,
+                       const std::string &beforeDealloc = "") {
   return kernelPtx(".param .u64 pout, .param .u64 pa, .param .u64 pb, "
                    ".param .u32 pidesc",
                    Prologue + std::string(R"(
@@ -191,22 +204,22 @@ $L_init:
   bar.sync 0;
   ld.shared.u32 %r13, [%r12];
   @%p2 bra $L_issued;
-  tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, 0;
+  )") + mma + R"(
   tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r11];
 $L_issued:
   bar.sync 0;
-  )") + wait + R"(
+  )" + wait + R"(
   @!%p1 bra $L_read;
   shl.b32 %r14, %r4, 21;
   add.s32 %r15, %r13, %r14;
-  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r16}, [%r15];
-  tcgen05.wait::ld.sync.aligned;
   mul.wide.u32 %rd4, %r1, 4;
   add.s64 %rd5, %rd1, %rd4;
-  st.global.b32 [%rd5], %r16;
+  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%r16}, [%r15];
+  )" + afterLd + R"(
 $L_read:
   bar.sync 0;
   @%p1 bra $L_end;
+  )" + beforeDealloc + R"(
   tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r13, 32;
 $L_end:
   ret;)",
@@ -224,8 +237,11 @@ constexpr std::uint32_t IdescM128N16 = (1u << 4) | (1u << 7) | (1u << 10) |
                                        ((16u >> 3) << 17) | ((128u >> 4) << 24);
 
 SimLaunchResult runTcgen05(const std::string &wait, DeviceBuffer &out,
-                           std::uint64_t seed) {
-  auto m = loadOrFail(tcgen05Ptx(wait));
+                           std::uint64_t seed,
+                           const std::string &mma = IssueMma,
+                           const std::string &afterLd = WaitThenStore,
+                           const std::string &beforeDealloc = "") {
+  auto m = loadOrFail(tcgen05Ptx(wait, mma, afterLd, beforeDealloc));
   if (!m)
     return {std::string("the kernel did not load"), 0, {}};
   std::uint64_t a = onesDesc(0, true), b = onesDesc(4096, true);
@@ -268,6 +284,104 @@ TEST(InterpreterAsyncOrderTest, SeedsCatchAReadOfAnUnfinishedTcgen05Mma) {
     ++caught;
   }
   EXPECT_GT(caught, 0u);
+}
+
+/// The PTX ISA's tcgen05.wait::ld "causes the executing thread to block
+/// until all prior tcgen05.ld operations issued by the executing thread
+/// have completed": it orders the load's read of tensor memory against
+/// later writes. A read of the destination registers before it is ordered
+/// by the hardware's scoreboard, and CUTLASS's sm100 epilogue relies on that
+/// (it waits once per tile, after its last load): it runs.
+TEST(InterpreterAsyncOrderTest, Tcgen05LdRegistersMayBeReadBeforeTheWait) {
+  DeviceBuffer out(128 * 4);
+  const char *storeThenWait = R"(st.global.b32 [%rd5], %r16;
+  tcgen05.wait::ld.sync.aligned;)";
+  for (std::uint64_t seed = 0; seed <= 3; ++seed) {
+    SimLaunchResult r =
+        runTcgen05(WaitForCommit, out, seed, IssueMma, storeThenWait);
+    ASSERT_FALSE(r.error) << "seed " << seed << ": " << *r.error;
+    for (unsigned t = 32; t < 128; ++t)
+      ASSERT_EQ(asFloat(out.as<std::uint32_t>()[t]), 16.0f)
+          << "thread " << t << " seed " << seed;
+  }
+}
+
+/// A load no tcgen05.wait::ld has retired may still read its cells: an MMA
+/// into them (here thread 0's second MMA into column 0, after the readers
+/// passed a barrier without waiting), or their dealloc, is a race, named
+/// with the load's instruction, warp, lanes and columns.
+TEST(InterpreterAsyncOrderTest, OverwritingAnUnretiredTcgen05LdIsReported) {
+  DeviceBuffer out(128 * 4);
+  const char *storeNoWait = "st.global.b32 [%rd5], %r16;";
+  const char *secondMma = R"(setp.ne.u32 %p2, %r1, 0;
+  @!%p2 tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, 1;)";
+  for (std::uint64_t seed = 0; seed <= 3; ++seed) {
+    SimLaunchResult r =
+        runTcgen05(WaitForCommit, out, seed, IssueMma, storeNoWait, secondMma);
+    ASSERT_TRUE(r.error) << "seed " << seed;
+    EXPECT_NE(r.error->find("race on tensor memory: tcgen05.mma of lanes "),
+              std::string::npos)
+        << *r.error;
+    EXPECT_NE(r.error->find("columns 0..0"), std::string::npos) << *r.error;
+    EXPECT_NE(r.error->find("while the tcgen05.ld issued at ptx:"),
+              std::string::npos)
+        << *r.error;
+    EXPECT_NE(r.error->find("that warp's tcgen05.wait::ld must retire the "
+                            "load first"),
+              std::string::npos)
+        << *r.error;
+  }
+  // Without the second MMA the dealloc is the write that races.
+  SimLaunchResult r = runTcgen05(WaitForCommit, out, 0, IssueMma, storeNoWait);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("race on tensor memory: tcgen05.dealloc of lanes "),
+            std::string::npos)
+      << *r.error;
+  // With the wait, the same second MMA is legal.
+  const char *waitedSecondMma = R"(setp.ne.u32 %p2, %r1, 0;
+  @!%p2 tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, 1;
+  @!%p2 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r11];
+  mov.u32 %r17, 1;
+$L_wait2:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r11], %r17;
+  @!%p2 bra $L_wait2;)";
+  r = runTcgen05(WaitForCommit, out, 0, IssueMma, WaitThenStore,
+                 waitedSecondMma);
+  EXPECT_FALSE(r.error) << *r.error;
+}
+
+/// tcgen05.mma's disable-output-lane vector (PTX ISA: "if a bit in the mask
+/// is 1, then the corresponding lane in the Tensor Memory for the resultant
+/// matrix D will not be updated"; bit 0 of the first element is lane 0):
+/// lanes 32..47 and 127 are disabled and keep tensor memory's 0.
+TEST(InterpreterAsyncOrderTest, Tcgen05MmaDisableOutputLaneKeepsThoseLanes) {
+  DeviceBuffer out(128 * 4);
+  const char *masked = R"(mov.u32 %r18, 0;
+  mov.u32 %r19, 0xffff;
+  mov.u32 %r9, 0x80000000;
+  tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, {%r18, %r19, %r18, %r9}, 0;)";
+  SimLaunchResult r = runTcgen05(WaitForCommit, out, 0, masked);
+  ASSERT_FALSE(r.error) << *r.error;
+  for (unsigned t = 32; t < 128; ++t)
+    EXPECT_EQ(asFloat(out.as<std::uint32_t>()[t]),
+              (t < 48 || t == 127) ? 0.0f : 16.0f)
+        << "lane " << t;
+  // An all-zero vector (what CUTLASS passes) disables nothing; a vector of
+  // the wrong size for the CTA group is named.
+  const char *zeros = R"(mov.u32 %r18, 0;
+  tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, {%r18, %r18, %r18, %r18}, 0;)";
+  r = runTcgen05(WaitForCommit, out, 0, zeros);
+  ASSERT_FALSE(r.error) << *r.error;
+  for (unsigned t = 32; t < 128; ++t)
+    EXPECT_EQ(asFloat(out.as<std::uint32_t>()[t]), 16.0f) << "lane " << t;
+  const char *eight = R"(mov.u32 %r18, 0;
+  tcgen05.mma.cta_group::1.kind::f16 [%r13], %rd2, %rd3, %r10, {%r18, %r18, %r18, %r18, %r18, %r18, %r18, %r18}, 0;)";
+  r = runTcgen05(WaitForCommit, out, 0, eight);
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->find("disable-output-lane vector of 8 elements; the ISA "
+                          "requires 4"),
+            std::string::npos)
+      << *r.error;
 }
 
 } // namespace

@@ -34,15 +34,27 @@ const int Swizzle64[4][8] = {{0, 1, 2, 3, 4, 5, 6, 7},
                              {3, 2, 1, 0, 7, 6, 5, 4}};
 const int Swizzle32[2][8] = {{0, 1, 2, 3, 4, 5, 6, 7},
                              {1, 0, 3, 2, 5, 4, 7, 6}};
+// CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B, "swizzle 32B chunks within 128B span"
+// (CUDA driver API, CUtensorMapSwizzle): 32-byte chunk j of row r goes to
+// slot j ^ (r % 4), i.e. 16-byte chunks move in pairs.
+const int Swizzle128Atom32[4][8] = {{0, 1, 2, 3, 4, 5, 6, 7},
+                                    {2, 3, 0, 1, 6, 7, 4, 5},
+                                    {4, 5, 6, 7, 0, 1, 2, 3},
+                                    {6, 7, 4, 5, 2, 3, 0, 1}};
 
 /// Where the byte at dense box offset \p o lands (relative to a 1024-byte
-/// aligned destination), by the tables above.
-std::uint32_t tablePosition(std::uint32_t o, unsigned span) {
+/// aligned destination) under \p sw, by the tables above.
+std::uint32_t tablePosition(std::uint32_t o, CUtensorMapSwizzle sw) {
   std::uint32_t row = o / 128, chunk = (o % 128) / 16, byte = o % 16;
-  int slot = span == 128  ? Swizzle128[row % 8][chunk]
-             : span == 64 ? Swizzle64[row % 4][chunk]
-             : span == 32 ? Swizzle32[row % 2][chunk]
-                          : int(chunk);
+  int slot = int(chunk);
+  if (sw == CU_TENSOR_MAP_SWIZZLE_128B)
+    slot = Swizzle128[row % 8][chunk];
+  else if (sw == CU_TENSOR_MAP_SWIZZLE_64B)
+    slot = Swizzle64[row % 4][chunk];
+  else if (sw == CU_TENSOR_MAP_SWIZZLE_32B)
+    slot = Swizzle32[row % 2][chunk];
+  else if (sw == CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B)
+    slot = Swizzle128Atom32[row % 4][chunk];
   return row * 128 + std::uint32_t(slot) * 16 + byte;
 }
 
@@ -63,7 +75,8 @@ Tensor2D makeTensor(std::uint64_t rows, std::uint64_t cols, unsigned seed) {
   return t;
 }
 
-CUtensorMap mapStorage; // CUtensorMap carries its own (64- or 128-byte) alignment.
+CUtensorMap
+    mapStorage; // CUtensorMap carries its own (64- or 128-byte) alignment.
 
 SimTensorMap encode2D(const Tensor2D &t, std::uint32_t boxCols,
                       std::uint32_t boxRows, CUtensorMapSwizzle sw) {
@@ -151,6 +164,16 @@ TEST(TmaUnit, EncodeRules) {
   expectError("elementStrides[0] = 0",
               [](auto &, auto &, auto &, auto &, auto &, auto &, auto &, auto &,
                  auto &, auto &e) { e[0] = 0; });
+  expectError("exceeds the 128-byte swizzle span",
+              [](auto &, auto &, auto &, auto &, auto &sw, auto &, auto &,
+                 auto &, auto &b, auto &) {
+                sw = CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B;
+                b[0] = 72; // 144 bytes
+              });
+  expectError("(CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B) is not modelled",
+              [](auto &, auto &, auto &, auto &, auto &sw, auto &...) {
+                sw = CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B;
+              });
   expectError("exceeds the 64-byte swizzle span",
               [](auto &, auto &, auto &, auto &, auto &sw, auto &...) {
                 sw = CU_TENSOR_MAP_SWIZZLE_64B; // box inner = 128 bytes
@@ -201,10 +224,12 @@ TEST(TmaUnit, DecodeRoundTripAndForeignBytes) {
 }
 
 TEST(TmaUnit, SwizzlePatternsMatchTheGuide) {
-  for (auto [sw, span] : {std::pair{CU_TENSOR_MAP_SWIZZLE_NONE, 0u},
-                          std::pair{CU_TENSOR_MAP_SWIZZLE_32B, 32u},
-                          std::pair{CU_TENSOR_MAP_SWIZZLE_64B, 64u},
-                          std::pair{CU_TENSOR_MAP_SWIZZLE_128B, 128u}}) {
+  for (auto [sw, span] :
+       {std::pair{CU_TENSOR_MAP_SWIZZLE_NONE, 0u},
+        std::pair{CU_TENSOR_MAP_SWIZZLE_32B, 32u},
+        std::pair{CU_TENSOR_MAP_SWIZZLE_64B, 64u},
+        std::pair{CU_TENSOR_MAP_SWIZZLE_128B, 128u},
+        std::pair{CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B, 128u}}) {
     Tensor2D t = makeTensor(64, 160, 5 + span);
     std::uint32_t boxCols = span ? span / 2 : 64, boxRows = 16;
     SimTensorMap m = encode2D(t, boxCols, boxRows, sw);
@@ -216,11 +241,11 @@ TEST(TmaUnit, SwizzlePatternsMatchTheGuide) {
         boxCols * boxRows * 2);
     for (std::uint32_t r = 0; r < boxRows; ++r)
       for (std::uint32_t c = 0; c < boxCols; ++c) {
-        std::uint32_t pos = dst + tablePosition((r * boxCols + c) * 2, span);
+        std::uint32_t pos = dst + tablePosition((r * boxCols + c) * 2, sw);
         std::uint16_t got;
         smem.read(pos, &got, 2);
         EXPECT_EQ(got, t.data()[(r0 + r) * t.pitch / 2 + c0 + c])
-            << "span " << span << " r " << r << " c " << c;
+            << "swizzle " << sw << " r " << r << " c " << c;
       }
     // Stored back elsewhere, the same box comes out unswizzled.
     Tensor2D out = makeTensor(64, 160, 77);
@@ -245,7 +270,8 @@ TEST(TmaUnit, OutOfBoundsZeroFillAndRaggedStore) {
     for (int r = 0; r < 8; ++r)
       for (int c = 0; c < 64; ++c) {
         std::uint16_t got;
-        smem.read(1024 + tablePosition(std::uint32_t(r * 64 + c) * 2, 128),
+        smem.read(1024 + tablePosition(std::uint32_t(r * 64 + c) * 2,
+                                       CU_TENSOR_MAP_SWIZZLE_128B),
                   &got, 2);
         int gr = r0 + r, gc = c0 + c;
         bool in = gr >= 0 && gr < 20 && gc >= 0 && gc < 40;
