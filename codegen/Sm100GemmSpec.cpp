@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm100GemmSpec.h"
+#include "codegen/warpspec/SpecBasics.h"
 
 #include "ir/LayoutExpr.h"
 
@@ -18,14 +19,8 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
-  if (spec.arch != ArchKind::SM100a)
-    return fail("the sm_100a generator got a spec for " +
-                archInfo(spec.arch).name.str());
-  if (spec.accType != DTypeKind::F32)
-    return fail("sm_100a GEMM accumulates in f32, not " +
-                dtypeInfo(spec.accType).name.str());
-  if (spec.cMajor != MajorKind::MN)
-    return fail("sm_100a GEMM stores C row-major (major(N)) only");
+  if (llvm::Error err = checkTmaGemmBasics(spec, ArchKind::SM100a))
+    return err;
   // swiglu pairs two accumulator columns in one thread (the sm_100a
   // epilogue holds whole rows, or the same slots of every chunk); Verify
   // says so where the program wrote the schedule.

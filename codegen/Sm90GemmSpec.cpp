@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90GemmSpec.h"
+#include "codegen/warpspec/SpecBasics.h"
 
 #include "codegen/Sm90Limits.h"
 #include "ir/LayoutExpr.h"
@@ -45,17 +46,20 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
 }
 
 llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
+  auto config = sm90UnverifiedConfig(spec);
+  if (!config)
+    return config.takeError();
+  if (llvm::Error err = verifySm90GemmConfig(*config))
+    return err;
+  return config;
+}
+
+llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
-  if (spec.arch != ArchKind::SM90a)
-    return fail("the sm_90a generator got a spec for " +
-                archInfo(spec.arch).name.str());
-  if (spec.accType != DTypeKind::F32)
-    return fail("sm_90a GEMM accumulates in f32, not " +
-                dtypeInfo(spec.accType).name.str());
-  if (spec.cMajor != MajorKind::MN)
-    return fail("sm_90a GEMM stores C row-major (major(N)) only");
+  if (llvm::Error err = checkTmaGemmBasics(spec, ArchKind::SM90a))
+    return err;
   // The generator stages each operand in the tile tmaOperandTile derives
   // (codegen/Sm90Gemm.h); a different smem layout in the spec is an error,
   // not silently replaced. The check uses the language's tile shape
@@ -103,8 +107,6 @@ llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec) {
       config.splitK && sm90SplitKClusterFits(config, spec.splitK);
   if (config.splitKCluster)
     config.clusterSplits = spec.splitK;
-  if (llvm::Error err = verifySm90GemmConfig(config))
-    return err;
   return config;
 }
 

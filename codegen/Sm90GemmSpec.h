@@ -31,6 +31,11 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec);
 /// The error names the field, its value and what is legal.
 llvm::Expected<Sm90GemmConfig> sm90ConfigFromSpec(const GemmSpec &spec);
 
+/// sm90ConfigFromSpec without the generator's own verifier
+/// (verifySm90GemmConfig), for the row's emit: emitSm90Gemm verifies the
+/// config it builds, so an emitted spec is verified once.
+llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec);
+
 /// The launch facts of an emitted sm_90a kernel in the arch-neutral form
 /// launchers read: parameters, the two tensor maps (derived from the operand
 /// tiles: box = tile rows x BK, the tile's swizzle), grid rule, split-K and

@@ -178,8 +178,15 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   // split over 2 CTAs of a cluster, the same CTAs with half the K blocks
   // each (run 7: 64 x 2112 x 7168 13.1 -> 11.5 us, 128 x 2112 x 7168 15.2
   // -> 12.4, 64 x 4096 x 7168 16.3 -> 15.3; even at 7168 x 16384; slower
-  // at K = 2048, where the reduction is a larger share).
-  if (kBlocks >= 48 && 2 * config.bn <= 128) {
+  // at K = 2048, where the reduction is a larger share). Since the BM 64
+  // tiles stage their scales (session 15) a 64-row tile splits only from
+  // BN 16, whose n16 wgmmas are too narrow: H200, session 16, two sweeps
+  // (bench/results/fp8_block_sweep_h200_session16_decode_r{1,2}.log): 64 x
+  // 4096 x 7168 BN 32 whole 10.50/10.51 us against BN 64 split 11.41/11.47;
+  // 64 x 7168 x 16384 BN 64 whole 34.99/34.97 against 34.73/34.75; 64 x
+  // 2112 x 7168 BN 16 whole 8.85/8.83 against BN 32 split 8.65/8.65.
+  if (kBlocks >= 48 && 2 * config.bn <= 128 &&
+      (config.bm == 128 || config.bn == 16)) {
     config.bn *= 2;
     config.splitK = true;
     choice.splits = 2;

@@ -41,8 +41,8 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// M <= 128 A and B as written, BM 64 (M <= 64) or 128 and BN the
 /// narrowest multiple of 16 whose ceil(M / BM) x ceil(N / BN) tiles fit
 /// one wave of \p sms, with the most stages that fit; with at least 48 K
-/// blocks and that BN at most 64, twice the BN with K split over 2 CTAs
-/// reduced in a cluster; above M = 128, the 128 x 192 tile in 4 stages on
+/// blocks and that BN at most 64 (BM 64: 16), twice the BN with K split
+/// over 2 CTAs reduced in a cluster; above M = 128, the 128 x 192 tile in 4 stages on
 /// the grid, or, where SFA is M-major (\p sfaMajor MN, `scale a ...
 /// major(M)`) and K has at least 16 blocks, the 256 x 128 tile with staged
 /// scales in 3 stages, persistent from 32 K blocks, unless its last wave

@@ -120,8 +120,8 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
   };
   const Case cases[] = {
       {64, 2112, 7168, 64, 32, 2},      {64, 24576, 1536, 64, 192, 1},
-      {64, 32768, 512, 64, 256, 1},     {64, 7168, 16384, 64, 128, 2},
-      {64, 4096, 7168, 64, 64, 2},      {64, 7168, 2048, 64, 64, 1},
+      {64, 32768, 512, 64, 256, 1},     {64, 7168, 16384, 64, 64, 1},
+      {64, 4096, 7168, 64, 32, 1},      {64, 7168, 2048, 64, 64, 1},
       {128, 2112, 7168, 64, 32, 1},     {128, 24576, 1536, 128, 192, 1},
       {128, 32768, 512, 128, 256, 1},   {128, 7168, 16384, 128, 128, 2},
       {128, 4096, 7168, 64, 64, 1},     {128, 7168, 2048, 128, 64, 1},
@@ -154,9 +154,10 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
             16u);
   EXPECT_EQ(sm90ChooseBlockScaledConfig(128, 24576, 1536, 132).config.stages,
             4u);
-  // Fewer SMs, wider tiles: 2112 columns in at most 66 tiles of 32, then
-  // twice that for the split.
-  EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).config.bn, 64u);
+  // Fewer SMs, wider tiles: 2112 columns in at most 66 tiles of 32, K
+  // whole (a 64-row tile splits only from BN 16).
+  EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).config.bn, 32u);
+  EXPECT_EQ(sm90ChooseBlockScaledConfig(64, 2112, 7168, 66).splits, 1u);
 }
 
 TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
