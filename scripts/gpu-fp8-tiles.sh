@@ -24,7 +24,8 @@ run() {
   run "$tiles" -m 1000 -n 1304 -k 1000 --alpha 0.75 --beta 0.5 --seed 3
   run "$tiles" -m 1024 -n 2112 -k 7168 --seed 1
   for f in examples/gemm_fp8_block_sm90.tile tests/sim/gemm/fp8_block_scaled.tile \
-      tests/sim/gemm/fp8_block_swap.tile tests/lit/scale/fp8_promotion_overlap.tile; do
+      tests/sim/gemm/fp8_block_swap.tile tests/lit/scale/fp8_promotion_overlap.tile \
+      tests/sim/gemm/fp8_sfa_m_major.tile; do
     run "$TILEC_ROOT/$f" -m 300 -n 520 -k 1000 --seed 4
   done
 } 2>&1 | tee "$out/fp8-tiles.log"
