@@ -200,7 +200,9 @@ std::uint64_t ClusterRun::get(const WarpState &w, const Operand &o,
     return o.neg ? (v == 0) : v;
   }
   case OperandKind::Imm:
-    return static_cast<std::uint64_t>(o.imm);
+    return o.sharedSymbol ? clusterAddress(ctas[w.cta].rank,
+                                           static_cast<std::uint64_t>(o.imm))
+                          : static_cast<std::uint64_t>(o.imm);
   case OperandKind::Special:
     return special(w, o.special, lane);
   case OperandKind::Address:
@@ -224,7 +226,7 @@ void ClusterRun::set(WarpState &w, const Operand &o, unsigned lane,
 void ClusterRun::unparkLanes(WarpState &w) {
   forLanes(w.parkedMask, [&](unsigned l) {
     CtaState &t = ctas[w.parkAddr[l] >> ClusterRankShift];
-    auto it = t.mbars.find(w.parkAddr[l] & ((1u << ClusterRankShift) - 1));
+    auto it = t.mbars.find(w.parkAddr[l] & ClusterOffsetMask);
     if (it == t.mbars.end() || it->second.phase != w.parkPhase[l])
       w.parkedMask &= ~(1u << l);
   });
@@ -326,8 +328,10 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::ClcTryCancel:
     forLanes(exec, [&](unsigned l) {
       curLane = static_cast<int>(l);
-      std::uint32_t response = sharedOffsetOf(address(w, ops[0], l));
-      std::uint32_t mbar = sharedOffsetOf(address(w, ops[1], l));
+      std::uint32_t response =
+          ctaOffset(cta, sharedOffsetOf(address(w, ops[0], l)));
+      std::uint32_t mbar =
+          ctaOffset(cta, sharedOffsetOf(address(w, ops[1], l)));
       const std::uint8_t notCanceled[16] = {};
       for (CtaState &target : ctas) {
         if (!ins.flag && &target != &cta)
@@ -921,10 +925,8 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
         throw SimFault(fmt::format("mapa to CTA rank {} of a cluster of {}",
                                    rank, ctas.size()));
       bool generic = ins.space != SpaceKind::SharedCluster;
-      std::uint64_t off = generic ? a - SharedGenericBase : a;
-      off &= (1u << ClusterRankShift) - 1;
       std::uint64_t r =
-          (static_cast<std::uint64_t>(rank + 1) << ClusterRankShift) | off;
+          clusterAddress(rank, generic ? a - SharedGenericBase : a);
       set(w, ops[0], l, generic ? SharedGenericBase + r : r, ins.type);
     });
     break;

@@ -51,17 +51,31 @@ constexpr std::uint64_t ParamGenericBase = 2ull << 56;
 constexpr std::uint64_t LocalGenericBase = 3ull << 56;
 constexpr std::uint64_t WindowSize = 1ull << 32;
 
-/// The shared-memory offset of an operand that may be written either way
-/// (`[%r]` with .shared::cta, or a generic address in the shared window).
+/// The shared address of an operand that may be written either way (`[%r]`
+/// with .shared::cta, or a generic address in the shared window); its rank
+/// bits (ClusterRankShift) are kept.
 constexpr std::uint32_t sharedOffsetOf(std::uint64_t a) {
   return static_cast<std::uint32_t>(a >= SharedGenericBase &&
                                             a < SharedGenericBase + WindowSize
                                         ? a - SharedGenericBase
                                         : a);
 }
-/// shared::cluster addresses: ((rank + 1) << 24) | offset; below 2^24 the
-/// executing CTA's own.
+/// shared::cluster addresses: (rank << 24) | offset, the CTA's cluster rank
+/// from bit 24 up. The PTX ISA guarantees only that a CTA's shared::cta
+/// window lies inside the shared::cluster window (its own shared::cta
+/// addresses are valid shared::cluster addresses of that CTA) and that mapa
+/// gives the corresponding address in another CTA; the bit layout is the
+/// simulator's choice, the one CUTLASS relies on (copy_sm100_tma.hpp clears
+/// bit 24 of its own mbarrier address to name the even CTA of its pair).
+/// Example: in a 2x1 cluster the shared symbol at offset 0x400 reads as
+/// 0x400 in rank 0 and 0x1000400 in rank 1; mapa(0x1000400, 0) = 0x400.
+/// shared::cta accesses also take a plain offset (rank bits 0).
 constexpr unsigned ClusterRankShift = 24;
+constexpr std::uint32_t ClusterOffsetMask = (1u << ClusterRankShift) - 1;
+constexpr std::uint64_t clusterAddress(unsigned rank, std::uint64_t offset) {
+  return (static_cast<std::uint64_t>(rank) << ClusterRankShift) |
+         (offset & ClusterOffsetMask);
+}
 
 /// One mbarrier object (PTX ISA "mbarrier": phase, pending arrivals,
 /// transaction count).
@@ -353,8 +367,12 @@ private:
   void store(CtaState &cta, WarpState &w, unsigned lane, SpaceKind space,
              std::uint64_t addr, const void *src, unsigned bytes,
              const char *what);
-  SharedMemory &clusterSmem(CtaState &cta, std::uint64_t addr,
-                            std::uint32_t &offset, unsigned &rank);
+  /// The CTA and offset a shared::cluster address names.
+  SharedMemory &clusterSmem(std::uint64_t addr, std::uint32_t &offset,
+                            unsigned &rank);
+  /// The offset in \p cta's shared memory of a shared::cta address: its
+  /// rank bits must be 0 or the CTA's own rank.
+  std::uint32_t ctaOffset(const CtaState &cta, std::uint64_t addr) const;
   void markGenericWrite(CtaState &cta, unsigned thread, std::uint32_t addr,
                         unsigned bytes);
   void checkInflight(const WarpState &w, const Instr &ins) const;

@@ -61,14 +61,12 @@ void ClusterRun::execMbarrier(CtaState &cta, WarpState &w, const Instr &ins,
                                    a));
       a -= SharedGenericBase;
     }
-    if (!cluster && ins.space != SpaceKind::Generic && a >> ClusterRankShift) {
-      throw SimFault(fmt::format("mbarrier at shared::cta address 0x{:x} "
-                                 "is outside the CTA's window",
-                                 a));
-    }
     std::uint32_t off;
-    unsigned rank;
-    clusterSmem(cta, a, off, rank);
+    unsigned rank = cta.rank;
+    if (!cluster && ins.space != SpaceKind::Generic)
+      off = ctaOffset(cta, a);
+    else
+      clusterSmem(a, off, rank);
     target = &ctas[rank];
     if (off + 8 > target->smem.size() || off % 8)
       throw SimFault(fmt::format("mbarrier at shared 0x{:x} is misaligned or "
@@ -170,7 +168,7 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
     unsigned size = 0;
     forLanes(mask, [&](unsigned l) {
       curLane = static_cast<int>(l);
-      std::uint64_t dst = address(w, ops[0], l);
+      std::uint64_t dst = ctaOffset(cta, address(w, ops[0], l));
       std::uint64_t src = address(w, ops[1], l);
       size = static_cast<unsigned>(get(w, ops[2], l));
       unsigned srcSize = size;
@@ -219,7 +217,7 @@ void ClusterRun::execCpAsync(CtaState &cta, WarpState &w, const Instr &ins,
         else
           ++i;
       }
-      std::uint32_t bar = sharedOffsetOf(address(w, ops[0], l));
+      std::uint32_t bar = ctaOffset(cta, sharedOffsetOf(address(w, ops[0], l)));
       if (ins.flag)
         mbarArrive(cta, bar, 1, 0, "cp.async.mbarrier.arrive.noinc");
       else
@@ -275,7 +273,8 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
       coords[i] =
           static_cast<std::int32_t>(get(w, ins.elems[mapOp.elemBegin + i], l));
     if (ins.op == OpKind::TmaStore) {
-      issueBulkStore(cta, w, l, map, coords, address(w, ops[1], l));
+      issueBulkStore(cta, w, l, map, coords,
+                     ctaOffset(cta, address(w, ops[1], l)));
       return;
     }
     PendingTma op;
@@ -285,8 +284,8 @@ void ClusterRun::execTma(CtaState &cta, WarpState &w, const Instr &ins,
     op.pc = curPc;
     std::uint32_t dstOff, mbarOff;
     unsigned dstRank, mbarRank;
-    clusterSmem(cta, address(w, ops[0], l), dstOff, dstRank);
-    clusterSmem(cta, address(w, ops[2], l), mbarOff, mbarRank);
+    clusterSmem(address(w, ops[0], l), dstOff, dstRank);
+    clusterSmem(address(w, ops[2], l), mbarOff, mbarRank);
     // .cta_group::2 (PTX ISA, cp.async.bulk.tensor's .cta_group): the
     // mbarrier may be the destination CTA's or its peer's in the CTA pair.
     bool peerBar = ins.b == 2 && mbarRank == (dstRank ^ 1);
@@ -398,6 +397,8 @@ void ClusterRun::execMatrix(CtaState &cta, WarpState &w, const Instr &ins,
   std::array<std::uint32_t, 32> rows{};
   for (unsigned l = 0; l < 32; ++l) {
     std::uint64_t a = address(w, addrOp, l);
+    if (l < 8u * ins.a)
+      a = ctaOffset(cta, a);
     if (l < 8u * ins.a && (a % 16 || a + 16 > cta.smem.size())) {
       curLane = static_cast<int>(l);
       throw SimFault(fmt::format("{} row address 0x{:x} is misaligned or "

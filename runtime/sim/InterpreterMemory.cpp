@@ -22,21 +22,37 @@ namespace tilec::sim {
 std::uint64_t ClusterRun::address(const WarpState &w, const Operand &o,
                                   unsigned lane) const {
   std::uint64_t a = static_cast<std::uint64_t>(o.imm);
+  if (o.sharedSymbol)
+    a = clusterAddress(ctas[w.cta].rank, a);
   if (o.hasBase)
     a += w.regs[o.reg * 32 + lane];
   return a;
 }
 
-SharedMemory &ClusterRun::clusterSmem(CtaState &cta, std::uint64_t addr,
-                                      std::uint32_t &offset, unsigned &rank) {
+SharedMemory &ClusterRun::clusterSmem(std::uint64_t addr, std::uint32_t &offset,
+                                      unsigned &rank) {
   std::uint64_t hi = addr >> ClusterRankShift;
-  if (addr >= WindowSize || hi > ctas.size())
-    throw SimFault(fmt::format("shared::cluster address 0x{:x} names no CTA "
-                               "of the cluster ({} CTAs)",
-                               addr, ctas.size()));
-  rank = hi == 0 ? cta.rank : static_cast<unsigned>(hi - 1);
-  offset = static_cast<std::uint32_t>(addr & ((1u << ClusterRankShift) - 1));
+  if (addr >= WindowSize || hi >= ctas.size())
+    throw SimFault(fmt::format("shared::cluster address 0x{:x} names CTA "
+                               "rank {}, not one of the cluster's {}",
+                               addr, hi, ctas.size()));
+  rank = static_cast<unsigned>(hi);
+  offset = static_cast<std::uint32_t>(addr & ClusterOffsetMask);
   return ctas[rank].smem;
+}
+
+std::uint32_t ClusterRun::ctaOffset(const CtaState &cta,
+                                    std::uint64_t addr) const {
+  std::uint64_t hi = addr >> ClusterRankShift;
+  if (hi != 0 && hi != cta.rank)
+    throw SimFault(fmt::format("shared::cta address 0x{:x} in CTA rank {} "
+                               "names {}; another CTA's shared memory needs "
+                               "a shared::cluster access",
+                               addr, cta.rank,
+                               addr >= WindowSize
+                                   ? std::string("no CTA")
+                                   : fmt::format("CTA rank {}", hi)));
+  return static_cast<std::uint32_t>(addr & ClusterOffsetMask);
 }
 
 void ClusterRun::markGenericWrite(CtaState &cta, unsigned thread,
@@ -87,13 +103,14 @@ void ClusterRun::load(CtaState &cta, WarpState &w, unsigned lane,
     GlobalMemory::instance().read(addr, dst, bytes);
     return;
   case SpaceKind::Shared:
+    addr = ctaOffset(cta, addr);
     checkSharedBounds(cta, addr, bytes, what);
     cta.smem.read(static_cast<std::uint32_t>(addr), dst, bytes, what);
     return;
   case SpaceKind::SharedCluster: {
     std::uint32_t off;
     unsigned rank;
-    SharedMemory &s = clusterSmem(cta, addr, off, rank);
+    SharedMemory &s = clusterSmem(addr, off, rank);
     s.read(off, dst, bytes, what);
     return;
   }
@@ -129,6 +146,7 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
     GlobalMemory::instance().write(addr, src, bytes);
     return;
   case SpaceKind::Shared:
+    addr = ctaOffset(cta, addr);
     checkSharedBounds(cta, addr, bytes, what);
     checkBulkSourceWrite(cta, static_cast<std::uint32_t>(addr), bytes,
                          "the store");
@@ -139,7 +157,7 @@ void ClusterRun::store(CtaState &cta, WarpState &w, unsigned lane,
   case SpaceKind::SharedCluster: {
     std::uint32_t off;
     unsigned rank;
-    SharedMemory &s = clusterSmem(cta, addr, off, rank);
+    SharedMemory &s = clusterSmem(addr, off, rank);
     checkBulkSourceWrite(ctas[rank], off, bytes, "the store");
     s.write(off, src, bytes, what);
     if (rank == cta.rank)

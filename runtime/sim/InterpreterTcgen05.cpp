@@ -160,9 +160,7 @@ void ClusterRun::execTcgen05(CtaState &cta, WarpState &w, const Instr &ins,
     } else {
       addr = cta.tmem->allocate(cols);
     }
-    if (dst >= SharedGenericBase)
-      dst -= SharedGenericBase;
-    cta.smem.write(static_cast<std::uint32_t>(dst), &addr, 4,
+    cta.smem.write(ctaOffset(cta, sharedOffsetOf(dst)), &addr, 4,
                    "tcgen05.alloc result");
     return;
   }
@@ -294,7 +292,7 @@ void ClusterRun::queueTcgen05Commit(CtaState &cta, WarpState &w,
     p.lane = l;
     p.pc = curPc;
     unsigned rank;
-    clusterSmem(cta, a, p.mbar, rank);
+    clusterSmem(a, p.mbar, rank);
     p.targets = 1u << rank;
     if (ins.flag) {
       if (ops.size() < 2)

@@ -130,6 +130,7 @@ Operand PtxParser::parseValue(std::string_view s, unsigned stmtLine) {
     fail(stmtLine, fmt::format("undeclared register or symbol `{}`", s));
   op.kind = OperandKind::Imm;
   op.imm = static_cast<std::int64_t>(it->second.address);
+  op.sharedSymbol = it->second.space == SpaceKind::Shared;
   return op;
 }
 
@@ -180,6 +181,7 @@ Operand PtxParser::parseAddress(std::string_view s, Instr &ins,
     op.imm = offset;
   } else if (b.kind == OperandKind::Imm) {
     op.imm = b.imm + offset;
+    op.sharedSymbol = b.sharedSymbol;
   } else {
     fail(stmtLine, fmt::format("bad address base `{}`", base));
   }

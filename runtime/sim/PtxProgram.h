@@ -304,6 +304,9 @@ struct Operand {
   std::uint32_t reg = 0; ///< Reg: slot; Address: base slot.
   std::int64_t imm = 0;  ///< Imm: the bits; Address: the offset.
   std::uint32_t elemBegin = 0, elemCount = 0; ///< Vector / coordinates.
+  /// Imm or Address from a shared symbol: the executing CTA's rank is
+  /// added at run time (ClusterRankShift in Interpreter.h).
+  bool sharedSymbol = false;
 };
 
 /// One decoded instruction.

@@ -163,7 +163,7 @@ bool ClusterRun::runnable(WarpState &w) {
     return true;
   case WaitKind::MBarrier: {
     CtaState &t = ctas[w.waitAddr >> ClusterRankShift];
-    auto it = t.mbars.find(w.waitAddr & ((1u << ClusterRankShift) - 1));
+    auto it = t.mbars.find(w.waitAddr & ClusterOffsetMask);
     if (it == t.mbars.end() || it->second.phase != w.waitPhase) {
       w.wait = WaitKind::None;
       return true;
@@ -286,7 +286,7 @@ void ClusterRun::deadlock() {
       case WaitKind::MBarrier:
         what = fmt::format("waits on the mbarrier at shared 0x{:x} of CTA "
                            "rank {} for phase {} to complete",
-                           w.waitAddr & ((1u << ClusterRankShift) - 1),
+                           w.waitAddr & ClusterOffsetMask,
                            w.waitAddr >> ClusterRankShift, w.waitPhase);
         break;
       case WaitKind::Setmaxnreg:
