@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tilec, the unit tests and the libFuzzer targets with
 # AddressSanitizer and UndefinedBehaviorSanitizer (clang), runs the CPU suite
-# (unit tests and lit, not the `gpu` and `sim` labels) and the simulator's
+# (unit tests and lit, not the `gpu`, `sim` and `oracle` labels: the oracle
+# checks the simulator's semantics, which the main suite runs) and the simulator's
 # unit tests and every example in the simulator under them, then runs
 # each fuzz target for a fixed number of executions from a fixed seed over the
 # committed corpus (tests/fuzz/corpus). Any sanitizer report, failed test or
@@ -53,7 +54,7 @@ symbolizer=$(command -v llvm-symbolizer-22 || command -v llvm-symbolizer ||
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH=$symbolizer
 
 start=$(date +%s)
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" -LE 'gpu|sim'
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" -LE 'gpu|sim|oracle'
 echo "sanitize: CPU suite under ASan+UBSan took $(( $(date +%s) - start )) s"
 
 # The simulator under the sanitizers: its unit tests, and every example
