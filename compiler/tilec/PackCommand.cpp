@@ -49,10 +49,12 @@ cl::opt<std::string>
              cl::value_desc("T"), cl::sub(packCommand),
              cl::cat(tilecCategory()));
 cl::opt<std::string> formatOpt("format", cl::desc("i4 or u4"),
+                               cl::value_desc("i4|u4"),
                                cl::init("i4"), cl::sub(packCommand),
                                cl::cat(tilecCategory()));
 cl::opt<int64_t> groupOpt("group",
                           cl::desc("K elements per scale: 32, 64 or 128"),
+                          cl::value_desc("G"),
                           cl::init(128), cl::sub(packCommand),
                           cl::cat(tilecCategory()));
 cl::opt<std::string>
