@@ -45,8 +45,9 @@ std::optional<Int4FormatKind> formatOf(int format) {
 llvm::Error checkExtents(int64_t n, int64_t k, int64_t group) {
   const int64_t limit = int64_t(1) << 31;
   if (n >= limit || k >= limit)
-    return llvm::createStringError("N = " + std::to_string(n) + ", K = " +
-                                   std::to_string(k) + ": each must be below "
+    return llvm::createStringError("N = " + std::to_string(n) +
+                                   ", K = " + std::to_string(k) +
+                                   ": each must be below "
                                    "2^31");
   return checkInt4Weight(n, k, group);
 }
@@ -60,6 +61,23 @@ std::optional<DTypeKind> scaleTypeOf(const char *name) {
     return std::nullopt;
   }
   return t;
+}
+
+/// Pack or unpack: checks the format, the buffers and the extents, then
+/// runs \p body with the format.
+template <typename Body>
+tilec_status convert(int format, const void *in, const void *out, int64_t n,
+                     int64_t k, Body body) {
+  std::optional<Int4FormatKind> f = formatOf(format);
+  if (!f)
+    return TILEC_ERROR_INVALID_ARGUMENT;
+  if (!in || !out)
+    return invalid("the input and output buffers must not be null");
+  if (llvm::Error e = checkExtents(n, k, 32))
+    return invalid(std::move(e));
+  if (llvm::Error e = body(*f))
+    return invalid(std::move(e));
+  return capi::ok();
 }
 
 } // namespace
@@ -81,9 +99,7 @@ tilec_status tilec_quantize_int4_weights(const float *weights, int64_t n,
                                          uint8_t *zeros) {
   return capi::guard([&] {
     std::optional<Int4FormatKind> f = formatOf(format);
-    if (!f)
-      return TILEC_ERROR_INVALID_ARGUMENT;
-    std::optional<DTypeKind> st = scaleTypeOf(scale_dtype);
+    std::optional<DTypeKind> st = f ? scaleTypeOf(scale_dtype) : std::nullopt;
     if (!st)
       return TILEC_ERROR_INVALID_ARGUMENT;
     if (!weights || !values || !scales ||
@@ -109,54 +125,38 @@ tilec_status tilec_quantize_int4_weights(const float *weights, int64_t n,
   });
 }
 
-tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n,
-                                     int64_t k, int format, int32_t *packed) {
+tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n, int64_t k,
+                                     int format, int32_t *packed) {
   return capi::guard([&] {
-    std::optional<Int4FormatKind> f = formatOf(format);
-    if (!f)
-      return TILEC_ERROR_INVALID_ARGUMENT;
-    if (!values || !packed)
-      return invalid("values and packed must not be null");
-    if (llvm::Error e = checkExtents(n, k, 32))
-      return invalid(std::move(e));
-    llvm::MutableArrayRef<uint32_t> words(reinterpret_cast<uint32_t *>(packed),
-                                          n * k / 8);
-    if (llvm::Error e = packInt4Values(llvm::ArrayRef<int8_t>(values, n * k),
-                                       n, k, *f, words))
-      return invalid(std::move(e));
-    return capi::ok();
+    return convert(format, values, packed, n, k, [&](Int4FormatKind f) {
+      return packInt4Values(
+          llvm::ArrayRef<int8_t>(values, n * k), n, k, f,
+          llvm::MutableArrayRef<uint32_t>(reinterpret_cast<uint32_t *>(packed),
+                                          n * k / 8));
+    });
   });
 }
 
 tilec_status tilec_unpack_int4_weights(const int32_t *packed, int64_t n,
                                        int64_t k, int format, int8_t *values) {
   return capi::guard([&] {
-    std::optional<Int4FormatKind> f = formatOf(format);
-    if (!f)
-      return TILEC_ERROR_INVALID_ARGUMENT;
-    if (!values || !packed)
-      return invalid("packed and values must not be null");
-    if (llvm::Error e = checkExtents(n, k, 32))
-      return invalid(std::move(e));
-    llvm::ArrayRef<uint32_t> words(reinterpret_cast<const uint32_t *>(packed),
-                                   n * k / 8);
-    if (llvm::Error e = unpackInt4Values(
-            words, n, k, *f, llvm::MutableArrayRef<int8_t>(values, n * k)))
-      return invalid(std::move(e));
-    return capi::ok();
+    return convert(format, packed, values, n, k, [&](Int4FormatKind f) {
+      return unpackInt4Values(
+          llvm::ArrayRef<uint32_t>(reinterpret_cast<const uint32_t *>(packed),
+                                   n * k / 8),
+          n, k, f, llvm::MutableArrayRef<int8_t>(values, n * k));
+    });
   });
 }
 
 tilec_status tilec_dequantize_int4_weights(const int8_t *values, int64_t n,
-                                           int64_t k, int64_t group,
-                                           int format, const void *scales,
+                                           int64_t k, int64_t group, int format,
+                                           const void *scales,
                                            const char *scale_dtype,
                                            const uint8_t *zeros, float *out) {
   return capi::guard([&] {
     std::optional<Int4FormatKind> f = formatOf(format);
-    if (!f)
-      return TILEC_ERROR_INVALID_ARGUMENT;
-    std::optional<DTypeKind> st = scaleTypeOf(scale_dtype);
+    std::optional<DTypeKind> st = f ? scaleTypeOf(scale_dtype) : std::nullopt;
     if (!st)
       return TILEC_ERROR_INVALID_ARGUMENT;
     if (!values || !scales || !out)

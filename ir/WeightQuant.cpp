@@ -142,8 +142,8 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
         scale = roundToScaleType((hi - lo) / 15.0f, scaleType);
       if (!std::isfinite(scale))
         return llvm::createStringError(fmt::format(
-            "the scale of channel n = {}, k {}..{} ({} / {}) overflows {}",
-            r, gi * group, gi * group + group - 1,
+            "the scale of channel n = {}, k {}..{} ({} / {}) overflows {}", r,
+            gi * group, gi * group + group - 1,
             format == Int4FormatKind::I4 ? std::max(-lo, hi) : hi - lo,
             format == Int4FormatKind::I4 ? 7 : 15, dtypeName(scaleType)));
       if (scale == 0.0f) {
@@ -153,10 +153,10 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
         if (format == Int4FormatKind::U4)
           zero = float(roundClamp(-lo / scale, 0, 15));
         for (int64_t c = 0; c < group; ++c)
-          out[c] = int8_t(format == Int4FormatKind::I4
-                              ? roundClamp(w[c] / scale, -8, 7)
-                              : roundClamp(std::nearbyint(w[c] / scale) + zero,
-                                           0, 15));
+          out[c] = int8_t(
+              format == Int4FormatKind::I4
+                  ? roundClamp(w[c] / scale, -8, 7)
+                  : roundClamp(std::nearbyint(w[c] / scale) + zero, 0, 15));
       }
       q.scales[gi * n + r] = scale;
       if (format == Int4FormatKind::U4)
@@ -165,8 +165,8 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
   return q;
 }
 
-llvm::Error packInt4Values(llvm::ArrayRef<int8_t> values, int64_t n,
-                           int64_t k, Int4FormatKind format,
+llvm::Error packInt4Values(llvm::ArrayRef<int8_t> values, int64_t n, int64_t k,
+                           Int4FormatKind format,
                            llvm::MutableArrayRef<uint32_t> words) {
   if (llvm::Error e = checkPackableInt4(n, k))
     return e;

@@ -94,8 +94,8 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
 /// format's range) into n * k / 8 words in the order of ir/WeightPack.h
 /// (i4 stored as q + 8). An error naming the first (n, k) out of range or
 /// the shape checkPackableInt4 refuses; \p words must hold n * k / 8.
-llvm::Error packInt4Values(llvm::ArrayRef<int8_t> values, int64_t n,
-                           int64_t k, Int4FormatKind format,
+llvm::Error packInt4Values(llvm::ArrayRef<int8_t> values, int64_t n, int64_t k,
+                           Int4FormatKind format,
                            llvm::MutableArrayRef<uint32_t> words);
 
 /// The inverse of packInt4Values: the values q of packed \p words.

@@ -35,7 +35,8 @@ cl::SubCommand packCommand("pack",
                            "quantize and pack 4-bit GEMM weights (W4A16), or "
                            "unpack them");
 
-cl::opt<std::string> inOpt("in", cl::desc("the input file (raw, little-endian)"),
+cl::opt<std::string> inOpt("in",
+                           cl::desc("the input file (raw, little-endian)"),
                            cl::value_desc("FILE"), cl::sub(packCommand),
                            cl::cat(tilecCategory()));
 cl::opt<std::string> shapeOpt("shape", cl::desc("the weight's extents N,K"),
@@ -49,26 +50,24 @@ cl::opt<std::string>
              cl::value_desc("T"), cl::sub(packCommand),
              cl::cat(tilecCategory()));
 cl::opt<std::string> formatOpt("format", cl::desc("i4 or u4"),
-                               cl::value_desc("i4|u4"),
-                               cl::init("i4"), cl::sub(packCommand),
-                               cl::cat(tilecCategory()));
+                               cl::value_desc("i4|u4"), cl::init("i4"),
+                               cl::sub(packCommand), cl::cat(tilecCategory()));
 cl::opt<int64_t> groupOpt("group",
                           cl::desc("K elements per scale: 32, 64 or 128"),
-                          cl::value_desc("G"),
-                          cl::init(128), cl::sub(packCommand),
-                          cl::cat(tilecCategory()));
+                          cl::value_desc("G"), cl::init(128),
+                          cl::sub(packCommand), cl::cat(tilecCategory()));
 cl::opt<std::string>
     scaleDTypeOpt("scale-dtype",
                   cl::desc("the scales' type: bf16, f16 or f32 (default: "
                            "--dtype when f16 or bf16, else bf16)"),
                   cl::value_desc("T"), cl::sub(packCommand),
                   cl::cat(tilecCategory()));
-cl::opt<std::string>
-    outOpt("o",
-           cl::desc("the output: a prefix for PREFIX.weight.bin, "
-                    "PREFIX.scales.bin, PREFIX.zeros.bin; with --unpack a file"),
-           cl::value_desc("PREFIX|FILE"), cl::sub(packCommand),
-           cl::cat(tilecCategory()));
+cl::opt<std::string> outOpt(
+    "o",
+    cl::desc("the output: a prefix for PREFIX.weight.bin, "
+             "PREFIX.scales.bin, PREFIX.zeros.bin; with --unpack a file"),
+    cl::value_desc("PREFIX|FILE"), cl::sub(packCommand),
+    cl::cat(tilecCategory()));
 cl::opt<bool> unpackOpt("unpack",
                         cl::desc("read packed words and write the values (or "
                                  "with --scales the dequantized weight)"),
@@ -99,7 +98,8 @@ std::optional<std::vector<uint8_t>> readFile(const std::string &path,
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buf) {
-    exit = diagnostic("cannot read '" + path + "': " + buf.getError().message());
+    exit =
+        diagnostic("cannot read '" + path + "': " + buf.getError().message());
     return std::nullopt;
   }
   llvm::StringRef data = (*buf)->getBuffer();
@@ -194,11 +194,11 @@ std::optional<DTypeKind> typeOption(const std::string &value, const char *flag,
 
 int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
   int exit = 0;
-  std::optional<DTypeKind> inType = typeOption(
-      valueOr(dtypeOpt, "f32"), "dtype",
-      {DTypeKind::F32, DTypeKind::F16, DTypeKind::BF16, DTypeKind::I8,
-       DTypeKind::U8},
-      exit);
+  std::optional<DTypeKind> inType =
+      typeOption(valueOr(dtypeOpt, "f32"), "dtype",
+                 {DTypeKind::F32, DTypeKind::F16, DTypeKind::BF16,
+                  DTypeKind::I8, DTypeKind::U8},
+                 exit);
   if (!inType)
     return exit;
   bool quantized = *inType == DTypeKind::I8 || *inType == DTypeKind::U8;
@@ -209,8 +209,7 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
   // Any group divides a packable K, so 32 checks the shape alone.
   if (llvm::Error e = checkInt4Weight(n, k, quantized ? 32 : groupOpt))
     return diagnostic(llvm::toString(std::move(e)));
-  std::string inName = llvm::formatv("{0}[{1}, {2}]", dtypeName(*inType), n,
-                                     k);
+  std::string inName = llvm::formatv("{0}[{1}, {2}]", dtypeName(*inType), n, k);
   std::optional<std::vector<uint8_t>> in =
       readSized(inOpt, n * k, dtypeBytes(*inType), inName, exit);
   if (!in)
@@ -232,12 +231,11 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
             int4MaxValue(format)));
     values.assign(in->begin(), in->end());
   } else {
-    std::optional<DTypeKind> st =
-        typeOption(!scaleDTypeOpt.empty()          ? scaleDTypeOpt.getValue()
-                   : *inType == DTypeKind::F32 ? std::string("bf16")
-                                                   : dtypeName(*inType),
-                   "scale-dtype",
-                   {DTypeKind::BF16, DTypeKind::F16, DTypeKind::F32}, exit);
+    std::optional<DTypeKind> st = typeOption(
+        !scaleDTypeOpt.empty()      ? scaleDTypeOpt.getValue()
+        : *inType == DTypeKind::F32 ? std::string("bf16")
+                                    : dtypeName(*inType),
+        "scale-dtype", {DTypeKind::BF16, DTypeKind::F16, DTypeKind::F32}, exit);
     if (!st)
       return exit;
     scaleType = *st;
@@ -252,8 +250,7 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
   if (llvm::Error e = packInt4Values(values, n, k, format, words))
     return diagnostic("'" + inOpt + "': " + llvm::toString(std::move(e)));
 
-  llvm::outs() << inOpt << ": " << inName << " -> "
-               << int4FormatName(format);
+  llvm::outs() << inOpt << ": " << inName << " -> " << int4FormatName(format);
   if (q)
     llvm::outs() << ", groups of " << groupOpt;
   llvm::outs() << "\n";
@@ -290,11 +287,11 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
   DTypeKind valueType =
       format == Int4FormatKind::I4 ? DTypeKind::I8 : DTypeKind::U8;
   std::optional<DTypeKind> outType =
-      dequant ? typeOption(valueOr(dtypeOpt, "f32"), "dtype",
-                           {DTypeKind::F32, DTypeKind::F16, DTypeKind::BF16},
-                           exit)
-              : typeOption(valueOr(dtypeOpt, dtypeName(valueType)),
-                           "dtype", {valueType}, exit);
+      dequant
+          ? typeOption(valueOr(dtypeOpt, "f32"), "dtype",
+                       {DTypeKind::F32, DTypeKind::F16, DTypeKind::BF16}, exit)
+          : typeOption(valueOr(dtypeOpt, dtypeName(valueType)), "dtype",
+                       {valueType}, exit);
   if (!outType)
     return exit;
   if (!dequant && (!scaleDTypeOpt.empty() || groupOpt.getNumOccurrences()))
@@ -305,11 +302,10 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
   } else if (llvm::Error e = checkInt4Weight(n, k, 32)) {
     return diagnostic(llvm::toString(std::move(e)));
   }
-  std::optional<std::vector<uint8_t>> in =
-      readSized(inOpt, n * k / 8, 4,
-                llvm::formatv("int32[{0}, {1}] (N = {0} x K = {2} packed)", n,
-                              k / 8, k),
-                exit);
+  std::optional<std::vector<uint8_t>> in = readSized(
+      inOpt, n * k / 8, 4,
+      llvm::formatv("int32[{0}, {1}] (N = {0} x K = {2} packed)", n, k / 8, k),
+      exit);
   if (!in)
     return exit;
   std::vector<uint32_t> words(n * k / 8);
@@ -323,18 +319,17 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
   if (!dequant) {
     out.assign(values.begin(), values.end());
   } else {
-    std::optional<DTypeKind> st = typeOption(
-        valueOr(scaleDTypeOpt, "bf16"), "scale-dtype",
-        {DTypeKind::BF16, DTypeKind::F16, DTypeKind::F32}, exit);
+    std::optional<DTypeKind> st =
+        typeOption(valueOr(scaleDTypeOpt, "bf16"), "scale-dtype",
+                   {DTypeKind::BF16, DTypeKind::F16, DTypeKind::F32}, exit);
     if (!st)
       return exit;
     int64_t groups = k / groupOpt * n;
     std::string shape = llvm::formatv("[{0}, {1}]", k / groupOpt, n);
-    std::optional<std::vector<uint8_t>> scaleBytes =
-        readSized(scalesOpt, groups, dtypeBytes(*st),
-                  dtypeName(*st) + shape + " (--group " +
-                      std::to_string(groupOpt) + ")",
-                  exit);
+    std::optional<std::vector<uint8_t>> scaleBytes = readSized(
+        scalesOpt, groups, dtypeBytes(*st),
+        dtypeName(*st) + shape + " (--group " + std::to_string(groupOpt) + ")",
+        exit);
     if (!scaleBytes)
       return exit;
     std::vector<uint8_t> zeros;
@@ -346,16 +341,15 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
       zeros = std::move(*z);
     }
     std::vector<float> weights(n * k);
-    if (llvm::Error e =
-            dequantizeInt4(values, floatsOf(*scaleBytes, *st), zeros, n, k,
-                           groupOpt, format, weights))
+    if (llvm::Error e = dequantizeInt4(values, floatsOf(*scaleBytes, *st),
+                                       zeros, n, k, groupOpt, format, weights))
       return diagnostic(llvm::toString(std::move(e)));
     out = bytesOf(weights, *outType);
   }
   if (!writeFile(outOpt, out, exit))
     return exit;
-  llvm::outs() << llvm::formatv("{0}: {1} N = {2} x K = {3} packed\n",
-                                inOpt, int4FormatName(format), n, k)
+  llvm::outs() << llvm::formatv("{0}: {1} N = {2} x K = {3} packed\n", inOpt,
+                                int4FormatName(format), n, k)
                << llvm::formatv("{0}: {1}[{2}, {3}], {4}\n", outOpt,
                                 dtypeName(*outType), n, k,
                                 dequant ? "dequantized" : "the values");

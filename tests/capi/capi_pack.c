@@ -77,13 +77,13 @@ static void roundTrip(int format) {
   for (int i = 0; i < N * K; ++i)
     w[i] = ((float)rand() / RAND_MAX - 0.3f) * 0.1f;
   uint8_t *z = format == TILEC_INT4_U4 ? zeros : NULL;
-  CHECK(tilec_quantize_int4_weights(w, N, K, G, format, "bf16", values,
-                                    scales, z) == TILEC_OK);
+  CHECK(tilec_quantize_int4_weights(w, N, K, G, format, "bf16", values, scales,
+                                    z) == TILEC_OK);
   CHECK(tilec_pack_int4_weights(values, N, K, format, packed) == TILEC_OK);
   CHECK(tilec_unpack_int4_weights(packed, N, K, format, back) == TILEC_OK);
   CHECK(memcmp(values, back, sizeof values) == 0);
-  CHECK(tilec_dequantize_int4_weights(back, N, K, G, format, scales, "bf16",
-                                      z, deq) == TILEC_OK);
+  CHECK(tilec_dequantize_int4_weights(back, N, K, G, format, scales, "bf16", z,
+                                      deq) == TILEC_OK);
   int far = 0, lo = 99, hi = -99;
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < K; ++k) {
@@ -127,20 +127,19 @@ static void errors(void) {
         TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tilec_last_error(), "format 7") != NULL);
   CHECK(tilec_quantize_int4_weights(w, 16, 64, 96, TILEC_INT4_I4, "bf16",
-                                    values, scales, NULL) ==
-        TILEC_ERROR_INVALID_ARGUMENT);
+                                    values, scales,
+                                    NULL) == TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tilec_last_error(), "group size 96") != NULL);
   CHECK(tilec_quantize_int4_weights(w, 16, 64, 64, TILEC_INT4_I4, "e4m3",
-                                    values, scales, NULL) ==
-        TILEC_ERROR_INVALID_ARGUMENT);
+                                    values, scales,
+                                    NULL) == TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tilec_last_error(), "scale_dtype 'e4m3'") != NULL);
   CHECK(tilec_quantize_int4_weights(w, 16, 64, 64, TILEC_INT4_U4, "bf16",
-                                    values, scales, NULL) ==
-        TILEC_ERROR_INVALID_ARGUMENT);
+                                    values, scales,
+                                    NULL) == TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tilec_last_error(), "zeros") != NULL);
   CHECK(tilec_check_int4_weights(4096, 14336, 128) == TILEC_OK);
-  CHECK(tilec_check_int4_weights(16, 192, 128) ==
-        TILEC_ERROR_INVALID_ARGUMENT);
+  CHECK(tilec_check_int4_weights(16, 192, 128) == TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strcmp(tilec_last_error(), "K = 192 is not a multiple of the group "
                                    "size 128 (groups of 32 or 64 divide "
                                    "it)") == 0);

@@ -3,8 +3,8 @@
 // coordinate, the header's worked examples, round trips, and words
 // computed here from the header's prose (lane l = 4 g + t, word w, nibble
 // 4 e + 2 j + h) without calling the code under test.
-#include "ir/Float16Bits.h"
 #include "ir/WeightPack.h"
+#include "ir/Float16Bits.h"
 #include "ir/WeightQuant.h"
 
 #include <gtest/gtest.h>
@@ -44,8 +44,8 @@ TEST(WeightPackTest, LayoutIsTheNibbleFunction) {
     for (int64_t r = 0; r < n; ++r)
       for (int64_t c = 0; c < k; ++c) {
         int64_t nib = packedInt4Nibble(r, c, k);
-        ASSERT_EQ(l(IntTuple{r, c}), nib) << n << "x" << k << " at " << r
-                                          << "," << c;
+        ASSERT_EQ(l(IntTuple{r, c}), nib)
+            << n << "x" << k << " at " << r << "," << c;
         ASSERT_GE(nib, 0);
         ASSERT_LT(nib, n * k);
         ASSERT_FALSE(seen[nib]) << "nibble " << nib << " twice";
@@ -181,8 +181,8 @@ TEST(WeightQuantTest, HeaderExampleI4) {
   EXPECT_EQ(q->values[2], 2);
   EXPECT_EQ(q->values[3], 2);
   std::vector<uint32_t> words(128);
-  ASSERT_FALSE(bool(
-      packInt4Values(q->values, 16, 64, Int4FormatKind::I4, words)));
+  ASSERT_FALSE(
+      bool(packInt4Values(q->values, 16, 64, Int4FormatKind::I4, words)));
   // (0, 1): g = 0, t = 0, e = 1: lane 0, word 0, nibble 4: code 8 - 2 = 6.
   EXPECT_EQ((words[0] >> 16) & 0xf, 6u);
   std::vector<float> deq(16 * 64);
@@ -201,8 +201,8 @@ TEST(WeightQuantTest, U4ZeroPoints) {
   llvm::Expected<QuantizedInt4> q =
       quantizeInt4(w, 16, 64, 32, Int4FormatKind::U4, DTypeKind::F16);
   ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
-  float scale = bits16ToFloat(floatToBits16(0.2f, DTypeKind::F16),
-                              DTypeKind::F16);
+  float scale =
+      bits16ToFloat(floatToBits16(0.2f, DTypeKind::F16), DTypeKind::F16);
   EXPECT_EQ(q->scales[0], scale);
   ASSERT_EQ(q->zeros.size(), 2u * 16);
   EXPECT_EQ(q->zeros[0], 5);
@@ -235,8 +235,8 @@ TEST(WeightQuantTest, DequantizedWithinHalfAStep) {
         ASSERT_FALSE(bool(unpackInt4Values(words, n, k, f, back)));
         EXPECT_EQ(back, q->values);
         std::vector<float> deq(n * k);
-        ASSERT_FALSE(bool(dequantizeInt4(back, q->scales, q->zeros, n, k,
-                                         group, f, deq)));
+        ASSERT_FALSE(bool(
+            dequantizeInt4(back, q->scales, q->zeros, n, k, group, f, deq)));
         for (int64_t r = 0; r < n; ++r)
           for (int64_t c = 0; c < k; ++c) {
             float scale = q->scales[c / group * n + r];
@@ -252,36 +252,35 @@ TEST(WeightQuantTest, DequantizedWithinHalfAStep) {
 TEST(WeightQuantTest, Errors) {
   std::vector<float> w(16 * 64, 0.0f);
   w[70] = NAN;
-  EXPECT_EQ(errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4,
-                                   DTypeKind::BF16)
-                          .takeError()),
-            "the weight at (n, k) = (1, 6) is nan; only finite weights can be "
-            "quantized");
+  EXPECT_EQ(
+      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::BF16)
+                    .takeError()),
+      "the weight at (n, k) = (1, 6) is nan; only finite weights can be "
+      "quantized");
   w[70] = 1e6f;
-  EXPECT_EQ(errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4,
-                                   DTypeKind::F16)
-                          .takeError()),
-            "the scale of channel n = 1, k 0..63 (1000000 / 7) overflows f16");
-  EXPECT_EQ(errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4,
-                                   DTypeKind::E4M3)
-                          .takeError()),
-            "scales cannot be e4m3; they are f16, bf16 (the activation's "
-            "type) or f32");
+  EXPECT_EQ(
+      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::F16)
+                    .takeError()),
+      "the scale of channel n = 1, k 0..63 (1000000 / 7) overflows f16");
+  EXPECT_EQ(
+      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::E4M3)
+                    .takeError()),
+      "scales cannot be e4m3; they are f16, bf16 (the activation's "
+      "type) or f32");
   std::vector<int8_t> values(16 * 64, 0);
   values[65] = 8;
   std::vector<uint32_t> words(128);
-  EXPECT_EQ(errorText(packInt4Values(values, 16, 64, Int4FormatKind::I4,
-                                     words)),
-            "the value at (n, k) = (1, 1) is 8, outside i4's -8..7");
-  EXPECT_EQ(errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4,
-                                     words)),
-            "");
+  EXPECT_EQ(
+      errorText(packInt4Values(values, 16, 64, Int4FormatKind::I4, words)),
+      "the value at (n, k) = (1, 1) is 8, outside i4's -8..7");
+  EXPECT_EQ(
+      errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4, words)), "");
   values[65] = -1;
-  EXPECT_EQ(errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4,
-                                     words)),
-            "the value at (n, k) = (1, 1) is -1, outside u4's 0..15");
-  EXPECT_EQ(errorText(packInt4Values(values, 16, 96, Int4FormatKind::U4,
-                                     words)),
-            "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
-            "96");
+  EXPECT_EQ(
+      errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4, words)),
+      "the value at (n, k) = (1, 1) is -1, outside u4's 0..15");
+  EXPECT_EQ(
+      errorText(packInt4Values(values, 16, 96, Int4FormatKind::U4, words)),
+      "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
+      "96");
 }
