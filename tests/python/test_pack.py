@@ -217,9 +217,12 @@ def test_torch_quantize_pack_unpack(fmt, group):
         step = s.repeat_interleave(group, dim=1)
         assert bool(((deq.cpu() - x).abs() <= 0.56 * step).all())
 
-        # A bare tensor unpacks with fmt=.
+        # A bare tensor unpacks with fmt= (and dequantizes with the rest).
         assert torch.equal(tilec.unpack_weights(p.weight, fmt=fmt).cpu(),
                            w_q.cpu())
+        bare = tilec.unpack_weights(p.weight, True, fmt=fmt, scales=scales,
+                                    zeros=zeros)
+        assert torch.equal(bare.cpu(), ref)
 
 
 def test_torch_packed_words_follow_the_prose():
