@@ -35,11 +35,8 @@ llvm::Expected<Sm100GemmConfig> sm100ConfigFromSpec(const GemmSpec &spec) {
                   "one thread, but the CTA pair's M = 128 (data path layout "
                   "B) puts the two halves in different warps' lanes; write "
                   "'swiglu(interleaved)', or use BM = 256 for the pair");
-    if (spec.bn % 16 != 0)
-      return fail("epilogue op 'swiglu' pairs the two halves of each tile's "
-                  "BN = " +
-                  std::to_string(spec.bn) +
-                  " columns in blocks of 8; BN must be a multiple of 16");
+    if (llvm::Error err = checkSwigluHalves(spec.bn))
+      return err;
   }
   Sm100GemmConfig config;
   config.epilogueOps = spec.epilogueOps;

@@ -199,6 +199,10 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     return llvm::SmallVector<llvm::Value *>(
         all.slice(j * blockRegs, blockRegs));
   };
+  // A 256-row tile with staged scales (sm90StagesBlockScales): its two
+  // row blocks' promotions are tied together and its slot released by a
+  // predicated arrival (both below).
+  bool stagedTwoBlocks = scaled && scales->isStaged() && rowBlocks == 2;
   if (scaled) {
     // Block scales: per row block and promotion step (sm90PromotionN:
     // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
@@ -212,7 +216,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     // ptxas keeps the first promotion's FMAs, which read them, above the
     // second issue instead of hoisting it with two fresh accumulators
     // live (spills at 256 x 128).
-    bool tieBlocks = scales->isStaged() && rowBlocks == 2;
+    bool tieBlocks = stagedTwoBlocks;
     llvm::SmallVector<llvm::Value *> waited;
     for (unsigned j = 0; j < rowBlocks; ++j) {
       llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
@@ -250,7 +254,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   // warp: with block scales this one (the promotion waited for all of
   // them), else the previous one (at most one group is pending).
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
-  if (scaled && scales->isStaged() && rowBlocks == 2) {
+  if (stagedTwoBlocks) {
     // A predicated arrival, no branch: no block after the promotion into
     // which its FMAs could be sunk below the next iteration's wgmmas
     // (sm90StagesBlockScales' 256-row tiles have no cluster).

@@ -12,6 +12,7 @@
 
 #include "codegen/Sm90Limits.h"
 #include "codegen/warpspec/EpilogueStaging.h"
+#include "codegen/warpspec/SpecBasics.h"
 
 #include <algorithm>
 #include <cassert>
@@ -40,11 +41,8 @@ sm90EpilogueTile(const Sm90GemmConfig &config) {
                   "thread, but under swap_ab C's columns are the wgmma's M "
                   "rows, spread over lanes; write 'schedule split_k(1)' "
                   "(or split_k(N)) to keep A and B in place");
-    if (config.bn % 16 != 0)
-      return fail("epilogue op 'swiglu' pairs the two halves of each tile's "
-                  "BN = " +
-                  std::to_string(config.bn) +
-                  " columns in blocks of 8; BN must be a multiple of 16");
+    if (llvm::Error err = checkSwigluHalves(config.bn))
+      return err;
     if (swiglu->pairing == SwigluPairingKind::Interleaved && config.storeTma)
       return fail("swiglu(interleaved) leaves one element of C per "
                   "accumulator pair, which stmatrix cannot stage; write "

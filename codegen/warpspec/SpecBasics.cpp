@@ -18,4 +18,13 @@ llvm::Error checkTmaGemmBasics(const GemmSpec &spec, ArchKind arch) {
   return llvm::Error::success();
 }
 
+llvm::Error checkSwigluHalves(unsigned bn) {
+  if (bn % 16 == 0)
+    return llvm::Error::success();
+  return llvm::createStringError(
+      "epilogue op 'swiglu' pairs the two halves of each tile's BN = " +
+      std::to_string(bn) +
+      " columns in blocks of 8; BN must be a multiple of 16");
+}
+
 } // namespace tilec
