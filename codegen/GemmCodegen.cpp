@@ -21,17 +21,19 @@ namespace {
 
 /// swap-AB and split-K, on a target that does not implement them.
 llvm::Error checkSchedule(const GemmSpec &spec) {
-  if (gemmTarget(spec.arch).hasDecodeSchedules() ||
-      (!spec.swapAB && spec.splitK <= 1))
+  const GemmTarget &target = gemmTarget(spec.arch);
+  bool swapBad = spec.swapAB && !target.hasDecodeSchedules();
+  bool splitBad = spec.splitK > 1 && !target.hasSplitK();
+  if (!swapBad && !splitBad)
     return llvm::Error::success();
-  std::string targets = decodeScheduleTargetNames();
+  std::string targets =
+      swapBad ? decodeScheduleTargetNames() : splitKTargetNames();
   return llvm::createStringError(
       llvm::formatv("schedule{0}{1} is implemented for {3} only; {2} "
                     "kernels run with the plain schedule",
-                    spec.swapAB ? " swap_ab" : "",
-                    spec.splitK > 1
-                        ? llvm::formatv(" split_k({0})", spec.splitK).str()
-                        : "",
+                    swapBad ? " swap_ab" : "",
+                    splitBad ? llvm::formatv(" split_k({0})", spec.splitK).str()
+                             : "",
                     archInfo(spec.arch).name, targets)
           .str());
 }

@@ -36,6 +36,8 @@ std::string decodeScheduleTargetNames() {
   return targetNames(&GemmTarget::hasDecodeSchedules);
 }
 
+std::string splitKTargetNames() { return targetNames(&GemmTarget::hasSplitK); }
+
 std::string persistentScheduleTargetNames() {
   return targetNames(&GemmTarget::hasPersistentSchedule);
 }

@@ -105,6 +105,9 @@ public:
 
   /// Whether the target implements swap-AB and split-K (`schedule`).
   virtual bool hasDecodeSchedules() const { return false; }
+  /// Whether the target implements `schedule split_k(S)` (by default
+  /// with the other decode schedules).
+  virtual bool hasSplitK() const { return hasDecodeSchedules(); }
   /// Whether the target implements `schedule persistent` and
   /// `cluster(2)`.
   virtual bool hasPersistentSchedule() const { return false; }
@@ -205,6 +208,8 @@ const GemmTarget &gemmTarget(ArchKind arch);
 std::string decodeScheduleTargetNames();
 /// The targets that implement `schedule persistent` and `cluster(2)`.
 std::string persistentScheduleTargetNames();
+/// The targets with hasSplitK.
+std::string splitKTargetNames();
 /// The targets that implement batched GEMM.
 std::string batchTargetNames();
 /// The targets that implement grouped GEMM.

@@ -285,6 +285,10 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
     return staging.takeError();
   plan.staging = std::move(*staging);
   plan.sharedBytes = std::max(unsigned(bytes), plan.staging.bytes);
+  if (spec.splitK > 1) {
+    plan.splitFlagByte = (plan.sharedBytes + 15) / 16 * 16;
+    plan.sharedBytes = plan.splitFlagByte + 16;
+  }
   return plan;
 }
 
@@ -304,6 +308,12 @@ std::vector<KernelParam> sm80GemmParams(const GemmSpec &spec) {
   if (spec.batch)
     for (const char *name : {"strideA", "strideB", "strideC"})
       params.push_back({name, KernelParam::I64});
+  // split_k: the partials' workspace and the tiles' arrival counters
+  // (Sm80SplitReduce.cpp; the launcher sizes both).
+  if (spec.splitK > 1) {
+    params.push_back({"workspace", KernelParam::Pointer});
+    params.push_back({"counters", KernelParam::Pointer});
+  }
   // A 4-bit weight's group scales sb and zero points zb (GemmSpec.h).
   if (spec.weightQuant) {
     params.push_back({"sb", KernelParam::Pointer});
@@ -375,6 +385,10 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
       kernel.sb = fn->getArg(i);
     if (params[i].name == "zb")
       kernel.zb = fn->getArg(i);
+    if (params[i].name == "workspace")
+      kernel.workspace = fn->getArg(i);
+    if (params[i].name == "counters")
+      kernel.counters = fn->getArg(i);
   }
   SourceLineInfo lines(*fn, spec.source, builder);
   kernel.lines = &lines;
@@ -387,6 +401,12 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
                               builder.getInt32(d));
   };
   llvm::Value *pid = nv.blockIdX();
+  // split_k: work unit pid is split pid % S of tile pid / S.
+  if (spec.splitK > 1) {
+    kernel.splitZ = builder.CreateURem(pid, builder.getInt32(spec.splitK));
+    pid = builder.CreateUDiv(pid, builder.getInt32(spec.splitK));
+    kernel.tileId = pid;
+  }
   llvm::Value *gridM = ceilDiv(kernel.m, spec.bm);
   llvm::Value *gridN = ceilDiv(kernel.n, spec.bn);
   llvm::Value *inside =
@@ -421,7 +441,26 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
   kernel.warpM = builder.CreateURem(warp, builder.getInt32(spec.warpsM));
   kernel.warpN = builder.CreateUDiv(warp, builder.getInt32(spec.warpsM));
 
+  // The k-tiles of this CTA: split z's share (without a split the
+  // mainloop counts them all).
+  kernel.kLimit = kernel.k;
+  if (spec.splitK > 1) {
+    llvm::Value *kTilesAll = ceilDiv(kernel.k, spec.bk);
+    auto umin = [&](llvm::Value *x, llvm::Value *y) {
+      return builder.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x, y);
+    };
+    llvm::Value *per = ceilDiv(kTilesAll, spec.splitK);
+    kernel.kTileBegin = umin(builder.CreateMul(kernel.splitZ, per), kTilesAll);
+    llvm::Value *end =
+        umin(builder.CreateAdd(kernel.kTileBegin, per), kTilesAll);
+    kernel.kTiles = builder.CreateSub(end, kernel.kTileBegin, "k.tiles");
+    kernel.kLimit =
+        umin(kernel.k, builder.CreateMul(end, builder.getInt32(spec.bk)));
+  }
+
   emitSm80Mainloop(kernel);
+  if (spec.splitK > 1)
+    emitSm80SplitReduce(kernel, exit);
   kernel.at(KernelPart::Epilogue);
   emitSm80Epilogue(kernel);
   kernel.at(KernelPart::Kernel);

@@ -113,7 +113,11 @@ struct Sm80GemmPlan {
   /// fewer its extra registers cost CTAs per SM (64x64x64: 80 -> 94
   /// registers, 3 -> 2 CTAs). Both keep the Full profile.
   PtxOptProfileKind profile = PtxOptProfileKind::Full;
-  /// max(pipeline buffers, staging tile): the staging reuses the buffers.
+  /// With split_k: the shared word of the split-K arrival's flag, past
+  /// the buffers and the staging tile.
+  unsigned splitFlagByte = 0;
+  /// max(pipeline buffers, staging tile) (+ the split-K flag): the staging
+  /// reuses the buffers.
   unsigned sharedBytes;
 };
 
@@ -141,6 +145,14 @@ struct Sm80Kernel {
               *ldc = nullptr; ///< i32 leading dimensions.
   /// A 4-bit weight's group scales and zero points (null: none).
   llvm::Value *sb = nullptr, *zb = nullptr;
+  /// The k-tiles this CTA runs: [kTileBegin, kTileBegin + kTiles), copies
+  /// zero-filled from kLimit (min(K, the split's end)); i32. Without
+  /// split_k the first two are null (all of ceil(K / bk)) and kLimit is K.
+  llvm::Value *kTileBegin = nullptr, *kTiles = nullptr, *kLimit = nullptr;
+  /// split_k: the split z, the output tile's id (< tiles), the f32
+  /// workspace and the u32 tile counters (codegen/Sm80SplitReduce.cpp).
+  llvm::Value *splitZ = nullptr, *tileId = nullptr, *workspace = nullptr,
+              *counters = nullptr;
   llvm::Value *alpha = nullptr, *beta = nullptr; ///< f32 or null.
   llvm::Value *tid = nullptr, *lane = nullptr, *warpM = nullptr,
               *warpN = nullptr;             ///< i32.
@@ -158,8 +170,15 @@ struct Sm80Kernel {
   }
 };
 
+/// The k-tile in K of the CTA's k-tile \p kt (kTileBegin + kt).
+llvm::Value *sm80KTileInK(Sm80Kernel &kernel, llvm::Value *kt);
+
 /// Emits the cp.async pipeline and the ldmatrix + mma loop; fills kernel.acc.
 void emitSm80Mainloop(Sm80Kernel &kernel);
+
+/// split_k: stores this CTA's partial, and in the tile's last CTA sums the
+/// partials into kernel.acc; the others branch to \p exit.
+void emitSm80SplitReduce(Sm80Kernel &kernel, llvm::BasicBlock *exit);
 
 /// Stages kernel.acc in shared memory and copies it to C with alpha/beta
 /// scaling and predicated stores; leaves the builder in the block after the

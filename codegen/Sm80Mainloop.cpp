@@ -89,7 +89,8 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
   const Sm80OperandPlan &op = *copies.op;
   kernel.at(&op == &kernel.plan.a ? KernelPart::SmemA : KernelPart::SmemB);
   unsigned elemBytes = dtypeBits(kernel.plan.spec.aType) / 8;
-  llvm::Value *kOrigin = b.CreateMul(kt, b.getInt32(kernel.plan.spec.bk));
+  llvm::Value *kOrigin =
+      b.CreateMul(sm80KTileInK(kernel, kt), b.getInt32(kernel.plan.spec.bk));
   llvm::Value *stageBase =
       b.CreateAdd(b.getInt32(copies.smemRegion),
                   b.CreateMul(stage, b.getInt32(op.stageElems)));
@@ -100,13 +101,13 @@ void issueCopies(Sm80Kernel &kernel, const OperandCopies &copies,
     llvm::Value *contigLeft, *rowIn;
     llvm::Value *row, *colIdx;
     if (op.kMajor) {
-      contigLeft = b.CreateSub(kernel.k, gK);
+      contigLeft = b.CreateSub(kernel.kLimit, gK);
       rowIn = b.CreateICmpULT(gMn, copies.mnSize);
       row = gMn;
       colIdx = gK;
     } else {
       contigLeft = b.CreateSub(copies.mnSize, gMn);
-      rowIn = b.CreateICmpULT(gK, kernel.k);
+      rowIn = b.CreateICmpULT(gK, kernel.kLimit);
       row = gK;
       colIdx = gMn;
     }
@@ -311,6 +312,11 @@ void issueMmas(Sm80Kernel &kernel, const Fragments &cur,
 
 } // namespace
 
+llvm::Value *sm80KTileInK(Sm80Kernel &kernel, llvm::Value *kt) {
+  return kernel.kTileBegin ? kernel.nv.ir().CreateAdd(kernel.kTileBegin, kt)
+                           : kt;
+}
+
 void emitSm80Mainloop(Sm80Kernel &kernel) {
   const Sm80GemmPlan &plan = kernel.plan;
   const GemmSpec &spec = plan.spec;
@@ -342,8 +348,10 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
 
   issuePrologueCopies(kernel, copyA, copyB);
   llvm::Value *kTiles =
-      b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
-                   b.getInt32(spec.bk), "k.tiles");
+      kernel.kTiles
+          ? kernel.kTiles
+          : b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(spec.bk - 1)),
+                         b.getInt32(spec.bk), "k.tiles");
   bool acrossTiles = plan.prefetchAcrossTiles;
   Fragments first;
   if (acrossTiles) {

@@ -112,6 +112,7 @@ public:
 
   bool hasBatch() const override { return true; }
   bool hasWeightQuant() const override { return true; }
+  bool hasSplitK() const override { return true; }
 
   llvm::Error check(const GemmSpec &spec) const override {
     auto plan = planSm80Gemm(spec);
@@ -142,6 +143,9 @@ public:
     binary.tileM = spec.bm;
     binary.tileN = spec.bn;
     binary.params = sm80GemmParams(spec);
+    // split_k: tiles x S work units on the linear grid (Sm80SplitReduce).
+    binary.splitK = spec.splitK;
+    binary.gridRule.splitsInUnits = spec.splitK > 1;
     return binary;
   }
 

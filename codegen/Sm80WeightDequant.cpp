@@ -196,6 +196,9 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   const GemmSpec &spec = kernel.plan.spec;
   kernel.at(KernelPart::SmemB);
   llvm::Type *i64 = b.getInt64Ty();
+  // The k-tile in K (a split's tiles start at kTileBegin); copies past
+  // kLimit (K, or the split's end) are zero-filled.
+  llvm::Value *kTile = sm80KTileInK(kernel, kt);
   auto stageAt = [&](unsigned region, unsigned bytes) {
     return b.CreateAdd(b.getInt32(region),
                        b.CreateMul(stage, b.getInt32(bytes)));
@@ -205,14 +208,14 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                  {spec.bn / 16, spec.bk * 8, kernel.b,
                   b.CreateMul(b.CreateZExt(kernel.k, i64), b.getInt64(8)),
                   b.CreateLShr(kernel.n0, 4), b.CreateLShr(kernel.n, 4),
-                  b.CreateMul(kt, b.getInt32(spec.bk * 8)),
-                  b.CreateMul(kernel.k, b.getInt32(8)),
+                  b.CreateMul(kTile, b.getInt32(spec.bk * 8)),
+                  b.CreateMul(kernel.kLimit, b.getInt32(8)),
                   stageAt(w.codeRegion, w.codeBytes)});
   // Scales and zero points: rows of ceil(K / group), N wide.
-  llvm::Value *groupRow = b.CreateUDiv(b.CreateMul(kt, b.getInt32(spec.bk)),
+  llvm::Value *groupRow = b.CreateUDiv(b.CreateMul(kTile, b.getInt32(spec.bk)),
                                        b.getInt32(w.quant.group));
   llvm::Value *groups =
-      b.CreateUDiv(b.CreateAdd(kernel.k, b.getInt32(w.quant.group - 1)),
+      b.CreateUDiv(b.CreateAdd(kernel.kLimit, b.getInt32(w.quant.group - 1)),
                    b.getInt32(w.quant.group));
   for (unsigned bytes : {2u, 1u}) {
     if (bytes == 1 && !w.quant.zeros)

@@ -5,6 +5,7 @@
 #include "compiler/GemmLauncher.h"
 #include "compiler/WeightQuantDraw.h"
 #include "ir/ElementCodec.h"
+#include "ir/WeightPack.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Stream.h"
@@ -875,6 +876,14 @@ KernelCheckResult checkDenseKernel(const GemmKernelBinary &kernel,
 
 KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
                               const KernelCheckOptions &options) {
+  // A 4-bit weight is drawn packed: whole 16 x 64 blocks only.
+  if (kernel.weightQuant)
+    if (llvm::Error err = checkPackableInt4(s.n, s.k)) {
+      KernelCheckResult refused;
+      refused.detail = llvm::toString(std::move(err)) +
+                       " (pass --n and --k whole packed blocks)";
+      return refused;
+    }
   // --integer: the widest range whose exact result C can hold.
   KernelCheckOptions chosen = options;
   std::string note;

@@ -463,10 +463,13 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
   const tir::Attr *swap = op.get("swap_ab");
   bool swaps = swap && swap->isInt() && swap->intValue != 0;
   bool splits = split && split->isInt() && split->intValue > 1;
-  if (arch && !gemmTarget(*arch).hasDecodeSchedules() && (swaps || splits)) {
-    std::string targets = decodeScheduleTargetNames();
+  bool swapBad = arch && swaps && !gemmTarget(*arch).hasDecodeSchedules();
+  bool splitBad = arch && splits && !gemmTarget(*arch).hasSplitK();
+  if (swapBad || splitBad) {
+    std::string targets =
+        swapBad ? decodeScheduleTargetNames() : splitKTargetNames();
     diags.error(op.loc, "schedule " +
-                            std::string(swaps ? "swap_ab" : "split_k") +
+                            std::string(swapBad ? "swap_ab" : "split_k") +
                             " is implemented for " + targets + " only; " +
                             archInfo(*arch).name +
                             " kernels take 'schedule "
