@@ -182,12 +182,16 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
         row_tiles = tiles or [_gemm.w4a16_tile(m, n, k, GROUP, sms)]
         sides, notes = {}, []
         for tile in row_tiles:
-            kernel = _gemm.w4a16_kernel("bf16", "u4", GROUP, True, tile)
+            name = "tilec " + "x".join(map(str, tile))
+            try:
+                kernel = _gemm.w4a16_kernel("bf16", "u4", GROUP, True, tile)
+            except (tilec.CompileError, ValueError) as e:
+                print(f"SKIP {name}: {str(e).splitlines()[0]}", flush=True)
+                continue
             c.fill_(math.nan)
             kernel(a, w0.weight, c, sb=w0.scales, zb=w0.zeros)
             torch.cuda.synchronize()
             wrong, rel = check(c, a, w32)
-            name = "tilec " + "x".join(map(str, tile))
             if wrong:
                 print(f"FAIL {name} {m}x{n}x{k}: {wrong}/{m * n} wrong "
                       f"(max rel {rel:.2e})", flush=True)
@@ -230,7 +234,8 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
                            else None),
                    copy_gbs=round(bandwidth / 1e9, 1))
         results.append(row)
-        cells = [f"{t[x]:8.1f}" for x in tilec_names]
+        cells = [f"{t[x]:8.1f}" if x in t else "     n/a" for x in
+                 ("tilec " + "x".join(map(str, tile)) for tile in row_tiles)]
         int4_us = f"{t['int4']:8.1f}" if "int4" in t else "     n/a"
         x_int4 = f"{row['x_int4']:5.2f}" if row["x_int4"] else "  n/a"
         print(f"| {m:3d} x {n:5d} x {k:5d} | " + " | ".join(cells) +
@@ -265,7 +270,7 @@ def main():
              if args.tiles else ["tilec (rule)"])
     print("| M x N x K | " + " | ".join(names) + " | cuBLAS | int4 | copy | "
           "floor | x cuBLAS | x int4 | floor % | best tile |")
-    print("|---" * (len(names) + 10) + "|")
+    print("|---" * (len(names) + 9) + "|")
     gen = torch.Generator().manual_seed(28)
     results = []
     begin = time.perf_counter()

@@ -105,8 +105,8 @@ def gemm(a, b, out=None, *, sfa=None, sfb=None):
 def _gemm_w4a16(a, w, out):
     if not _registered:
         register()
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.compiler.is_compiling():
+    torch = sys.modules["torch"]
+    if torch.compiler.is_compiling():
         if out is None:
             return torch.ops.tilec.gemm_w4a16(a, w.weight, w.scales, w.zeros,
                                               w.fmt, w.group)

@@ -55,7 +55,8 @@ def test_every_rule_tile_compiles(a_type, fmt, group, zeros, m):
 def test_tile_rule():
     assert _gemm.w4a16_tile(1, 4096, 4096, 128, 132) == (16, 32, 128, 4)
     assert _gemm.w4a16_tile(16, 28672, 4096, 128, 132) == (16, 64, 128, 4)
-    assert _gemm.w4a16_tile(17, 8448, 8192, 32, 132) == (32, 32, 128, 4)
+    assert _gemm.w4a16_tile(17, 8384, 8192, 32, 132) == (32, 32, 128, 4)
+    assert _gemm.w4a16_tile(17, 8448, 8192, 32, 132) == (32, 64, 128, 4)
     assert _gemm.w4a16_tile(64, 8448, 8192, 64, 132) == (64, 64, 128, 4)
     assert _gemm.w4a16_tile(4, 4096, 192, 64, 132) == (16, 32, 64, 4)
 
