@@ -21,8 +21,10 @@
 # EPILOGUE_COST=1|only for bench/epilogue_cost.py (each epilogue op's cost
 # over the bare GEMM at 4096^3, about 1 minute), and W4A16_BENCH=1|only for
 # bench/w4a16_bench.py (issue 28: tilec W4A16 against cuBLAS bf16, torch's
-# int4 kernel and a device copy, 24 shapes, no new shape after 450 s; its
-# rows also as JSON in $OUT/w4a16_bench.json; BENCH_ARGS="--tiles
+# int4 kernel and a device copy, 24 shapes, no new shape after 400 s; its
+# rows also as JSON in $OUT/w4a16_bench.json; before it, with "only", the
+# W4A16 GPU tests, tests/python/test_gpu_w4a16.py, in
+# $OUT/pytest_w4a16.log; BENCH_ARGS="--tiles
 # 16x32x128x4,16x64x128x4" sweeps tiles, "--shapes 1x4096x4096,..." picks
 # shapes); any "only" skips pytest and the
 # other benchmarks. Logs go to $OUT. Here first:
@@ -106,6 +108,12 @@ run_bench() {
 [ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
 [ "$DECODE_SWEEP" != 0 ] && run_bench decode_sweep.py 450
 [ "$EPILOGUE_COST" != 0 ] && run_bench epilogue_cost.py 200
-[ "$W4A16_BENCH" != 0 ] && run_bench w4a16_bench.py 450 \
+if [ "$W4A16_BENCH" = only ]; then
+  timeout -k 10 120 python3 -m pytest -q -rs -p no:cacheprovider \
+    "$TILEC_ROOT/tests/python/test_gpu_w4a16.py" 2>&1 |
+    tee "$OUT/pytest_w4a16.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+[ "$W4A16_BENCH" != 0 ] && run_bench w4a16_bench.py 400 \
   --json "$OUT/w4a16_bench.json"
 exit $status
