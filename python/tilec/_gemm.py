@@ -24,6 +24,12 @@ With sfa= and sfb= (block_scaled_impl) the GEMM is block-scaled fp8 in
 DeepGEMM's format: the tile and stages come from codegen's block-scaled
 rule (sm90ChooseBlockScaledConfig, through
 tilec_sm90_choose_block_scaled), measured on the H100 (issue 26).
+
+With b a PackedWeights (tilec.pack_weights: a 4-bit weight, issue 28;
+w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or f16) with
+the W4A16 program of w4a16_source: sm_80 code on every GPU from 8.0 (it
+runs on sm_90 too), the tile from w4a16_tile, the group scales and zero
+points passed to the launcher as sb and zb.
 """
 import ctypes
 import os
