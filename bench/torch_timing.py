@@ -4,7 +4,9 @@ time_graph(fn, copies, iters): fn(i) enqueues one launch on operand copy i.
 Warm-up of at least 20 launches and 50 ms (the clocks ramp up), then batches
 of 10 launches (copies rotated) are captured once as a CUDA graph; the result
 is the median over `iters` replays of the graph between two events, divided
-by 10, in microseconds, each replay behind one untimed replay.
+by 10, in microseconds, each replay behind one untimed replay. batch=B
+captures B launches per graph instead (e.g. one whole cycle of the copies,
+so that every copy is used: bench/w4a16_bench.py).
 
 time_sides(sides, copies, rounds, iters): {name: fn} timed side by side,
 time_graph of each in turn, `rounds` times over (so drifting clocks touch
@@ -20,7 +22,7 @@ import torch
 BATCH = 10
 
 
-def time_graph(fn, copies, iters):
+def time_graph(fn, copies, iters, batch=BATCH):
     begin = time.perf_counter()
     i = 0
     while i < 20 or time.perf_counter() - begin < 0.05:
@@ -33,10 +35,10 @@ def time_graph(fn, copies, iters):
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
-        for j in range(BATCH):  # library handles and workspaces exist first
+        for j in range(batch):  # library handles and workspaces exist first
             fn(j % copies)
         with torch.cuda.graph(graph, stream=stream):
-            for j in range(BATCH):
+            for j in range(batch):
                 fn(j % copies)
     torch.cuda.current_stream().wait_stream(stream)
     for _ in range(3):
@@ -51,7 +53,7 @@ def time_graph(fn, copies, iters):
         graph.replay()
         stop.record()
         stop.synchronize()
-        times.append(start.elapsed_time(stop) / BATCH)
+        times.append(start.elapsed_time(stop) / batch)
     times.sort()
     del graph
     return times[len(times) // 2] * 1e3

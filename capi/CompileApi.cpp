@@ -242,6 +242,12 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   }
   // API 9: SFA's layout.
   info.sfa_m_major = info.block_scaled && k.sfaMajor == MajorKind::MN;
+  // API 12: a 4-bit weight's group scales and zero points.
+  if (k.weightQuant) {
+    info.weight_group = k.weightQuant->group;
+    info.weight_scale_type = dtypeInfo(k.weightQuant->scaleType).name.data();
+    info.weight_zeros = k.weightQuant->zeros;
+  }
   size_t size = std::min(out->struct_size, sizeof info);
   std::memcpy(out, &info, size);
   out->struct_size = size;

@@ -5,8 +5,10 @@
 // the caller's struct_size, so operands appended later (API 2: the epilogue
 // vectors bias and scale; API 4: the residual and ldr; API 5: the batch and
 // its strides; API 6: the block scales sfa and sfb; API 7: the groups and
-// group_index / group_rows) keep their defaults for older callers; a
-// grouped kernel's groups read as 0 there and are refused by name.
+// group_index / group_rows; API 12: a 4-bit weight's group scales sb and
+// zero points zb) keep their defaults for older callers; a grouped
+// kernel's groups read as 0 there and are refused by name, as are a 4-bit
+// weight kernel's missing sb (checkWeightQuant).
 // Arguments are checked (checkGemmProblem) before anything is launched.
 //
 // API 3, for callers such as PyTorch that launch the same problems many times
@@ -49,7 +51,7 @@ struct tilec_context_impl {
 };
 
 /// The arguments and stream a PreparedGemm was made for.
-using PreparedKey = std::array<uint64_t, 25>;
+using PreparedKey = std::array<uint64_t, 27>;
 
 struct tilec_launcher_impl {
   GemmLauncher launcher;
@@ -147,6 +149,8 @@ GemmProblem readProblem(const GemmKernelBinary &kernel,
     p.groups = 1;
   p.groupIndex = TILEC_ARG(args, group_index, 0);
   p.groupRows = TILEC_ARG(args, group_rows, 0);
+  p.sb = TILEC_ARG(args, sb, 0);
+  p.zb = TILEC_ARG(args, zb, 0);
   return p;
 }
 
@@ -162,7 +166,7 @@ PreparedKey preparedKey(const GemmProblem &p, void *stream) {
           p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)),
           p.residual, uint64_t(p.ldr), uint64_t(p.batch), uint64_t(p.strideA),
           uint64_t(p.strideB), uint64_t(p.strideC), p.sfa, p.sfb,
-          uint64_t(p.groups), p.groupIndex, p.groupRows};
+          uint64_t(p.groups), p.groupIndex, p.groupRows, p.sb, p.zb};
 }
 
 constexpr size_t PreparedSlots = 8;

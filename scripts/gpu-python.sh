@@ -19,23 +19,31 @@
 # programs, bare and fused, against cuBLAS, about 3-5 minutes, no new shape
 # after 450 s; DECODE_SWEEP_MATCH=REGEX picks variants), and
 # EPILOGUE_COST=1|only for bench/epilogue_cost.py (each epilogue op's cost
-# over the bare GEMM at 4096^3, about 1 minute); any "only" skips pytest
-# and the
+# over the bare GEMM at 4096^3, about 1 minute), and W4A16_BENCH=1|only for
+# bench/w4a16_bench.py (issue 28: tilec W4A16 against cuBLAS bf16, torch's
+# int4 kernel and a device copy, 24 shapes, no new shape after 400 s; its
+# rows also as JSON in $OUT/w4a16_bench.json; before it, with "only", the
+# W4A16 GPU tests, tests/python/test_gpu_w4a16.py, in
+# $OUT/pytest_w4a16.log; BENCH_ARGS="--tiles
+# 16x32x128x4,16x64x128x4" sweeps tiles, "--shapes 1x4096x4096,..." picks
+# shapes); any "only" skips pytest and the
 # other benchmarks. Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
 #   run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
 #   run command="FP8_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
 #   run command="GROUPED_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
+#   run command="W4A16_BENCH=only bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -uo pipefail
 FP8_BENCH=${FP8_BENCH:-0}
 GROUPED_BENCH=${GROUPED_BENCH:-0}
 FP8_SWEEP=${FP8_SWEEP:-0}
 DECODE_SWEEP=${DECODE_SWEEP:-0}
 EPILOGUE_COST=${EPILOGUE_COST:-0}
+W4A16_BENCH=${W4A16_BENCH:-0}
 for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
     "FP8_SWEEP=$FP8_SWEEP" "DECODE_SWEEP=$DECODE_SWEEP" \
-    "EPILOGUE_COST=$EPILOGUE_COST"; do
+    "EPILOGUE_COST=$EPILOGUE_COST" "W4A16_BENCH=$W4A16_BENCH"; do
   case ${setting#*=} in
     0|1|only) ;;
     *) echo "gpu-python.sh: $setting (legal: 0, 1, only)" >&2
@@ -43,7 +51,8 @@ for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
   esac
 done
 ONLY=0
-case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP $EPILOGUE_COST" in *only*) ONLY=1 ;; esac
+case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP $EPILOGUE_COST \
+  $W4A16_BENCH" in *only*) ONLY=1 ;; esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -82,13 +91,13 @@ if [ "$ONLY" = 0 ]; then
   python3 "$TILEC_ROOT/bench/epilogue_bench.py" 2>&1 \
     | tee "$OUT/epilogue_bench.log" || status=1
 fi
-# run_bench SCRIPT BUDGET: a benchmark that starts no new shape after BUDGET
-# seconds; the timeout, 40 s later, is the backstop.
+# run_bench SCRIPT BUDGET [ARGS...]: a benchmark that starts no new shape
+# after BUDGET seconds; the timeout, 40 s later, is the backstop.
 run_bench() {
   local log="$OUT/${1%.py}.log" limit=$(($2 + 40))
   # shellcheck disable=SC2086  (BENCH_ARGS: words)
   timeout -k 10 "$limit" python3 "$TILEC_ROOT/bench/$1" --budget-s "$2" \
-    ${BENCH_ARGS:-} 2>&1 |
+    "${@:3}" ${BENCH_ARGS:-} 2>&1 |
     tee "$log"
   local rc=${PIPESTATUS[0]}
   [ "$rc" = 124 ] && echo "$1: killed after $limit s" | tee -a "$log"
@@ -99,4 +108,12 @@ run_bench() {
 [ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
 [ "$DECODE_SWEEP" != 0 ] && run_bench decode_sweep.py 450
 [ "$EPILOGUE_COST" != 0 ] && run_bench epilogue_cost.py 200
+if [ "$W4A16_BENCH" = only ]; then
+  timeout -k 10 120 python3 -m pytest -q -rs -p no:cacheprovider \
+    "$TILEC_ROOT/tests/python/test_gpu_w4a16.py" 2>&1 |
+    tee "$OUT/pytest_w4a16.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+[ "$W4A16_BENCH" != 0 ] && run_bench w4a16_bench.py 400 \
+  --json "$OUT/w4a16_bench.json"
 exit $status

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 11
+#define TILEC_API_VERSION 12
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -164,6 +164,16 @@ typedef struct tilec_kernel_operand_info {
    * block(1, 128) major(M)`: f32[ceil(K/128), M], a K block's scales
    * contiguous), 0 for f32[M, ceil(K/128)]. */
   int sfa_m_major;
+  /* API 12: a 4-bit weight kernel (`b : u4|i4[N, K] major(K)` with `scale b
+   * bf16|f16 group(G) [zero(u8)]`; b_type "u4" or "i4"): weight_group is G
+   * (32, 64 or 128; 0 for any other kernel), weight_scale_type the group
+   * scales' type ("bf16" or "f16", A's type; NULL for other kernels) and
+   * weight_zeros 1 when the kernel takes u8 zero points (zb). Such a kernel
+   * takes b as the packed codes (tilec_pack_int4_weights: N * K / 8 words,
+   * ldb = K, N % 16 == 0, K % 64 == 0) and sb / zb in tilec_gemm_args. */
+  int64_t weight_group;
+  const char *weight_scale_type;
+  int weight_zeros;
 } tilec_kernel_operand_info;
 /* API 7: how a grouped kernel's rows find their group. */
 typedef enum tilec_group_kind {
@@ -271,6 +281,12 @@ typedef struct tilec_gemm_args {
    * gives a masked kernel's grid. */
   int64_t groups;
   uint64_t group_index, group_rows;
+  /* API 12: a 4-bit weight kernel's (tilec_kernel_operand_info.
+   * weight_group != 0) group scales sb, [ceil(K / G), N] row-major in A's
+   * type, and with zero points (weight_zeros) zb, u8 [ceil(K / G), N]
+   * row-major, both 16-byte aligned; b then holds the packed codes with
+   * ldb = K. 0 for other kernels. */
+  uint64_t sb, zb;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent

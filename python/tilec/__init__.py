@@ -7,6 +7,7 @@
     k(a, b, c)                                # launch on torch tensors
     c = tilec.gemm(a, b)                      # a @ b, the program chosen
     p = tilec.pack_weights(*tilec.quantize_weights(w, 128, "i4"))  # W4A16
+    y = tilec.gemm(x, p.to("cuda"))           # x @ dequant(w).T, 4-bit w
 
 Errors in a .tile program raise tilec.CompileError with the diagnostic
 (file:line:col, the source line and a caret). Built on the C API

@@ -52,8 +52,8 @@ def _destroy(obj, function):
 class Kernel(Launchable):
     """A compiled kernel: PTX and what a launcher needs; call it on device
     tensors to launch it (kernel(a, b, c, alpha=, beta=, stream=, bias=,
-    scale=, residual=, sfa=, sfb=, group_index=, group_rows=), see
-    tilec._launch)."""
+    scale=, residual=, sfa=, sfb=, group_index=, group_rows=, sb=, zb=),
+    see tilec._launch)."""
 
     def __init__(self, handle):
         self._handle = handle

@@ -24,6 +24,12 @@ With sfa= and sfb= (block_scaled_impl) the GEMM is block-scaled fp8 in
 DeepGEMM's format: the tile and stages come from codegen's block-scaled
 rule (sm90ChooseBlockScaledConfig, through
 tilec_sm90_choose_block_scaled), measured on the H100 (issue 26).
+
+With b a PackedWeights (tilec.pack_weights: a 4-bit weight, issue 28;
+w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or f16) with
+the W4A16 program of w4a16_source: sm_80 code on every GPU from 8.0 (it
+runs on sm_90 too), the tile from w4a16_tile, the group scales and zero
+points passed to the launcher as sb and zb.
 """
 import ctypes
 import os
@@ -318,3 +324,128 @@ def _plan(a, b):
                                         "f16": "float16",
                                         "f32": "float32"}[_OUT_DTYPE[a_type]])
     return kernel, copy_a, copy_b
+
+
+# 4-bit weights (W4A16, issue 28): tilec.gemm(a, w) with w a PackedWeights.
+# The kernel is sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
+# dequantization in registers), which also runs on sm_90 and newer GPUs, so
+# the program is compiled for sm_80 on every GPU from compute capability 8.0.
+
+_W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
+
+
+def w4a16_tile(m, n, k, group, sms=132):
+    """(BM, BN, BK, stages) of the W4A16 program for an M x N x K problem
+    with groups of `group` k on `sms` SMs: BM the smallest of 16, 32, 64
+    that holds M; BN 32 while N / 64 tiles would not fill the SMs, else 64;
+    BK 128 (a multiple of every group, so scale rows and stages nest) or 64
+    when K is not a multiple of 128; 4 stages."""
+    bm = 16 if m <= 16 else 32 if m <= 32 else 64
+    bn = 32 if n / 64 < sms else 64
+    bk = 128 if k % 128 == 0 else 64
+    # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
+    # nested (one a multiple of the other).
+    assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
+    return bm, bn, bk, 4
+
+
+def w4a16_source(a_type, fmt, group, zeros, tile):
+    """(.tile source, cache key) of the W4A16 program: a_type ("bf16" or
+    "f16") activations A [M, K] and output C [M, N] in that type, the
+    4-bit weight b (fmt "u4" or "i4") with group scales in a_type (and u8
+    zero points when `zeros`), tile (BM, BN, BK, stages); M, N, K are
+    run-time arguments."""
+    if a_type not in ("bf16", "f16"):
+        raise ValueError(f"a: type {a_type} (legal with a 4-bit weight: "
+                         "bf16, f16)")
+    if fmt not in ("u4", "i4"):
+        raise ValueError(f"w: format {fmt!r} (legal: 'u4', 'i4')")
+    if zeros and fmt != "u4":
+        raise ValueError("w: i4 weights have no zero points (legal: zeros "
+                         "only with u4)")
+    bm, bn, bk, stages = tile
+    zero = " zero(u8)" if zeros else ""
+    name = "tilec_w4a16_{}_{}{}_g{}_{}x{}x{}x{}".format(
+        a_type, fmt, "z" if zeros else "", group, bm, bn, bk, stages)
+    lines = ["  arch     sm_80",
+             f"  a        : {a_type}[M, K] major(K)",
+             f"  b        : {fmt}[N, K] major(K)",
+             f"  c        : {a_type}[M, N] major(N)",
+             f"  scale b  {a_type} group({group}){zero}",
+             "  acc      f32",
+             f"  tile     (BM = {bm}, BN = {bn}, BK = {bk})",
+             f"  stages   {stages}",
+             "  smem a   = auto",
+             "  smem b   = auto",
+             "  mma      auto",
+             "  epilogue store"]
+    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
+    return source, ("w4a16", a_type, fmt, group, bool(zeros)) + tuple(tile)
+
+
+def w4a16_kernel(a_type, fmt, group, zeros, tile):
+    """The compiled Kernel of w4a16_source's program (cached)."""
+    return _compiled(*w4a16_source(a_type, fmt, group, zeros, tile))
+
+
+def _w4a16_check(a, w):
+    """(a_type, sms) after checking a against the PackedWeights w; the
+    ValueError names the argument and what is legal."""
+    torch = _torch()
+    if not isinstance(a, torch.Tensor):
+        raise ValueError(f"a: {type(a).__name__} (legal: a torch tensor)")
+    a_type = _W4_TYPES.get(str(a.dtype).replace("torch.", ""))
+    if a_type is None:
+        raise ValueError(f"a: dtype {a.dtype} (legal with a 4-bit weight: "
+                         "bfloat16, float16)")
+    if a.dim() != 2:
+        raise ValueError(f"a: shape {tuple(a.shape)} (legal: 2-D, M x K)")
+    if a.shape[1] != w.k:
+        raise ValueError(f"a: shape {tuple(a.shape)} does not multiply the "
+                         f"weight's (N, K) = {w.shape} (legal: a with "
+                         f"{w.k} columns)")
+    if not a.is_cuda:
+        raise ValueError(f"a: on {a.device} (legal: a CUDA tensor)")
+    for name, t in (("w.weight", w.weight), ("w.scales", w.scales),
+                    ("w.zeros", w.zeros)):
+        if t is not None and t.device != a.device:
+            raise ValueError(f"{name}: on {t.device}, a on {a.device} "
+                             "(legal: the same device; w.to(a.device))")
+    if w.weight.dtype != torch.int32:
+        raise ValueError(f"w.weight: dtype {w.weight.dtype} (legal: int32, "
+                         "from tilec.pack_weights)")
+    if w.scales.dtype != a.dtype:
+        raise ValueError(f"w.scales: dtype {w.scales.dtype}, a is {a.dtype} "
+                         "(legal: scales in a's dtype; quantize with "
+                         "scale_dtype=a.dtype)")
+    if w.n % 16 or w.k % 64:
+        raise ValueError(f"w: (N, K) = {w.shape} (legal: N a multiple of 16 "
+                         "and K of 64)")
+    _, sms = _device_facts(a.device)  # ValueError below 8.0
+    return a_type, sms
+
+
+# (dtype, a strides, M, K, weight format, device) -> kernel: the eager path.
+_w4_plans = {}
+
+
+def w4a16_impl(a, w, out=None, tile=None):
+    """tilec.gemm(a, w) for a PackedWeights w: a @ dequant(w).T, M x N in
+    a's dtype, with the W4A16 program (w4a16_tile's tile unless `tile`
+    (BM, BN, BK, stages) is given)."""
+    torch = _torch()
+    zeros = w.zeros is not None
+    key = (a.dtype, a.stride(), a.shape, a.device, w.n, w.k, w.fmt, w.group,
+           zeros, w.scales.dtype, w.weight.device, tile)
+    kernel = _w4_plans.get(key)
+    if kernel is None:
+        a_type, sms = _w4a16_check(a, w)
+        m, k = a.shape
+        chosen = tuple(tile) if tile else w4a16_tile(m, w.n, k, w.group, sms)
+        kernel = _w4_plans[key] = w4a16_kernel(a_type, w.fmt, w.group, zeros,
+                                              chosen)
+    if not a.is_contiguous():
+        a = a.contiguous()
+    if out is None:
+        out = torch.empty((a.shape[0], w.n), dtype=a.dtype, device=a.device)
+    return kernel(a, w.weight, out, sb=w.scales, zb=w.zeros)

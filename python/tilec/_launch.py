@@ -84,6 +84,16 @@ def _stream_handle(stream, index):
     return handle or None
 
 
+def _unpack_weights(b, sb, zb):
+    """b, sb, zb with a PackedWeights b (tilec.pack_weights) split into its
+    packed codes, scales and zero points (sb / zb given explicitly win)."""
+    if type(b).__name__ == "PackedWeights" and hasattr(b, "weight"):
+        sb = b.scales if sb is None else sb
+        zb = b.zeros if zb is None else zb
+        b = b.weight
+    return b, sb, zb
+
+
 def _capturing():
     torch = _torch()
     return bool(torch and torch.cuda.is_current_stream_capturing())
@@ -148,10 +158,11 @@ class Launchable:
         return launcher
 
     def check(self, a, b, c, bias=None, scale=None, residual=None,
-              sfa=None, sfb=None, group_index=None, group_rows=None):
+              sfa=None, sfb=None, group_index=None, group_rows=None,
+              sb=None, zb=None):
         """The checks a launch makes, without launching: (m, n, k, lda, ldb,
         ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr, groups,
-        group_index, group_rows), device index), the Operands their
+        group_index, group_rows, sb, zb), device index), the Operands their
         addresses (0: not given). A grouped kernel's operands are checked
         per group (split_group: B [G, N, K], masked A and C [G, Mmax, ...])
         and m is then the rows of A (contiguous) or Mmax (masked).
@@ -159,8 +170,9 @@ class Launchable:
         info = self._launch_state()["info"]
         groups, og, a, b, c, sfa, sfb = split_group(
             info, a, b, c, group_index, group_rows, sfa, sfb)
+        b, sb, zb = _unpack_weights(b, sb, zb)
         m, n, k, lda, ldb, ldc, p, device = resolve(
-            info, a, b, c, bias, scale, residual, sfa, sfb)
+            info, a, b, c, bias, scale, residual, sfa, sfb, sb, zb)
         if og is not None:
             masked = info.get("group_kind") == GROUP_MASKED
             p = p._replace(groups=groups,
@@ -178,13 +190,13 @@ class Launchable:
                              n, k, lda, ldb, ldc, alpha, beta, p.bias,
                              p.scale, p.residual, p.ldr, batch, *strides,
                              p.sfa, p.sfb, p.groups, p.group_index,
-                             p.group_rows)
+                             p.group_rows, p.sb, p.zb)
         return args, (m, n), _device_index(device)
 
     def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,
                 stream=None, bias=None, scale=None, device=None,
                 residual=None, sfa=None, sfb=None, group_index=None,
-                group_rows=None):
+                group_rows=None, sb=None, zb=None):
         """Loads the module on a device (prepare(device)) and, given
         operands, prepares their launch (the tensor maps and the split-K
         workspace), without launching: do it before a CUDA graph capture."""
@@ -193,7 +205,7 @@ class Launchable:
             return self
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
             bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
-            group_index=group_index, group_rows=group_rows))
+            group_index=group_index, group_rows=group_rows, sb=sb, zb=zb))
         launcher = self._launcher(index)
         status = lib.tilec_launch_prepare(launcher, ctypes.byref(args),
                                           _stream_handle(stream, index))
@@ -218,7 +230,7 @@ class Launchable:
 
     def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, bias=None,
                  scale=None, residual=None, sfa=None, sfb=None,
-                 group_index=None, group_rows=None):
+                 group_index=None, group_rows=None, sb=None, zb=None):
         """C = alpha * A B^T + beta * C (then the epilogue ops) on device
         tensors, on `stream` (None: torch's current stream). Returns c.
 
@@ -236,9 +248,17 @@ class Launchable:
         those rows of C are not written); masked: A [G, Mmax, K], C [G,
         Mmax, N], SFA [G, Mmax, ceil(K/128)] and group_rows, int32[G] (each
         group's valid rows, read on the device; the rest of C is not
-        written). beta must be 0."""
+        written). beta must be 0.
+
+        A 4-bit weight kernel (`b : u4|i4[N, K]`, `scale b T group(G)
+        [zero(u8)]`) takes b as the packed codes, int32 [N, K/8] from
+        tilec.pack_weights, sb its group scales T[K/G, N] and with zero
+        points zb uint8 [K/G, N]; or b as the PackedWeights itself, whose
+        scales and zeros then fill sb and zb."""
         state = self.__dict__.get("_state") or self._launch_state()
-        extra = (bias, scale, residual, sfa, sfb, group_index, group_rows)
+        b, sb, zb = _unpack_weights(b, sb, zb)
+        extra = (bias, scale, residual, sfa, sfb, group_index, group_rows,
+                 sb, zb)
         # Fast path: torch tensors launched before with the same pointers,
         # shapes, strides, dtypes and devices passed every check then, and
         # the launcher then loaded the module and grew the workspace.
@@ -267,7 +287,7 @@ class Launchable:
                 return c
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
             bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
-            group_index=group_index, group_rows=group_rows))
+            group_index=group_index, group_rows=group_rows, sb=sb, zb=zb))
         launcher = self._launcher(index)
         if state["workspace"] and _capturing():
             need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 11
+API_VERSION = 12
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -32,8 +32,8 @@ class CompileOptions(ctypes.Structure):
 class GemmArgs(ctypes.Structure):
     """tilec_gemm_args, up to the fields this package sets (API 5: the
     batch and its strides; API 6: the block scales; API 7: the groups and
-    their device tensor); the library reads only
-    what struct_size covers."""
+    their device tensor; API 12: a 4-bit weight's group scales and zero
+    points); the library reads only what struct_size covers."""
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
         ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
@@ -50,6 +50,8 @@ class GemmArgs(ctypes.Structure):
         # API 7: grouped kernels.
         ("groups", ctypes.c_int64), ("group_index", ctypes.c_uint64),
         ("group_rows", ctypes.c_uint64),
+        # API 12: 4-bit weights (W4A16).
+        ("sb", ctypes.c_uint64), ("zb", ctypes.c_uint64),
     ]
 
 
@@ -74,6 +76,11 @@ class OperandInfo(ctypes.Structure):
         ("group_kind", ctypes.c_int), ("group_fixed", ctypes.c_int64),
         # API 9: SFA M-major (`scale a f32 block(1, 128) major(M)`).
         ("sfa_m_major", ctypes.c_int),
+        # API 12: a 4-bit weight's group size (0: none), the group scales'
+        # type and whether it takes zero points.
+        ("weight_group", ctypes.c_int64),
+        ("weight_scale_type", ctypes.c_char_p),
+        ("weight_zeros", ctypes.c_int),
     ]
 
 

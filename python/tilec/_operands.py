@@ -20,6 +20,12 @@ reads (tilec_kernel_operand_info, API 6): bias(col|row[, T]) and
 scale(col|row) vectors, the residual tensor (C's shape, its own leading
 dimension ldr), C and B of a swiglu kernel (C is M x N/2), and the block
 scales sfa and sfb of a block-scaled fp8 kernel.
+
+A 4-bit weight kernel (`b : u4|i4[N, K]` with `scale b T group(G)
+[zero(u8)]`, API 12: weight_group, weight_scale_type, weight_zeros) takes b
+as the packed codes, the int32 [N, K/8] tensor of tilec.pack_weights
+(ldb = K), sb its group scales T[K/G, N] and with zero points zb uint8
+[K/G, N], all contiguous and 16-byte aligned.
 """
 from collections import namedtuple
 
@@ -316,11 +322,12 @@ def split_group(info, a, b, c, group_index=None, group_rows=None, sfa=None,
 
 
 class Operands(namedtuple("Operands", "a b c bias scale residual sfa sfb "
-                                  "ldr groups group_index group_rows",
-                          defaults=(1, 0, 0))):
+                                  "ldr groups group_index group_rows sb zb",
+                          defaults=(1, 0, 0, 0, 0))):
     """The device addresses check() found (0 for an operand not given), the
-    residual's leading dimension ldr (elements; 0 without one) and, for a
-    grouped kernel, the group count and its group tensor's address."""
+    residual's leading dimension ldr (elements; 0 without one), for a
+    grouped kernel the group count and its group tensor's address, and for
+    a 4-bit weight kernel its group scales sb and zero points zb."""
     __slots__ = ()
 
 
@@ -395,23 +402,72 @@ def _m_major(x, name, present, rows, cols):
                          "major(M)")
 
 
+def _packed_weight(op, n, k):
+    """(n, k, ldb) of a 4-bit weight's packed codes: a contiguous int32
+    [N, K/8] tensor (tilec.pack_weights), N % 16 == 0, K % 64 == 0."""
+    if n % 16 or k % 64:
+        raise ValueError(
+            f"b: N = {n}, K = {k}: the packed 4-bit weight holds blocks of "
+            "16 output channels x 64 K (legal: N a multiple of 16 and K of "
+            "64; pad the weight before packing)")
+    if op.dtype != "i32":
+        raise ValueError(f"b: dtype {op.dtype} is not a packed 4-bit weight "
+                         f"(legal: the int32 [N, K/8] = [{n}, {k // 8}] "
+                         "tensor of tilec.pack_weights)")
+    if tuple(op.shape) != (n, k // 8) or (op.strides[1] != 1) or (
+            n > 1 and op.strides[0] != k // 8):
+        raise ValueError(f"b: shape {op.shape} strides {op.strides} (legal: "
+                         f"a contiguous int32 [N, K/8] = [{n}, {k // 8}] "
+                         "tensor from tilec.pack_weights, N from c and K "
+                         "from a)")
+    return n, k, k
+
+
+def _group_tensor(x, name, present, dtype, rows, n, group, what, need):
+    """A 4-bit weight's group scales (sb) or zero points (zb): a contiguous
+    row-major dtype[ceil(K/G), N] tensor; x None exactly when the kernel
+    reads it (`present`)."""
+    shape = f"{dtype}[ceil(K / {group}), N] = [{rows}, {n}]"
+    if x is None:
+        if present:
+            raise ValueError(f"{name}: the kernel dequantizes a 4-bit weight "
+                             f"with {what} (legal: a contiguous CUDA {shape} "
+                             "tensor, e.g. PackedWeights." +
+                             ("scales" if name == "sb" else "zeros") + ")")
+        return None
+    if not present:
+        raise ValueError(f"{name}: the kernel takes no {what} (legal: None"
+                         f"{need})")
+    op = operand(x, name)
+    _check_dtype(op, name, dtype)
+    if tuple(op.shape) != (rows, n) or (n > 1 and op.strides[1] != 1) or (
+            rows > 1 and op.strides[0] != n):
+        raise ValueError(f"{name}: shape {op.shape} strides {op.strides} "
+                         f"(legal: a contiguous row-major {shape} tensor)")
+    _check_align(op, name, ALIGN)
+    return op
+
+
 def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
-            sfb=None):
+            sfb=None, sb=None, zb=None):
     """Checks a, b, c and the operands the kernel's epilogue and block
     scales read against its OperandInfo (a dict: a_type, b_type, c_type,
     a_major, b_major, fixed_m/n/k, ldc_multiple, c_align_bytes and, API 6,
     bias_type, bias_axis, scale_axis, residual_type, swiglu, tile_n,
-    block_scaled; a key left out means no such op) and returns (m, n, k,
-    lda, ldb, ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr),
+    block_scaled; API 12, weight_group, weight_scale_type, weight_zeros; a
+    key left out means no such op) and returns (m, n, k, lda, ldb, ldc,
+    Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr, sb=, zb=),
     device index or None).
 
     With swiglu C is M x N/2: N is twice C's columns (B has N rows), a
     bias(col) before swiglu has N elements, one after it and the residual
     follow C's N/2 columns."""
     ops = {"a": operand(a, "a"), "b": operand(b, "b"), "c": operand(c, "c")}
+    group = info.get("weight_group", 0)
     for name, op in ops.items():
         _check_cuda(op, name)
-        _check_dtype(op, name, info[name + "_type"])
+        if not (group and name == "b"):  # packed codes: _packed_weight
+            _check_dtype(op, name, info[name + "_type"])
     devices = {op.device[1] for op in ops.values()}
     if len(devices) > 1:
         raise ValueError("a, b, c: tensors on devices "
@@ -436,7 +492,10 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
             f"(legal: N a multiple of {tile_n}, i.e. C with a multiple of "
             f"{tile_n // 2} columns, or compile swiglu(interleaved))")
     ma, ka, lda = _matrix(ops["a"], "a", "M", m, None, info["a_major"])
-    nb, kb, ldb = _matrix(ops["b"], "b", "N", n, ka, info["b_major"])
+    if group:
+        nb, kb, ldb = _packed_weight(ops["b"], n, ka)
+    else:
+        nb, kb, ldb = _matrix(ops["b"], "b", "N", n, ka, info["b_major"])
     k = ka
     for letter, value in (("m", m), ("n", n), ("k", k)):
         fixed = info["fixed_" + letter]
@@ -448,7 +507,8 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
     a_inner = k if info["a_major"] == "K" else m
     b_inner = k if info["b_major"] == "K" else n
     _check_ld("a", lda, a_inner, ops["a"].dtype, "lda")
-    _check_ld("b", ldb, b_inner, ops["b"].dtype, "ldb")
+    if not group:
+        _check_ld("b", ldb, b_inner, ops["b"].dtype, "ldb")
     # C as the kernel's epilogue needs it (sm_80: 16-byte vectors; sm_90a:
     # any ldc and 4-byte pairs, the TMA store only where C allows it).
     _check_ld("c", ldc, c_cols, oc.dtype, "ldc",
@@ -506,6 +566,17 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
     found["sfb"] = _row_major(sfb, "sfb", scaled, n_blocks, k_blocks,
                               "ceil(N / 128), ceil(K / 128)",
                               "scale b f32 block(128, 128)")
+    rows = -(-k // group) if group else 0
+    need = (", or declare b : u4[N, K] with 'scale b bf16 group(128) "
+            "zero(u8)'")
+    found["sb"] = _group_tensor(sb, "sb", bool(group),
+                                info.get("weight_scale_type") or
+                                info["a_type"], rows, n, group,
+                                "group scales", need if not group else "")
+    found["zb"] = _group_tensor(zb, "zb", bool(info.get("weight_zeros")),
+                                "u8", rows, n, group, "zero points",
+                                need if not group else "; write 'scale b "
+                                "... zero(u8)' with b : u4 for zero points")
     ptrs = {}
     for name, op in found.items():
         if op is None:
@@ -517,5 +588,5 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
     return (m, n, k, lda, ldb, ldc,
             Operands(ops["a"].ptr, ops["b"].ptr, oc.ptr, ptrs["bias"],
                      ptrs["scale"], ptrs["residual"], ptrs["sfa"],
-                     ptrs["sfb"], ldr),
+                     ptrs["sfb"], ldr, sb=ptrs["sb"], zb=ptrs["zb"]),
             devices.pop())

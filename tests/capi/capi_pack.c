@@ -4,12 +4,17 @@
 |* from plain C: the header's worked word (ir/WeightPack.h: lane 5's word 0   *|
 |* of a 16 x 64 weight), round trips of i4 and u4, the dequantized weight     *|
 |* within half a quantization step, the layout packed_int4(16, 64) agreeing   *|
-|* with where a code lands, and the errors.                                   *|
+|* with where a code lands, and the errors. API 12: what a W4A16 kernel      *|
+|* reports of its operands (weight_group, weight_scale_type, weight_zeros)    *|
+|* and, with --launch under TILEC_DEVICE=sim, a launch with the group scales  *|
+|* and zero points in tilec_gemm_args.sb / .zb checked element by element,   *|
+|* and the launch refused by name without sb.                                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #include "tilec/tilec.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,12 +152,133 @@ static void errors(void) {
         TILEC_ERROR_INVALID_ARGUMENT);
 }
 
-int main(void) {
-  CHECK(tilec_api_version() >= 11);
+static uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return (uint16_t)(bits >> 16); /* exact for the values used here */
+}
+
+static const char *w4a16Source = "kernel w4 {\n"
+                                 "  arch     sm_80\n"
+                                 "  a        : bf16[M, K] major(K)\n"
+                                 "  b        : u4[N, K] major(K)\n"
+                                 "  c        : bf16[M, N] major(N)\n"
+                                 "  scale b  bf16 group(64) zero(u8)\n"
+                                 "  acc      f32\n"
+                                 "  tile     (BM = 16, BN = 32, BK = 128)\n"
+                                 "  stages   2\n"
+                                 "}\n";
+
+static uint64_t upload(const void *data, size_t bytes) {
+  uint64_t ptr = 0;
+  CHECK(tilec_device_alloc(bytes, &ptr) == TILEC_OK);
+  CHECK(tilec_copy_to_device(ptr, data, bytes) == TILEC_OK);
+  return ptr;
+}
+
+/* API 12: the operand info of a W4A16 kernel and, with \p launch (in the
+ * simulator), C = A dequant(W)^T through sb / zb. */
+static void w4a16Kernel(int launch) {
+  enum { M = 20, WN = 64, WK = 256, WG = 64, ROWS = WK / WG };
+  tilec_compiler cc;
+  tilec_kernel kernel;
+  CHECK(tilec_compiler_create(&cc) == TILEC_OK);
+  CHECK(tilec_compile(cc, w4a16Source, strlen(w4a16Source), NULL, &kernel) ==
+        TILEC_OK);
+  tilec_kernel_operand_info info = {.struct_size = sizeof info};
+  CHECK(tilec_kernel_operands(kernel, &info) == TILEC_OK);
+  CHECK(strcmp(info.b_type, "u4") == 0);
+  CHECK(info.weight_group == WG);
+  CHECK(info.weight_scale_type && strcmp(info.weight_scale_type, "bf16") == 0);
+  CHECK(info.weight_zeros == 1);
+  /* An older caller's struct stops before the API 12 fields. */
+  tilec_kernel_operand_info old = {
+      .struct_size = offsetof(tilec_kernel_operand_info, weight_group)};
+  CHECK(tilec_kernel_operands(kernel, &old) == TILEC_OK);
+  CHECK(old.struct_size == offsetof(tilec_kernel_operand_info, weight_group));
+  CHECK(old.weight_group == 0);
+  if (launch) {
+    static uint16_t a[M * WK], scales[ROWS * WN], c[M * WN];
+    static int8_t q[WN * WK];
+    static uint8_t zeros[ROWS * WN];
+    static int32_t packed[WN * WK / 8];
+    static float sf[ROWS * WN];
+    srand(12);
+    for (int i = 0; i < M * WK; ++i)
+      a[i] = floatToBf16((float)(rand() % 5 - 2));
+    for (int i = 0; i < WN * WK; ++i)
+      q[i] = (int8_t)(rand() % 16);
+    for (int i = 0; i < ROWS * WN; ++i) {
+      zeros[i] = (uint8_t)(rand() % 16);
+      sf[i] = (float)(1 << (rand() % 3)) / 2.0f; /* 0.5, 1, 2 */
+      scales[i] = floatToBf16(sf[i]);
+    }
+    CHECK(tilec_pack_int4_weights(q, WN, WK, TILEC_INT4_U4, packed) ==
+          TILEC_OK);
+    tilec_context ctx;
+    CHECK(tilec_context_create(0, &ctx) == TILEC_OK);
+    memset(c, 0xff, sizeof c); /* NaN */
+    uint64_t da = upload(a, sizeof a), db = upload(packed, sizeof packed),
+             dc = upload(c, sizeof c), dsb = upload(scales, sizeof scales),
+             dzb = upload(zeros, sizeof zeros);
+    tilec_launcher launcher;
+    CHECK(tilec_launcher_create(kernel, 0, &launcher) == TILEC_OK);
+    tilec_gemm_args args = {.struct_size = sizeof args,
+                            .a = da,
+                            .b = db,
+                            .c = dc,
+                            .m = M,
+                            .n = WN,
+                            .k = WK,
+                            .lda = WK,
+                            .ldb = WK,
+                            .ldc = WN,
+                            .alpha = 1.0f,
+                            .sb = dsb,
+                            .zb = 0};
+    CHECK(tilec_launch(launcher, &args, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "pass zb") != NULL);
+    /* A caller built against API 11 passes no sb: refused by name. */
+    tilec_gemm_args older = args;
+    older.struct_size = offsetof(tilec_gemm_args, sb);
+    CHECK(tilec_launch(launcher, &older, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "pass sb") != NULL);
+    args.zb = dzb;
+    CHECK(tilec_launch(launcher, &args, NULL) == TILEC_OK);
+    CHECK(tilec_context_synchronize(ctx) == TILEC_OK);
+    CHECK(tilec_copy_to_host(c, dc, sizeof c) == TILEC_OK);
+    int wrong = 0;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < WN; ++j) {
+        float want = 0.0f;
+        for (int x = 0; x < WK; ++x)
+          want += bf16ToFloat(a[i * WK + x]) *
+                  (float)(q[j * WK + x] - zeros[x / WG * WN + j]) *
+                  sf[x / WG * WN + j];
+        float got = bf16ToFloat(c[i * WN + j]);
+        if (!(fabsf(got - want) <= fabsf(want) / 256.0f))
+          ++wrong;
+      }
+    CHECK(wrong == 0);
+    printf("capi_pack: W4A16 %dx%dx%d launch through sb/zb: %d/%d wrong\n", M,
+           WN, WK, wrong, M * WN);
+    tilec_launcher_destroy(launcher);
+    for (int i = 0; i < 5; ++i)
+      CHECK(tilec_device_free((uint64_t[]){da, db, dc, dsb, dzb}[i]) ==
+            TILEC_OK);
+    tilec_context_destroy(ctx);
+  }
+  tilec_kernel_destroy(kernel);
+  tilec_compiler_destroy(cc);
+}
+
+int main(int argc, char **argv) {
+  CHECK(tilec_api_version() >= 12);
   workedWord();
   roundTrip(TILEC_INT4_I4);
   roundTrip(TILEC_INT4_U4);
   errors();
+  w4a16Kernel(argc > 1 && strcmp(argv[1], "--launch") == 0);
   if (failures) {
     fprintf(stderr, "capi_pack: %d checks failed\n", failures);
     return 1;

@@ -14,9 +14,15 @@ against a reference computed here in plain Python.
      empty, padding rows and a whole padding block) and masked (A [3, 64,
      K], C [3, 64, N], group_rows [30, 0, 64]): valid rows against the
      reference, every other row of C keeping its NaN poison.
+  4. sm_80 W4A16 (the program tilec._gemm.w4a16_source generates, u4 with
+     zero points, group 64, BM = 16 over M = 20 rows) launched with
+     Kernel(a, packed, c, sb=, zb=) on codes packed by the C API: small
+     integer activations, codes and zero points and power-of-two scales
+     keep every product exact, so C is the reference rounded once to bf16.
 Each case also checks that a reference missing the operand's effect (no
-residual; SFB's two rows swapped; groups 0 and 2 of B swapped) disagrees,
-so a kernel that ignored it would fail. Prints one PASS/FAIL line per case; exit 1 on a failure.
+residual; SFB's two rows swapped; groups 0 and 2 of B swapped; no zero
+points) disagrees, so a kernel that ignored it would fail. Prints one
+PASS/FAIL line per case; exit 1 on a failure.
 """
 import ctypes
 import math
@@ -251,6 +257,48 @@ def grouped_case(rng, masked):
     return ok
 
 
+def w4a16_case(rng):
+    from tilec import _gemm, _pack
+    m, n, k, group = 20, 64, 256, 64
+    rows = k // group
+    kernel = tilec.compile(_gemm.w4a16_source("bf16", "u4", group, True,
+                                              (16, 32, 128, 3))[0])
+    a = [rng.randint(-2, 2) for _ in range(m * k)]
+    q = [rng.randint(0, 15) for _ in range(n * k)]
+    zeros = [rng.randint(0, 15) for _ in range(rows * n)]
+    scales = [rng.choice((0.25, 0.5, 1.0, 2.0)) for _ in range(rows * n)]
+    packed = _pack.pack_buffer(bytes(q), n, k, "u4")
+    bits = [struct.unpack("<I", struct.pack("<f", x))[0] >> 16
+            for x in scales]
+    buf = Buffer(bytes(packed))
+    b_op = Operand(buf.ptr, "i32", (n, k // 8), (k // 8, 1), ("cuda", None),
+                   buf)
+    c = operand([0xffff] * (m * n), "bf16", (m, n), "H")  # NaN
+    kernel(operand([struct.unpack("<I", struct.pack("<f", x))[0] >> 16
+                    for x in a], "bf16", (m, k), "H"), b_op, c,
+           sb=operand(bits, "bf16", (rows, n), "H"),
+           zb=operand(zeros, "u8", (rows, n), "B"))
+    synchronize()
+    got = [from_bf16(h) for h in struct.unpack(f"<{m * n}H", c.obj.read())]
+
+    def reference(with_zeros):
+        out = []
+        for i in range(m):
+            for j in range(n):
+                out.append(sum(
+                    a[i * k + x] * (q[j * k + x] - (
+                        zeros[x // group * n + j] if with_zeros else 0)) *
+                    scales[x // group * n + j] for x in range(k)))
+        return out
+    wrong = count_wrong(got, reference(True), 2.0 ** -8)
+    control = count_wrong(got, reference(False), 2.0 ** -8)
+    ok = wrong == 0 and control > 0
+    print(f"{'PASS' if ok else 'FAIL'} sim sm_80 W4A16 u4 zero(u8) group("
+          f"{group}) {m}x{n}x{k} (sb, zb): {wrong}/{m * n} wrong, {control} "
+          "differ without the zero points")
+    return ok
+
+
 def main():
     if os.environ.get("TILEC_DEVICE") != "sim":
         print("sim_launch.py: set TILEC_DEVICE=sim", file=sys.stderr)
@@ -258,7 +306,8 @@ def main():
     _launch._context(0)  # the simulator's context, before any allocation
     rng = random.Random(5)
     results = [swiglu_case(rng), block_scaled_case(rng),
-               grouped_case(rng, False), grouped_case(rng, True)]
+               grouped_case(rng, False), grouped_case(rng, True),
+               w4a16_case(rng)]
     return 0 if all(results) else 1
 
 

@@ -1,8 +1,9 @@
 """Kernel(...) with residual, swiglu, a typed bias, a scale vector, the
-block scales sfa/sfb and grouped kernels (group_index, group_rows), launched in the PTX simulator: sim_launch.py in a
-process of its own (the runtime picks its backend, TILEC_DEVICE=sim, once
-per process), importing the same tilec package as these tests. No GPU
-needed."""
+block scales sfa/sfb, grouped kernels (group_index, group_rows) and a 4-bit
+weight's group scales and zero points (sb, zb), launched in the PTX
+simulator: sim_launch.py in a process of its own (the runtime picks its
+backend, TILEC_DEVICE=sim, once per process), importing the same tilec
+package as these tests. No GPU needed."""
 import os
 import subprocess
 import sys
@@ -28,3 +29,5 @@ def test_epilogue_operands_and_block_scales_in_the_simulator():
         "(94 valid rows): 0/49152 wrong" in out, out
     assert "PASS sim sm_90a grouped masked fp8 3 groups 192x256x256 " \
         "(94 valid rows): 0/49152 wrong" in out, out
+    assert "PASS sim sm_80 W4A16 u4 zero(u8) group(64) 20x64x256 (sb, zb): " \
+        "0/1280 wrong" in out, out
