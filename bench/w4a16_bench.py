@@ -75,8 +75,9 @@ def parse_tiles(text):
     out = []
     for item in text.split(","):
         parts = tuple(int(x) for x in item.lower().split("x"))
-        if len(parts) != 4:
-            raise SystemExit(f"--tiles: {item!r} (legal: BMxBNxBKxSTAGES)")
+        if len(parts) not in (4, 5):
+            raise SystemExit(f"--tiles: {item!r} (legal: BMxBNxBKxSTAGES "
+                             "or BMxBNxBKxSTAGESxSPLIT_K)")
         out.append(parts)
     return out
 

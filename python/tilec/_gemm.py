@@ -335,26 +335,34 @@ _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
 
 
 def w4a16_tile(m, n, k, group, sms=132):
-    """(BM, BN, BK, stages) of the W4A16 program for an M x N x K problem
-    with groups of `group` k on `sms` SMs: BM the smallest of 16, 32, 64
-    that holds M; BN 32 while N / 64 tiles would not fill the SMs, else 64;
-    BK 128 (a multiple of every group, so scale rows and stages nest) or 64
-    when K is not a multiple of 128; 4 stages."""
+    """(BM, BN, BK, stages, split_k) of the W4A16 program for an M x N x K
+    problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
+    32, 64 that holds M; BN 64; BK 128 (a multiple of every group, so
+    scale rows and stages nest) or 64 when K is not a multiple of 128; 4
+    stages; and where the output tiles do not fill the SMs, K split so
+    that about two CTAs run per SM (each split at least 4 k-tiles, at most
+    16 splits): decode reads the weight once, so the bytes in flight, not
+    the tiles, set the speed."""
     bm = 16 if m <= 16 else 32 if m <= 32 else 64
-    bn = 32 if n / 64 < sms else 64
+    bn = 64
     bk = 128 if k % 128 == 0 else 64
     # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
     # nested (one a multiple of the other).
     assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
-    return bm, bn, bk, 4
+    tiles = -(-m // bm) * -(-n // bn)
+    k_tiles = -(-k // bk)
+    split = 1
+    if tiles < sms:
+        split = max(1, min(16, k_tiles // 4, -(-2 * sms // tiles)))
+    return bm, bn, bk, 4, split
 
 
 def w4a16_source(a_type, fmt, group, zeros, tile):
     """(.tile source, cache key) of the W4A16 program: a_type ("bf16" or
     "f16") activations A [M, K] and output C [M, N] in that type, the
     4-bit weight b (fmt "u4" or "i4") with group scales in a_type (and u8
-    zero points when `zeros`), tile (BM, BN, BK, stages); M, N, K are
-    run-time arguments."""
+    zero points when `zeros`), tile (BM, BN, BK, stages[, split_k]); M, N,
+    K are run-time arguments."""
     if a_type not in ("bf16", "f16"):
         raise ValueError(f"a: type {a_type} (legal with a 4-bit weight: "
                          "bf16, f16)")
@@ -363,10 +371,12 @@ def w4a16_source(a_type, fmt, group, zeros, tile):
     if zeros and fmt != "u4":
         raise ValueError("w: i4 weights have no zero points (legal: zeros "
                          "only with u4)")
-    bm, bn, bk, stages = tile
+    bm, bn, bk, stages = tile[:4]
+    split = tile[4] if len(tile) > 4 else 1
     zero = " zero(u8)" if zeros else ""
-    name = "tilec_w4a16_{}_{}{}_g{}_{}x{}x{}x{}".format(
-        a_type, fmt, "z" if zeros else "", group, bm, bn, bk, stages)
+    name = "tilec_w4a16_{}_{}{}_g{}_{}x{}x{}x{}{}".format(
+        a_type, fmt, "z" if zeros else "", group, bm, bn, bk, stages,
+        f"_split{split}" if split > 1 else "")
     lines = ["  arch     sm_80",
              f"  a        : {a_type}[M, K] major(K)",
              f"  b        : {fmt}[N, K] major(K)",
@@ -379,6 +389,8 @@ def w4a16_source(a_type, fmt, group, zeros, tile):
              "  smem b   = auto",
              "  mma      auto",
              "  epilogue store"]
+    if split > 1:
+        lines.insert(-1, f"  schedule split_k({split})")
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
     return source, ("w4a16", a_type, fmt, group, bool(zeros)) + tuple(tile)
 
