@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 10
+API_VERSION = 11
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -208,6 +208,12 @@ _signatures = {
     "tilec_descriptor_report": (_S, [_P]),
     "tilec_descriptor_offsets": (ctypes.c_size_t, [
         _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]),
+    # API 11: `tilec tune` (python/tilec/_tune.py).
+    "tilec_tune": (ctypes.c_int, [_S, ctypes.c_size_t, _S,
+                                  ctypes.POINTER(_S)]),
+    "tilec_tuned_source": (ctypes.c_int, [
+        _S, ctypes.c_size_t, _S, ctypes.c_int64, ctypes.c_int64,
+        ctypes.c_int64, ctypes.POINTER(_S), ctypes.POINTER(_S)]),
 }
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)
