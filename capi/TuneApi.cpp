@@ -123,27 +123,8 @@ tilec_status tilec_tuned_source(const char *source, size_t len,
     *out_source = nullptr;
     if (out_note)
       *out_note = nullptr;
-    std::optional<TuneCache> cache = TuneCache::fromEnvironment();
-    std::string whyNot;
-    std::optional<TuneDevice> device = currentTuneDevice(whyNot);
-    if (!cache || !device)
-      return capi::ok(); // nothing remembered for no device
-    llvm::StringRef text(source, len);
-    CompileOptions options;
-    options.kernel = kernel;
-    Compiler compiler;
-    compiler.setDiskCache(nullptr);
-    auto lowered = compiler.lower(text, options);
-    if (!lowered)
-      return capi::fail(TILEC_ERROR_COMPILE,
-                        llvm::toString(lowered.takeError()));
-    TuneKey key;
-    key.arch = (*lowered)->spec.arch;
-    key.deviceName = device->name;
-    key.smCount = device->smCount;
-    key.driverVersion = device->driverVersion;
-    std::optional<TunedSource> tuned =
-        tunedSource(*cache, text, kernel, {m, n, k}, key, std::nullopt);
+    std::optional<TunedSource> tuned = tunedSourceForGpu(
+        llvm::StringRef(source, len), kernel, std::nullopt, {m, n, k});
     if (!tuned)
       return capi::ok();
     tunedText = std::move(tuned->source);

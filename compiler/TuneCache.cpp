@@ -194,6 +194,15 @@ std::vector<TuneEntry> TuneCache::list() const {
   return entries;
 }
 
+bool TuneCache::empty() const {
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(directory, ec), end;
+       !ec && it != end; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".json"))
+      return false;
+  return true;
+}
+
 size_t TuneCache::clear(llvm::StringRef sourceHash,
                         llvm::StringRef kernel) const {
   size_t removed = 0;

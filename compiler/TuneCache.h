@@ -73,6 +73,10 @@ public:
   /// (all when empty); returns how many.
   size_t clear(llvm::StringRef sourceHash, llvm::StringRef kernel) const;
 
+  /// Whether no entry file is there (cheap: one directory read), so that a
+  /// compile asks the GPU for its identity only when an entry could match.
+  bool empty() const;
+
   const std::string &getDirectory() const { return directory; }
 
 private:

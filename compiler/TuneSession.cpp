@@ -551,6 +551,40 @@ llvm::Expected<TuneReport> tuneProgram(llvm::StringRef source,
   return report;
 }
 
+std::optional<TunedSource> tunedSourceForGpu(llvm::StringRef source,
+                                             llvm::StringRef kernel,
+                                             std::optional<ArchKind> arch,
+                                             TuneShape shape) {
+  std::optional<TuneCache> cache = TuneCache::fromEnvironment();
+  if (!cache || cache->empty())
+    return std::nullopt;
+  Compiler compiler;
+  compiler.setDiskCache(nullptr);
+  CompileOptions options;
+  options.arch = arch;
+  options.kernel = kernel.str();
+  auto lowered = compiler.lower(source, options);
+  if (!lowered) {
+    llvm::consumeError(lowered.takeError());
+    return std::nullopt;
+  }
+  const GemmSpec &spec = (*lowered)->spec;
+  if (!shape.m && !shape.n && !shape.k)
+    shape = {spec.fixedM, spec.fixedN, spec.fixedK};
+  if (!shape.m || !shape.n || !shape.k)
+    return std::nullopt;
+  std::string whyNot;
+  std::optional<TuneDevice> device = currentTuneDevice(whyNot);
+  if (!device)
+    return std::nullopt;
+  TuneKey key;
+  key.arch = spec.arch;
+  key.deviceName = device->name;
+  key.smCount = device->smCount;
+  key.driverVersion = device->driverVersion;
+  return tunedSource(*cache, source, spec.name, shape, key, arch);
+}
+
 llvm::json::Value tuneReportToJson(const TuneReport &report) {
   llvm::json::Array results;
   for (const TuneResult &r : report.results) {

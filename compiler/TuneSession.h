@@ -16,6 +16,7 @@
 #ifndef TILEC_COMPILER_TUNESESSION_H
 #define TILEC_COMPILER_TUNESESSION_H
 
+#include "compiler/TuneCache.h"
 #include "compiler/Tuner.h"
 
 #include "llvm/Support/JSON.h"
@@ -79,6 +80,17 @@ llvm::json::Value tuneReportToJson(const TuneReport &report);
 /// The device tuneProgram would tune on: the GPU's facts, or std::nullopt
 /// and why not (no driver, the simulator backend).
 std::optional<TuneDevice> currentTuneDevice(std::string &whyNot);
+
+/// The remembered winner of kernel \p kernel (empty: the program's one
+/// kernel) of \p source at \p shape on the current GPU, written into the
+/// program (compiler/TuneCache.h, tunedSource); std::nullopt when the tune
+/// cache is off or empty, there is no GPU, or nothing matches. A shape of
+/// zeros takes the kernel's fixed extents (tilec compile, which has no
+/// sizes), and finds nothing unless M, N and K are all fixed.
+std::optional<TunedSource> tunedSourceForGpu(llvm::StringRef source,
+                                             llvm::StringRef kernel,
+                                             std::optional<ArchKind> arch,
+                                             TuneShape shape);
 
 } // namespace tilec
 

@@ -490,8 +490,17 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
   double smBandwidth = device.memoryBytesPerSecond / sms;
   double epilogueUs = spec.bm * spec.bn * cBytes / smBandwidth * 1e6 *
                       (spec.storeTma ? 0.8 : 1.0);
+  // Each wave of a grid kernel also fills its pipeline (one load's
+  // latency); a persistent kernel fills it once.
   double epilogueWaves = spec.persistent ? 1 : c.waves;
-  c.computeUs = c.waves * ctaUs + epilogueWaves * epilogueUs;
+  c.computeUs = c.waves * ctaUs + epilogueWaves * (epilogueUs + 0.8);
+  // What the CTAs read from L2 (B halved in 2x1 clusters, which multicast
+  // it), at three times the memory bandwidth.
+  double elementBytes = dtypeBits(spec.aType) / 8.0;
+  double l2Bytes = double(c.ctas) *
+                   (spec.bm + double(spec.bn) / std::max(1u, spec.clusterM)) *
+                   double(kPerCta) * elementBytes;
+  c.l2Us = l2Bytes / (3 * device.memoryBytesPerSecond) * 1e6;
   // The roofline's memory side: each operand once from HBM, C once, and a
   // split-K workspace (f32 partials written and read) beyond 8 splits,
   // where the partials no longer meet in a cluster.
@@ -501,11 +510,13 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
   if (splits > 8)
     bytes += 2.0 * splits * double(shape.m) * shape.n * 4;
   c.memoryUs = bytes / device.memoryBytesPerSecond * 1e6;
-  c.memoryBound = c.memoryUs > c.computeUs;
-  // 2x1 clusters halve B's L2 traffic: a small edge where tiles share B.
-  double clusterGain = spec.clusterM > 1 && c.waves > 1 ? 0.97 : 1.0;
-  c.us = std::max(c.computeUs * clusterGain, c.memoryUs) + 2.0 +
+  c.memoryBound = std::max(c.memoryUs, c.l2Us) > c.computeUs;
+  c.us = std::max({c.computeUs, c.l2Us, c.memoryUs}) + 2.0 +
          (splits > 1 ? 1.0 : 0.0);
+  // swap_ab is for a small M: above 128 rows the model charges it 1%, so
+  // that a square problem's swapped twin ranks after the original.
+  if (spec.swapAB && shape.m > 128)
+    c.us *= 1.01;
   return c;
 }
 

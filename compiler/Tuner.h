@@ -114,9 +114,9 @@ struct TuneCost {
   double waves = 0;          ///< ctas / SMs, rounded up.
   double waveEfficiency = 0; ///< ctas / (waves x SMs).
   int64_t smemBytes = 0;     ///< Dynamic shared memory of one CTA.
-  double computeUs = 0, memoryUs = 0;
+  double computeUs = 0, memoryUs = 0, l2Us = 0;
   double us = 0; ///< The predicted time.
-  bool memoryBound = false;
+  bool memoryBound = false; ///< The L2 or memory side dominates.
 };
 
 /// The model's time of \p spec (the variant written in) at \p shape on

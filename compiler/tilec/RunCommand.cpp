@@ -30,6 +30,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/KernelCheck.h"
 #include "compiler/SimProfileReport.h"
+#include "compiler/TuneSession.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/SimDriver.h"
@@ -357,6 +358,17 @@ int runRun() {
                    << "\n";
       return ExitDiagnostic;
     }
+    // A winner `tilec tune` remembered for this shape on this GPU.
+    std::string tuned;
+    if (!useSim && !replacementPtx)
+      if (std::optional<TunedSource> t = tunedSourceForGpu(
+              source, name, std::nullopt, {shape.m, shape.n, shape.k}))
+        if (auto compiledTuned = compiler.compile(t->source, options)) {
+          kernel = **compiledTuned;
+          tuned = t->entry.variant.describe();
+        } else {
+          llvm::consumeError(compiledTuned.takeError());
+        }
     KernelCheckOptions check;
     check.seed =
         seed ? uint64_t(seed)
@@ -381,6 +393,8 @@ int runRun() {
       size = "g" + std::to_string(shape.groups) + "x" + size;
     results.push_back(
         runEntry(name, shape, r, check, seconds, counters, where));
+    if (!tuned.empty())
+      (*results.back().getAsObject())["tuned"] = tuned;
     if (json)
       continue;
     llvm::outs() << (r.pass ? "PASS " : "FAIL ") << name << " " << size << ": "
@@ -389,6 +403,8 @@ int runRun() {
       llvm::outs() << ": " << r.detail;
     if (!r.note.empty())
       llvm::outs() << " (" << r.note << ")";
+    if (!tuned.empty())
+      llvm::outs() << " (tuned: " << tuned << ")";
     llvm::outs() << "\n";
     if (profile)
       printSimProfile(llvm::outs(), llvm::sys::path::filename(inputFile));
