@@ -32,9 +32,9 @@ llvm::Expected<TuneRequest> requestFromJson(llvm::StringRef json) {
   const llvm::json::Object *o = value->getAsObject();
   if (!o)
     return llvm::createStringError("options_json is not a JSON object");
-  static const char *const known[] = {"shapes",  "kernel",   "arch",
-                                      "vary",    "budget_s", "dry_run",
-                                      "seed",    "remember"};
+  static const char *const known[] = {"shapes", "kernel",   "arch",
+                                      "vary",   "budget_s", "dry_run",
+                                      "seed",   "remember"};
   for (const auto &[key, unused] : *o)
     if (!llvm::is_contained(known, llvm::StringRef(key)))
       return llvm::createStringError(
@@ -55,9 +55,9 @@ llvm::Expected<TuneRequest> requestFromJson(llvm::StringRef json) {
   if (std::optional<llvm::StringRef> arch = o->getString("arch")) {
     request.options.arch = parseArch(*arch);
     if (!request.options.arch)
-      return llvm::createStringError("options_json: arch '" + arch->str() +
-                                     "' is not a target; legal: " +
-                                     listArchNames());
+      return llvm::createStringError(
+          "options_json: arch '" + arch->str() +
+          "' is not a target; legal: " + listArchNames());
   }
   if (std::optional<llvm::StringRef> vary = o->getString("vary")) {
     llvm::Expected<unsigned> items = parseTuneItems(*vary);

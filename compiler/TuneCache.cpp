@@ -27,8 +27,8 @@ constexpr int64_t kFormat = 1;
 
 std::string fileNameOf(const TuneKey &key) {
   std::string text = key.text();
-  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(
-      llvm::ArrayRef<uint8_t>(llvm::StringRef(text).bytes_begin(), text.size()));
+  llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
+      llvm::StringRef(text).bytes_begin(), text.size()));
   return llvm::utohexstr(hash.high64, /*LowerCase=*/true, 16) +
          llvm::utohexstr(hash.low64, /*LowerCase=*/true, 16) + ".json";
 }
@@ -80,22 +80,21 @@ std::string tuneSourceHash(llvm::StringRef source) {
 }
 
 llvm::json::Value tuneEntryToJson(const TuneEntry &e) {
-  return llvm::json::Object{
-      {"format", kFormat},
-      {"source", e.key.sourceHash},
-      {"kernel", e.key.kernel},
-      {"bucket", shapeJson(e.key.bucket)},
-      {"arch", archInfo(e.key.arch).name},
-      {"device", e.key.deviceName},
-      {"sms", int64_t(e.key.smCount)},
-      {"driver", int64_t(e.key.driverVersion)},
-      {"variant", e.variant.toJson()},
-      {"items", describeTuneItems(e.items)},
-      {"shape", shapeJson(e.shape)},
-      {"median_us", e.medianUs},
-      {"baseline_us", e.baselineUs},
-      {"timed", e.timed},
-      {"tilec", e.tilecVersion}};
+  return llvm::json::Object{{"format", kFormat},
+                            {"source", e.key.sourceHash},
+                            {"kernel", e.key.kernel},
+                            {"bucket", shapeJson(e.key.bucket)},
+                            {"arch", archInfo(e.key.arch).name},
+                            {"device", e.key.deviceName},
+                            {"sms", int64_t(e.key.smCount)},
+                            {"driver", int64_t(e.key.driverVersion)},
+                            {"variant", e.variant.toJson()},
+                            {"items", describeTuneItems(e.items)},
+                            {"shape", shapeJson(e.shape)},
+                            {"median_us", e.medianUs},
+                            {"baseline_us", e.baselineUs},
+                            {"timed", e.timed},
+                            {"tilec", e.tilecVersion}};
 }
 
 std::optional<TuneEntry> tuneEntryFromJson(const llvm::json::Value &value) {
@@ -131,8 +130,8 @@ std::optional<TuneEntry> tuneEntryFromJson(const llvm::json::Value &value) {
   }
   if (!archKind || !v)
     return std::nullopt;
-  e.key = {source->str(), kernel->str(), *bucket, *archKind,
-           device->str(),  unsigned(*sms), int(*driver)};
+  e.key = {source->str(), kernel->str(),  *bucket,     *archKind,
+           device->str(), unsigned(*sms), int(*driver)};
   e.variant = *v;
   e.items = *itemBits;
   e.shape = *shape;

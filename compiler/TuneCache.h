@@ -1,4 +1,4 @@
-//===- compiler/TuneCache.h - Tuned winners remembered on disk ---*- C++ -*-===//
+//===- compiler/TuneCache.h - Tuned winners on disk ----*- C++ -*-===//
 //
 // `tilec tune` stores each winner as one JSON file under the disk cache's
 // directory (compiler/DiskCache.h), in `tuned/`, next to the compiled

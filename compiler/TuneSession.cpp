@@ -103,7 +103,8 @@ rt::Result<rt::DevicePtr> uploadNew(std::vector<rt::DeviceBuffer> &keep,
 
 rt::Result<rt::DevicePtr> filledNew(std::vector<rt::DeviceBuffer> &keep,
                                     uint64_t bytes, uint32_t word) {
-  auto buffer = rt::DeviceBuffer::allocate(roundUp(std::max<uint64_t>(bytes, 16), 4));
+  auto buffer =
+      rt::DeviceBuffer::allocate(roundUp(std::max<uint64_t>(bytes, 16), 4));
   if (!buffer)
     return buffer.error();
   if (rt::Status s = buffer->fillWords(word); !s)
@@ -114,8 +115,7 @@ rt::Result<rt::DevicePtr> filledNew(std::vector<rt::DeviceBuffer> &keep,
 
 rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
                                       const TuneShape &s,
-                                      const TuneDevice &device,
-                                      uint64_t seed) {
+                                      const TuneDevice &device, uint64_t seed) {
   TuneOperands ops;
   std::mt19937_64 rng(seed);
   bool aK = kernel.aMajor == MajorKind::K, bK = kernel.bMajor == MajorKind::K;
@@ -148,14 +148,13 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
   shared.ldb = ldb;
   shared.ldc = ldc;
   constexpr uint32_t One = 0x3f800000; // 1.0f
-  bool scaled = llvm::any_of(kernel.params, [](const KernelParam &p) {
-    return p.name == "sfa";
-  });
+  bool scaled = llvm::any_of(
+      kernel.params, [](const KernelParam &p) { return p.name == "sfa"; });
   if (scaled) {
     int64_t kBlocks = (s.k + 127) / 128;
     auto sfa = filledNew(ops.buffers, uint64_t(s.m) * kBlocks * 4, One);
-    auto sfb = filledNew(ops.buffers, uint64_t((s.n + 127) / 128) * kBlocks * 4,
-                         One);
+    auto sfb =
+        filledNew(ops.buffers, uint64_t((s.n + 127) / 128) * kBlocks * 4, One);
     if (!sfa)
       return sfa.error();
     if (!sfb)
@@ -270,14 +269,13 @@ double bandwidthOf(const rt::DeviceInfo &d) {
     return 4.8e12;
   if (name.contains("H100") || name.contains("H800"))
     return 3.35e12;
-  if (name.contains("B200") || name.contains("B100") ||
-      name.contains("GB200"))
+  if (name.contains("B200") || name.contains("B100") || name.contains("GB200"))
     return 8.0e12;
   if (name.contains("A100") || name.contains("A800"))
     return 2.0e12;
-  return d.computeCapability() >= 100 ? 8.0e12
+  return d.computeCapability() >= 100  ? 8.0e12
          : d.computeCapability() >= 90 ? 3.35e12
-                                        : 2.0e12;
+                                       : 2.0e12;
 }
 
 /// Why \p arch's code cannot run on \p device, or "".
@@ -422,9 +420,8 @@ void timeCandidates(Compiler &compiler, llvm::StringRef source,
   KernelCheckResult r = checkKernel(winner, shape, check);
   result.checked = true;
   result.checkPassed = r.pass;
-  result.checkDetail =
-      llvm::formatv("{0}/{1} wrong at {2}x{3}x{4}", r.wrong, r.checked,
-                    shape.m, shape.n, shape.k);
+  result.checkDetail = llvm::formatv("{0}/{1} wrong at {2}x{3}x{4}", r.wrong,
+                                     r.checked, shape.m, shape.n, shape.k);
   if (!r.detail.empty())
     result.checkDetail += ": " + r.detail;
   result.seconds = secondsSince(begin);
@@ -527,9 +524,10 @@ llvm::Expected<TuneReport> tuneProgram(llvm::StringRef source,
         return lowered.takeError();
       ArchKind arch = (*lowered)->spec.arch;
       // A dry run for another GPU's code plans with the model's device.
-      TuneDevice device = gpu && (!request.dryRun || archMismatch(arch, *gpu).empty())
-                              ? *gpu
-                              : TuneDevice::modelFor(arch);
+      TuneDevice device =
+          gpu && (!request.dryRun || archMismatch(arch, *gpu).empty())
+              ? *gpu
+              : TuneDevice::modelFor(arch);
       report.device = device;
       result.device = device;
       auto plan =
@@ -590,14 +588,15 @@ llvm::json::Value tuneReportToJson(const TuneReport &report) {
   for (const TuneResult &r : report.results) {
     llvm::json::Array candidates;
     for (const TuneCandidate &c : r.plan.candidates) {
-      llvm::json::Object o{{"variant", c.variant.describe()},
-                           {"items", c.variant.toJson()},
-                           {"baseline", c.baseline},
-                           {"model_us", c.cost.us},
-                           {"waves", c.cost.waves},
-                           {"wave_efficiency", c.cost.waveEfficiency},
-                           {"smem_bytes", c.cost.smemBytes},
-                           {"bound", c.cost.memoryBound ? "memory" : "compute"}};
+      llvm::json::Object o{
+          {"variant", c.variant.describe()},
+          {"items", c.variant.toJson()},
+          {"baseline", c.baseline},
+          {"model_us", c.cost.us},
+          {"waves", c.cost.waves},
+          {"wave_efficiency", c.cost.waveEfficiency},
+          {"smem_bytes", c.cost.smemBytes},
+          {"bound", c.cost.memoryBound ? "memory" : "compute"}};
       if (c.medianUs > 0)
         o["median_us"] = c.medianUs;
       if (!c.error.empty())
@@ -640,12 +639,11 @@ llvm::json::Value tuneReportToJson(const TuneReport &report) {
       o["first_refusal"] = p.firstRefusal;
     results.push_back(std::move(o));
   }
-  return llvm::json::Object{
-      {"device", report.device.name},
-      {"sms", int64_t(report.device.smCount)},
-      {"driver", int64_t(report.device.driverVersion)},
-      {"dry_run", report.dryRun},
-      {"results", std::move(results)}};
+  return llvm::json::Object{{"device", report.device.name},
+                            {"sms", int64_t(report.device.smCount)},
+                            {"driver", int64_t(report.device.driverVersion)},
+                            {"dry_run", report.dryRun},
+                            {"results", std::move(results)}};
 }
 
 } // namespace tilec

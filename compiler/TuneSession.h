@@ -1,4 +1,4 @@
-//===- compiler/TuneSession.h - One `tilec tune` run, end to end -*- C++ -*-===//
+//===- compiler/TuneSession.h - One tune run ----------*- C++ -*-===//
 //
 // The one implementation behind `tilec tune`, the C API's tilec_tune and
 // Python's tilec.tune: for each kernel of a program and each shape, plan
@@ -37,8 +37,7 @@ struct TuneRequest {
   bool remember = true;
   uint64_t seed = 1;
   /// Progress: done and total candidates of the current kernel and shape.
-  std::function<void(llvm::StringRef what, size_t done, size_t total)>
-      progress;
+  std::function<void(llvm::StringRef what, size_t done, size_t total)> progress;
 };
 
 /// One kernel at one shape.

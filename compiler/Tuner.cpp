@@ -88,6 +88,18 @@ tir::Op *findKernel(tir::Op &module, llvm::StringRef name) {
   return nullptr;
 }
 
+/// \p source's module (semaModule), checked to hold kernel \p kernel:
+/// findKernel(*module, kernel) is then not null.
+llvm::Expected<tir::Op> moduleWithKernel(llvm::StringRef source,
+                                         llvm::StringRef kernel,
+                                         std::optional<ArchKind> arch) {
+  llvm::Expected<tir::Op> module = semaModule(source, arch);
+  if (module && !findKernel(*module, kernel))
+    return llvm::createStringError("the source has no kernel '" + kernel.str() +
+                                   "'");
+  return module;
+}
+
 std::optional<ArchKind> kernelArch(const tir::Op &kernel,
                                    std::optional<ArchKind> fallback) {
   if (std::optional<ArchKind> arch = parseArch(kernel.getText("arch")))
@@ -306,8 +318,7 @@ llvm::Expected<std::vector<TuneShape>> parseTuneShapes(llvm::StringRef text) {
     part.split(sizes, ',', -1, /*KeepEmpty=*/true);
     if (sizes.size() != 3)
       return llvm::createStringError(
-          "--shapes: '" + part.str() + "' has " +
-          std::to_string(sizes.size()) +
+          "--shapes: '" + part.str() + "' has " + std::to_string(sizes.size()) +
           (sizes.size() == 1 ? " size" : " sizes") +
           "; each shape is M,N,K (three positive integers), shapes separated "
           "by ';'");
@@ -318,9 +329,8 @@ llvm::Expected<std::vector<TuneShape>> parseTuneShapes(llvm::StringRef text) {
       if (s.getAsInteger(10, values[i]) || values[i] < 1 ||
           values[i] > MaxExtent)
         return llvm::createStringError(
-            "--shapes: " + std::string(names[i]) + " = '" + s.str() +
-            "' in '" + part.str() +
-            "' is not an integer from 1 to 2147483647");
+            "--shapes: " + std::string(names[i]) + " = '" + s.str() + "' in '" +
+            part.str() + "' is not an integer from 1 to 2147483647");
     }
     shapes.push_back({values[0], values[1], values[2]});
   }
@@ -397,8 +407,7 @@ llvm::json::Object TuneVariant::toJson() const {
                             {"tma_store", storeTma}};
 }
 
-std::optional<TuneVariant>
-TuneVariant::fromJson(const llvm::json::Object &o) {
+std::optional<TuneVariant> TuneVariant::fromJson(const llvm::json::Object &o) {
   TuneVariant v;
   auto get = [&](llvm::StringRef key, unsigned &out) {
     std::optional<int64_t> value = o.getInteger(key);
@@ -542,13 +551,10 @@ TuneVariant variantOfSpec(const GemmSpec &spec) {
 llvm::Expected<unsigned> openTuneItems(llvm::StringRef source,
                                        llvm::StringRef kernel,
                                        std::optional<ArchKind> arch) {
-  llvm::Expected<tir::Op> module = semaModule(source, arch);
+  llvm::Expected<tir::Op> module = moduleWithKernel(source, kernel, arch);
   if (!module)
     return module.takeError();
   tir::Op *op = findKernel(*module, kernel);
-  if (!op)
-    return llvm::createStringError("the source has no kernel '" +
-                                   kernel.str() + "'");
   std::optional<ArchKind> target = kernelArch(*op, arch);
   if (!target)
     return llvm::createStringError("kernel '" + kernel.str() +
@@ -561,14 +567,10 @@ llvm::Expected<std::string> applyTuneVariant(llvm::StringRef source,
                                              const TuneVariant &variant,
                                              unsigned items,
                                              std::optional<ArchKind> arch) {
-  llvm::Expected<tir::Op> module = semaModule(source, arch);
+  llvm::Expected<tir::Op> module = moduleWithKernel(source, kernel, arch);
   if (!module)
     return module.takeError();
-  tir::Op *op = findKernel(*module, kernel);
-  if (!op)
-    return llvm::createStringError("the source has no kernel '" +
-                                   kernel.str() + "'");
-  writeVariant(*op, variant, items);
+  writeVariant(*findKernel(*module, kernel), variant, items);
   return tir::printToString(*module);
 }
 
@@ -585,22 +587,19 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
   if (!lowered)
     return lowered.takeError();
   const GemmSpec &base = (*lowered)->spec;
-  for (auto [name, fixed, given] :
-       {std::tuple{"M", base.fixedM, shape.m},
-        {"N", base.fixedN, shape.n},
-        {"K", base.fixedK, shape.k}})
+  for (auto [name, fixed, given] : {std::tuple{"M", base.fixedM, shape.m},
+                                    {"N", base.fixedN, shape.n},
+                                    {"K", base.fixedK, shape.k}})
     if (fixed && fixed != given)
       return llvm::createStringError(llvm::formatv(
           "kernel '{0}': {1} = {2} in --shapes disagrees with the program's "
           "fixed extent {1} = {3}",
           kernel, name, given, fixed));
-  llvm::Expected<tir::Op> module = semaModule(source, options.arch);
+  llvm::Expected<tir::Op> module =
+      moduleWithKernel(source, kernel, options.arch);
   if (!module)
     return module.takeError();
   tir::Op *kernelOp = findKernel(*module, kernel);
-  if (!kernelOp)
-    return llvm::createStringError("the source has no kernel '" +
-                                   kernel.str() + "'");
 
   TunePlan plan;
   plan.kernel = kernel.str();
@@ -612,8 +611,7 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
   TuneCandidate baseline;
   baseline.variant = written;
   baseline.baseline = true;
-  if (llvm::Expected<TuneCost> cost =
-          estimateTuneCost(base, shape, device))
+  if (llvm::Expected<TuneCost> cost = estimateTuneCost(base, shape, device))
     baseline.cost = *cost;
   else
     return cost.takeError();
@@ -644,9 +642,8 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
                 // At least two K tiles per split.
                 if (splits > 1 && ceilDiv(shape.k, bk) < 2 * splits)
                   continue;
-                std::vector<unsigned> stages =
-                    stageChoices(specWith(base, v), plan.items & TuneStages,
-                                 written.stages);
+                std::vector<unsigned> stages = stageChoices(
+                    specWith(base, v), plan.items & TuneStages, written.stages);
                 ++plan.enumerated;
                 if (stages.empty()) {
                   ++plan.smemRefused;
@@ -694,8 +691,8 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
     *kernelOp = std::move(copy);
     llvm::Expected<std::shared_ptr<const LoweredKernel>> candidate =
         compiler.lower(text, compileOptions);
-    llvm::Error refusal = candidate ? checkGemmSpec((*candidate)->spec)
-                                    : candidate.takeError();
+    llvm::Error refusal =
+        candidate ? checkGemmSpec((*candidate)->spec) : candidate.takeError();
     if (refusal) {
       ++plan.refused;
       std::string why = llvm::toString(std::move(refusal));

@@ -1,4 +1,4 @@
-//===- compiler/Tuner.h - `tilec tune`: measured choice of open items -*- C++ -*-===//
+//===- compiler/Tuner.h - Measured choice of open items --*- C++ -*-===//
 //
 // What a program leaves to the compiler (`schedule auto`, `epilogue auto`,
 // and with --vary the tile and the stages, which the language requires to
@@ -115,7 +115,7 @@ struct TuneCost {
   double waveEfficiency = 0; ///< ctas / (waves x SMs).
   int64_t smemBytes = 0;     ///< Dynamic shared memory of one CTA.
   double computeUs = 0, memoryUs = 0, l2Us = 0;
-  double us = 0; ///< The predicted time.
+  double us = 0;            ///< The predicted time.
   bool memoryBound = false; ///< The L2 or memory side dominates.
 };
 

@@ -127,10 +127,11 @@ int runCompile() {
   std::string tunedHeader;
   if (!verifyDiagnosticsOption && options.emit != EmitKind::AST &&
       options.emit != EmitKind::IR && options.passes.empty())
-    if (std::optional<TunedSource> tuned = tunedSourceForGpu(
-            (*buffer)->getBuffer(), "", options.arch, {})) {
-      tunedHeader = (options.emit == EmitKind::LLVM ? "; tilec: " : "// tilec: ") +
-                    tuned->note + "\n";
+    if (std::optional<TunedSource> tuned =
+            tunedSourceForGpu((*buffer)->getBuffer(), "", options.arch, {})) {
+      tunedHeader =
+          (options.emit == EmitKind::LLVM ? "; tilec: " : "// tilec: ") +
+          tuned->note + "\n";
       *buffer = llvm::MemoryBuffer::getMemBufferCopy(
           tuned->source, (*buffer)->getBufferIdentifier());
     }

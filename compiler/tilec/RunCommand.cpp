@@ -360,15 +360,18 @@ int runRun() {
     }
     // A winner `tilec tune` remembered for this shape on this GPU.
     std::string tuned;
+    std::optional<TunedSource> t;
     if (!useSim && !replacementPtx)
-      if (std::optional<TunedSource> t = tunedSourceForGpu(
-              source, name, std::nullopt, {shape.m, shape.n, shape.k}))
-        if (auto compiledTuned = compiler.compile(t->source, options)) {
-          kernel = **compiledTuned;
-          tuned = t->entry.variant.describe();
-        } else {
-          llvm::consumeError(compiledTuned.takeError());
-        }
+      t = tunedSourceForGpu(source, name, std::nullopt,
+                            {shape.m, shape.n, shape.k});
+    if (t) {
+      if (auto compiledTuned = compiler.compile(t->source, options)) {
+        kernel = **compiledTuned;
+        tuned = t->entry.variant.describe();
+      } else {
+        llvm::consumeError(compiledTuned.takeError());
+      }
+    }
     KernelCheckOptions check;
     check.seed =
         seed ? uint64_t(seed)

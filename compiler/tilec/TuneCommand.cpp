@@ -96,9 +96,9 @@ std::string shapeText(const TuneShape &s) {
 }
 
 std::optional<std::string> readInput(int &exit) {
-  auto buffer = inputFile == "-" ? llvm::MemoryBuffer::getSTDIN()
-                                 : llvm::MemoryBuffer::getFile(
-                                       inputFile, /*IsText=*/true);
+  auto buffer = inputFile == "-"
+                    ? llvm::MemoryBuffer::getSTDIN()
+                    : llvm::MemoryBuffer::getFile(inputFile, /*IsText=*/true);
   if (!buffer) {
     llvm::errs() << "tilec tune: error: cannot read '" << inputFile
                  << "': " << buffer.getError().message() << "\n";
@@ -110,7 +110,8 @@ std::optional<std::string> readInput(int &exit) {
 
 int runList() {
   std::optional<TuneCache> cache = TuneCache::fromEnvironment();
-  std::vector<TuneEntry> entries = cache ? cache->list() : std::vector<TuneEntry>{};
+  std::vector<TuneEntry> entries =
+      cache ? cache->list() : std::vector<TuneEntry>{};
   if (json) {
     llvm::json::Array array;
     for (const TuneEntry &e : entries)
@@ -128,8 +129,8 @@ int runList() {
         "{0} {1} {2} bucket {3}: {4} {5:F2} us (as written {6:F2} us) on {7} "
         "({8} SMs, driver {9})\n",
         e.key.sourceHash, e.key.kernel, archInfo(e.key.arch).name,
-        shapeText(e.key.bucket), e.variant.describe(), e.medianUs,
-        e.baselineUs, e.key.deviceName, e.key.smCount, e.key.driverVersion);
+        shapeText(e.key.bucket), e.variant.describe(), e.medianUs, e.baselineUs,
+        e.key.deviceName, e.key.smCount, e.key.driverVersion);
   llvm::outs() << entries.size() << " tuned entr"
                << (entries.size() == 1 ? "y" : "ies") << " in "
                << cache->getDirectory() << "\n";
@@ -214,13 +215,12 @@ void printResult(const TuneResult &r, bool table) {
   const TuneCandidate &best = p.candidates[size_t(r.winner)];
   const TuneCandidate &base = p.candidates[0];
   llvm::outs() << head << "best " << best.variant.describe()
-               << llvm::formatv(" {0:F2} us, as written {1:F2} us ({2:F2}x); "
-                                "{3} timed",
-                                best.medianUs, base.medianUs,
-                                best.medianUs > 0
-                                    ? base.medianUs / best.medianUs
-                                    : 0.0,
-                                r.timed);
+               << llvm::formatv(
+                      " {0:F2} us, as written {1:F2} us ({2:F2}x); "
+                      "{3} timed",
+                      best.medianUs, base.medianUs,
+                      best.medianUs > 0 ? base.medianUs / best.medianUs : 0.0,
+                      r.timed);
   if (r.checked)
     llvm::outs() << "; check " << (r.checkPassed ? "" : "FAILED ")
                  << r.checkDetail << (r.stored ? "; stored" : "; not stored");
@@ -257,8 +257,8 @@ int runTune() {
   if (!archName.empty()) {
     request.options.arch = parseArch(archName);
     if (!request.options.arch)
-      return usage("--arch " + archName + " is not a target; legal: " +
-                   listArchNames());
+      return usage("--arch " + archName +
+                   " is not a target; legal: " + listArchNames());
   }
   if (!varyText.empty()) {
     llvm::Expected<unsigned> items = parseTuneItems(varyText);

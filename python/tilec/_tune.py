@@ -13,8 +13,7 @@ import ctypes
 import json
 import os
 
-from . import _lib
-from ._api import CompileError, _looks_like_path
+from ._api import _looks_like_path, raise_for_status
 from ._lib import lib
 
 
@@ -47,10 +46,5 @@ def tune(source_or_path, shapes, kernel=None, arch=None, vary=None,
     out = ctypes.c_char_p()
     status = lib.tilec_tune(source, len(source), json.dumps(options).encode(),
                             ctypes.byref(out))
-    if status == _lib.ERROR_COMPILE:
-        raise CompileError(_lib.last_error())
-    if status == _lib.ERROR_INVALID_ARGUMENT:
-        raise ValueError(_lib.last_error())
-    if status != _lib.OK:
-        raise RuntimeError(_lib.last_error())
+    raise_for_status(status)
     return json.loads(out.value.decode())

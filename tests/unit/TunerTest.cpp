@@ -1,8 +1,8 @@
 //===- tests/unit/TunerTest.cpp - `tilec tune` without a GPU --------------===//
+#include "compiler/Tuner.h"
 #include "codegen/GemmTarget.h"
 #include "compiler/TuneCache.h"
 #include "compiler/TuneSession.h"
-#include "compiler/Tuner.h"
 #include "runtime/Backend.h"
 
 #include "llvm/Support/FileSystem.h"
