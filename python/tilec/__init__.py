@@ -18,12 +18,13 @@ from ._desc import Descriptor, desc
 from ._lib import lib as _clib
 from ._torch_op import gemm
 from ._torch_op import register as _register_torch_ops
-from ._tune import tune
+from ._tune import tune, tune_gemm
 
 __version__ = _clib.tilec_version().decode()
 
 __all__ = ["CompileError", "Descriptor", "Kernel", "Layout", "LayoutError",
-           "compile", "desc", "gemm", "layout", "tune", "__version__"]
+           "compile", "desc", "gemm", "layout", "tune", "tune_gemm",
+           "__version__"]
 
 # With torch already imported, tilec::gemm is registered now, so that
 # torch.compile sees it before tracing; otherwise on the first tilec.gemm.

@@ -58,6 +58,8 @@ class Kernel(Launchable):
     def __init__(self, handle):
         self._handle = handle
         self._lowered = None
+        # What `tilec tune` chose, when tilec.gemm runs a remembered winner.
+        self.tuned = None
 
     def __del__(self):
         self._release_launchers()

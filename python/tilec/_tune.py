@@ -48,3 +48,27 @@ def tune(source_or_path, shapes, kernel=None, arch=None, vary=None,
                             ctypes.byref(out))
     raise_for_status(status)
     return json.loads(out.value.decode())
+
+
+def tune_gemm(m, n, k, dtype="bf16", a_major="K", b_major="K", arch="sm_90a",
+              sms=None, budget_s=20.0, dry_run=False):
+    """Tunes the program tilec.gemm compiles for an M x N x K product of
+    dtype operands ("bf16", "f16", "tf32", "e4m3", "e5m2"; a_major "K" or
+    "M", b_major "K" or "N"), every item varied, so that tilec.gemm then
+    runs the winner for that shape bucket on this GPU. sms: the SM count
+    the rules pick for (None: the current GPU's through torch, else 132).
+    Returns the report as tune() does."""
+    from ._gemm import program_source
+    if sms is None:
+        sms = 0
+        try:
+            import torch
+            if torch.cuda.is_available():
+                sms = torch.cuda.get_device_properties(0).multi_processor_count
+        except ImportError:
+            pass
+    source, _ = program_source(arch, dtype, dtype, a_major, b_major, m, n, k,
+                               sms)
+    return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
+                dry_run=dry_run)
+

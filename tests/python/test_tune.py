@@ -48,3 +48,20 @@ def test_no_timing_without_a_gpu(monkeypatch):
         assert "tilec tune times kernels on the GPU" in str(e)
     else:  # a GPU machine
         assert report["results"][0]["timed"] >= 1
+
+
+def test_tune_gemm_varies_every_item_of_the_gemm_program():
+    report = tilec.tune_gemm(64, 2112, 7168, sms=132, dry_run=True,
+                             budget_s=2)
+    (result,) = report["results"]
+    assert result["varied"] == "tile, stages, schedule, store"
+    assert result["kernel"] == "tilec_gemm_bf16_kk_sm_90a"
+    # The rules' pick is the baseline: swap-AB split-K for this decode shape.
+    assert "swap_ab" in result["candidates"][0]["variant"]
+
+
+def test_no_tuned_source_without_a_remembered_winner():
+    from tilec import _gemm
+    source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
+                                     2112, 7168, 132)
+    assert _gemm.tuned_source(source, 64, 2112, 7168) == (None, None)
