@@ -60,7 +60,10 @@ def test_tune_gemm_varies_every_item_of_the_gemm_program():
     assert "swap_ab" in result["candidates"][0]["variant"]
 
 
-def test_no_tuned_source_without_a_remembered_winner():
+def test_no_tuned_source_without_a_remembered_winner(monkeypatch, tmp_path):
+    # An empty tune cache (a GPU run of test_gpu_tune.py fills the
+    # session's).
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     from tilec import _gemm
     source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
                                      2112, 7168, 132)
