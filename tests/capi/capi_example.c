@@ -635,8 +635,8 @@ int main(int argc, char **argv) {
                    &tuneJson) == TILEC_OK);
   CHECK(tuneJson && strstr(tuneJson, "\"dry_run\":true") != NULL);
   CHECK(tuneJson && strstr(tuneJson, "\"baseline\":true") != NULL);
-  CHECK(tilec_tune(source, length, "{\"shapes\": \"1000,1304\"}",
-                   &tuneJson) == TILEC_ERROR_INVALID_ARGUMENT);
+  CHECK(tilec_tune(source, length, "{\"shapes\": \"1000,1304\"}", &tuneJson) ==
+        TILEC_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(tilec_last_error(), "has 2 sizes") != NULL);
 
   if (argc > 2 && strcmp(argv[2], "--launch") == 0) {
