@@ -36,6 +36,22 @@ llvm::Error checkSchedule(const GemmSpec &spec) {
           .str());
 }
 
+/// A 4-bit weight on a target that does not dequantize, or beside a
+/// schedule or operand form its kernel does not take
+/// (compiler/passes/VerifyWeightQuant.cpp says the same at the source).
+llvm::Error checkWeightQuant(const GemmSpec &spec) {
+  if (!spec.weightQuant)
+    return llvm::Error::success();
+  if (!gemmTarget(spec.arch).hasWeightQuant())
+    return llvm::createStringError(
+        "4-bit weights are not implemented for " + archInfo(spec.arch).name +
+        "; " + weightQuantTargetNames() + " kernels dequantize them");
+  if (spec.batch || spec.group || spec.blockScale)
+    return llvm::createStringError(
+        "a 4-bit weight GEMM takes no batch, group or block scales");
+  return llvm::Error::success();
+}
+
 /// A batch on a target without it, or beside a schedule that also needs
 /// grid z or a tile loop (compiler/passes/VerifyBatch.cpp says the same at
 /// the source).
@@ -159,6 +175,8 @@ llvm::Error checkGemmSpec(const GemmSpec &spec) {
     return err;
   if (llvm::Error err = checkGroup(spec))
     return err;
+  if (llvm::Error err = checkWeightQuant(spec))
+    return err;
   return gemmTarget(spec.arch).check(spec);
 }
 
@@ -195,6 +213,8 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
     return err;
   if (llvm::Error err = checkGroup(spec))
     return err;
+  if (llvm::Error err = checkWeightQuant(spec))
+    return err;
   llvm::Expected<GemmKernelBinary> binary = gemmTarget(spec.arch).emit(spec);
   if (binary) {
     binary->fixedM = spec.fixedM;
@@ -202,6 +222,7 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
     binary->fixedK = spec.fixedK;
     binary->batch = spec.batch;
     binary->group = spec.group;
+    binary->weightQuant = spec.weightQuant;
     if (spec.blockScale)
       binary->sfaMajor = spec.blockScale->aMajor;
   }
@@ -214,6 +235,8 @@ llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
   if (llvm::Error err = checkBatch(spec))
     return err;
   if (llvm::Error err = checkGroup(spec))
+    return err;
+  if (llvm::Error err = checkWeightQuant(spec))
     return err;
   return gemmTarget(spec.arch).emitLlvmIr(spec);
 }

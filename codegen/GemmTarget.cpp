@@ -44,6 +44,10 @@ std::string batchTargetNames() { return targetNames(&GemmTarget::hasBatch); }
 
 std::string groupTargetNames() { return targetNames(&GemmTarget::hasGroup); }
 
+std::string weightQuantTargetNames() {
+  return targetNames(&GemmTarget::hasWeightQuant);
+}
+
 std::string blockScaleTargetNames() {
   return targetNames(&GemmTarget::hasBlockScale);
 }

@@ -126,6 +126,9 @@ public:
   /// Whether the target implements grouped GEMM (`group contiguous|masked`,
   /// GemmSpec::group).
   virtual bool hasGroup() const { return false; }
+  /// Whether the target dequantizes 4-bit weights (`b : u4[N, K]` with
+  /// `scale b bf16 group(G)`, GemmSpec::weightQuant).
+  virtual bool hasWeightQuant() const { return false; }
   /// Whether the target implements block-scaled GEMM (`scale a|b ...
   /// block(..)`, GemmSpec::blockScale).
   virtual bool hasBlockScale() const { return false; }
@@ -208,6 +211,8 @@ std::string batchTargetNames();
 std::string groupTargetNames();
 /// The targets that implement block-scaled GEMM.
 std::string blockScaleTargetNames();
+/// The targets with hasWeightQuant.
+std::string weightQuantTargetNames();
 /// The targets that implement cluster(4).
 std::string twoPairClusterTargetNames();
 

@@ -42,8 +42,7 @@ llvm::Expected<ComposedLayout> defaultLayout(MajorKind major, DTypeKind dtype,
                                              unsigned mnExtent, unsigned bk) {
   unsigned contig = major == MajorKind::K ? bk : mnExtent;
   unsigned elemBytes = dtypeBits(dtype) / 8;
-  for (auto it = allSwizzles().rbegin(); it != allSwizzles().rend();
-       ++it) {
+  for (auto it = allSwizzles().rbegin(); it != allSwizzles().rend(); ++it) {
     if (contig * elemBytes % it->bytes != 0)
       continue;
     ComposedLayout atom = swizzleAtom(major, it->kind, dtype);
@@ -162,8 +161,7 @@ llvm::Expected<Sm80StagingPlan> planStaging(const Sm80GemmPlan &plan) {
 // take consecutive 16-byte vectors of one line, 128 contiguous bytes per
 // quarter-warp phase (conflict free while a line holds at least 8 vectors).
 // A swizzle would need a power-of-two line; padding works for every bn.
-ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn,
-                                 bool nContiguous) {
+ComposedLayout sm80StagingLayout(unsigned rows, unsigned bn, bool nContiguous) {
   IntTuple shape{IntTuple(int64_t(rows)), IntTuple(int64_t(bn))};
   IntTuple stride =
       nContiguous ? IntTuple{IntTuple(int64_t(bn + 8)), IntTuple(int64_t(1))}
@@ -189,7 +187,7 @@ std::optional<Sm80StagingSize> sm80StagingSize(unsigned warpsM,
 
 llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   auto typeName = [](DTypeKind t) { return dtypeInfo(t).name.str(); };
-  if (spec.aType != spec.bType ||
+  if ((spec.aType != spec.bType && !spec.weightQuant) ||
       (spec.aType != DTypeKind::F16 && spec.aType != DTypeKind::BF16))
     return specError(llvm::formatv(
         "sm_80 mma.sync m16n8k16 takes A and B of the same type, f16 or "
@@ -235,11 +233,23 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   if (!a)
     return a.takeError();
   plan.a = std::move(*a);
-  auto b =
-      planOperand(spec, "B", spec.bMajor, spec.bn, spec.warpsN, spec.smemB);
-  if (!b)
-    return b.takeError();
-  plan.b = std::move(*b);
+  if (spec.weightQuant) {
+    auto weight = planSm80Weight(spec);
+    if (!weight)
+      return weight.takeError();
+    plan.weight = std::move(*weight);
+    plan.b.kMajor = true;
+    plan.b.mnExtent = spec.bn;
+    plan.b.warpsAlong = spec.warpsN;
+    plan.b.warpExtent = spec.bn / spec.warpsN;
+    plan.b.stageElems = 0;
+  } else {
+    auto b =
+        planOperand(spec, "B", spec.bMajor, spec.bn, spec.warpsN, spec.smemB);
+    if (!b)
+      return b.takeError();
+    plan.b = std::move(*b);
+  }
 
   plan.mmaTilesM = plan.a.warpExtent / 16;
   plan.mmaTilesN = plan.b.warpExtent / 8;
@@ -257,6 +267,14 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   uint64_t bytes = uint64_t(spec.stages) *
                    (plan.a.stageElems + plan.b.stageElems) *
                    (dtypeBits(spec.aType) / 8);
+  if (plan.weight) {
+    // A's ring, then the codes', the scales' and the zero points' rings.
+    Sm80WeightPlan &w = *plan.weight;
+    w.codeRegion = unsigned(bytes);
+    w.scaleRegion = w.codeRegion + spec.stages * w.codeBytes;
+    w.zeroRegion = w.scaleRegion + spec.stages * w.scaleBytes;
+    bytes += uint64_t(spec.stages) * w.stageBytes();
+  }
   if (bytes > sm80MaxSharedBytes())
     return specError(llvm::formatv(
         "{0} stages of {1} x {2} and {3} x {2} tiles need {4} bytes of "
@@ -286,6 +304,12 @@ std::vector<KernelParam> sm80GemmParams(const GemmSpec &spec) {
   if (spec.batch)
     for (const char *name : {"strideA", "strideB", "strideC"})
       params.push_back({name, KernelParam::I64});
+  // A 4-bit weight's group scales sb and zero points zb (GemmSpec.h).
+  if (spec.weightQuant) {
+    params.push_back({"sb", KernelParam::Pointer});
+    if (spec.weightQuant->zeros)
+      params.push_back({"zb", KernelParam::Pointer});
+  }
   return params;
 }
 
@@ -346,6 +370,12 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
     kernel.beta = fn->getArg(10);
   }
   kernel.smem = smem;
+  for (unsigned i = 0; i < params.size(); ++i) {
+    if (params[i].name == "sb")
+      kernel.sb = fn->getArg(i);
+    if (params[i].name == "zb")
+      kernel.zb = fn->getArg(i);
+  }
   SourceLineInfo lines(*fn, spec.source, builder);
   kernel.lines = &lines;
 
@@ -375,9 +405,9 @@ buildSm80GemmModule(const Sm80GemmPlan &plan, llvm::LLVMContext &context) {
     DTypeKind types[3] = {spec.aType, spec.bType, spec.cType};
     llvm::Value **ptrs[3] = {&kernel.a, &kernel.b, &kernel.c};
     for (unsigned i = 0; i < 3; ++i) {
-      llvm::Value *bytes = builder.CreateMul(
-          builder.CreateMul(z, fn->getArg(first + i)),
-          builder.getInt64(dtypeBits(types[i]) / 8));
+      llvm::Value *bytes =
+          builder.CreateMul(builder.CreateMul(z, fn->getArg(first + i)),
+                            builder.getInt64(dtypeBits(types[i]) / 8));
       *ptrs[i] = builder.CreateGEP(builder.getInt8Ty(), *ptrs[i], bytes,
                                    params[first + i].name + ".batch");
     }

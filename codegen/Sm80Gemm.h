@@ -25,6 +25,7 @@
 #include "codegen/GemmCodegen.h"
 #include "codegen/NvvmBuilder.h"
 #include "codegen/PtxEmitter.h"
+#include "codegen/Sm80WeightDequant.h"
 #include "codegen/SmemAddress.h"
 #include "codegen/SourceLineInfo.h"
 
@@ -90,7 +91,12 @@ std::optional<Sm80StagingSize> sm80StagingSize(unsigned warpsM,
 /// Everything the sm_80 generator decides before building IR.
 struct Sm80GemmPlan {
   GemmSpec spec;
+  /// B's geometry; for a 4-bit weight only its warp split (kMajor,
+  /// mnExtent, warpsAlong, warpExtent) and stageElems = 0: `weight` holds
+  /// its stages.
   Sm80OperandPlan a, b;
+  /// A 4-bit weight's stages (spec.weightQuant); std::nullopt otherwise.
+  std::optional<Sm80WeightPlan> weight;
   unsigned mmaTilesM, mmaTilesN; ///< m16 and n8 tiles per warp.
   unsigned kSteps;               ///< k16 steps per stage.
   /// Load step 0 of tile kt + 1 before the last mma step of tile kt (one
@@ -132,7 +138,9 @@ struct Sm80Kernel {
   llvm::Value *a = nullptr, *b = nullptr, *c = nullptr; ///< Global pointers.
   llvm::Value *m = nullptr, *n = nullptr, *k = nullptr; ///< i32 problem size.
   llvm::Value *lda = nullptr, *ldb = nullptr,
-              *ldc = nullptr;                    ///< i32 leading dimensions.
+              *ldc = nullptr; ///< i32 leading dimensions.
+  /// A 4-bit weight's group scales and zero points (null: none).
+  llvm::Value *sb = nullptr, *zb = nullptr;
   llvm::Value *alpha = nullptr, *beta = nullptr; ///< f32 or null.
   llvm::Value *tid = nullptr, *lane = nullptr, *warpM = nullptr,
               *warpN = nullptr;             ///< i32.

@@ -203,23 +203,53 @@ std::array<llvm::Value *, 4> loadFragment(Sm80Kernel &kernel,
   return kernel.nv.ldmatrixX4(ptr, /*trans=*/!op.kMajor);
 }
 
-/// The A and B fragments of one k16 step.
+/// The A and B fragments of one k16 step; for a 4-bit weight also each
+/// pair of n8 tiles' 16 bytes of the step's k64 block (Sm80WeightDequant.h).
 struct Fragments {
   std::vector<std::array<llvm::Value *, 4>> a, b;
+  std::vector<llvm::Value *> words;
 };
 
+/// B's loads: ldmatrix from the swizzled stage, or a 4-bit weight's.
+struct BLoads {
+  OperandFragments ldmatrix;
+  std::optional<Sm80WeightLoads> weight;
+};
+
+/// The fragments of step \p ks; \p prev, the step before it in the same
+/// k64 block (or null), lends a 4-bit weight's words.
 Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
-                        const OperandFragments &fragB, llvm::Value *stage,
-                        unsigned ks) {
+                        const BLoads &fragB, llvm::Value *stage, unsigned ks,
+                        const Fragments *prev = nullptr) {
   Fragments f;
   kernel.at(KernelPart::SmemA);
   for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
     f.a.push_back(loadFragment(kernel, fragA, stage, t, ks));
+  if (fragB.weight) {
+    if (ks % 4 != 0)
+      f.words = prev->words;
+    f.b = loadSm80WeightFragments(kernel, *fragB.weight, stage, ks, f.words);
+    return f;
+  }
   kernel.at(KernelPart::SmemB);
-  for (unsigned t = 0; t < fragB.loadsPerStep; ++t)
-    f.b.push_back(loadFragment(kernel, fragB, stage, t, ks));
+  for (unsigned t = 0; t < fragB.ldmatrix.loadsPerStep; ++t)
+    f.b.push_back(loadFragment(kernel, fragB.ldmatrix, stage, t, ks));
   kernel.at(KernelPart::Kernel);
   return f;
+}
+
+/// B's copies: the operand's, or a 4-bit weight's.
+struct BCopies {
+  OperandCopies operand;
+  std::optional<Sm80WeightLoads> weight;
+};
+
+void issueBCopies(Sm80Kernel &kernel, const BCopies &copies, llvm::Value *kt,
+                  llvm::Value *stage) {
+  if (copies.weight)
+    issueSm80WeightCopies(kernel, *copies.weight, kt, stage);
+  else
+    issueCopies(kernel, copies.operand, kt, stage);
 }
 
 /// The ring's first fill: tiles 0 .. stages - 2. Under the Light profile a
@@ -227,7 +257,7 @@ Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
 /// to compile); unrolled for the register-bound kernels, where the loop
 /// cost ptxas a 4-byte spill (bench/CompileLatencyResults.md).
 void issuePrologueCopies(Sm80Kernel &kernel, const OperandCopies &copyA,
-                         const OperandCopies &copyB) {
+                         const BCopies &copyB) {
   const Sm80GemmPlan &plan = kernel.plan;
   NvvmBuilder &nv = kernel.nv;
   llvm::IRBuilder<> &b = nv.ir();
@@ -235,7 +265,7 @@ void issuePrologueCopies(Sm80Kernel &kernel, const OperandCopies &copyA,
   unsigned stages = plan.spec.stages;
   auto issueTile = [&](llvm::Value *tile) {
     issueCopies(kernel, copyA, tile, tile);
-    issueCopies(kernel, copyB, tile, tile);
+    issueBCopies(kernel, copyB, tile, tile);
     nv.cpAsyncCommit();
   };
   if (plan.profile == PtxOptProfileKind::Light) {
@@ -249,7 +279,8 @@ void issuePrologueCopies(Sm80Kernel &kernel, const OperandCopies &copyA,
     s->addIncoming(b.getInt32(0), entry);
     issueTile(s);
     llvm::Value *sNext = b.CreateAdd(s, b.getInt32(1));
-    s->addIncoming(sNext, prologue);
+    // The copies may have branched (a 4-bit weight's last round).
+    s->addIncoming(sNext, b.GetInsertBlock());
     b.CreateCondBr(b.CreateICmpULT(sNext, b.getInt32(stages - 1)), prologue,
                    filled);
     b.SetInsertPoint(filled);
@@ -291,12 +322,18 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
 
   OperandCopies copyA =
       setUpCopies(kernel, plan.a, kernel.a, kernel.lda, kernel.m0, kernel.m, 0);
-  OperandCopies copyB = setUpCopies(kernel, plan.b, kernel.b, kernel.ldb,
-                                    kernel.n0, kernel.n, regionB);
+  BCopies copyB;
+  if (!plan.weight)
+    copyB.operand = setUpCopies(kernel, plan.b, kernel.b, kernel.ldb, kernel.n0,
+                                kernel.n, regionB);
   OperandFragments fragA =
       setUpFragments(kernel, plan.a, /*isA=*/true, kernel.warpM, 0);
-  OperandFragments fragB =
-      setUpFragments(kernel, plan.b, /*isA=*/false, kernel.warpN, regionB);
+  BLoads fragB;
+  if (plan.weight)
+    copyB.weight = fragB.weight = setUpSm80WeightLoads(kernel);
+  else
+    fragB.ldmatrix =
+        setUpFragments(kernel, plan.b, /*isA=*/false, kernel.warpN, regionB);
 
   // Accumulators are loop phis, +0.0 on entry (built directly: an alloca
   // would need SROA, half the Light middle end's time).
@@ -340,14 +377,22 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   // The fragments of k16 step 0 arrive from the previous iteration.
   std::vector<llvm::PHINode *> fragPhis;
   Fragments cur = first;
-  for (auto *regs : {&cur.a, &cur.b})
-    for (auto &quad : *regs)
-      for (llvm::Value *&reg : quad) {
-        llvm::PHINode *phi = b.CreatePHI(reg->getType(), 2);
-        phi->addIncoming(reg, pre);
-        fragPhis.push_back(phi);
-        reg = phi;
-      }
+  auto carried = [](Fragments &f) {
+    std::vector<llvm::Value **> regs;
+    for (auto *quads : {&f.a, &f.b})
+      for (auto &quad : *quads)
+        for (llvm::Value *&reg : quad)
+          regs.push_back(&reg);
+    for (llvm::Value *&word : f.words)
+      regs.push_back(&word);
+    return regs;
+  };
+  for (llvm::Value **reg : carried(cur)) {
+    llvm::PHINode *phi = b.CreatePHI((*reg)->getType(), 2);
+    phi->addIncoming(*reg, pre);
+    fragPhis.push_back(phi);
+    *reg = phi;
+  }
 
   llvm::Value *isFirst = b.CreateICmpEQ(readStage, b.getInt32(0));
   llvm::Value *writeStage =
@@ -361,7 +406,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   auto refill = [&] {
     llvm::Value *nextTile = b.CreateAdd(kt, b.getInt32(stages - 1));
     issueCopies(kernel, copyA, nextTile, writeStage);
-    issueCopies(kernel, copyB, nextTile, writeStage);
+    issueBCopies(kernel, copyB, nextTile, writeStage);
     nv.cpAsyncCommit();
   };
   if (!acrossTiles) {
@@ -378,7 +423,7 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
     // kt - 1's stage.
     Fragments next;
     if (ks + 1 < plan.kSteps) {
-      next = loadFragments(kernel, fragA, fragB, readStage, ks + 1);
+      next = loadFragments(kernel, fragA, fragB, readStage, ks + 1, &cur);
     } else if (acrossTiles) {
       nv.cpAsyncWait(stages - 2);
       nv.barrier();
@@ -396,10 +441,8 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   kt->addIncoming(ktNext, b.GetInsertBlock());
   readStage->addIncoming(stageNext, b.GetInsertBlock());
   unsigned phiIndex = 0;
-  for (auto *regs : {&cur.a, &cur.b})
-    for (auto &quad : *regs)
-      for (llvm::Value *reg : quad)
-        fragPhis[phiIndex++]->addIncoming(reg, b.GetInsertBlock());
+  for (llvm::Value **reg : carried(cur))
+    fragPhis[phiIndex++]->addIncoming(*reg, b.GetInsertBlock());
   llvm::BasicBlock *loopEnd = b.GetInsertBlock();
   b.CreateCondBr(b.CreateICmpULT(ktNext, kTiles), loop, after);
 

@@ -71,27 +71,27 @@ public:
       int64_t acc = (spec.bm / wm / 16) * (spec.bn / wn / 8) * 4;
       if (acc > 128)
         continue;
+      // A 4-bit weight's copies spread any number of vectors.
       if (!copiesSplit(aK ? spec.bk : spec.bm, aK ? spec.bm : spec.bk,
                        dtypeBits(spec.aType), threads) ||
-          !copiesSplit(bK ? spec.bk : spec.bn, bK ? spec.bn : spec.bk,
-                       dtypeBits(spec.bType), threads))
+          (!spec.weightQuant &&
+           !copiesSplit(bK ? spec.bk : spec.bn, bK ? spec.bn : spec.bk,
+                        dtypeBits(spec.bType), threads)))
         continue;
       GemmWarpPlan plan;
       plan.m = wm;
       plan.n = wn;
       plan.why = std::to_string(wm) + " x " + std::to_string(wn) +
-                 " warps: each owns a " + std::to_string(spec.bm / wm) +
-                 " x " + std::to_string(spec.bn / wn) +
-                 " accumulator tile (" + std::to_string(acc) +
-                 " f32 per thread)";
+                 " warps: each owns a " + std::to_string(spec.bm / wm) + " x " +
+                 std::to_string(spec.bn / wn) + " accumulator tile (" +
+                 std::to_string(acc) + " f32 per thread)";
       // The epilogue stages the f32 accumulators in the stage buffers,
       // which it extends where the staging tile is larger.
       llvm::Expected<GemmSmemBudget> budget = sharedMemory(spec);
       if (!budget)
         return budget.takeError();
-      std::optional<Sm80StagingSize> size =
-          sm80StagingSize(wm, spec.bm / (16 * wm), spec.bn,
-                          spec.cMajor == MajorKind::MN);
+      std::optional<Sm80StagingSize> size = sm80StagingSize(
+          wm, spec.bm / (16 * wm), spec.bn, spec.cMajor == MajorKind::MN);
       if (size && size->bytes > budget->total) {
         plan.why += "; the epilogue's f32 staging tile (" +
                     std::to_string(size->rows) + " x " +
@@ -111,6 +111,7 @@ public:
   }
 
   bool hasBatch() const override { return true; }
+  bool hasWeightQuant() const override { return true; }
 
   llvm::Error check(const GemmSpec &spec) const override {
     auto plan = planSm80Gemm(spec);
@@ -144,8 +145,7 @@ public:
     return binary;
   }
 
-  llvm::Expected<std::string>
-  emitLlvmIr(const GemmSpec &spec) const override {
+  llvm::Expected<std::string> emitLlvmIr(const GemmSpec &spec) const override {
     auto built = buildKernel(spec);
     if (!built)
       return built.takeError();

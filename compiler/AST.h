@@ -79,6 +79,11 @@ struct KernelItem {
   std::vector<ExprPtr> dims; ///< Operand: one per extent; Scale: the block
                              ///< `block(1, 128)`, (MN, K) extents.
   Ident major;               ///< Operand: the contiguous extent.
+  /// Scale: `block` (block scales, dims = the block) or `group` (a 4-bit
+  /// weight's group scales, dims = the group's K extent), as written.
+  Ident scaleForm;
+  /// Scale with `group`: the zero points' type of `zero(u8)`; empty: none.
+  Ident zero;
   std::vector<std::pair<Ident, ExprPtr>> tileSizes; ///< Tile.
   ExprPtr value;     ///< Stages: the count; Mma: warpgroups (may be null).
   LayoutText layout; ///< Smem: the expression or `auto`.

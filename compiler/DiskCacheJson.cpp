@@ -250,6 +250,18 @@ bool fromJSON(const llvm::json::Value &value, BlockScaleSpec &out,
          o.map("kBlock", out.kBlock) && o.map("aMajor", out.aMajor);
 }
 
+llvm::json::Value toJSON(const WeightQuantSpec &quant) {
+  return llvm::json::Object{{"group", quant.group},
+                            {"scaleType", quant.scaleType},
+                            {"zeros", quant.zeros}};
+}
+bool fromJSON(const llvm::json::Value &value, WeightQuantSpec &out,
+              llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("group", out.group) && o.map("scaleType", out.scaleType) &&
+         o.map("zeros", out.zeros);
+}
+
 llvm::json::Value toJSON(const BatchSpec &batch) {
   return llvm::json::Object{{"fixedCount", batch.fixedCount},
                             {"aBatched", batch.aBatched},

@@ -10,6 +10,7 @@
 #include "compiler/GemmLauncher.h"
 
 #include "codegen/GemmTarget.h"
+#include "ir/WeightPack.h"
 #include "runtime/DriverApi.h"
 #include "runtime/Launch.h"
 
@@ -149,6 +150,60 @@ rt::Status checkBlockScales(const GemmKernelBinary &kernel,
                                      "row-major " +
                                      shape)
                                         .c_str());
+        !s)
+      return s;
+  }
+  return rt::success();
+}
+
+/// A 4-bit weight's packed codes, group scales and zero points
+/// (GemmProblem::sb, zb): N a multiple of 16 and K of 64 (the packed
+/// blocks), ldb = K, sb (and zb with zero points) present and 16-byte
+/// aligned; both 0 for other kernels.
+rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
+                            const GemmProblem &p) {
+  if (!kernel.weightQuant) {
+    for (auto [name, ptr] : {std::pair{"sb", p.sb}, {"zb", p.zb}})
+      if (ptr != 0)
+        return fail("kernel '" + kernel.entryName +
+                    "' has no 4-bit weight, but " + name +
+                    " is set; pass 0 or declare b : u4[N, K] with 'scale b "
+                    "bf16 group(128)'");
+    return rt::success();
+  }
+  const WeightQuantSpec &quant = *kernel.weightQuant;
+  if (p.n % PackedInt4BlockN != 0)
+    return fail("N = " + std::to_string(p.n) +
+                " is not a multiple of 16: the packed 4-bit weight holds "
+                "blocks of 16 output channels (pad N)");
+  if (p.k % PackedInt4BlockK != 0)
+    return fail("K = " + std::to_string(p.k) +
+                " is not a multiple of 64: the packed 4-bit weight holds "
+                "blocks of 64 along K (pad K)");
+  if (p.ldb != p.k)
+    return fail("ldb = " + std::to_string(p.ldb) +
+                " but the packed 4-bit weight has no padding: ldb = K = " +
+                std::to_string(p.k));
+  std::string rows = std::to_string((p.k + quant.group - 1) / quant.group);
+  std::string shape = "[ceil(K / " + std::to_string(quant.group) + "), N] = [" +
+                      rows + ", " + std::to_string(p.n) + "]";
+  if (!quant.zeros && p.zb != 0)
+    return fail("kernel '" + kernel.entryName +
+                "' takes no zero points, but zb is set; pass 0 or write "
+                "'scale b ... group(..) zero(u8)' with b : u4");
+  std::string scales = dtypeName(quant.scaleType) + " group scales " + shape;
+  std::string zeros = "u8 zero points " + shape;
+  for (auto [name, ptr, what, takes] : {std::tuple{"sb", p.sb, &scales, true},
+                                        {"zb", p.zb, &zeros, quant.zeros}}) {
+    if (!takes)
+      continue;
+    if (ptr == 0)
+      return fail("kernel '" + kernel.entryName + "' dequantizes a 4-bit " +
+                  "weight: pass " + name + ", its " + *what + " (" + name +
+                  " is null)");
+    if (rt::Status s = checkPointer(name, ptr, 16,
+                                    "the kernel copies its rows in 16-byte "
+                                    "vectors");
         !s)
       return s;
   }
@@ -412,6 +467,8 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
   }
   if (rt::Status s = checkBlockScales(kernel, p); !s)
     return s;
+  if (rt::Status s = checkWeightQuant(kernel, p); !s)
+    return s;
   if (rt::Status s = checkBatch(kernel, p); !s)
     return s;
   if (rt::Status s = checkGroup(kernel, p); !s)
@@ -621,6 +678,10 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.sfa);
     else if (name == "sfb")
       args.add(p.sfb);
+    else if (name == "sb")
+      args.add(p.sb);
+    else if (name == "zb")
+      args.add(p.zb);
     else if (name == "ldr")
       i32(p.ldr);
     else if (name == "batch")

@@ -3,6 +3,7 @@
 #include "compiler/KernelCheck.h"
 
 #include "compiler/GemmLauncher.h"
+#include "compiler/WeightQuantDraw.h"
 #include "ir/ElementCodec.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
@@ -575,8 +576,10 @@ struct DenseCheck {
   DenseCheck(const GemmKernelBinary &kernel, const RunShape &s,
              const KernelCheckOptions &options)
       : kernel(kernel), s(s), options(options), rng(options.seed),
-        codecA(kernel.aType), codecB(kernel.bType), codecC(kernel.cType),
-        aK(kernel.aMajor == MajorKind::K), bK(kernel.bMajor == MajorKind::K),
+        codecA(kernel.aType),
+        codecB(kernel.weightQuant ? kernel.aType : kernel.bType),
+        codecC(kernel.cType), aK(kernel.aMajor == MajorKind::K),
+        bK(kernel.bMajor == MajorKind::K),
         swiglu(findSwiglu(kernel.epilogueOps)),
         scaled(takesBlockScales(kernel)) {
     lda = leadingDimension(aK ? s.k : s.m, codecA.bytes());
@@ -624,8 +627,11 @@ struct DenseCheck {
   void drawMatrices() {
     drawBatches(codecA, aBatched ? batches : 1, strideA, s.m, s.k, aK, lda, as,
                 a.bits, 0);
-    drawBatches(codecB, bBatched ? batches : 1, strideB, s.n, s.k, bK, ldb, bs,
-                b.bits, 0);
+    if (kernel.weightQuant)
+      drawQuantB();
+    else
+      drawBatches(codecB, bBatched ? batches : 1, strideB, s.n, s.k, bK, ldb,
+                  bs, b.bits, 0);
     cBits.assign(size_t(strideC * (batches - 1) + ldc * s.m) * codecC.bytes(),
                  0xFF);
     c0.assign(size_t(batches), std::vector<double>(size_t(s.m * cCols)));
@@ -655,6 +661,19 @@ struct DenseCheck {
     problem.strideA = strideA;
     problem.strideB = strideB;
     problem.strideC = strideC;
+  }
+
+  /// A 4-bit weight (compiler/WeightQuantDraw.h): B's device bits are the
+  /// packed codes (ldb = K), its values the dequantized weight; the group
+  /// scales and zero points go up once the problem exists (drawScales).
+  QuantWeight quant;
+  void drawQuantB() {
+    quant = drawQuantWeight(*kernel.weightQuant, kernel.bType, s.n, s.k,
+                            options.integerInputs, rng);
+    ldb = s.k;
+    const auto *bytes = reinterpret_cast<const uint8_t *>(quant.packed.data());
+    b.bits.assign(bytes, bytes + quant.packed.size() * 4);
+    bs.push_back(Operand{{}, std::move(quant.values)});
   }
 
   /// The epilogue ops' vectors (bias in C's type or its own, scale in
@@ -693,6 +712,13 @@ struct DenseCheck {
 
   /// Block-scaled kernels take sfa and sfb (compiler/GemmLauncher.h).
   void drawScales() {
+    if (kernel.weightQuant) {
+      problem.sb = uploadBuffer(quant.scaleBits.data(), quant.scaleBits.size(),
+                                keep, error);
+      if (!quant.zeros.empty())
+        problem.zb =
+            uploadBuffer(quant.zeros.data(), quant.zeros.size(), keep, error);
+    }
     if (!scaled)
       return;
     scales = drawBlockScales(s, options.integerInputs, rng);

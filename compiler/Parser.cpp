@@ -612,35 +612,49 @@ bool Parser::parseEpilogue(KernelItem &item) {
 }
 
 bool Parser::parseScale(KernelItem &item) {
-  // `scale a f32 block(1, 128)`: the operand, the scale type, the block of
-  // operand elements (MN extent, K extent) one scale covers.
+  // `scale a f32 block(1, 128) [major(M)]`: the operand, the scale type, the
+  // block of operand elements (MN extent, K extent) one scale covers; or
+  // `scale b bf16 group(128) [zero(u8)]`: a 4-bit weight's scale per group
+  // of K and output channel, and its zero points.
   if (!parseIdent(item.name, "an operand name (a or b)", "after 'scale'") ||
-      !parseIdent(item.dtype, "the scale type (f32)", "after the operand"))
+      !parseIdent(item.dtype, "the scale type (f32, bf16, f16)",
+                  "after the operand"))
     return false;
-  if (!tok.isIdent("block") || atLineBreak()) {
-    errorExpected("'block(MN, K)'", "after the scale type");
+  if ((!tok.isIdent("block") && !tok.isIdent("group")) || atLineBreak()) {
+    errorExpected("'block(MN, K)' or 'group(K)'", "after the scale type");
     return false;
   }
+  item.scaleForm = Ident{tok.text.str(), tok.loc()};
+  bool group = item.scaleForm.name == "group";
   advance();
-  if (!expect(TokenKind::LParen, "after 'block'"))
+  if (!expect(TokenKind::LParen, group ? "after 'group'" : "after 'block'"))
     return false;
-  NestingScope scope(nesting);
-  do {
-    ExprPtr extent = parseExpr();
-    if (!extent)
+  {
+    NestingScope scope(nesting);
+    do {
+      ExprPtr extent = parseExpr();
+      if (!extent)
+        return false;
+      item.dims.push_back(std::move(extent));
+    } while (consumeIf(TokenKind::Comma));
+    if (!expect(TokenKind::RParen,
+                group ? "to close 'group(...)'" : "to close 'block(...)'"))
       return false;
-    item.dims.push_back(std::move(extent));
-  } while (consumeIf(TokenKind::Comma));
-  if (!expect(TokenKind::RParen, "to close 'block(...)'"))
-    return false;
-  // `major(M)`: the scales' contiguous extent (verify checks it).
-  if (!tok.isIdent("major") || atLineBreak())
+  }
+  // `zero(u8)` after a group; `major(M)`, the scales' contiguous extent,
+  // after a block (verify checks both).
+  const char *option = group ? "zero" : "major";
+  if (!tok.isIdent(option) || atLineBreak())
     return true;
   advance();
-  return expect(TokenKind::LParen, "after 'major'") &&
-         parseIdent(item.major, "the contiguous extent (K or M)",
-                    "in 'major(...)'") &&
-         expect(TokenKind::RParen, "to close 'major(...)'");
+  Ident &target = group ? item.zero : item.major;
+  return expect(TokenKind::LParen, group ? "after 'zero'" : "after 'major'") &&
+         parseIdent(target,
+                    group ? "the zero points' type (u8)"
+                          : "the contiguous extent (K or M)",
+                    group ? "in 'zero(...)'" : "in 'major(...)'") &&
+         expect(TokenKind::RParen,
+                group ? "to close 'zero(...)'" : "to close 'major(...)'");
 }
 
 bool Parser::parseOptionList(std::vector<Ident> &options,

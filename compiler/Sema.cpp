@@ -462,17 +462,23 @@ void Sema::buildKernel(const KernelDecl &kernel, tir::Op &module) {
       buildEpilogue(item, child);
       break;
     case ItemKind::Scale: {
-      child.name = "tile.scale";
+      // `block(..)`: tile.scale (VerifyScale); `group(..)`: a 4-bit
+      // weight's tile.group_scale (VerifyWeightQuant).
+      bool group = item.scaleForm.name == "group";
+      child.name = group ? "tile.group_scale" : "tile.scale";
       child.symbol = item.name.name;
       child.set("dtype", tir::Attr::ident(item.dtype.name, item.dtype.loc));
-      std::vector<tir::Attr> block;
+      std::vector<tir::Attr> extents;
       for (const ExprPtr &extent : item.dims) {
         std::optional<int64_t> value = evaluate(extent.get());
-        block.push_back(tir::Attr::integer(value.value_or(0), extent->loc));
+        extents.push_back(tir::Attr::integer(value.value_or(0), extent->loc));
       }
-      child.set("block", tir::Attr::makeList(std::move(block), item.loc));
+      child.set(group ? "group" : "block",
+                tir::Attr::makeList(std::move(extents), item.loc));
       if (!item.major.name.empty())
         child.set("major", tir::Attr::ident(item.major.name, item.major.loc));
+      if (!item.zero.name.empty())
+        child.set("zero", tir::Attr::ident(item.zero.name, item.zero.loc));
       break;
     }
     case ItemKind::Group:

@@ -13,6 +13,8 @@ const DTypeInfo DTypeTable[] = {
     {DTypeKind::E5M2, "e5m2", 8, "e5m2", true},
     {DTypeKind::I8, "i8", 8, "s8", false},
     {DTypeKind::U8, "u8", 8, "u8", false},
+    {DTypeKind::U4, "u4", 4, "u4", false},
+    {DTypeKind::I4, "i4", 4, "s4", false},
 };
 } // namespace
 

@@ -1,4 +1,5 @@
-//===- ir/DType.h - Element types of tile programs ---------------*- C++ -*-===//
+//===- ir/DType.h - Element types of tile programs ---------------*- C++
+//-*-===//
 //
 // One table of element types: the name users write, the width in bits, and
 // how the PTX ISA spells it. The swizzle atoms (T = 128 / bits elements per
@@ -18,7 +19,9 @@
 namespace tilec {
 
 /// An element type.
-enum class DTypeKind { F16, BF16, TF32, F32, E4M3, E5M2, I8, U8 };
+/// U4 and I4 are 4-bit weights (ir/WeightPack.h): only a quantized B
+/// operand has them, stored packed, two per byte.
+enum class DTypeKind { F16, BF16, TF32, F32, E4M3, E5M2, I8, U8, U4, I4 };
 
 /// Facts about one element type.
 struct DTypeInfo {
@@ -35,7 +38,8 @@ const DTypeInfo &dtypeInfo(DTypeKind kind);
 /// Storage width in bits.
 inline unsigned dtypeBits(DTypeKind kind) { return dtypeInfo(kind).bits; }
 
-/// Storage width in bytes (every type here is whole bytes).
+/// Storage width in bytes (0 for the 4-bit types, which only a packed
+/// quantized weight has).
 inline unsigned dtypeBytes(DTypeKind kind) { return dtypeBits(kind) / 8; }
 
 /// The name as written in .tile ("bf16"): for diagnostics.
@@ -46,7 +50,7 @@ inline std::string dtypeName(DTypeKind kind) {
 /// Parses a name from the table ("bf16", "e4m3", ...).
 std::optional<DTypeKind> parseDType(llvm::StringRef name);
 
-/// "f16, bf16, tf32, f32, e4m3, e5m2, i8, u8": for diagnostics.
+/// "f16, bf16, tf32, f32, e4m3, e5m2, i8, u8, u4, i4": for diagnostics.
 std::string listDTypeNames();
 
 } // namespace tilec

@@ -91,6 +91,20 @@ enum class GroupKind {
   Masked,
 };
 
+/// A 4-bit quantized weight B (`b : u4[N, K]` or `i4`, with `scale b bf16
+/// group(128) [zero(u8)]`): B's codes are packed in ir/WeightPack.h's order
+/// and the kernel dequantizes them in registers before the MMA:
+///   B[n, k] = (code[n, k] - z) * SB[k / group, n]
+/// with z = 8 for i4 (codes stored offset binary), ZB[k / group, n] for u4
+/// with zero points, 0 for u4 without. SB is row-major [ceil(K / group), N]
+/// of scaleType (A's type); ZB row-major u8 [ceil(K / group), N].
+struct WeightQuantSpec {
+  unsigned group = 128;                  ///< K extent one scale covers.
+  DTypeKind scaleType = DTypeKind::BF16; ///< SB's element type.
+  bool zeros = false;                    ///< u4 with a ZB operand.
+  bool operator==(const WeightQuantSpec &) const = default;
+};
+
 /// A grouped GEMM (`group contiguous` or `group masked`).
 struct GroupSpec {
   GroupKind kind = GroupKind::Contiguous;

@@ -13,6 +13,7 @@
 
 #include "ir/ComposedLayout.h"
 #include "ir/LayoutAlgebra.h"
+#include "ir/WeightPack.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -247,6 +248,27 @@ llvm::Expected<LayoutValue> evalTileToShape(const Call &c) {
   });
 }
 
+// packed_int4(N, K): the packed order of a 4-bit weight [N, K], (n, k) ->
+// nibble offset (ir/WeightPack.h).
+llvm::Expected<LayoutValue> evalPackedInt4(const Call &c) {
+  int64_t ext[2];
+  for (size_t i = 0; i < 2; ++i) {
+    llvm::Expected<int64_t> x =
+        toInt(c.arg(i), c.argCol(i), c.f, i == 0 ? "N" : "K");
+    if (!x)
+      return x.takeError();
+    ext[i] = *x;
+  }
+  if (llvm::Error e = checkPackableInt4(ext[0], ext[1]))
+    return errorAt(c.argCol(ext[0] <= 0 || ext[0] % PackedInt4BlockN ? 0 : 1),
+                   "packed_int4: " + llvm::toString(std::move(e)));
+  if (ext[0] >= kMaxInt / ext[1])
+    return errorAt(c.col, llvm::formatv("packed_int4: N x K = {0} x {1} is "
+                                        "not below 2^31",
+                                        ext[0], ext[1]));
+  return c.result(packedInt4Layout(ext[0], ext[1]));
+}
+
 // The functions of the language, one row each (FunctionInfo in
 // ir/LayoutExprCall.h).
 const FunctionInfo kFunctions[] = {
@@ -377,6 +399,7 @@ const FunctionInfo kFunctions[] = {
        return rewrap(c, *in, filter(in->layout));
      }},
     {"order", 1, 8, evalOrder},
+    {"packed_int4", 2, 2, evalPackedInt4},
 };
 
 } // namespace

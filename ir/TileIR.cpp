@@ -149,6 +149,17 @@ const std::vector<OpSchema> &schemaTable() {
         {"block", ListAttr, true},
         {"major", IdentAttr, false},
         {"promote", StringAttr, false}}},
+      // `scale b bf16 group(128) [zero(u8)]`: a 4-bit weight's group
+      // scales and zero points.
+      {"tile.group_scale",
+       true,
+       false,
+       "scale",
+       0,
+       1,
+       {{"dtype", IdentAttr, true},
+        {"group", ListAttr, true},
+        {"zero", IdentAttr, false}}},
       // `group contiguous|masked`: a grouped GEMM (mixture-of-experts);
       // lower adds `applied`, how the kernel walks the groups.
       {"tile.group",

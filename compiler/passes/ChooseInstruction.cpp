@@ -20,7 +20,7 @@ namespace {
 
 std::string describeTypes(const KernelView &view) {
   return dtypeInfo(view.aType).name.str() + " x " +
-         dtypeInfo(view.bType).name.str() + " -> " +
+         dtypeInfo(view.mmaBType()).name.str() + " -> " +
          dtypeInfo(view.accType).name.str();
 }
 
@@ -31,8 +31,9 @@ void chooseForKernel(tir::Op &mma, const KernelView &view,
     std::optional<InstrName> name = parseInstrName(instr);
     if (!name)
       return; // verify reports it.
-    InstrLookup lookup = lookupInstr(*name, view.arch, view.aType, view.bType,
-                                     view.accType, unsigned(view.ctaGroup));
+    InstrLookup lookup =
+        lookupInstr(*name, view.arch, view.aType, view.mmaBType(), view.accType,
+                    unsigned(view.ctaGroup));
     if (lookup.row)
       mma.set("ptx", tir::Attr::string(ptxSpelling(*lookup.row, name->n)));
     return;
@@ -42,7 +43,7 @@ void chooseForKernel(tir::Op &mma, const KernelView &view,
   bool typesExist = false;
   for (const InstrInfo &row : allInstrs()) {
     if (row.family != family || row.arch != view.arch ||
-        row.aType != view.aType || row.bType != view.bType ||
+        row.aType != view.aType || row.bType != view.mmaBType() ||
         row.accType != view.accType)
       continue;
     typesExist = true;

@@ -16,6 +16,7 @@
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
+#include "ir/WeightPack.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace tilec {
@@ -38,6 +39,18 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
       smem.set("atom", tir::Attr::string(atom->nameWithType(), layout->loc));
       smem.set("why", tir::Attr::string("given in the source"));
     }
+    return;
+  }
+  // A 4-bit weight's stage is its packed blocks as stored (verify has
+  // checked BN % 16 and BK % 64).
+  if (operand == 'b' && view.weightQuant) {
+    smem.set("layout",
+             tir::Attr::string(packedInt4Layout(view.bn, view.bk).str(),
+                               layout->loc));
+    smem.set("why", tir::Attr::string(
+                        "the packed 4-bit order (ir/WeightPack.h): 16 x 64 "
+                        "blocks in the mma.sync B-fragment order, copied as "
+                        "stored; (n, k) -> nibble offset"));
     return;
   }
   bool kMajor = major == MajorKind::K;

@@ -90,6 +90,20 @@ std::optional<KernelView> KernelView::get(tir::Op &kernel) {
     batch.bBatched = batchOf("b") != nullptr;
     view.batch = batch;
   }
+  // `scale b bf16 group(128) [zero(u8)]` (VerifyWeightQuant checks it).
+  if (const tir::Op *scale = kernel.find("tile.group_scale", "b")) {
+    const tir::Attr *group = scale->get("group");
+    std::optional<DTypeKind> scaleType = parseDType(scale->getText("dtype"));
+    if (!group || !group->isList() || group->list.size() != 1 ||
+        !group->list[0].isInt() || group->list[0].intValue <= 0 ||
+        group->list[0].intValue > (1 << 16) || !scaleType)
+      return std::nullopt;
+    WeightQuantSpec quant;
+    quant.group = static_cast<unsigned>(group->list[0].intValue);
+    quant.scaleType = *scaleType;
+    quant.zeros = !scale->getText("zero").empty();
+    view.weightQuant = quant;
+  }
   view.fixedM = fixedExtent("a", 0);
   view.fixedN = fixedExtent("b", 0);
   view.fixedK = fixedExtent("a", 1);
@@ -156,6 +170,7 @@ GemmSpec KernelView::spec() const {
   spec.stages = static_cast<unsigned>(stages);
   spec.batch = batch;
   spec.group = group;
+  spec.weightQuant = weightQuant;
   if (const tir::Op *schedule = kernel->find("tile.schedule")) {
     const tir::Attr *swap = schedule->get("swap_ab");
     const tir::Attr *split = schedule->get("split_k");

@@ -38,6 +38,13 @@ struct KernelView {
   /// leading extent of b, and of a and c when masked, is the group count,
   /// not a batch), else std::nullopt.
   std::optional<GroupSpec> group;
+  /// A 4-bit weight b's group scales (`scale b bf16 group(128)`), else
+  /// std::nullopt.
+  std::optional<WeightQuantSpec> weightQuant;
+
+  /// The type the MMA reads for b: A's for a 4-bit weight (dequantized in
+  /// registers), else b's.
+  DTypeKind mmaBType() const { return weightQuant ? aType : bType; }
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);

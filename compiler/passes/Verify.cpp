@@ -15,6 +15,7 @@
 #include "compiler/passes/VerifyBatch.h"
 #include "compiler/passes/VerifyGroup.h"
 #include "compiler/passes/VerifyScale.h"
+#include "compiler/passes/VerifyWeightQuant.h"
 #include "ir/EpilogueOps.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
@@ -263,8 +264,9 @@ void Verifier::verifyMma(const tir::Op &op, const KernelView *view) {
                     familyName(name->family));
   if (!view)
     return;
-  InstrLookup lookup = lookupInstr(*name, view->arch, view->aType, view->bType,
-                                   view->accType, unsigned(view->ctaGroup));
+  InstrLookup lookup =
+      lookupInstr(*name, view->arch, view->aType, view->mmaBType(),
+                  view->accType, unsigned(view->ctaGroup));
   if (!lookup.row) {
     diags.error(attrLoc(op, "instr"), lookup.error);
     return;
@@ -630,6 +632,7 @@ void Verifier::verifyKernel(tir::Op &kernel) {
       verifySchedule(op, arch);
   }
   verifyBlockScales(kernel, arch, view ? &*view : nullptr, diags);
+  verifyWeightQuant(kernel, arch, view ? &*view : nullptr, diags);
   // A grouped kernel's leading extents are its group count, not a batch.
   if (isGroupedKernel(kernel))
     verifyGroup(kernel, arch, view ? &*view : nullptr, diags);

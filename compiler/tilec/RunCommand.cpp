@@ -122,6 +122,10 @@ RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
       sim ? (kernel.swapAB ? RunShape{40, 264, 520} : RunShape{136, 264, 200})
           : (kernel.swapAB ? RunShape{64, 2112, 7168}
                            : RunShape{1000, 1304, 1024});
+  // A 4-bit weight: decode-shaped, N and K whole packed blocks (16, 64),
+  // ragged against the tile and the last scale group.
+  if (kernel.weightQuant)
+    s = sim ? RunShape{13, 272, 320} : RunShape{13, 2064, 4160};
   if (kernel.fixedM)
     s.m = kernel.fixedM;
   if (kernel.fixedN)

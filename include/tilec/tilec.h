@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 11
+#define TILEC_API_VERSION 12
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -372,7 +372,60 @@ TILEC_API const char *tilec_descriptor_report(tilec_descriptor desc);
 TILEC_API size_t tilec_descriptor_offsets(tilec_descriptor desc, int64_t *out,
                                           size_t capacity);
 
-/* `tilec tune` (API 11): times the variants of what each kernel of
+/*===-- API 11: 4-bit weights (W4A16) ------------------------------------===*/
+
+/* The offline packer of the W4A16 GEMMs, the one `tilec pack` and Python's
+ * tilec.pack_weights use (ir/WeightQuant.h). A weight W[N, K] (N % 16 == 0,
+ * K % 64 == 0) is quantized in groups of G = 32, 64 or 128 consecutive k per
+ * output channel n:
+ *   values  int8 [N, K] row-major, q in -8..7 (i4) or 0..15 (u4);
+ *   packed  N * K / 8 words, an int32 [N, K/8] tensor in an opaque tiled
+ *           order (16 x 64 blocks in the mma.sync B-fragment order; the
+ *           layout `packed_int4(N, K)` of tilec_layout_eval maps (n, k) to
+ *           its nibble), not row-major nibbles;
+ *   scales  [K/G, N] row-major (N contiguous), "bf16", "f16" or "f32";
+ *   zeros   uint8 [K/G, N] row-major, 0..15 (u4 only).
+ * i4 is symmetric: scale = max |w| / 7, q = round(w / scale), stored as the
+ * code q + 8. u4 is asymmetric (GPTQ's rule): lo = min(min w, 0), hi =
+ * max(max w, 0), scale = (hi - lo) / 15, zero = round(-lo / scale), q =
+ * round(w / scale) + zero; rounding to nearest even, q clamped to the
+ * format's range, each scale rounded to its type before q is computed. The
+ * weight is (q - zero) * scale (zero 0 for i4 and for u4 without zeros).
+ * Bad extents, groups or values are TILEC_ERROR_INVALID_ARGUMENT with the
+ * numbers and what is legal in tilec_last_error(). */
+typedef enum tilec_int4_format {
+  TILEC_INT4_I4 = 0, /* signed -8..7, stored as q + 8 */
+  TILEC_INT4_U4 = 1  /* unsigned 0..15, optional zero points */
+} tilec_int4_format;
+
+/* TILEC_OK when an [n, k] weight in groups of \p group can be packed;
+ * otherwise the error says which extent and what is legal. */
+TILEC_API tilec_status tilec_check_int4_weights(int64_t n, int64_t k,
+                                                int64_t group);
+/* Quantizes \p weights (float [n, k]) into \p values (n * k bytes),
+ * \p scales (k / group * n elements of \p scale_dtype) and, for u4,
+ * \p zeros (k / group * n bytes; NULL for i4). */
+TILEC_API tilec_status tilec_quantize_int4_weights(
+    const float *weights, int64_t n, int64_t k, int64_t group, int format,
+    const char *scale_dtype, int8_t *values, void *scales, uint8_t *zeros);
+/* Packs quantized \p values (int8 [n, k]) into \p packed (n * k / 8). */
+TILEC_API tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n,
+                                               int64_t k, int format,
+                                               int32_t *packed);
+/* The inverse: the values q of \p packed (n * k / 8 words) into \p values. */
+TILEC_API tilec_status tilec_unpack_int4_weights(const int32_t *packed,
+                                                 int64_t n, int64_t k,
+                                                 int format, int8_t *values);
+/* The dequantized weight (q - zero) * scale as float [n, k] in \p out;
+ * \p zeros may be NULL (u4 without zero points; always NULL for i4). */
+TILEC_API tilec_status tilec_dequantize_int4_weights(
+    const int8_t *values, int64_t n, int64_t k, int64_t group, int format,
+    const void *scales, const char *scale_dtype, const uint8_t *zeros,
+    float *out);
+
+/*===-- API 12: `tilec tune` ---------------------------------------------===*/
+
+/* `tilec tune` (API 12): times the variants of what each kernel of
  * \p source (\p len bytes) leaves to the compiler on the GPU and remembers
  * the fastest. \p options_json is a JSON object: "shapes" (required,
  * "M,N,K[;M,N,K...]"), "kernel", "arch", "vary" ("tile,stages,schedule,

@@ -6,6 +6,7 @@
     print(tilec.layout("K_SW128<bf16>"))      # Sw<3,3,3> o (8,64):(64,1)
     k(a, b, c)                                # launch on torch tensors
     c = tilec.gemm(a, b)                      # a @ b, the program chosen
+    p = tilec.pack_weights(*tilec.quantize_weights(w, 128, "i4"))  # W4A16
 
 Errors in a .tile program raise tilec.CompileError with the diagnostic
 (file:line:col, the source line and a caret). Built on the C API
@@ -18,13 +19,16 @@ from ._desc import Descriptor, desc
 from ._lib import lib as _clib
 from ._torch_op import gemm
 from ._torch_op import register as _register_torch_ops
+from ._pack import (PackedWeights, pack_weights, quantize_weights,
+                    unpack_weights)
 from ._tune import tune, tune_gemm
 
 __version__ = _clib.tilec_version().decode()
 
 __all__ = ["CompileError", "Descriptor", "Kernel", "Layout", "LayoutError",
-           "compile", "desc", "gemm", "layout", "tune", "tune_gemm",
-           "__version__"]
+           "compile", "desc", "gemm", "layout", "__version__",
+           "PackedWeights", "pack_weights", "quantize_weights",
+           "unpack_weights", "tune", "tune_gemm"]
 
 # With torch already imported, tilec::gemm is registered now, so that
 # torch.compile sees it before tracing; otherwise on the first tilec.gemm.

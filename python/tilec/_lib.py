@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 11
+API_VERSION = 12
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -208,7 +208,20 @@ _signatures = {
     "tilec_descriptor_report": (_S, [_P]),
     "tilec_descriptor_offsets": (ctypes.c_size_t, [
         _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]),
-    # API 11: `tilec tune` (python/tilec/_tune.py).
+    # API 11: 4-bit weights (python/tilec/_pack.py).
+    "tilec_check_int4_weights": (ctypes.c_int, [
+        ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
+    "tilec_quantize_int4_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _S,
+        _P, _P, _P]),
+    "tilec_pack_int4_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
+    "tilec_unpack_int4_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
+    "tilec_dequantize_int4_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P,
+        _S, _P, _P]),
+    # API 12: `tilec tune` (python/tilec/_tune.py).
     "tilec_tune": (ctypes.c_int, [_S, ctypes.c_size_t, _S,
                                   ctypes.POINTER(_S)]),
     "tilec_tuned_source": (ctypes.c_int, [

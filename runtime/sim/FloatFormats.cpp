@@ -233,4 +233,26 @@ std::uint32_t encodeTf32RoundAway(float value) {
   return (b + 0x1000u) & ~0x1fffu;
 }
 
+std::uint32_t encodeHalfFromDouble(ElemKind kind, double value) {
+  bool bf16 = kind == ElemKind::BF16;
+  if (std::isnan(value))
+    return bf16 ? 0x7fffu : 0x7fffu; // The canonical NaN of both.
+  // Significant bits, the smallest subnormal's exponent, the largest
+  // finite value.
+  int digits = bf16 ? 8 : 11, minExp = bf16 ? -133 : -24;
+  double largest = bf16 ? 0x1.fep127 : 65504.0;
+  double magnitude = std::fabs(value);
+  double rounded = magnitude;
+  if (magnitude != 0 && !std::isinf(magnitude)) {
+    int exp;
+    std::frexp(magnitude, &exp); // magnitude in [2^(exp-1), 2^exp)
+    double ulp = std::ldexp(1.0, std::max(exp - digits, minExp));
+    rounded = std::nearbyint(magnitude / ulp) * ulp; // ties to even
+    if (rounded > largest)
+      rounded = INFINITY;
+  }
+  // Exactly representable in f32 now: encodeElem does not round again.
+  return encodeElem(kind, float(std::signbit(value) ? -rounded : rounded));
+}
+
 } // namespace tilec::sim

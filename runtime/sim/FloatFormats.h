@@ -28,6 +28,11 @@ float decodeElem(ElemKind kind, std::uint32_t bits);
 /// \p value rounded to nearest even in \p kind; with \p satfinite, values
 /// beyond the largest finite one (and infinities) clamp to it, NaN stays NaN.
 std::uint32_t encodeElem(ElemKind kind, float value, bool satfinite = false);
+/// \p value rounded once, to nearest even, to f16 or bf16 (\p kind): the
+/// result of packed half arithmetic computed exactly (or in double, whose
+/// one rounding can only matter when the exact operands span more than 53
+/// bits), without going through f32.
+std::uint32_t encodeHalfFromDouble(ElemKind kind, double value);
 /// cvt.rna.tf32.f32: \p value rounded to tf32 with ties away from zero (the
 /// low 13 bits of the result are zero).
 std::uint32_t encodeTf32RoundAway(float value);

@@ -121,6 +121,17 @@ bool Decoder::decodeArith(std::string_view base, const Mods &m) {
     ins.round = *m.round;
   PtxType t = ins.type;
   bool isFloat = ptxTypeIsFloat(t);
+  // Packed halves: {add,sub,mul,fma}.rn.{f16x2,bf16x2}, each half rounded
+  // once to nearest even (ScalarOps arith).
+  if (t == PtxType::F16x2 || t == PtxType::BF16x2) {
+    bool op = ins.op == OpKind::Fma || ins.op == OpKind::Add ||
+              ins.op == OpKind::Sub || ins.op == OpKind::Mul;
+    if (!op || ins.sat || ins.round != RoundKind::Rn)
+      return bad(fmt::format("`{}`: on .{} only add, sub, mul and fma with "
+                             ".rn (no .sat) are modelled",
+                             opcode, ptxTypeName(t)));
+    return true;
+  }
   if (isFloat && t != PtxType::F32 && t != PtxType::F64)
     return bad(fmt::format("`{}`: arithmetic on .{} is not supported (only "
                            ".f32 and .f64)",

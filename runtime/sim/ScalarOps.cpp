@@ -1,4 +1,5 @@
-//===- runtime/sim/ScalarOps.cpp - Value semantics of PTX's scalar instructions ===//
+//===- runtime/sim/ScalarOps.cpp - Value semantics of PTX's scalar instructions
+//===//
 #include "runtime/sim/ScalarOps.h"
 
 #include "runtime/sim/FloatFormats.h"
@@ -115,8 +116,7 @@ double roundTo(double v, RoundKind r) {
 }
 
 /// The float operations of f32 and f64 alike; false when \p op is not one.
-template <typename T>
-bool floatArith(OpKind op, T x, T y, T z, T &r) {
+template <typename T> bool floatArith(OpKind op, T x, T y, T z, T &r) {
   switch (op) {
   case OpKind::Add:
     r = x + y;
@@ -294,6 +294,24 @@ std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
                     std::uint64_t c) {
   PtxType t = ins.type;
   unsigned bits = ptxTypeBits(t);
+  if (t == PtxType::F16x2 || t == PtxType::BF16x2) {
+    // Each 16-bit half on its own: the inputs widen exactly, the product
+    // and sum are exact in double but for operands spanning more than 53
+    // bits, and the result rounds once to the half format.
+    ElemKind kind = t == PtxType::F16x2 ? ElemKind::F16 : ElemKind::BF16;
+    std::uint64_t out = 0;
+    for (unsigned half = 0; half < 2; ++half) {
+      auto at = [&](std::uint64_t v) {
+        return double(decodeElem(
+            kind, static_cast<std::uint32_t>(v >> 16 * half) & 0xffff));
+      };
+      double x = at(a), y = at(b), z = at(c), r;
+      if (!floatArith(ins.op, x, y, z, r))
+        throw SimFault("instruction not modelled for packed halves");
+      out |= std::uint64_t(encodeHalfFromDouble(kind, r)) << 16 * half;
+    }
+    return out;
+  }
   if (t == PtxType::F32) {
     float x = asF32(a), y = asF32(b), z = asF32(c), r;
     // Mixed precision: a (and fma's b) are f16 or bf16, widened exactly.

@@ -1,12 +1,14 @@
 # lit configuration for tilec's golden tests.
 #
-# Substitutions: `tilec`, `FileCheck`, `not` and `%ptxas-verify <arch>`, which
+# Substitutions: `tilec`, `FileCheck`, `not`, `%python` and
+# `%ptxas-verify <arch>`, which
 # assembles stdin with ptxas for that target. A test that uses it says
 # `REQUIRES: ptxas`, so that where ptxas is missing it is reported
 # UNSUPPORTED rather than passing without assembling anything; a test that
 # forgets the line fails there instead of passing.
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -44,3 +46,5 @@ config.substitutions.append(("%examples", os.path.join(
     os.path.dirname(os.path.dirname(config.tilec_tools_dir)), "examples")))
 config.substitutions.append(("%expect-exit", os.path.join(
     config.test_source_root, "expect-exit.sh")))
+# The Python running lit, for helper scripts (tests/lit/pack/Inputs).
+config.substitutions.append(("%python", sys.executable))

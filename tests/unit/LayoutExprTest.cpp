@@ -178,7 +178,8 @@ TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
                                  "tiled_product",
                                  "size",
                                  "cosize",
-                                 "flatten"};
+                                 "flatten",
+                                 "packed_int4"};
   static const char *seeds[] = {
       "zipped_divide(((8,16),(64,2)):((64,512),(1,8192)), (64,16))",
       "recast(((64,16),(2,(4,2))):((64,1),(4096,(16,8192))), 16, 128)",

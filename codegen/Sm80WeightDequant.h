@@ -1,0 +1,83 @@
+//===- codegen/Sm80WeightDequant.h - 4-bit weights on sm_80 -----*- C++ -*-===//
+//
+// Internal to codegen/: the sm_80 GEMM's B side when B is a 4-bit weight
+// (GemmSpec::weightQuant). Per pipeline stage the CTA copies, with cp.async,
+//   - its bn x bk packed codes: (bn / 16) x (bk / 64) blocks of 512 bytes,
+//     stored as in global memory (ir/WeightPack.h), which is the layout
+//     packedInt4Layout(bn, bk) of the stage;
+//   - the stage's scaleRows = max(1, bk / group) rows of bn scales (SB),
+//     and as many rows of bn u8 zero points (ZB) when the weight has them.
+// Each warp then loads, per k64 block and pair of n8 tiles, its lane's 16
+// bytes (one ld.shared.v4: four k16 steps) and per k16 step turns one
+// 32-bit word into the two n8 tiles' B fragments:
+//   x  = (word >> 4 i) & 0x000f000f | magic   (two 16-bit floats m + code)
+//   d  = fma(x, 1, -(m + z))                  (exact: code - z)
+//   b  = fma(d, scale, -0)                    (one rounding: (code - z) s)
+// with m = 128 for bf16 (0x4300) and 1024 for f16 (0x6400), i = 2 j + h
+// for n8 tile j's register h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEC_CODEGEN_SM80WEIGHTDEQUANT_H
+#define TILEC_CODEGEN_SM80WEIGHTDEQUANT_H
+
+#include "ir/GemmSpec.h"
+#include "ir/Layout.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <vector>
+
+namespace tilec {
+
+struct Sm80Kernel;
+
+/// The 4-bit weight's stage geometry, decided with the rest of the plan.
+struct Sm80WeightPlan {
+  WeightQuantSpec quant;
+  Layout packed;           ///< packedInt4Layout(bn, bk): (n, k) -> nibble.
+  unsigned codeBytes = 0;  ///< bn * bk / 2 per stage.
+  unsigned scaleRows = 0;  ///< Group rows per stage: max(1, bk / group).
+  unsigned scaleBytes = 0; ///< scaleRows * bn * 2, rounded up to 128.
+  unsigned zeroBytes = 0;  ///< scaleRows * bn (0 without zero points),
+                           ///< rounded up to 128.
+  /// Byte offsets of the three stage rings after A's (set by the plan).
+  unsigned codeRegion = 0, scaleRegion = 0, zeroRegion = 0;
+
+  unsigned stageBytes() const { return codeBytes + scaleBytes + zeroBytes; }
+};
+
+/// Checks what the sm_80 dequantizing kernel takes (A f16/bf16, scales of
+/// A's type, group 32/64/128, bn % 16, bk % 64, bk and group nested, K-major
+/// B) and derives the stage geometry; verifies over every lane that the
+/// fragment loads read the layout's words (lane l's 16 bytes of a block at
+/// byte 16 l). Errors name the field and what is legal.
+llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec);
+
+/// Per-thread state of the weight's copies and fragment loads.
+struct Sm80WeightLoads {
+  const Sm80WeightPlan *plan = nullptr;
+  llvm::Value *fragmentBase = nullptr; ///< Lane's byte offset in a stage.
+  llvm::Value *channel = nullptr;      ///< Lane's channel in the warp: g.
+};
+
+Sm80WeightLoads setUpSm80WeightLoads(Sm80Kernel &kernel);
+
+/// Issues the cp.async copies of k-tile \p kt (codes, scales, zero points)
+/// into \p stage.
+void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
+                           llvm::Value *kt, llvm::Value *stage);
+
+/// The B fragments of k16 step \p ks from \p stage: one quad per pair of
+/// n8 tiles (tile j's registers at 2 j, 2 j + 1), as the ldmatrix path
+/// returns them. \p words holds each pair's 16 bytes of the current k64
+/// block: loaded here when ks % 4 == 0, else read from it.
+std::vector<std::array<llvm::Value *, 4>>
+loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
+                        llvm::Value *stage, unsigned ks,
+                        std::vector<llvm::Value *> &words);
+
+} // namespace tilec
+
+#endif // TILEC_CODEGEN_SM80WEIGHTDEQUANT_H

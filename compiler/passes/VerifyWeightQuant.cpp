@@ -1,0 +1,174 @@
+//===- compiler/passes/VerifyWeightQuant.cpp - Rules of 4-bit weights -----===//
+//
+// The scale line first (operand, type, group, zero points), then what a
+// 4-bit weight asks of the rest of the kernel. Every message names the
+// value written and what would be legal.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/passes/VerifyWeightQuant.h"
+
+#include "codegen/GemmTarget.h"
+#include "ir/DType.h"
+#include "ir/WeightPack.h"
+
+namespace tilec {
+
+namespace {
+
+bool isInt4(llvm::StringRef dtype) { return dtype == "u4" || dtype == "i4"; }
+
+/// The group sizes the kernel takes: a k16 step never spans two groups and
+/// a group never spans more than two 64-wide packed blocks' worth of steps.
+constexpr int64_t LegalGroups[] = {32, 64, 128};
+
+void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
+                          llvm::StringRef aType, DiagnosticEngine &diags) {
+  if (op.symbol != "b") {
+    diags.error(op.loc, "group scales apply to the 4-bit weight b, not '" +
+                            op.symbol + "'; write 'scale b bf16 group(128)'");
+    return;
+  }
+  if (!isInt4(bType))
+    diags.error(op.loc, "'scale b ... group(..)' scales a 4-bit weight, but b "
+                        "is " +
+                            bType +
+                            "; declare 'b : u4[N, K] major(K)' or "
+                            "'i4', or write block scales "
+                            "'scale b f32 block(128, 128)'");
+  llvm::StringRef dtype = op.getText("dtype");
+  if (dtype != "bf16" && dtype != "f16")
+    diags.error(attrLoc(op, "dtype"),
+                "group scales of type '" + dtype +
+                    "' are not implemented; legal: bf16 or f16, the "
+                    "activation a's type");
+  else if ((aType == "bf16" || aType == "f16") && dtype != aType)
+    diags.error(attrLoc(op, "dtype"),
+                "group scales are " + dtype + " but a is " + aType +
+                    "; the dequantized weight is a's type, so write 'scale "
+                    "b " +
+                    aType + " group(..)'");
+  const tir::Attr *group = op.get("group");
+  if (!group || !group->isList() || group->list.size() != 1 ||
+      !group->list[0].isInt()) {
+    diags.error(attrLoc(op, "group"),
+                "group(..) takes one K extent; legal: group(32), group(64), "
+                "group(128)");
+  } else {
+    int64_t g = group->list[0].intValue;
+    if (!llvm::is_contained(LegalGroups, g))
+      diags.error(group->list[0].loc.isValid() ? group->list[0].loc
+                                               : attrLoc(op, "group"),
+                  "group(" + llvm::Twine(g) +
+                      ") is not implemented; legal: group(32), group(64), "
+                      "group(128) (one scale per output channel and that "
+                      "many K)");
+  }
+  llvm::StringRef zero = op.getText("zero");
+  if (!zero.empty()) {
+    if (zero != "u8")
+      diags.error(attrLoc(op, "zero"),
+                  "zero points of type '" + zero +
+                      "' are not implemented; legal: zero(u8) (ZB u8[ceil(K "
+                      "/ G), N], values 0 to 15)");
+    if (bType == "i4")
+      diags.error(attrLoc(op, "zero"),
+                  "i4 is symmetric (codes offset by 8) and takes no zero "
+                  "points; declare 'b : u4[N, K]' for zero points, or drop "
+                  "zero(..)");
+  }
+}
+
+/// What a 4-bit b asks of its kernel.
+void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
+                       std::optional<ArchKind> arch, const KernelView &view,
+                       DiagnosticEngine &diags) {
+  if (arch && !gemmTarget(*arch).hasWeightQuant())
+    diags.error(attrLoc(bOperand, "dtype"),
+                llvm::Twine("4-bit weights are not implemented for ") +
+                    archInfo(*arch).name + "; legal: arch " +
+                    weightQuantTargetNames());
+  if (view.aType != DTypeKind::BF16 && view.aType != DTypeKind::F16) {
+    const tir::Op *a = kernel.find("tile.operand", "a");
+    diags.error(a ? attrLoc(*a, "dtype") : kernel.loc,
+                "a 4-bit weight multiplies bf16 or f16 activations; a is " +
+                    dtypeName(view.aType) + " (legal: bf16, f16)");
+  }
+  if (view.bMajor != MajorKind::K)
+    diags.error(attrLoc(bOperand, "major"),
+                "a 4-bit weight is packed along K (ir/WeightPack.h); write "
+                "major(K)");
+  if (view.batch || view.group || kernel.find("tile.group"))
+    diags.error(bOperand.loc, "a 4-bit weight GEMM takes no batch or group "
+                              "extent; declare b : " +
+                                  dtypeName(view.bType) + "[N, K]");
+  if (const tir::Op *block = kernel.find("tile.scale"))
+    diags.error(block->loc, "block scales do not combine with a 4-bit "
+                            "weight's group scales; drop 'scale " +
+                                block->symbol + " ... block(..)'");
+  if (const tir::Op *smem = kernel.find("tile.smem", "b"))
+    if (const tir::Attr *layout = smem->get("layout");
+        layout && !layout->isIdent("auto") &&
+        !(layout->isString() && view.bn % PackedInt4BlockN == 0 &&
+          view.bk % PackedInt4BlockK == 0 &&
+          layout->str == packedInt4Layout(view.bn, view.bk).str()))
+      diags.error(attrLoc(*smem, "layout"),
+                  "a 4-bit weight is staged in its packed order; write "
+                  "'smem b = auto'");
+  const tir::Op *tile = kernel.find("tile.tile");
+  if (view.bn % PackedInt4BlockN != 0)
+    diags.error(tile ? attrLoc(*tile, "bn") : kernel.loc,
+                "BN = " + llvm::Twine(view.bn) +
+                    " is not a multiple of 16, the packed weight's block of "
+                    "output channels");
+  if (view.bk % PackedInt4BlockK != 0)
+    diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
+                "BK = " + llvm::Twine(view.bk) +
+                    " is not a multiple of 64, the packed weight's block of "
+                    "K");
+  if (view.weightQuant) {
+    int64_t g = view.weightQuant->group;
+    if (view.bk % g != 0 && g % view.bk != 0)
+      diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
+                  "BK = " + llvm::Twine(view.bk) + " and group(" +
+                      llvm::Twine(g) +
+                      ") do not nest; BK must be a multiple or a divisor of "
+                      "the group");
+  }
+}
+
+} // namespace
+
+void verifyWeightQuant(const tir::Op &kernel, std::optional<ArchKind> arch,
+                       const KernelView *view, DiagnosticEngine &diags) {
+  const tir::Op *a = kernel.find("tile.operand", "a");
+  const tir::Op *b = kernel.find("tile.operand", "b");
+  const tir::Op *c = kernel.find("tile.operand", "c");
+  for (const tir::Op *op : {a, c})
+    if (op && isInt4(op->getText("dtype")))
+      diags.error(attrLoc(*op, "dtype"),
+                  "only b may be a 4-bit weight; " + op->symbol + " is " +
+                      op->getText("dtype") + " (legal for " + op->symbol +
+                      ": bf16, f16" + (op == c ? ", f32" : "") + ")");
+  llvm::StringRef bType = b ? b->getText("dtype") : "";
+  llvm::StringRef aType = a ? a->getText("dtype") : "";
+  const tir::Op *scale = nullptr;
+  for (const tir::Op &op : kernel.body)
+    if (op.name == "tile.group_scale") {
+      verifyGroupScaleLine(op, bType, aType, diags);
+      scale = &op;
+    }
+  if (!b || !isInt4(bType))
+    return;
+  if (!scale)
+    diags.error(b->loc,
+                "the 4-bit weight b needs its group scales; add "
+                "'scale b " +
+                    (aType == "f16" ? llvm::StringRef("f16")
+                                    : llvm::StringRef("bf16")) +
+                    " group(128)'" +
+                    (bType == "u4" ? " (and zero(u8) for zero points)" : ""));
+  if (view)
+    verifyQuantKernel(kernel, *b, arch, *view, diags);
+}
+
+} // namespace tilec
