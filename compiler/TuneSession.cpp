@@ -540,6 +540,9 @@ llvm::Expected<TuneReport> tuneProgram(llvm::StringRef source,
           result.skipped = why;
         else if ((*lowered)->spec.group)
           result.skipped = "grouped kernels are not timed by tilec tune yet";
+        else if ((*lowered)->spec.weightQuant)
+          result.skipped =
+              "4-bit weight kernels are not timed by tilec tune yet";
         else
           timeCandidates(compiler, source, request, device, result);
       }
