@@ -154,13 +154,16 @@ void DiskCache::store(llvm::StringRef keyText,
   os << llvm::json::Value(std::move(entry)) << '\n' << kernel.ptx;
   os.flush();
 
+  writeFileAtomically(entryPath(keyText), text);
+}
+
+bool writeFileAtomically(llvm::StringRef path, llvm::StringRef text) {
   // A unique file in the same directory, renamed over the entry: readers
   // see the old entry, none, or the whole new one.
-  std::string path = entryPath(keyText);
   llvm::SmallString<256> temp;
   int fd = -1;
   if (llvm::sys::fs::createUniqueFile(path + ".%%%%%%%%.tmp", fd, temp))
-    return;
+    return false;
   {
     llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
     out << text;
@@ -168,11 +171,14 @@ void DiskCache::store(llvm::StringRef keyText,
     if (out.has_error()) {
       out.clear_error();
       llvm::sys::fs::remove(temp);
-      return;
+      return false;
     }
   }
-  if (llvm::sys::fs::rename(temp, path))
+  if (llvm::sys::fs::rename(temp, path)) {
     llvm::sys::fs::remove(temp);
+    return false;
+  }
+  return true;
 }
 
 } // namespace tilec

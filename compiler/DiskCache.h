@@ -67,6 +67,11 @@ private:
   std::string directory;
 };
 
+/// Writes \p text to \p path through a unique temporary file in the same
+/// directory renamed over it, so readers see the old file, none, or the
+/// whole new one; false when it could not.
+bool writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
+
 /// What identifies this build of tilec: the file holding this code (path,
 /// size, modification time) and the LLVM version. Computed once.
 llvm::StringRef tilecBuildIdentity();

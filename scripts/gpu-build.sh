@@ -7,6 +7,7 @@
 #   gpu-build.sh bench  then  run command="bash scripts/gpu-bench.sh"  carry=[".carry"]
 #   gpu-build.sh crossval  then  run command="bash scripts/gpu-crossval.sh"  carry=[".carry"]
 #   gpu-build.sh crossval  then  run command="bash scripts/gpu-sanitize.sh"  carry=[".carry"]
+#   gpu-build.sh tune  then  run command="bash scripts/gpu-tune.sh"  carry=[".carry"]
 #   BUILD_DIR=build-static-py gpu-build.sh python  then
 #     run command="bash scripts/gpu-python.sh"  carry=[".carry-py"]
 set -euo pipefail
@@ -30,8 +31,9 @@ case $set_name in
   tests) wanted="tests/tilec-gputests examples/run_tile examples/saxpy" ;;
   bench) wanted="bench/Sm90GemmBench bench/Sm90FP8Bench bench/GemmBench" ;;
   crossval) wanted="compiler/tilec/tilec tests/tilec-gputests" ;;
+  tune) wanted="compiler/tilec/tilec" ;;
   python) wanted="capi/libtilec.so"; stage=$TILEC_ROOT/.carry-py ;;
-  *) echo "usage: gpu-build.sh [tests|bench|crossval|python]" >&2; exit 2 ;;
+  *) echo "usage: gpu-build.sh [tests|bench|crossval|tune|python]" >&2; exit 2 ;;
 esac
 BUILD_DIR=$BUILD_DIR TILEC_CMAKE_ARGS="-DTILEC_LLVM_STATIC=ON" \
   TILEC_TARGETS="$(for exe in $wanted; do basename "$exe"; done |

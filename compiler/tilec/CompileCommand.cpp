@@ -13,6 +13,7 @@
 #include "compiler/tilec/Command.h"
 
 #include "compiler/Compilation.h"
+#include "compiler/TuneSession.h"
 #include "compiler/VerifyDiagnostics.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -121,6 +122,19 @@ int runCompile() {
                  << "': " << buffer.getError().message() << "\n";
     return ExitDiagnostic;
   }
+  // A program that fixes M, N and K: the winner `tilec tune` remembered
+  // for it on this GPU, said in a comment before the output.
+  std::string tunedHeader;
+  if (!verifyDiagnosticsOption && options.emit != EmitKind::AST &&
+      options.emit != EmitKind::IR && options.passes.empty())
+    if (std::optional<TunedSource> tuned =
+            tunedSourceForGpu((*buffer)->getBuffer(), "", options.arch, {})) {
+      tunedHeader =
+          (options.emit == EmitKind::LLVM ? "; tilec: " : "// tilec: ") +
+          tuned->note + "\n";
+      *buffer = llvm::MemoryBuffer::getMemBufferCopy(
+          tuned->source, (*buffer)->getBufferIdentifier());
+    }
   llvm::SourceMgr sourceMgr;
   unsigned bufferId =
       sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
@@ -136,7 +150,7 @@ int runCompile() {
                    << "': " << ec.message() << "\n";
       return ExitDiagnostic;
     }
-    out.os() << result.output;
+    out.os() << tunedHeader << result.output;
     out.keep();
   }
   if (verifyDiagnosticsOption)

@@ -30,6 +30,7 @@
 #include "compiler/Compiler.h"
 #include "compiler/KernelCheck.h"
 #include "compiler/SimProfileReport.h"
+#include "compiler/TuneSession.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/SimDriver.h"
@@ -361,6 +362,20 @@ int runRun() {
                    << "\n";
       return ExitDiagnostic;
     }
+    // A winner `tilec tune` remembered for this shape on this GPU.
+    std::string tuned;
+    std::optional<TunedSource> t;
+    if (!useSim && !replacementPtx)
+      t = tunedSourceForGpu(source, name, std::nullopt,
+                            {shape.m, shape.n, shape.k});
+    if (t) {
+      if (auto compiledTuned = compiler.compile(t->source, options)) {
+        kernel = **compiledTuned;
+        tuned = t->entry.variant.describe();
+      } else {
+        llvm::consumeError(compiledTuned.takeError());
+      }
+    }
     KernelCheckOptions check;
     check.seed =
         seed ? uint64_t(seed)
@@ -385,6 +400,8 @@ int runRun() {
       size = "g" + std::to_string(shape.groups) + "x" + size;
     results.push_back(
         runEntry(name, shape, r, check, seconds, counters, where));
+    if (!tuned.empty())
+      (*results.back().getAsObject())["tuned"] = tuned;
     if (json)
       continue;
     llvm::outs() << (r.pass ? "PASS " : "FAIL ") << name << " " << size << ": "
@@ -393,6 +410,8 @@ int runRun() {
       llvm::outs() << ": " << r.detail;
     if (!r.note.empty())
       llvm::outs() << " (" << r.note << ")";
+    if (!tuned.empty())
+      llvm::outs() << " (tuned: " << tuned << ")";
     llvm::outs() << "\n";
     if (profile)
       printSimProfile(llvm::outs(), llvm::sys::path::filename(inputFile));

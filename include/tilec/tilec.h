@@ -439,6 +439,32 @@ TILEC_API tilec_status tilec_dequantize_int4_weights(
     const void *scales, const char *scale_dtype, const uint8_t *zeros,
     float *out);
 
+/*===-- API 12: `tilec tune` ---------------------------------------------===*/
+
+/* `tilec tune` (API 12): times the variants of what each kernel of
+ * \p source (\p len bytes) leaves to the compiler on the GPU and remembers
+ * the fastest. \p options_json is a JSON object: "shapes" (required,
+ * "M,N,K[;M,N,K...]"), "kernel", "arch", "vary" ("tile,stages,schedule,
+ * store" or "all"), "budget_s", "dry_run", "seed", "remember". *out_json
+ * is the report `tilec tune --json` prints, valid on this thread until the
+ * next tilec_tune. Without a GPU (and not a dry run) TILEC_ERROR_RUNTIME;
+ * a bad option TILEC_ERROR_INVALID_ARGUMENT; a program error
+ * TILEC_ERROR_COMPILE. */
+TILEC_API tilec_status tilec_tune(const char *source, size_t len,
+                                  const char *options_json,
+                                  const char **out_json);
+/* The remembered winner of kernel \p kernel of \p source for an M x N x K
+ * problem on the current GPU (the same program, kernel, shape bucket,
+ * target and device): *out_source is the program's Tile IR with the
+ * winner's items written in (compile it with tilec_compile) and *out_note
+ * (when not null) says what was tuned; both NULL when nothing matches.
+ * Valid on this thread until the next call. */
+TILEC_API tilec_status tilec_tuned_source(const char *source, size_t len,
+                                          const char *kernel, int64_t m,
+                                          int64_t n, int64_t k,
+                                          const char **out_source,
+                                          const char **out_note);
+
 #ifdef __cplusplus
 }
 #endif

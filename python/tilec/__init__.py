@@ -22,13 +22,14 @@ from ._torch_op import gemm
 from ._torch_op import register as _register_torch_ops
 from ._pack import (PackedWeights, pack_weights, quantize_weights,
                     unpack_weights)
+from ._tune import tune, tune_gemm
 
 __version__ = _clib.tilec_version().decode()
 
 __all__ = ["CompileError", "Descriptor", "Kernel", "Layout", "LayoutError",
            "compile", "desc", "gemm", "layout", "__version__",
            "PackedWeights", "pack_weights", "quantize_weights",
-           "unpack_weights"]
+           "unpack_weights", "tune", "tune_gemm"]
 
 # With torch already imported, tilec::gemm is registered now, so that
 # torch.compile sees it before tracing; otherwise on the first tilec.gemm.

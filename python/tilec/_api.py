@@ -58,6 +58,8 @@ class Kernel(Launchable):
     def __init__(self, handle):
         self._handle = handle
         self._lowered = None
+        # What `tilec tune` chose, when tilec.gemm runs a remembered winner.
+        self.tuned = None
 
     def __del__(self):
         self._release_launchers()
@@ -150,13 +152,20 @@ def compile(source_or_path, kernel=None, arch=None, line_info=False):
     handle = ctypes.c_void_p()
     status = lib.tilec_compile(_shared_compiler(), source, len(source),
                                ctypes.byref(options), ctypes.byref(handle))
+    raise_for_status(status)
+    return Kernel(handle)
+
+
+def raise_for_status(status):
+    """Raises what a C API status other than OK means: CompileError,
+    ValueError (a bad argument) or RuntimeError, with the library's
+    message."""
     if status == _lib.ERROR_COMPILE:
         raise CompileError(_lib.last_error())
     if status == _lib.ERROR_INVALID_ARGUMENT:
         raise ValueError(_lib.last_error())
     if status != _lib.OK:
         raise RuntimeError(_lib.last_error())
-    return Kernel(handle)
 
 
 class Layout:

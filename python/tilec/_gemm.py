@@ -174,10 +174,33 @@ def _compiled(source, key):
     return kernel
 
 
+def tuned_source(source, m, n, k):
+    """(source, note) of the winner `tilec tune` (or tilec.tune_gemm)
+    remembered for the one kernel of source at M x N x K on the current GPU
+    (its shape bucket: M rounded up to a power of two), or (None, None)
+    (the C API's tilec_tuned_source; an error there means the rules' pick).
+    """
+    text = source.encode()
+    out, note = ctypes.c_char_p(), ctypes.c_char_p()
+    status = lib.tilec_tuned_source(text, len(text), b"", m, n, k,
+                                    ctypes.byref(out), ctypes.byref(note))
+    if status != _lib.OK or not out.value:
+        return None, None
+    return out.value.decode(), note.value.decode()
+
+
 def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
-    """The compiled Kernel of program_source's program (cached)."""
-    return _compiled(*program_source(arch, a_type, b_type, a_major, b_major,
-                                     m, n, k, sms))
+    """The compiled Kernel of program_source's program (cached), or of the
+    winner `tilec tune` remembered for it at this shape (kernel.tuned then
+    says which)."""
+    source, key = program_source(arch, a_type, b_type, a_major, b_major, m,
+                                 n, k, sms)
+    tuned, note = tuned_source(source, m, n, k)
+    if tuned is None:
+        return _compiled(source, key)
+    kernel = _compiled(tuned, key + ("tuned", tuned))
+    kernel.tuned = note
+    return kernel
 
 
 def _torch():

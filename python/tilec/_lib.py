@@ -228,6 +228,12 @@ _signatures = {
     "tilec_dequantize_int4_weights": (ctypes.c_int, [
         _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P,
         _S, _P, _P]),
+    # API 12: `tilec tune` (python/tilec/_tune.py).
+    "tilec_tune": (ctypes.c_int, [_S, ctypes.c_size_t, _S,
+                                  ctypes.POINTER(_S)]),
+    "tilec_tuned_source": (ctypes.c_int, [
+        _S, ctypes.c_size_t, _S, ctypes.c_int64, ctypes.c_int64,
+        ctypes.c_int64, ctypes.POINTER(_S), ctypes.POINTER(_S)]),
 }
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)

@@ -627,6 +627,18 @@ int main(int argc, char **argv) {
         TILEC_ERROR_LAYOUT);
   CHECK(tilec_last_error_column() == 20);
 
+  /* `tilec tune` (API 12): a dry run lists the candidates, JSON out. */
+  const char *tuneJson = NULL;
+  CHECK(tilec_tune(source, length,
+                   "{\"shapes\": \"1000,1304,1024\", \"dry_run\": true, "
+                   "\"vary\": \"stages\", \"budget_s\": 2}",
+                   &tuneJson) == TILEC_OK);
+  CHECK(tuneJson && strstr(tuneJson, "\"dry_run\":true") != NULL);
+  CHECK(tuneJson && strstr(tuneJson, "\"baseline\":true") != NULL);
+  CHECK(tilec_tune(source, length, "{\"shapes\": \"1000,1304\"}", &tuneJson) ==
+        TILEC_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(tilec_last_error(), "has 2 sizes") != NULL);
+
   if (argc > 2 && strcmp(argv[2], "--launch") == 0) {
     launchAndCheck(kernel, 0);
     /* The same kernel with a fused epilogue (API 2's bias operand). */

@@ -1,0 +1,74 @@
+"""tilec.tune: `tilec tune` from Python, over the C API's tilec_tune.
+
+    import tilec
+    report = tilec.tune("examples/gemm_decode_auto_sm90.tile",
+                        shapes=[(64, 2112, 7168)])
+    best = report["results"][0]["best"]      # "64x64x64 s8 swap_ab ..."
+
+The report is the JSON `tilec tune --json` prints, as a dict. Without a GPU
+only dry_run=True works (the simulator times nothing); it lists the
+candidates that would be timed with the cost model's figures.
+"""
+import ctypes
+import json
+import os
+
+from ._api import _looks_like_path, raise_for_status
+from ._lib import lib
+
+
+def _shapes_text(shapes):
+    if isinstance(shapes, str):
+        return shapes
+    return ";".join(",".join(str(int(x)) for x in shape) for shape in shapes)
+
+
+def tune(source_or_path, shapes, kernel=None, arch=None, vary=None,
+         budget_s=20.0, dry_run=False, seed=1, remember=True):
+    """Tunes the kernels of a .tile program (text or path) for shapes, a
+    list of (M, N, K) or the text "M,N,K;M,N,K". vary names written items
+    to vary too ("tile,stages", "all"). Returns the report as a dict.
+
+    Raises CompileError for an error in the program, ValueError for a bad
+    option, RuntimeError without a GPU (unless dry_run)."""
+    if isinstance(source_or_path, os.PathLike) or _looks_like_path(
+            str(source_or_path)):
+        with open(os.fspath(source_or_path), "rb") as f:
+            source = f.read()
+    else:
+        source = str(source_or_path).encode()
+    options = {"shapes": _shapes_text(shapes), "budget_s": float(budget_s),
+               "dry_run": bool(dry_run), "seed": int(seed),
+               "remember": bool(remember)}
+    for key, value in (("kernel", kernel), ("arch", arch), ("vary", vary)):
+        if value is not None:
+            options[key] = value
+    out = ctypes.c_char_p()
+    status = lib.tilec_tune(source, len(source), json.dumps(options).encode(),
+                            ctypes.byref(out))
+    raise_for_status(status)
+    return json.loads(out.value.decode())
+
+
+def tune_gemm(m, n, k, dtype="bf16", a_major="K", b_major="K", arch="sm_90a",
+              sms=None, budget_s=20.0, dry_run=False):
+    """Tunes the program tilec.gemm compiles for an M x N x K product of
+    dtype operands ("bf16", "f16", "tf32", "e4m3", "e5m2"; a_major "K" or
+    "M", b_major "K" or "N"), every item varied, so that tilec.gemm then
+    runs the winner for that shape bucket on this GPU. sms: the SM count
+    the rules pick for (None: the current GPU's through torch, else 132).
+    Returns the report as tune() does."""
+    from ._gemm import program_source
+    if sms is None:
+        sms = 0
+        try:
+            import torch
+            if torch.cuda.is_available():
+                sms = torch.cuda.get_device_properties(0).multi_processor_count
+        except ImportError:
+            pass
+    source, _ = program_source(arch, dtype, dtype, a_major, b_major, m, n, k,
+                               sms)
+    return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
+                dry_run=dry_run)
+

@@ -1,0 +1,70 @@
+"""tilec.tune: the C API's tilec_tune from Python, without a GPU."""
+import os
+
+import pytest
+
+import tilec
+from conftest import ROOT
+
+DECODE = os.path.join(ROOT, "examples", "gemm_decode_auto_sm90.tile")
+
+
+def test_dry_run_lists_candidates():
+    report = tilec.tune(DECODE, shapes=[(64, 2112, 7168)], dry_run=True,
+                        budget_s=3)
+    assert report["dry_run"] is True
+    (result,) = report["results"]
+    assert result["kernel"] == "gemm_decode_auto"
+    assert result["bucket"] == [64, 2112, 7168]
+    assert result["varied"] == "schedule, store"
+    candidates = result["candidates"]
+    assert candidates[0]["baseline"] is True
+    assert 2 <= len(candidates) <= 6
+    assert all(c["model_us"] > 0 for c in candidates)
+
+
+def test_shapes_as_text_and_vary():
+    report = tilec.tune(DECODE, shapes="64,2112,7168", vary="stages",
+                        dry_run=True, budget_s=1)
+    assert report["results"][0]["varied"] == "stages, schedule, store"
+
+
+def test_bad_options_raise():
+    with pytest.raises(ValueError, match="has 2 sizes"):
+        tilec.tune(DECODE, shapes="64,2112", dry_run=True)
+    with pytest.raises(ValueError, match="unknown item 'warps'"):
+        tilec.tune(DECODE, shapes=[(64, 2112, 7168)], vary="warps",
+                   dry_run=True)
+    with pytest.raises(tilec.CompileError, match="fixed extent M = 64"):
+        tilec.tune(DECODE, shapes=[(128, 2112, 7168)], dry_run=True)
+
+
+def test_no_timing_without_a_gpu(monkeypatch):
+    # The simulator times nothing; a machine with no driver says so too.
+    try:
+        report = tilec.tune(DECODE, shapes=[(64, 2112, 7168)], budget_s=1,
+                            remember=False)
+    except RuntimeError as e:
+        assert "tilec tune times kernels on the GPU" in str(e)
+    else:  # a GPU machine
+        assert report["results"][0]["timed"] >= 1
+
+
+def test_tune_gemm_varies_every_item_of_the_gemm_program():
+    report = tilec.tune_gemm(64, 2112, 7168, sms=132, dry_run=True,
+                             budget_s=2)
+    (result,) = report["results"]
+    assert result["varied"] == "tile, stages, schedule, store"
+    assert result["kernel"] == "tilec_gemm_bf16_kk_sm_90a"
+    # The rules' pick is the baseline: swap-AB split-K for this decode shape.
+    assert "swap_ab" in result["candidates"][0]["variant"]
+
+
+def test_no_tuned_source_without_a_remembered_winner(monkeypatch, tmp_path):
+    # An empty tune cache (a GPU run of test_gpu_tune.py fills the
+    # session's).
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    from tilec import _gemm
+    source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
+                                     2112, 7168, 132)
+    assert _gemm.tuned_source(source, 64, 2112, 7168) == (None, None)
