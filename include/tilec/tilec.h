@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 12
+#define TILEC_API_VERSION 13
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -439,9 +439,9 @@ TILEC_API tilec_status tilec_dequantize_int4_weights(
     const void *scales, const char *scale_dtype, const uint8_t *zeros,
     float *out);
 
-/*===-- API 12: `tilec tune` ---------------------------------------------===*/
+/*===-- API 13: `tilec tune` ---------------------------------------------===*/
 
-/* `tilec tune` (API 12): times the variants of what each kernel of
+/* `tilec tune` (API 13): times the variants of what each kernel of
  * \p source (\p len bytes) leaves to the compiler on the GPU and remembers
  * the fastest. \p options_json is a JSON object: "shapes" (required,
  * "M,N,K[;M,N,K...]"), "kernel", "arch", "vary" ("tile,stages,schedule,

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 12
+API_VERSION = 13
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -228,7 +228,7 @@ _signatures = {
     "tilec_dequantize_int4_weights": (ctypes.c_int, [
         _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P,
         _S, _P, _P]),
-    # API 12: `tilec tune` (python/tilec/_tune.py).
+    # API 13: `tilec tune` (python/tilec/_tune.py).
     "tilec_tune": (ctypes.c_int, [_S, ctypes.c_size_t, _S,
                                   ctypes.POINTER(_S)]),
     "tilec_tuned_source": (ctypes.c_int, [

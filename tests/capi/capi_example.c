@@ -627,7 +627,7 @@ int main(int argc, char **argv) {
         TILEC_ERROR_LAYOUT);
   CHECK(tilec_last_error_column() == 20);
 
-  /* `tilec tune` (API 12): a dry run lists the candidates, JSON out. */
+  /* `tilec tune` (API 13): a dry run lists the candidates, JSON out. */
   const char *tuneJson = NULL;
   CHECK(tilec_tune(source, length,
                    "{\"shapes\": \"1000,1304,1024\", \"dry_run\": true, "
