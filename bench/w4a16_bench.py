@@ -213,14 +213,14 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
             wrong, rel = check(fn(a, p4, sz4), a, w32)
             notes.append(f"int4: {wrong} wrong, max rel {rel:.1e}")
             p4s = [p4] + [p4.clone() for _ in range(nq - 1)]
-            sides["int4"] = (lambda i: fn(a, p4s[i % nq], sz4), nq)
+            sides["int4"] = (lambda i, f=fn: f(a, p4s[i % nq], sz4), nq)
         else:
             notes.append(f"int4: n/a ({int4[1]})")
         sides["copy"] = (lambda i: dst[i % nq].copy_(src[i % nq]), nq)
         samples = {name: [] for name in sides}
         for _ in range(args.rounds):
-            for name, (fn, copies) in sides.items():
-                samples[name].append(time_graph(fn, copies, args.iters,
+            for name, (side, copies) in sides.items():
+                samples[name].append(time_graph(side, copies, args.iters,
                                                 batch=cycle(copies)))
         t = {name: sorted(v)[len(v) // 2] for name, v in samples.items()}
         best = min(tilec_names, key=lambda x: t[x])

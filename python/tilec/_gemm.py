@@ -360,24 +360,40 @@ _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
 def w4a16_tile(m, n, k, group, sms=132):
     """(BM, BN, BK, stages, split_k) of the W4A16 program for an M x N x K
     problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
-    32, 64 that holds M; BN 64; BK 128 (a multiple of every group, so
-    scale rows and stages nest) or 64 when K is not a multiple of 128; 4
-    stages; and where the output tiles do not fill the SMs, K split so
-    that about two CTAs run per SM (each split at least 4 k-tiles, at most
-    16 splits): decode reads the weight once, so the bytes in flight, not
-    the tiles, set the speed."""
+    32, 64 that holds M; BN 128 with BK 256 for K >= 8192 (N a multiple of
+    128), else BN 64 with BK 128 (64 when K is not a multiple of 128); 4
+    stages (3 where 4 would not fit); and where the output tiles do not
+    fill the SMs, K split evenly into one wave of at most 3 CTAs per SM.
+    Measured on the H200 (bench/W4A16Results.md): the kernel issues about
+    0.16 instructions per weight, so the wider tile (fewer A fragment and
+    copy instructions per weight) pays where K is long, and the split is
+    what fills the SMs at decode N."""
     bm = 16 if m <= 16 else 32 if m <= 32 else 64
-    bn = 64
-    bk = 128 if k % 128 == 0 else 64
+    wide = k >= 8192 and n % 128 == 0 and k % 256 == 0
+    bn = 128 if wide else 64
+    bk = 256 if wide else 128 if k % 128 == 0 else 64
     # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
     # nested (one a multiple of the other).
     assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
+    # 4 stages, or as many as sm_80's 163 KiB hold (BM 64 x BK 256: 3).
+    stage_bytes = bm * bk * 2 + bn * bk // 2 + 2 * bn * 3
+    stages = max(2, min(4, 160000 // stage_bytes))
+    # Split K where the tiles leave SMs idle: the most even splits (a
+    # divisor of the k-tiles, each at least 4 of them, at most 16) whose
+    # CTAs stay within one wave of at most 3 per SM (fewer where shared
+    # memory holds fewer): a second, partial wave cost more than the split
+    # gained (8192 x 8192: 5 splits of 16 x 128 x 256, 2 per SM, 29.5 us;
+    # 4 splits 20.5 us).
+    resident = sms * max(1, min(3, 227 * 1024 // (stages * stage_bytes)))
     tiles = -(-m // bm) * -(-n // bn)
     k_tiles = -(-k // bk)
     split = 1
     if tiles < sms:
-        split = max(1, min(16, k_tiles // 4, -(-2 * sms // tiles)))
-    return bm, bn, bk, 4, split
+        for s in range(min(16, k_tiles // 4), 1, -1):
+            if k_tiles % s == 0 and tiles * s <= resident:
+                split = s
+                break
+    return bm, bn, bk, stages, split
 
 
 def w4a16_source(a_type, fmt, group, zeros, tile):
