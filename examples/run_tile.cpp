@@ -75,7 +75,9 @@ int main(int argc, char **argv) {
                          ? RunShape{std::atoll(argv[2]), std::atoll(argv[3]),
                                     std::atoll(argv[4])}
                      : (*kernel)->swapAB ? RunShape{64, 2112, 7168}
-                                         : RunShape{1000, 1304, 1024};
+                     // A 4-bit weight: decode-shaped, whole packed blocks.
+                     : (*kernel)->weightQuant ? RunShape{13, 2064, 4160}
+                                              : RunShape{1000, 1304, 1024};
     KernelCheckOptions check;
     check.seed = std::random_device{}();
     check.smCount = ctx->device().smCount;
