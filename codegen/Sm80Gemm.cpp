@@ -288,6 +288,11 @@ llvm::Expected<Sm80GemmPlan> planSm80Gemm(const GemmSpec &spec) {
   if (spec.splitK > 1) {
     plan.splitFlagByte = (plan.sharedBytes + 15) / 16 * 16;
     plan.sharedBytes = plan.splitFlagByte + 16;
+    if (plan.sharedBytes > sm80MaxSharedBytes())
+      return specError(llvm::formatv(
+          "{0} stages and split_k's flag need {1} bytes of shared memory; "
+          "sm_80 allows {2}: use fewer stages",
+          spec.stages, plan.sharedBytes, sm80MaxSharedBytes()));
   }
   return plan;
 }

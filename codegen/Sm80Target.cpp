@@ -110,6 +110,25 @@ public:
         "every 16-byte row of the smem stages split evenly over the threads");
   }
 
+  /// The generic budget, with a 4-bit weight's stage as its plan lays it
+  /// out: the packed codes and the scale (and zero-point) rows.
+  llvm::Expected<GemmSmemBudget>
+  sharedMemory(const GemmSpec &spec) const override {
+    llvm::Expected<GemmSmemBudget> budget = GemmTarget::sharedMemory(spec);
+    if (!budget || !spec.weightQuant)
+      return budget;
+    llvm::Expected<Sm80WeightPlan> weight = planSm80Weight(spec);
+    if (!weight) { // Verify reports the tile; the generic figure stands.
+      llvm::consumeError(weight.takeError());
+      return budget;
+    }
+    budget->stageBytes =
+        int64_t(spec.bm) * spec.bk * dtypeBits(spec.aType) / 8 +
+        weight->stageBytes();
+    budget->total = budget->stageBytes * spec.stages;
+    return budget;
+  }
+
   bool hasBatch() const override { return true; }
   bool hasWeightQuant() const override { return true; }
   bool hasSplitK() const override { return true; }

@@ -11,7 +11,9 @@
 
 #include "codegen/Sm80Gemm.h"
 #include "ir/WeightPack.h"
+#include "ir/WeightQuant.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -118,7 +120,7 @@ llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
     return planError("group scales are " + dtypeName(quant.scaleType) +
                      " but A is " + dtypeName(spec.aType) +
                      "; they must be A's type");
-  if (quant.group != 32 && quant.group != 64 && quant.group != 128)
+  if (!llvm::is_contained(Int4Groups, int64_t(quant.group)))
     return planError(llvm::formatv("group({0}) is not implemented; legal: "
                                    "32, 64, 128",
                                    quant.group));

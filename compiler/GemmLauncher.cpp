@@ -180,6 +180,13 @@ rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
     return fail("K = " + std::to_string(p.k) +
                 " is not a multiple of 64: the packed 4-bit weight holds "
                 "blocks of 64 along K (pad K)");
+  // The kernel's byte offsets along a block row of codes (8 per K) are
+  // 32-bit.
+  if (p.k > MaxPackedInt4K)
+    return fail("K = " + std::to_string(p.k) +
+                " is beyond a packed 4-bit weight's " +
+                std::to_string(MaxPackedInt4K) +
+                " (its rows' byte offsets are 32-bit); split K");
   if (p.ldb != p.k)
     return fail("ldb = " + std::to_string(p.ldb) +
                 " but the packed 4-bit weight has no padding: ldb = K = " +
@@ -370,10 +377,17 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                              kernel.aType, perSixteenBytes(kernel.aType));
       !s)
     return s;
-  if (rt::Status s = checkLd("ldb", p.ldb, bK ? "K" : "N", bK ? p.k : p.n,
-                             kernel.bType, perSixteenBytes(kernel.bType));
-      !s)
+  // A packed 4-bit weight has no padding: checkWeightQuant wants ldb = K
+  // (and K a multiple of 64) before anything else about B.
+  if (kernel.weightQuant) {
+    if (rt::Status s = checkWeightQuant(kernel, p); !s)
+      return s;
+  } else if (rt::Status s = checkLd("ldb", p.ldb, bK ? "K" : "N",
+                                    bK ? p.k : p.n, kernel.bType,
+                                    perSixteenBytes(kernel.bType));
+             !s) {
     return s;
+  }
   // With swiglu C is M x N / 2 (ir/EpilogueOps.h).
   bool swiglu = findSwiglu(kernel.epilogueOps) != nullptr;
   if (swiglu && p.n % 2 != 0)

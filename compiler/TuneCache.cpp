@@ -68,7 +68,10 @@ std::string TuneKey::text() const {
        {sourceHash, kernel,
         std::string(llvm::formatv("{0},{1},{2}", bucket.m, bucket.n, bucket.k)),
         archInfo(arch).name.str(), deviceName, std::to_string(smCount),
-        std::to_string(driverVersion)}) {
+        std::to_string(driverVersion),
+        // A winner was checked with the compiler that tuned it; another
+        // build may compile the variant differently, or refuse it.
+        tilecBuildIdentity().str()}) {
     t += '\0';
     t += part;
   }

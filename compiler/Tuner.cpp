@@ -73,7 +73,8 @@ unsigned openItemsOf(const tir::Op &kernel, ArchKind arch) {
   unsigned items = 0;
   const GemmTarget &target = gemmTarget(arch);
   const tir::Op *schedule = kernel.find("tile.schedule");
-  if ((target.hasDecodeSchedules() || target.hasPersistentSchedule()) &&
+  if ((target.hasDecodeSchedules() || target.hasSplitK() ||
+       target.hasPersistentSchedule()) &&
       (!schedule || schedule->getText("mode") == "auto"))
     items |= TuneSchedule;
   if (arch != ArchKind::SM80 && storeIsAuto(kernel.find("tile.epilogue")))
@@ -236,10 +237,11 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
   if (items & TuneSchedule) {
     l.swap = {false};
     l.splits = {1};
-    if (target.hasDecodeSchedules() && !grouped) {
+    if (target.hasDecodeSchedules() && !grouped)
       l.swap.push_back(true);
+    // sm_80 splits K without swapping (GemmTarget::hasSplitK).
+    if (target.hasSplitK() && !grouped)
       l.splits = {1, 2, 4, 8};
-    }
     l.persistentCluster = {{0, 1}};
     if (target.hasPersistentSchedule()) {
       l.persistentCluster.push_back({8, 1});

@@ -44,6 +44,9 @@ inline constexpr int64_t PackedInt4BlockN = 16;
 inline constexpr int64_t PackedInt4BlockK = 64;
 /// Bytes of one packed block (16 x 64 codes).
 inline constexpr int64_t PackedInt4BlockBytes = 512;
+/// The largest K the sm_80 kernel takes: a block row is 8 K bytes, and its
+/// byte offsets are 32-bit (2^28 leaves the copies' bounds a factor 2).
+inline constexpr int64_t MaxPackedInt4K = int64_t(1) << 28;
 
 /// An error naming the extent when a [n, k] weight cannot be packed (n not a
 /// multiple of 16, k not a multiple of 64, either not positive).

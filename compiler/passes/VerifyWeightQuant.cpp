@@ -10,16 +10,13 @@
 #include "codegen/GemmTarget.h"
 #include "ir/DType.h"
 #include "ir/WeightPack.h"
+#include "ir/WeightQuant.h"
 
 namespace tilec {
 
 namespace {
 
 bool isInt4(llvm::StringRef dtype) { return dtype == "u4" || dtype == "i4"; }
-
-/// The group sizes the kernel takes: a k16 step never spans two groups and
-/// a group never spans more than two 64-wide packed blocks' worth of steps.
-constexpr int64_t LegalGroups[] = {32, 64, 128};
 
 void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
                           llvm::StringRef aType, DiagnosticEngine &diags) {
@@ -55,7 +52,7 @@ void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
                 "group(128)");
   } else {
     int64_t g = group->list[0].intValue;
-    if (!llvm::is_contained(LegalGroups, g))
+    if (!llvm::is_contained(Int4Groups, g))
       diags.error(group->list[0].loc.isValid() ? group->list[0].loc
                                                : attrLoc(op, "group"),
                   "group(" + llvm::Twine(g) +

@@ -198,7 +198,12 @@ def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
     tuned, note = tuned_source(source, m, n, k)
     if tuned is None:
         return _compiled(source, key)
-    kernel = _compiled(tuned, key + ("tuned", tuned))
+    from ._api import CompileError
+    try:
+        kernel = _compiled(tuned, key + ("tuned", tuned))
+    except CompileError:
+        # A remembered variant this build refuses: the program as written.
+        return _compiled(source, key)
     kernel.tuned = note
     return kernel
 
@@ -486,6 +491,7 @@ def w4a16_impl(a, w, out=None, tile=None):
     (BM, BN, BK, stages) is given)."""
     torch = _torch()
     zeros = w.zeros is not None
+    tile = tuple(tile) if tile else None
     key = (a.dtype, a.stride(), a.shape, a.device, w.n, w.k, w.fmt, w.group,
            zeros, w.scales.dtype, w.weight.device, tile)
     kernel = _w4_plans.get(key)
