@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
                                     std::atoll(argv[4])}
                      : (*kernel)->swapAB ? RunShape{64, 2112, 7168}
                      // A 4-bit weight: decode-shaped, whole packed blocks.
-                     : (*kernel)->weightQuant ? RunShape{13, 2064, 4160}
+                     : (*kernel)->weightQuant ? WeightQuantGpuShape
                                               : RunShape{1000, 1304, 1024};
     KernelCheckOptions check;
     check.seed = std::random_device{}();

@@ -125,7 +125,7 @@ RunShape defaultShape(const CompiledKernel &kernel, bool sim) {
   // A 4-bit weight: decode-shaped, N and K whole packed blocks (16, 64),
   // ragged against the tile and the last scale group.
   if (kernel.weightQuant)
-    s = sim ? RunShape{13, 272, 320} : RunShape{13, 2064, 4160};
+    s = sim ? RunShape{13, 272, 320} : WeightQuantGpuShape;
   if (kernel.fixedM)
     s.m = kernel.fixedM;
   if (kernel.fixedN)
