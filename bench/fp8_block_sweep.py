@@ -48,6 +48,9 @@ def program(m, n, k, bm, bn, stages, schedule):
     with open(fb.DEFAULT_TILE) as f:
         source = f.read()
     source = fb.variant(source, bn, stages, schedule)
+    if fb.SFA_M_MAJOR:
+        source = source.replace("scale a  f32 block(1, 128)",
+                                "scale a  f32 block(1, 128) major(M)")
     if bm != 128:
         source = source.replace("BM = 128", f"BM = {bm}")
     return fixed(source, m, n, k) if m <= 128 else source
@@ -61,6 +64,17 @@ def waves(tiles):
 def candidates(m, n, k):
     """[(name, bm, bn, schedule)] for one shape: the tiles and schedules
     issue 26 asks about."""
+    if m > 128 and fb.SFA_M_MAJOR:
+        # An M-major SFA: the staged 256 x 128 tile (tilec.gemm's above M =
+        # 128 unless its waves are emptier) alone, with 1x2 clusters sharing
+        # A (cluster_n), and BN 192 with and without a cluster.
+        return [("BM 256 BN 128", 256, 128, ""),
+                ("BM 256 BN 128 cluster_n(2)", 256, 128,
+                 "schedule cluster_n(2)"),
+                ("BM 256 BN 128 persistent", 256, 128, "schedule persistent"),
+                ("BM 256 BN 128 persistent cluster_n(2)", 256, 128,
+                 "schedule persistent cluster_n(2)"),
+                ("BN 192", 128, 192, "")]
     if m > 128:
         # BN 192 is fp8_block_bench's program (its promotion waits for its
         # own wgmmas); at BN <= 128 the consumers overlap each block's
@@ -132,7 +146,11 @@ def main():
                         help="only the shapes with M at least this")
     parser.add_argument("--max-m", type=int, default=1 << 30,
                         help="only the shapes with M at most this")
+    parser.add_argument("--sfa-m-major", action="store_true",
+                        help="SFA M-major (strides (1, M)) and the "
+                        "`scale a ... major(M)` programs")
     args = parser.parse_args()
+    fb.SFA_M_MAJOR = args.sfa_m_major
     gen = torch.Generator(device="cuda").manual_seed(17)
     cublas = fb.cublas_blockwise(gen)
     print(f"cuBLAS: {cublas[0] if cublas else 'none usable'}")
@@ -159,7 +177,7 @@ def main():
         copies = max(2, min(64, fb.cdiv(fb.ROTATE_BYTES, nbytes)))
         a = [fb.quantized(m, k, gen) for _ in range(copies)]
         w = [fb.quantized(n, k, gen) for _ in range(copies)]
-        sfa = [fb.scales((m, kb), gen) for _ in range(copies)]
+        sfa = [fb.sfa_scales(m, kb, gen) for _ in range(copies)]
         sfb = [fb.scales((nb, kb), gen) for _ in range(copies)]
         c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
              for _ in range(copies)]

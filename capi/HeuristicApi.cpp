@@ -54,6 +54,7 @@ tilec_status chooseSm90(int64_t m, int64_t n, int64_t k, unsigned sms,
     result.persistent = c.persistent ? 1 : 0;
     result.cluster_m = c.clusterM;
     result.ctas_per_sm = c.ctasPerSm;
+    result.cluster_n = c.clusterN;
     size_t size =
         out->struct_size < sizeof result ? out->struct_size : sizeof result;
     std::memcpy(out, &result, size);

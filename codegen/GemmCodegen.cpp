@@ -105,14 +105,16 @@ uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 static Dim3 oneGemmGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                         unsigned smCount) {
   const GemmGridRule &rule = kernel.gridRule;
-  uint64_t ctas = std::max(1u, kernel.cluster.x);
+  uint64_t ctas =
+      uint64_t(std::max(1u, kernel.cluster.x)) * std::max(1u, kernel.cluster.y);
   uint64_t tileRowsA = kernel.swapAB ? kernel.tileN : kernel.tileM;
   uint64_t tileRowsB = kernel.swapAB ? kernel.tileM : kernel.tileN;
   uint64_t tilesA = ceilDiv(kernel.swapAB ? n : m, tileRowsA);
   uint64_t tilesB = ceilDiv(kernel.swapAB ? m : n, tileRowsB);
   uint64_t columns = ceilDiv(tilesA, std::max(1u, rule.tilesPerCluster));
+  uint64_t rows = ceilDiv(tilesB, std::max(1u, rule.columnsPerCluster));
   uint64_t splits = std::max(1u, kernel.splitK);
-  uint64_t units = columns * tilesB * (rule.splitsInUnits ? splits : 1);
+  uint64_t units = columns * rows * (rule.splitsInUnits ? splits : 1);
   if (kernel.persistent && smCount)
     units = std::min<uint64_t>(
         units,
@@ -120,7 +122,8 @@ static Dim3 oneGemmGrid(const GemmKernelBinary &kernel, uint64_t m, uint64_t n,
                                   std::max(1u, kernel.ctasPerSm) / ctas));
   if (rule.linear || kernel.persistent)
     return {static_cast<unsigned>(units * ctas), 1, 1};
-  return {static_cast<unsigned>(columns * ctas), static_cast<unsigned>(tilesB),
+  return {static_cast<unsigned>(columns * std::max(1u, kernel.cluster.x)),
+          static_cast<unsigned>(rows * std::max(1u, kernel.cluster.y)),
           static_cast<unsigned>(rule.splitsInUnits ? 1 : splits)};
 }
 

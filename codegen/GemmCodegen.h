@@ -126,12 +126,16 @@ struct TensorMapPlan {
 /// for tilesA x tilesB output tiles in the kernel's roles (swap-AB: the A
 /// role tiles the user's N):
 ///   columns = ceil(tilesA / tilesPerCluster) clusters of cluster.x CTAs,
-///   units   = columns x tilesB [x splitK where splitsInUnits],
-///             at most SMs x ctasPerSm / cluster.x when persistent;
-///   grid    = (units x cluster.x, 1, 1) when linear or persistent,
-///             else (columns x cluster.x, tilesB, splitK).
+///   rows    = ceil(tilesB / columnsPerCluster),
+///   units   = columns x rows [x splitK where splitsInUnits],
+///             at most SMs x ctasPerSm / (cluster.x x cluster.y) when
+///             persistent;
+///   grid    = (units x cluster.x x cluster.y, 1, 1) when linear or
+///             persistent, else (columns x cluster.x, rows x cluster.y,
+///             splitK).
 /// sm_80: linear, one CTA per tile. sm_90a: a 2-D grid of clusters of
-/// clusterM tile rows, split-K along z, or a persistent 1-D grid. sm_100a:
+/// clusterM tile rows or clusterN tile columns, split-K along z, or a
+/// persistent 1-D grid. sm_100a:
 /// persistent over tiles x splits, a CTA pair (cluster.x = 2) per tile, two
 /// pair tiles per 4x1 cluster.
 struct GemmGridRule {
@@ -139,6 +143,9 @@ struct GemmGridRule {
   /// A-role tiles one cluster covers (sm_90a: clusterM; sm_100a: the pairs
   /// of a cluster).
   unsigned tilesPerCluster = 1;
+  /// B-role tiles one cluster covers (sm_90a: clusterN); tilesB is
+  /// rounded up to a multiple of it.
+  unsigned columnsPerCluster = 1;
   /// The K splits are work units of the linear grid (sm_100a), not grid z.
   bool splitsInUnits = false;
   /// A batched (or masked grouped) launch is one GEMM of batch x M rows

@@ -58,6 +58,10 @@ std::string twoPairClusterTargetNames() {
   return targetNames(&GemmTarget::hasTwoPairClusters);
 }
 
+std::string columnClusterTargetNames() {
+  return targetNames(&GemmTarget::hasColumnClusters);
+}
+
 std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
                                            const std::string &reduction) {
   return std::string("written in the program: ") +
@@ -76,6 +80,10 @@ std::string GemmTarget::writtenScheduleWhy(const GemmSpec &spec,
               : "") +
          (spec.clusterM > 1 ? "; 2x1 clusters: the two CTAs take "
                               "neighbouring tile rows and multicast the B "
+                              "tile they share"
+                            : "") +
+         (spec.clusterN > 1 ? "; 1x2 clusters: the two CTAs take "
+                              "neighbouring tile columns and multicast the A "
                               "tile they share"
                             : "");
 }

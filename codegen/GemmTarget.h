@@ -77,6 +77,7 @@ struct GemmItemFacts {
   bool swapAB = false;
   unsigned splitK = 1;
   unsigned clusterM = 1; ///< `cluster(N)`
+  unsigned clusterN = 1; ///< `cluster_n(N)`
   bool staged = false;   ///< `epilogue ... -> stmatrix -> tma_store`
   bool batched = false;
   unsigned bm = 0;       ///< 0: unknown
@@ -141,6 +142,9 @@ public:
   /// Whether the target implements `cluster(4)`: two CTA pairs
   /// multicasting B.
   virtual bool hasTwoPairClusters() const { return false; }
+  /// Whether the target implements `cluster_n(2)`: 1x2 clusters whose
+  /// CTAs take neighbouring tile columns and multicast the A tile.
+  virtual bool hasColumnClusters() const { return false; }
   /// The row's own rules on how a kernel's items combine (beyond the
   /// questions above), in the order the verify pass reports them.
   virtual std::vector<GemmItemRule>
@@ -220,6 +224,8 @@ std::string blockScaleTargetNames();
 std::string weightQuantTargetNames();
 /// The targets that implement cluster(4).
 std::string twoPairClusterTargetNames();
+/// The targets that implement cluster_n(2).
+std::string columnClusterTargetNames();
 
 /// The rows, one per line of GemmTargets.def (their factories).
 #define TILEC_GEMM_TARGET(ARCH, FACTORY) const GemmTarget &FACTORY();

@@ -334,6 +334,31 @@ void tmaLoad2dMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
           "r,l,r,r,r,h,~{memory}", {dst, tensorMap, c0, c1, bar, mask});
 }
 
+void tmaLoadMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *z, llvm::Value *bar, llvm::Value *mask) {
+  if (!z) {
+    tmaLoad2dMulticast(builder, dst, tensorMap, c0, c1, bar, mask);
+    return;
+  }
+  emitAsm(builder, builder.getVoidTy(),
+          "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+          "complete_tx::bytes.multicast::cluster [$0], [$1, {$2, $3, $4}], "
+          "[$5], $6;",
+          "r,l,r,r,r,r,h,~{memory}", {dst, tensorMap, c0, c1, z, bar, mask});
+}
+
+void mbarrierArriveClusterIf(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                             unsigned ctas, llvm::Value *on) {
+  std::string text = "{\n\t.reg .pred p;\n\t.reg .b32 remote;\n\t"
+                     "setp.ne.u32 p, $1, 0;";
+  for (unsigned r = 0; r < ctas; ++r)
+    text += "\n\tmapa.shared::cluster.u32 remote, $0, " + std::to_string(r) +
+            ";\n\t@p mbarrier.arrive.shared::cluster.b64 _, [remote];";
+  text += "\n\t}";
+  emitAsm(builder, builder.getVoidTy(), text, "r,r,~{memory}", {bar, on});
+}
+
 void mbarrierArriveCluster(llvm::IRBuilderBase &builder, llvm::Value *bar,
                            llvm::Value *rank) {
   emitAsm(builder, builder.getVoidTy(),

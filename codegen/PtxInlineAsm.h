@@ -167,6 +167,11 @@ llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
 void tmaLoad2dMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
                         llvm::Value *tensorMap, llvm::Value *c0,
                         llvm::Value *c1, llvm::Value *bar, llvm::Value *mask);
+/// tmaLoad2dMulticast, or with \p z non-null the 3-D form at {c0, c1, z}
+/// (a batched or grouped operand).
+void tmaLoadMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
+                      llvm::Value *tensorMap, llvm::Value *c0, llvm::Value *c1,
+                      llvm::Value *z, llvm::Value *bar, llvm::Value *mask);
 /// `mapa` then `mbarrier.arrive.shared::cluster.b64 _, [remote];`: one
 /// arrival on the barrier at this CTA's offset \p bar in the CTA of cluster
 /// rank \p rank (which may be this CTA). The default .release.cta: a
@@ -174,6 +179,10 @@ void tmaLoad2dMulticast(llvm::IRBuilderBase &builder, llvm::Value *dst,
 /// about 1 us per ring slot (2x1-cluster decode GEMMs ran 7x slower).
 void mbarrierArriveCluster(llvm::IRBuilderBase &builder, llvm::Value *bar,
                            llvm::Value *rank);
+/// mbarrierArriveCluster at every rank 0 .. \p ctas - 1, predicated on
+/// \p on (i32) != 0 instead of branched around (mbarrierArriveIf).
+void mbarrierArriveClusterIf(llvm::IRBuilderBase &builder, llvm::Value *bar,
+                             unsigned ctas, llvm::Value *on);
 /// `barrier.cluster.arrive.release; barrier.cluster.wait.acquire;` (every
 /// thread of every CTA of the cluster).
 void clusterSync(llvm::IRBuilderBase &builder);

@@ -257,9 +257,13 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   if (stagedTwoBlocks) {
     // A predicated arrival, no branch: no block after the promotion into
     // which its FMAs could be sunk below the next iteration's wgmmas
-    // (sm90StagesBlockScales' 256-row tiles have no cluster).
-    ptx::mbarrierArriveIf(b, emptyBar(slot),
-                          b.CreateZExt(lead, b.getInt32Ty()));
+    // (sm90StagesBlockScales' 256-row tiles: no cluster, or 1x2).
+    llvm::Value *on = b.CreateZExt(lead, b.getInt32Ty());
+    if (sm90ClusterCtas(config) == 1)
+      ptx::mbarrierArriveIf(b, emptyBar(slot), on);
+    else
+      ptx::mbarrierArriveClusterIf(b, emptyBar(slot), sm90ClusterCtas(config),
+                                   on);
   } else {
     llvm::BasicBlock *release = block("release");
     llvm::BasicBlock *next = block("consume.next");

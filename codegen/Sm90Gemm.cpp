@@ -62,15 +62,20 @@ void Sm90KernelBuilder::forTiles(
     return;
   }
   // With clusters a tile is a cluster tile: clusterM neighbouring row
-  // tiles, one per CTA of the cluster, which walk the same sequence.
-  llvm::Value *cm = i32(config.clusterM);
+  // tiles or clusterN neighbouring column tiles, one per CTA of the
+  // cluster, which walk the same sequence.
+  llvm::Value *cm = i32(config.clusterM), *cn = i32(config.clusterN);
+  llvm::Value *ctas = i32(sm90ClusterCtas(config));
   llvm::Value *first = b.CreateUDiv(
-      b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), cm);
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}), ctas);
   llvm::Value *stride = b.CreateUDiv(
-      b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}), cm);
+      b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, {}),
+      ctas);
   llvm::Value *tilesM =
       b.CreateUDiv(b.CreateAdd(numTilesM, i32(config.clusterM - 1)), cm);
-  llvm::Value *tiles = b.CreateMul(tilesM, numTilesN);
+  llvm::Value *tilesN =
+      b.CreateUDiv(b.CreateAdd(numTilesN, i32(config.clusterN - 1)), cn);
+  llvm::Value *tiles = b.CreateMul(tilesM, tilesN);
   bool masked = config.group && config.group->kind == GroupKind::Masked;
   if (masked) // Every group's tiles, the group outermost.
     tiles = b.CreateMul(tiles, groupValues.groups, "tiles.grouped");
@@ -90,15 +95,19 @@ void Sm90KernelBuilder::forTiles(
   // together along N so that a wave of CTAs shares A and B tiles in L2.
   llvm::Value *local = t, *group = nullptr;
   if (masked) {
-    llvm::Value *perGroup = b.CreateMul(tilesM, numTilesN);
+    llvm::Value *perGroup = b.CreateMul(tilesM, tilesN);
     group = b.CreateUDiv(t, perGroup, "tile.group");
     local = b.CreateURem(t, perGroup);
   }
-  TilePosition tile =
-      emitGroupedTile(b, local, tilesM, numTilesN, config.groupM);
-  llvm::Value *tileM = b.CreateAdd(b.CreateMul(tile.row, cm), rank);
+  TilePosition tile = emitGroupedTile(b, local, tilesM, tilesN, config.groupM);
+  llvm::Value *tileM = b.CreateMul(tile.row, cm);
+  llvm::Value *tileN = b.CreateMul(tile.col, cn);
+  if (config.clusterN > 1)
+    tileN = b.CreateAdd(tileN, rank);
+  else
+    tileM = b.CreateAdd(tileM, rank);
   m0 = b.CreateMul(tileM, i32(config.bm), "m0");
-  n0 = b.CreateMul(tile.col, i32(config.bn), "n0");
+  n0 = b.CreateMul(tileN, i32(config.bn), "n0");
   itBase = it;
   tileCount = b.CreateUDiv(b.CreateSub(t, first), stride, "tileCount");
   if (!config.group) {
@@ -218,7 +227,7 @@ void Sm90KernelBuilder::emitPrologue() {
   }
   if (map.scaleStageBytes)
     scaleRing = b.CreateAdd(aligned, i32(map.scaleRing()), "scaleRing");
-  rank = config.clusterM > 1 || config.splitKCluster
+  rank = sm90ClusterCtas(config) > 1 || config.splitKCluster
              ? b.CreateIntrinsic(
                    llvm::Intrinsic::nvvm_read_ptx_sreg_cluster_ctarank, {})
              : i32(0);
@@ -232,7 +241,8 @@ void Sm90KernelBuilder::emitPrologue() {
   unsigned fullArrivals = scaleRing ? 1 + 32 : 1;
   for (unsigned s = 0; s < config.stages; ++s) {
     ptx::mbarrierInit(b, fullBar(i32(s)), fullArrivals);
-    ptx::mbarrierInit(b, emptyBar(i32(s)), consumers * 4 * config.clusterM);
+    ptx::mbarrierInit(b, emptyBar(i32(s)),
+                      consumers * 4 * sm90ClusterCtas(config));
   }
   if (staging) // One per 64-row block (the epilogue's consumer index).
     for (unsigned ci = 0; ci < consumers * rowBlocks; ++ci)
@@ -244,7 +254,7 @@ void Sm90KernelBuilder::emitPrologue() {
   ptx::fenceBarrierInit(b);
   b.CreateBr(sync);
   b.SetInsertPoint(sync);
-  if (config.clusterM > 1)
+  if (sm90ClusterCtas(config) > 1)
     ptx::clusterSync(b); // the peer's barriers are initialized too
   else
     ptx::emitAsm(b, b.getVoidTy(), "bar.sync 0;", "~{memory}", {});
@@ -306,27 +316,35 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
       llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
       // The wgmma A role is the tensor B under swap-AB.
       lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
-      loadTile(tileA, b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-               tmapA, kc, m0, full, zOfRole(true));
+      loadRoleTile(tileA,
+                   b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
+                   tmapA, kc, m0, full, zOfRole(true), config.clusterN);
       lines->at(config.swapAB ? KernelPart::SmemA : KernelPart::SmemB);
-      llvm::Value *bSlot =
-          b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
-      if (config.clusterM == 1) {
-        loadTile(tileB, bSlot, tmapB, kc, n0, full, zOfRole(false));
-      } else {
-        // This CTA's share of B (K-major): box rows rank * box .. of the
-        // tile, into the same slot of every CTA of the cluster. A box is
-        // whole swizzle atoms (8 rows), so the share starts on an atom.
-        llvm::Value *part = b.CreateMul(rank, i32(tileB.boxDims[1]));
-        ptx::tmaLoad2dMulticast(
-            b, b.CreateAdd(bSlot, b.CreateMul(rank, i32(tileB.boxBytes))),
-            tmapB, kc, b.CreateAdd(n0, part), full,
-            b.getInt16((1u << config.clusterM) - 1));
-      }
+      loadRoleTile(tileB,
+                   b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
+                   tmapB, kc, n0, full, zOfRole(false), config.clusterM);
       lines->at(KernelPart::Kernel);
     });
     b.CreateBr(next);
   });
+}
+
+void Sm90KernelBuilder::loadRoleTile(const TmaOperandTile &tile,
+                                     llvm::Value *slotBase, llvm::Value *tmap,
+                                     llvm::Value *kc, llvm::Value *row,
+                                     llvm::Value *full, llvm::Value *z,
+                                     unsigned shares) {
+  if (shares == 1) {
+    loadTile(tile, slotBase, tmap, kc, row, full, z);
+    return;
+  }
+  // This CTA's share (K-major): box rows rank * box .. of the tile, into
+  // the same slot of every CTA of the cluster. A box is whole swizzle atoms
+  // (8 rows), so the share starts on an atom.
+  llvm::Value *part = b.CreateMul(rank, i32(tile.boxDims[1]));
+  ptx::tmaLoadMulticast(
+      b, b.CreateAdd(slotBase, b.CreateMul(rank, i32(tile.boxBytes))), tmap, kc,
+      b.CreateAdd(row, part), z, full, b.getInt16((1u << shares) - 1));
 }
 
 void Sm90KernelBuilder::emitColumnCopier(llvm::BasicBlock *exit) {
@@ -388,11 +406,12 @@ Sm90ColumnStageValues Sm90KernelBuilder::columnStageValues() {
 }
 
 void Sm90KernelBuilder::releaseSlot(llvm::Value *bar) {
-  if (config.clusterM == 1) {
+  unsigned ctas = sm90ClusterCtas(config);
+  if (ctas == 1) {
     ptx::mbarrierArrive(b, bar);
     return;
   }
-  for (unsigned r = 0; r < config.clusterM; ++r)
+  for (unsigned r = 0; r < ctas; ++r)
     ptx::mbarrierArriveCluster(b, bar, i32(r));
 }
 
@@ -435,7 +454,7 @@ void Sm90KernelBuilder::build() {
   b.SetInsertPoint(exit);
   // No CTA leaves while its peer may still multicast into it or arrive on
   // its barriers, or (split-K in a cluster) read its partial.
-  if (config.clusterM > 1 || config.splitKCluster)
+  if (sm90ClusterCtas(config) > 1 || config.splitKCluster)
     ptx::clusterSync(b);
   b.CreateRetVoid();
   lines->finish();
@@ -490,7 +509,10 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config) {
   kernel.entry = config.name;
   kernel.blockThreads = 128 * (1 + sm90ConsumerWarpgroups(config));
   kernel.sharedBytes = sm90SharedBytes(config);
-  kernel.clusterX = config.clusterM;
+  // 1x2 clusters run along grid y, but a persistent grid is 1-D.
+  kernel.clusterX =
+      config.clusterN > 1 && !config.persistent ? 1 : sm90ClusterCtas(config);
+  kernel.clusterY = config.clusterN > 1 && !config.persistent ? 2 : 1;
   kernel.config = config;
   return kernel;
 }

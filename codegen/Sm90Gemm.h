@@ -96,6 +96,14 @@
 // Barrier init and exit are fenced by cluster barriers so that no remote
 // arrive or multicast reaches a CTA before its init or after its exit.
 //
+// Column clusters (clusterN = 2) are the transpose: the two CTAs of a 1x2
+// cluster take neighbouring B-role column tiles of one A-role row tile;
+// each loads its own B tile and half of the A tile (BM/2 rows) multicast
+// to both, the same barrier protocol. The grid's y extent is rounded up to
+// even (a CTA past rowsB loads zeros and stores nothing); persistent, the
+// 1-D grid's clusters are (2, 1, 1) and a cluster tile is one tile row by
+// two tile columns.
+//
 // Persistent (persistent): the grid is (min(tiles, SMs * ctasPerSm), 1, 1) and
 // CTA x takes tiles x, x + gridDim.x, ... in grouped order (groupM tile rows
 // sweep N together). The ring and its phases run on across tiles, so the
@@ -174,6 +182,7 @@ struct Sm90GemmConfig {
   bool persistent = false; ///< loop over tiles; grid = SMs * ctasPerSm
   unsigned groupM = 8;     ///< persistent tile order: tile rows per group
   unsigned clusterM = 1;   ///< 1, or 2: 2x1 clusters multicasting B
+  unsigned clusterN = 1;   ///< 1, or 2: 1x2 clusters multicasting A
   DTypeKind aType = DTypeKind::BF16; ///< f16, bf16, tf32, e4m3, e5m2
   DTypeKind bType = DTypeKind::BF16; ///< same family as aType
   DTypeKind cType = DTypeKind::BF16; ///< bf16, f16, f32
@@ -236,6 +245,7 @@ struct Sm90GemmKernel {
   unsigned blockThreads = 0;
   unsigned sharedBytes = 0; ///< dynamic shared memory to request
   unsigned clusterX = 1;    ///< cluster extent along grid x (1: no cluster)
+  unsigned clusterY = 1;    ///< cluster extent along grid y
   Sm90GemmConfig config;
   TmaOperandTile a, b; ///< wgmma A and B roles (B tensor is A when swapped)
   std::optional<EpilogueStagingTile> staging; ///< The C tile of a TMA store.
@@ -295,7 +305,8 @@ bool sm90OverlapsPromotion(const Sm90GemmConfig &config);
 /// rows promotes the whole BN (the BM 64 decode tiles: 3-21% faster) and
 /// loses elsewhere (BM 128 BN 64: up to 20% slower, BN 192 at M = 4096:
 /// 2-5%, BN 256 in halves: 9-26%), so only those stage, and the 256-row
-/// tiles (two row blocks per consumer warpgroup, no cluster), whose
+/// tiles (two row blocks per consumer warpgroup; no cluster or a 1x2
+/// cluster, whose A rows are the same in both CTAs), whose
 /// consumers release each slot with a predicated arrival and tie the
 /// second row block's wgmmas to the first's waited registers
 /// (Sm90Consumer.cpp): 4-8% faster than unstaged at 256 x 128 (H200,
@@ -304,6 +315,10 @@ bool sm90OverlapsPromotion(const Sm90GemmConfig &config);
 /// Example: block-scaled BM 64 BN 32 -> true; BM 256 BN 128 -> true; BM
 /// 128 or BN 256 or swap-AB -> false; no block scales -> false.
 bool sm90StagesBlockScales(const Sm90GemmConfig &config);
+
+/// The CTAs of one thread-block cluster: clusterM x clusterN (at most one
+/// of them 2). Example: clusterM 2 -> 2; clusterN 2 -> 2; neither -> 1.
+unsigned sm90ClusterCtas(const Sm90GemmConfig &config);
 
 /// One ring slot's scale area when sm90StagesBlockScales, else 0: f32
 /// SFA of tile rows 0 .. BM - 1, then the tile's B scales, in 16-byte

@@ -76,6 +76,10 @@ bool sm90StagesBlockScales(const Sm90GemmConfig &config) {
          (sm90RowBlocks(config) == 2 && config.clusterM == 1);
 }
 
+unsigned sm90ClusterCtas(const Sm90GemmConfig &config) {
+  return config.clusterM * config.clusterN;
+}
+
 unsigned sm90ScaleStageBytes(const Sm90GemmConfig &config) {
   if (!sm90StagesBlockScales(config))
     return 0;
@@ -93,8 +97,8 @@ unsigned sm90RingBytes(const Sm90GemmConfig &config) {
 }
 
 bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits) {
-  return splits >= 2 && splits <= MaxClusterCtas && config.clusterM == 1 &&
-         !config.persistent &&
+  return splits >= 2 && splits <= MaxClusterCtas &&
+         sm90ClusterCtas(config) == 1 && !config.persistent &&
          sm90RingBytes(config) >= config.bm * config.bn * 4;
 }
 
@@ -256,6 +260,24 @@ static llvm::Error verifySm90Schedule(const Sm90GemmConfig &config) {
                 "the user's " +
                 std::string(config.swapAB ? "A" : "B") +
                 ") is MN-major here; use K-major or clusterM 1");
+  if (config.clusterN != 1 && config.clusterN != 2)
+    return fail("clusterN = " + std::to_string(config.clusterN) +
+                " is not 1 or 2 (1x2 clusters multicast the A tile)");
+  if (config.clusterN == 2) {
+    if (config.clusterM != 1)
+      return fail("clusterM = 2 with clusterN = 2 (a 2x2 cluster) is not "
+                  "implemented; choose one");
+    if (config.swapAB || config.splitK)
+      return fail("1x2 clusters (clusterN = 2) take neither swapAB nor "
+                  "splitK");
+    if (config.aMajor != MajorKind::K)
+      return fail("1x2 clusters multicast a K-major A tile; A is MN-major "
+                  "here; use K-major or clusterN 1");
+    if (config.bm % 16 != 0)
+      return fail("BM = " + std::to_string(config.bm) +
+                  " does not split into two halves of whole 8-row swizzle "
+                  "atoms for the 1x2 cluster multicast; use a multiple of 16");
+  }
   if (config.persistent && config.groupM == 0)
     return fail("groupM = 0: the persistent tile order needs a group of at "
                 "least 1 tile row");
@@ -358,6 +380,10 @@ sm90RoleTiles(const Sm90GemmConfig &config) {
   if (config.clusterM > 1) {
     tileB->boxDims[1] = config.bn / config.clusterM;
     tileB->boxBytes /= config.clusterM;
+  }
+  if (config.clusterN > 1) {
+    tileA->boxDims[1] = config.bm / config.clusterN;
+    tileA->boxBytes /= config.clusterN;
   }
   return std::make_pair(*tileA, *tileB);
 }

@@ -40,6 +40,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.persistent = spec.persistent;
   config.groupM = spec.rasterGroupM;
   config.clusterM = spec.clusterM;
+  config.clusterN = spec.clusterN;
   config.storeTma = spec.storeTma;
   config.storeSwizzleBytes = spec.storeSwizzleBytes;
   return config;
@@ -150,10 +151,11 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   binary.dependentLaunch = true;
   // 2x1 clusters along grid x (the kernel's A role), or the K splits of one
   // tile along grid z; see Sm90Gemm.h.
-  binary.cluster = {config.clusterM, 1,
+  binary.cluster = {kernel.clusterX, kernel.clusterY,
                     config.splitKCluster ? binary.splitK : 1u};
   binary.gridRule.linear = false;
   binary.gridRule.tilesPerCluster = config.clusterM;
+  binary.gridRule.columnsPerCluster = config.clusterN;
   binary.params = sm90KernelParams(
       kernel.staging.has_value(), config.epilogueOps,
       config.blockScale.has_value(), config.batch.has_value(),
@@ -174,7 +176,7 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.dtype = tile.dtype;
     map.major = tile.major;
     map.boxInner = tile.boxDims[0];
-    map.boxOuter = tile.boxDims[1]; // B: rows / clusterM under multicast
+    map.boxOuter = tile.boxDims[1]; // rows / cluster CTAs under multicast
     map.swizzleBytes = tile.swizzleBytes;
     map.batched = config.batch && (map.matrix == 'A' ? config.batch->aBatched
                                                      : config.batch->bBatched);

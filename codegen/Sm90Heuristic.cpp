@@ -139,6 +139,13 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
     config.bn = 128;
     config.stages = 3;
     config.persistent = kBlocks >= 32;
+    // Persistent, in 1x2 clusters sharing the A tile: 0-2.4% faster on
+    // all five such shapes in two H200 runs of session 18 (e.g. 8192^3
+    // 1044 / 1059 -> 1020 / 1041 us, 4096 x 7168 x 16384 891 / 888 -> 875
+    // / 870; bench/results/fp8_block_sweep_h200_session18_cluster_n_r*.log);
+    // on the grid the cluster was erratic (8192^3 1079 us in run 1) and
+    // at K <= 2048 slower.
+    config.clusterN = config.persistent ? 2 : 1;
     return choice;
   }
   if (m > 128) {

@@ -117,6 +117,12 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   /// Frees a ring slot: one arrival on its empty barrier \p bar in every
   /// CTA of the cluster (each CTA's producer writes into all of them).
   void releaseSlot(llvm::Value *bar);
+  /// A role's tile of one ring slot at \p row: loaded whole, or (\p shares
+  /// = 2, the CTAs of a cluster sharing it) this CTA's BN / 2 or BM / 2 rows
+  /// multicast to both.
+  void loadRoleTile(const TmaOperandTile &tile, llvm::Value *slotBase,
+                    llvm::Value *tmap, llvm::Value *kc, llvm::Value *row,
+                    llvm::Value *full, llvm::Value *z, unsigned shares);
 
   /// The batch coordinate of the tensor in wgmma role A (\p roleA) or B:
   /// null when the kernel is not batched or that tensor is broadcast

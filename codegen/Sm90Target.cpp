@@ -92,6 +92,7 @@ public:
 
   bool hasDecodeSchedules() const override { return true; }
   bool hasPersistentSchedule() const override { return true; }
+  bool hasColumnClusters() const override { return true; }
   bool hasBatch() const override { return true; }
   bool hasGroup() const override { return true; }
   bool hasBlockScale() const override { return true; }

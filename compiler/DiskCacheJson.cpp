@@ -296,6 +296,7 @@ bool fromJSON(const llvm::json::Value &value, GroupSpec &out,
 llvm::json::Value toJSON(const GemmGridRule &rule) {
   return llvm::json::Object{{"linear", rule.linear},
                             {"tilesPerCluster", rule.tilesPerCluster},
+                            {"columnsPerCluster", rule.columnsPerCluster},
                             {"splitsInUnits", rule.splitsInUnits},
                             {"batchWalksTiles", rule.batchWalksTiles}};
 }
@@ -304,6 +305,7 @@ bool fromJSON(const llvm::json::Value &value, GemmGridRule &out,
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("linear", out.linear) &&
          o.map("tilesPerCluster", out.tilesPerCluster) &&
+         o.map("columnsPerCluster", out.columnsPerCluster) &&
          o.map("splitsInUnits", out.splitsInUnits) &&
          o.map("batchWalksTiles", out.batchWalksTiles);
 }

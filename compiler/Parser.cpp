@@ -496,7 +496,7 @@ bool Parser::parseItem(KernelDecl &kernel) {
     words.name = {"schedule", item.loc};
     if (!tok.is(TokenKind::Ident) || atItemEnd()) {
       errorExpected("'auto' or schedule options (swap_ab, split_k(N), "
-                    "persistent, cluster(2))",
+                    "persistent, cluster(2), cluster_n(2))",
                     "after 'schedule'");
       return false;
     }

@@ -221,6 +221,16 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
         op.set("persistent", tir::Attr::integer(group, word.loc));
         continue;
       }
+      // `cluster_n(2)`: two CTAs along N sharing (multicasting) A.
+      if (text.consume_front("cluster_n(") && text.consume_back(")")) {
+        int64_t ctas = 0;
+        if (text.trim().getAsInteger(10, ctas) || (ctas != 1 && ctas != 2))
+          diags.error(word.loc, "cluster_n takes the CTAs of a cluster along "
+                                "N, 1 or 2, not '" +
+                                    text.trim() + "'");
+        op.set("cluster_n", tir::Attr::integer(ctas, word.loc));
+        continue;
+      }
       if (text.consume_front("cluster(") && text.consume_back(")")) {
         int64_t ctas = 0;
         // 4: two sm_100a CTA pairs sharing B (verify checks the target).
@@ -244,7 +254,8 @@ void Sema::buildSchedule(const KernelItem &item, tir::Op &op) {
       }
       diags.error(word.loc, "unknown schedule option '" + word.name +
                                 "'; legal: auto, or any of swap_ab, "
-                                "split_k(N), persistent[(G)], cluster(2)");
+                                "split_k(N), persistent[(G)], cluster(2), "
+                                "cluster_n(2)");
     }
   if (autoWord && fixed)
     diags.error(autoWord->loc, "'schedule auto' lets the compiler choose; "

@@ -131,6 +131,8 @@ void writeVariant(tir::Op &kernel, const TuneVariant &v, unsigned items) {
       schedule.set("persistent", tir::Attr::integer(v.persistent));
     if (v.clusterM > 1)
       schedule.set("cluster_m", tir::Attr::integer(v.clusterM));
+    if (v.clusterN > 1)
+      schedule.set("cluster_n", tir::Attr::integer(v.clusterN));
     if (tir::Op *existing = kernel.find("tile.schedule")) {
       schedule.loc = existing->loc;
       *existing = std::move(schedule);
@@ -164,6 +166,7 @@ GemmSpec specWith(const GemmSpec &base, const TuneVariant &v) {
   if (v.persistent)
     spec.rasterGroupM = v.persistent;
   spec.clusterM = v.clusterM;
+  spec.clusterN = v.clusterN;
   spec.storeTma = v.storeTma;
   if (v.bm != base.bm || v.bn != base.bn || v.bk != base.bk) {
     spec.smemA.reset();
@@ -198,7 +201,11 @@ struct VariantLists {
   std::vector<unsigned> bm, bn, bk;
   std::vector<bool> swap;
   std::vector<unsigned> splits;
-  std::vector<std::pair<unsigned, unsigned>> persistentCluster;
+  /// persistent(G) (0: the grid) with its cluster.
+  struct Schedule {
+    unsigned persistent, clusterM, clusterN;
+  };
+  std::vector<Schedule> persistentCluster;
   std::vector<bool> storeTma;
 };
 
@@ -242,18 +249,25 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     // sm_80 splits K without swapping (GemmTarget::hasSplitK).
     if (target.hasSplitK() && !grouped)
       l.splits = {1, 2, 4, 8};
-    l.persistentCluster = {{0, 1}};
+    l.persistentCluster = {{0, 1, 1}};
     if (target.hasPersistentSchedule()) {
-      l.persistentCluster.push_back({8, 1});
+      l.persistentCluster.push_back({8, 1, 1});
       if (!grouped) {
-        l.persistentCluster.push_back({0, 2});
-        l.persistentCluster.push_back({8, 2});
+        l.persistentCluster.push_back({0, 2, 1});
+        l.persistentCluster.push_back({8, 2, 1});
       }
+    }
+    // 1x2 clusters sharing a K-major A (slower than none on the grouped
+    // fp8 examples, bench/Fp8BlockResults.md, so not tried there).
+    if (target.hasColumnClusters() && !grouped && base.aMajor == MajorKind::K) {
+      l.persistentCluster.push_back({0, 1, 2});
+      l.persistentCluster.push_back({8, 1, 2});
     }
   } else {
     l.swap = {written.swapAB};
     l.splits = {written.splitK};
-    l.persistentCluster = {{written.persistent, written.clusterM}};
+    l.persistentCluster = {
+        {written.persistent, written.clusterM, written.clusterN}};
   }
   if (items & TuneStore) {
     l.storeTma = {false};
@@ -393,6 +407,8 @@ std::string TuneVariant::describe() const {
     out += " persistent(" + std::to_string(persistent) + ")";
   if (clusterM > 1)
     out += " cluster(" + std::to_string(clusterM) + ")";
+  if (clusterN > 1)
+    out += " cluster_n(" + std::to_string(clusterN) + ")";
   out += storeTma ? " tma_store" : " store";
   return out;
 }
@@ -406,6 +422,7 @@ llvm::json::Object TuneVariant::toJson() const {
                             {"split_k", int64_t(splitK)},
                             {"persistent", int64_t(persistent)},
                             {"cluster_m", int64_t(clusterM)},
+                            {"cluster_n", int64_t(clusterN)},
                             {"tma_store", storeTma}};
 }
 
@@ -423,7 +440,7 @@ std::optional<TuneVariant> TuneVariant::fromJson(const llvm::json::Object &o) {
   if (!get("bm", v.bm) || !get("bn", v.bn) || !get("bk", v.bk) ||
       !get("stages", v.stages) || !get("split_k", v.splitK) ||
       !get("persistent", v.persistent) || !get("cluster_m", v.clusterM) ||
-      !swap || !tma)
+      !get("cluster_n", v.clusterN) || !swap || !tma)
     return std::nullopt;
   v.swapAB = *swap;
   v.storeTma = *tma;
@@ -505,11 +522,12 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
   // latency); a persistent kernel fills it once.
   double epilogueWaves = spec.persistent ? 1 : c.waves;
   c.computeUs = c.waves * ctaUs + epilogueWaves * (epilogueUs + 0.8);
-  // What the CTAs read from L2 (B halved in 2x1 clusters, which multicast
-  // it), at three times the memory bandwidth.
+  // What the CTAs read from L2 (B halved in 2x1 clusters, A in 1x2, which
+  // multicast it), at three times the memory bandwidth.
   double elementBytes = dtypeBits(spec.aType) / 8.0;
   double l2Bytes = double(c.ctas) *
-                   (spec.bm + double(spec.bn) / std::max(1u, spec.clusterM)) *
+                   (double(spec.bm) / std::max(1u, spec.clusterN) +
+                    double(spec.bn) / std::max(1u, spec.clusterM)) *
                    double(kPerCta) * elementBytes;
   c.l2Us = l2Bytes / (3 * device.memoryBytesPerSecond) * 1e6;
   // The roofline's memory side: each operand once from HBM, C once, and a
@@ -546,6 +564,7 @@ TuneVariant variantOfSpec(const GemmSpec &spec) {
   v.splitK = std::max(1u, spec.splitK);
   v.persistent = spec.persistent ? spec.rasterGroupM : 0;
   v.clusterM = std::max(1u, spec.clusterM);
+  v.clusterN = std::max(1u, spec.clusterN);
   v.storeTma = spec.storeTma;
   return v;
 }
@@ -629,9 +648,12 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
         for (bool tma : lists.storeTma)
           for (bool swap : lists.swap)
             for (unsigned splits : lists.splits)
-              for (auto [persistent, cluster] : lists.persistentCluster) {
-                if (splits > 1 && (persistent || cluster > 1))
+              for (auto [persistent, cluster, columns] :
+                   lists.persistentCluster) {
+                if (splits > 1 && (persistent || cluster > 1 || columns > 1))
                   continue; // split_k combines with neither (language)
+                if (swap && columns > 1)
+                  continue; // nor does cluster_n with swap_ab
                 TuneVariant v = written;
                 v.bm = bm;
                 v.bn = bn;
@@ -641,6 +663,7 @@ llvm::Expected<TunePlan> planTune(Compiler &compiler, llvm::StringRef source,
                 v.splitK = splits;
                 v.persistent = persistent;
                 v.clusterM = cluster;
+                v.clusterN = columns;
                 // At least two K tiles per split.
                 if (splits > 1 && ceilDiv(shape.k, bk) < 2 * splits)
                   continue;

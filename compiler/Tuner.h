@@ -80,13 +80,14 @@ struct TuneVariant {
   bool swapAB = false;
   unsigned splitK = 1;
   unsigned persistent = 0; ///< Tile rows of a persistent group; 0: off.
-  unsigned clusterM = 1;
-  bool storeTma = false; ///< stmatrix -> tma_store; false: store.
+  unsigned clusterM = 1;   ///< cluster(2): 2x1, sharing B
+  unsigned clusterN = 1;   ///< cluster_n(2): 1x2, sharing A
+  bool storeTma = false;   ///< stmatrix -> tma_store; false: store.
   bool operator==(const TuneVariant &) const = default;
 
   /// One word per item: `128x256x64 s4 swap_ab split_k(2) persistent(8)
-  /// cluster(2) tma_store` (the defaults left out; `store` for the direct
-  /// store).
+  /// cluster(2) cluster_n(2) tma_store` (the defaults left out; `store` for the
+  /// direct store).
   std::string describe() const;
   llvm::json::Object toJson() const;
   static std::optional<TuneVariant> fromJson(const llvm::json::Object &);

@@ -228,6 +228,7 @@ const std::vector<OpSchema> &schemaTable() {
         {"split_k", IntAttr, false},
         {"persistent", IntAttr, false},
         {"cluster_m", IntAttr, false},
+        {"cluster_n", IntAttr, false},
         {"why", StringAttr, false}}},
   };
   return table;

@@ -17,9 +17,9 @@
 
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
-#include "llvm/ADT/STLExtras.h"
 #include "ir/InstrTable.h"
 #include "ir/LayoutExpr.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace tilec {
 
@@ -66,6 +66,7 @@ private:
   void checkMma();
   void checkCtaGroup(const InstrName &name);
   void checkClusterPairs();
+  void checkColumnCluster();
 
   tir::Op &kernel;
   const KernelView &view;
@@ -112,9 +113,9 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
                     ", the " + (operand == 'a' ? "M" : "N") +
                     " extent of the " + atom.nameWithType() +
                     " swizzle atom of smem " + op +
-                    (view.ctaGroup == 2 ? " (each CTA of the pair stages " +
-                                              mnName + " rows)"
-                                        : std::string()));
+                    (view.ctaGroup == 2
+                         ? " (each CTA of the pair stages " + mnName + " rows)"
+                         : std::string()));
   if (!check.kOk) {
     std::string hint;
     if (atom.major == MajorKind::K)
@@ -324,10 +325,25 @@ void Checker::checkClusterPairs() {
                     "be a multiple of 32");
 }
 
+/// `schedule cluster_n(2)` (sm_90a): each CTA of the 1x2 cluster loads BM
+/// / 2 rows of a K-major A and multicasts them to both.
+void Checker::checkColumnCluster() {
+  const tir::Op *schedule = kernel.find("tile.schedule");
+  const tir::Attr *columns = schedule ? schedule->get("cluster_n") : nullptr;
+  if (!columns || !columns->isInt() || columns->intValue != 2)
+    return;
+  if (view.aMajor != MajorKind::K)
+    diags.error(attrLoc(*schedule, "cluster_n"),
+                "cluster_n(2) multicasts a K-major A tile (each CTA loads "
+                "BM / 2 of its rows), but a is MN-major; store a K-major or "
+                "drop cluster_n(2)");
+}
+
 void Checker::run() {
   atoms[0] = checkAtom(kernel.find("tile.smem", "a"), 'a', view);
   atoms[1] = checkAtom(kernel.find("tile.smem", "b"), 'b', view);
   checkClusterPairs();
+  checkColumnCluster();
   checkMma();
   checkSwizzle('a', atoms[0]);
   checkShape('a');

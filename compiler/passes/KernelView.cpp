@@ -186,6 +186,10 @@ GemmSpec KernelView::spec() const {
     spec.clusterM = cluster && cluster->isInt() && cluster->intValue > 1
                         ? static_cast<unsigned>(cluster->intValue)
                         : 1;
+    const tir::Attr *columns = schedule->get("cluster_n");
+    spec.clusterN = columns && columns->isInt() && columns->intValue > 1
+                        ? static_cast<unsigned>(columns->intValue)
+                        : 1;
   }
   if (const tir::Op *epilogue = kernel->find("tile.epilogue"))
     epilogueInto(*epilogue, spec);

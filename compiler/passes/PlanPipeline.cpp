@@ -90,18 +90,17 @@ void planKernel(tir::Op &kernel, const KernelView &view,
   if (*warps)
     plan.set("warps", tir::Attr::makeList({tir::Attr::integer((*warps)->m),
                                            tir::Attr::integer((*warps)->n)}));
-  plan.set("why",
-           tir::Attr::string(
-               "a stage holds a " + std::to_string(view.mnExtent('a')) + "x" +
-               std::to_string(view.bk) + " tile of a (" +
-               std::to_string(aBytes) + " B) and a " +
-               std::to_string(view.mnExtent('b')) +
-               "x" + std::to_string(view.bk) + " tile of b (" +
-               std::to_string(bBytes) + " B); " + std::to_string(view.stages) +
-               " stages use " + std::to_string(total) + " of " +
-               std::to_string(limit) + " bytes on " + arch +
-               (extras.empty() ? "" : " (with" + extras.substr(1) + ")") +
-               warpWhy));
+  plan.set(
+      "why",
+      tir::Attr::string(
+          "a stage holds a " + std::to_string(view.mnExtent('a')) + "x" +
+          std::to_string(view.bk) + " tile of a (" + std::to_string(aBytes) +
+          " B) and a " + std::to_string(view.mnExtent('b')) + "x" +
+          std::to_string(view.bk) + " tile of b (" + std::to_string(bBytes) +
+          " B); " + std::to_string(view.stages) + " stages use " +
+          std::to_string(total) + " of " + std::to_string(limit) +
+          " bytes on " + arch +
+          (extras.empty() ? "" : " (with" + extras.substr(1) + ")") + warpWhy));
   if (tir::Op *existing = kernel.find("tile.pipeline"))
     *existing = std::move(plan);
   else
@@ -133,7 +132,7 @@ void planSchedule(tir::Op &kernel, const KernelView &view) {
               tir::Attr::integer(choice.swapAB, attrLoc(*op, "swap_ab")));
   decided.set("split_k",
               tir::Attr::integer(choice.splitK, attrLoc(*op, "split_k")));
-  for (const char *kept : {"persistent", "cluster_m"})
+  for (const char *kept : {"persistent", "cluster_m", "cluster_n"})
     if (const tir::Attr *attr = op->get(kept))
       decided.set(kept, *attr);
   decided.set("why", tir::Attr::string(choice.why));
@@ -152,8 +151,7 @@ void planEpilogue(tir::Op &kernel, const KernelView &view) {
                    steps->list[0].list[0].str == "auto";
   std::string why = "written in the program";
   if (automatic) {
-    GemmEpilogueChoice choice =
-        gemmTarget(view.arch).autoEpilogue(view.spec());
+    GemmEpilogueChoice choice = gemmTarget(view.arch).autoEpilogue(view.spec());
     std::vector<tir::Attr> decided;
     for (const std::vector<std::string> &step : choice.steps) {
       std::vector<tir::Attr> words;

@@ -106,6 +106,9 @@ private:
   void verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                       const KernelView *view);
   void verifySchedule(const tir::Op &op, std::optional<ArchKind> arch);
+  /// `cluster_n(2)`: the target, and what it does not combine with.
+  void verifyColumnCluster(const tir::Op &op, std::optional<ArchKind> arch,
+                           bool clustered, bool splits);
 
   PassContext &context;
   DiagnosticEngine &diags;
@@ -520,6 +523,40 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
                     std::string(persistent ? "persistent" : "cluster(2)") +
                     " is not implemented: the K splits of a tile are their "
                     "own grid z (or 1x1xS cluster); drop one of them");
+  verifyColumnCluster(op, arch, clustered, splits);
+}
+
+void Verifier::verifyColumnCluster(const tir::Op &op,
+                                   std::optional<ArchKind> arch, bool clustered,
+                                   bool splits) {
+  const tir::Attr *columns = op.get("cluster_n");
+  if (!columns || !columns->isInt() || columns->intValue <= 1)
+    return;
+  auto at = attrLoc(op, "cluster_n");
+  if (columns->intValue != 2)
+    diags.error(at, "cluster_n = " + llvm::Twine(columns->intValue) +
+                        " is out of range; 1 or 2 CTAs along N are legal");
+  if (arch && !gemmTarget(*arch).hasColumnClusters())
+    diags.error(at, "schedule cluster_n(2) (1x2 clusters multicasting A) is "
+                    "implemented for " +
+                        columnClusterTargetNames() + " only; " +
+                        archInfo(*arch).name + " kernels take " +
+                        (gemmTarget(*arch).hasPersistentSchedule()
+                             ? "cluster(2) or no cluster"
+                             : "no cluster"));
+  if (clustered)
+    diags.error(at, "cluster(2) and cluster_n(2) together would make a 2x2 "
+                    "cluster, which is not implemented; choose one (cluster(2) "
+                    "multicasts B, cluster_n(2) multicasts A)");
+  if (splits)
+    diags.error(at, "schedule split_k with cluster_n(2) is not implemented: "
+                    "the K splits of a tile are their own grid z (or 1x1xS "
+                    "cluster); drop one of them");
+  if (op.get("swap_ab") && op.get("swap_ab")->isInt() &&
+      op.get("swap_ab")->intValue != 0)
+    diags.error(at, "schedule swap_ab with cluster_n(2) is not implemented "
+                    "(the swapped kernel's A role is the user's B); drop one "
+                    "of them");
 }
 
 void Verifier::verifyKernel(tir::Op &kernel) {

@@ -102,9 +102,9 @@ TILEC_API unsigned tilec_kernel_shared_bytes(tilec_kernel kernel);
 TILEC_API unsigned tilec_kernel_block_threads(tilec_kernel kernel);
 
 typedef enum tilec_param_kind {
-  TILEC_PARAM_POINTER = 0,   /* .u64 global address */
-  TILEC_PARAM_I32 = 1,       /* .u32 / .s32 */
-  TILEC_PARAM_F32 = 2,       /* .f32 */
+  TILEC_PARAM_POINTER = 0,    /* .u64 global address */
+  TILEC_PARAM_I32 = 1,        /* .u32 / .s32 */
+  TILEC_PARAM_F32 = 2,        /* .f32 */
   TILEC_PARAM_TENSOR_MAP = 3, /* a 128-byte grid-constant CUtensorMap */
   TILEC_PARAM_I64 = 4         /* API 5: .u64 / .s64 (batch strides) */
 } tilec_param_kind;
@@ -130,12 +130,12 @@ TILEC_API void tilec_kernel_grid_batched(tilec_kernel kernel, int64_t m,
  * M x K, B N x K, C M x N row-major), so a caller can check its buffers.
  * Strings are static. */
 typedef struct tilec_kernel_operand_info {
-  size_t struct_size;               /* sizeof(tilec_kernel_operand_info) */
+  size_t struct_size;                   /* sizeof(tilec_kernel_operand_info) */
   const char *a_type, *b_type, *c_type; /* "bf16", "f16", "tf32", "f32", ... */
-  const char *a_major, *b_major;    /* "K" or "MN": the contiguous extent */
+  const char *a_major, *b_major;        /* "K" or "MN": the contiguous extent */
   int64_t fixed_m, fixed_n, fixed_k; /* extents fixed by the program; 0: any */
-  unsigned ldc_multiple;            /* ldc must be a multiple of this */
-  unsigned c_align_bytes;           /* C's address alignment */
+  unsigned ldc_multiple;             /* ldc must be a multiple of this */
+  unsigned c_align_bytes;            /* C's address alignment */
   /* API 5: a batched kernel (c : T[B, M, N]): batched is 1, batch_fixed the
    * program's fixed batch count (0: any), a_batched / b_batched 0 for an
    * operand declared without the batch extent (one matrix for every batch). */
@@ -299,8 +299,7 @@ TILEC_API void tilec_launcher_destroy(tilec_launcher launcher);
  * argument and what is legal) and launches on \p stream (a CUstream; NULL:
  * the default stream). Asynchronous. */
 TILEC_API tilec_status tilec_launch(tilec_launcher launcher,
-                                    const tilec_gemm_args *args,
-                                    void *stream);
+                                    const tilec_gemm_args *args, void *stream);
 
 /*===-- API 3: prepared launches, graphs, the heuristic, descriptors ------===*/
 
@@ -318,8 +317,8 @@ TILEC_API tilec_status tilec_launch_prepare(tilec_launcher launcher,
                                             void *stream);
 /* Bytes of split-K workspace and tile counters the launcher allocates for
  * an M x N problem (0 for a kernel that needs none). */
-TILEC_API uint64_t tilec_kernel_workspace_bytes(tilec_kernel kernel,
-                                                int64_t m, int64_t n);
+TILEC_API uint64_t tilec_kernel_workspace_bytes(tilec_kernel kernel, int64_t m,
+                                                int64_t n);
 
 /* The config codegen's sm_90a heuristic picks for C (M x N) = A B^T with
  * K-deep operands on \p sms SMs (0: 132), in the .tile language's terms
@@ -330,13 +329,13 @@ typedef struct tilec_sm90_choice {
   int swap_ab;                 /* `schedule swap_ab` */
   unsigned split_k;            /* `split_k(S)`; 1: no split */
   int split_k_cluster;         /* splits reduced in a cluster (else global) */
-  int persistent;               /* `schedule persistent` */
-  unsigned cluster_m;           /* `cluster(2)` */
-  unsigned ctas_per_sm;         /* no .tile word: occupancy target */
+  int persistent;              /* `schedule persistent` */
+  unsigned cluster_m;          /* `cluster(2)` */
+  unsigned ctas_per_sm;        /* no .tile word: occupancy target */
+  unsigned cluster_n;          /* `cluster_n(2)`: 1x2, sharing A */
 } tilec_sm90_choice;
 TILEC_API tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k,
-                                         unsigned sms,
-                                         tilec_sm90_choice *out);
+                                         unsigned sms, tilec_sm90_choice *out);
 /* The same for a block-scaled fp8 GEMM (e4m3, `scale a f32 block(1, 128)`,
  * `scale b f32 block(128, 128)`, bf16 C; API 8): the tile measured fastest
  * on the H100 for the shape (bk is 128 elements of e4m3). */
@@ -353,24 +352,24 @@ TILEC_API tilec_status tilec_sm90_choose_block_scaled_sfa(
 /* Shared-memory matrix descriptors, as `tilec desc` derives them. */
 typedef struct tilec_descriptor_impl *tilec_descriptor;
 typedef struct tilec_desc_request {
-  size_t struct_size;  /* sizeof(tilec_desc_request) */
-  const char *arch;    /* "sm_90a" or "sm_100a" */
-  const char *dtype;   /* "bf16", "f16", "tf32", "e4m3", ... */
-  const char *major;   /* "K" or "MN" */
-  const char *layout;  /* the smem tile, e.g. "tile_to_shape(K_SW128<bf16>,
-                          (128,64))" */
+  size_t struct_size;    /* sizeof(tilec_desc_request) */
+  const char *arch;      /* "sm_90a" or "sm_100a" */
+  const char *dtype;     /* "bf16", "f16", "tf32", "e4m3", ... */
+  const char *major;     /* "K" or "MN" */
+  const char *layout;    /* the smem tile, e.g. "tile_to_shape(K_SW128<bf16>,
+                            (128,64))" */
   int64_t mma_mn, mma_k; /* the MMA operand's rows and K, e.g. 64 x 16 */
-  uint64_t base;       /* shared-memory byte address of the tile */
+  uint64_t base;         /* shared-memory byte address of the tile */
 } tilec_desc_request;
 typedef struct tilec_descriptor_fields {
   size_t struct_size;
-  uint64_t desc;          /* the encoded 64-bit descriptor */
-  unsigned layout_type;   /* encoded swizzle mode */
-  const char *swizzle;    /* "none", "SW32", "SW64", "SW128" */
+  uint64_t desc;                    /* the encoded 64-bit descriptor */
+  unsigned layout_type;             /* encoded swizzle mode */
+  const char *swizzle;              /* "none", "SW32", "SW64", "SW128" */
   uint64_t start_address, lbo, sbo; /* bytes */
   unsigned base_offset, version, lbo_mode;
-  const char *canonical;  /* the canonical layout it matched */
-  size_t rows, cols;      /* subtiles: MN down, K across */
+  const char *canonical; /* the canonical layout it matched */
+  size_t rows, cols;     /* subtiles: MN down, K across */
 } tilec_descriptor_fields;
 /* Derives the descriptor; a bad arch, dtype or major is
  * TILEC_ERROR_INVALID_ARGUMENT, a layout that matches no canonical form

@@ -92,6 +92,7 @@ class Sm90Choice(ctypes.Structure):
         ("swap_ab", ctypes.c_int), ("split_k", ctypes.c_uint),
         ("split_k_cluster", ctypes.c_int), ("persistent", ctypes.c_int),
         ("cluster_m", ctypes.c_uint), ("ctas_per_sm", ctypes.c_uint),
+        ("cluster_n", ctypes.c_uint),
     ]
 
 

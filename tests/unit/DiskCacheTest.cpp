@@ -229,7 +229,7 @@ TEST(DiskCacheFormatTest, EveryFieldIsSerialized) {
       << "BatchSpec changed: update compiler/DiskCacheJson.cpp";
   EXPECT_EQ(sizeof(GroupSpec), 16u)
       << "GroupSpec changed: update compiler/DiskCacheJson.cpp";
-  EXPECT_EQ(sizeof(GemmGridRule), 12u)
+  EXPECT_EQ(sizeof(GemmGridRule), 16u)
       << "GemmGridRule changed: update compiler/DiskCacheJson.cpp";
 }
 

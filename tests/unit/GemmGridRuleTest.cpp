@@ -65,6 +65,23 @@ TEST(GemmGridRule, Sm90RoundsClustersAndCapsPersistentGrids) {
   expectGrid(kernel, 100, 4096, 132, {32, 2, 1});
 }
 
+TEST(GemmGridRule, Sm90ColumnClustersRoundTheColumnTiles) {
+  // 256 x 128 tiles in 1x2 clusters (cluster_n(2)) on the grid: 300 x 520
+  // is 2 row tiles by 5 column tiles, rounded up to 6 (3 clusters along y).
+  GemmKernelBinary kernel = sm90Kernel(256, 128, 1);
+  kernel.cluster = {1, 2, 1};
+  kernel.gridRule.columnsPerCluster = 2;
+  expectGrid(kernel, 300, 520, 132, {2, 6, 1});
+  // Persistent: (2, 1, 1) clusters on a 1-D grid of cluster tiles (one row
+  // tile by two column tiles): 4096^2 is 16 x 16 = 256 cluster tiles of
+  // 2 CTAs, capped at 132 / 2 = 66 clusters; 300 x 520 has 2 x 3 = 6.
+  kernel.cluster = {2, 1, 1};
+  kernel.persistent = true;
+  expectGrid(kernel, 4096, 4096, 132, {132, 1, 1});
+  expectGrid(kernel, 4096, 4096, 131, {130, 1, 1});
+  expectGrid(kernel, 300, 520, 132, {12, 1, 1});
+}
+
 TEST(GemmGridRule, Sm100WalksTilesAndSplitsOnPersistentCtas) {
   GemmKernelBinary kernel;
   kernel.arch = ArchKind::SM100a;

@@ -1,6 +1,6 @@
 //===- tests/unit/Sm90HeuristicTest.cpp - the sm_90a config choice --------===//
-#include "codegen/DecodeSplit.h"
 #include "codegen/Sm90Heuristic.h"
+#include "codegen/DecodeSplit.h"
 
 #include <gtest/gtest.h>
 
@@ -46,8 +46,8 @@ TEST(Sm90Heuristic, EveryChoiceIsALegalConfig) {
       for (unsigned k : {64u, 136u, 1536u, 7168u}) {
         Sm90Choice choice = sm90ChooseConfig(m, n, k, 132);
         llvm::Error err = verifySm90GemmConfig(choice.config);
-        EXPECT_FALSE(bool(err))
-            << m << "x" << n << "x" << k << ": " << llvm::toString(std::move(err));
+        EXPECT_FALSE(bool(err)) << m << "x" << n << "x" << k << ": "
+                                << llvm::toString(std::move(err));
         EXPECT_GE(choice.splits, 1u);
         EXPECT_EQ(choice.splits > 1, choice.config.splitK);
         if (choice.config.splitK) {
@@ -119,15 +119,15 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
     unsigned m, n, k, bm, bn, splits;
   };
   const Case cases[] = {
-      {64, 2112, 7168, 64, 32, 2},      {64, 24576, 1536, 64, 192, 1},
-      {64, 32768, 512, 64, 256, 1},     {64, 7168, 16384, 64, 64, 1},
-      {64, 4096, 7168, 64, 32, 1},      {64, 7168, 2048, 64, 64, 1},
-      {128, 2112, 7168, 64, 32, 1},     {128, 24576, 1536, 128, 192, 1},
-      {128, 32768, 512, 128, 256, 1},   {128, 7168, 16384, 128, 128, 2},
-      {128, 4096, 7168, 64, 64, 1},     {128, 7168, 2048, 128, 64, 1},
-      {4096, 2112, 7168, 128, 192, 1},  {4096, 24576, 1536, 128, 192, 1},
-      {4096, 4096, 4096, 128, 192, 1},  {8192, 8192, 8192, 128, 192, 1},
-      {37, 300, 1000, 64, 16, 1},       {100, 300, 1000, 128, 16, 1}};
+      {64, 2112, 7168, 64, 32, 2},     {64, 24576, 1536, 64, 192, 1},
+      {64, 32768, 512, 64, 256, 1},    {64, 7168, 16384, 64, 64, 1},
+      {64, 4096, 7168, 64, 32, 1},     {64, 7168, 2048, 64, 64, 1},
+      {128, 2112, 7168, 64, 32, 1},    {128, 24576, 1536, 128, 192, 1},
+      {128, 32768, 512, 128, 256, 1},  {128, 7168, 16384, 128, 128, 2},
+      {128, 4096, 7168, 64, 64, 1},    {128, 7168, 2048, 128, 64, 1},
+      {4096, 2112, 7168, 128, 192, 1}, {4096, 24576, 1536, 128, 192, 1},
+      {4096, 4096, 4096, 128, 192, 1}, {8192, 8192, 8192, 128, 192, 1},
+      {37, 300, 1000, 64, 16, 1},      {100, 300, 1000, 128, 16, 1}};
   for (const Case &c : cases) {
     SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
                  std::to_string(c.k));
@@ -162,8 +162,8 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
 
 TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
   // SFA M-major above M = 128 with at least 16 K blocks: 256 x 128 with its
-  // scales staged in the ring, persistent from 32 K blocks; K-major SFA,
-  // short K and decode keep their tiles.
+  // scales staged in the ring, persistent in 1x2 clusters sharing A from
+  // 32 K blocks; K-major SFA, short K and decode keep their tiles.
   struct Case {
     unsigned m, n, k, bm, bn;
     bool persistent;
@@ -186,13 +186,14 @@ TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
     EXPECT_EQ(config.bm, c.bm);
     EXPECT_EQ(config.bn, c.bn);
     EXPECT_EQ(config.persistent, c.persistent);
+    EXPECT_EQ(config.clusterN, c.persistent ? 2u : 1u);
+    EXPECT_EQ(config.clusterM, 1u);
     EXPECT_EQ(config.blockScale->aMajor, MajorKind::MN);
     EXPECT_EQ(sm90StagesBlockScales(config), c.bm != 128);
     llvm::Error err = verifySm90GemmConfig(config);
     EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
   }
-  EXPECT_EQ(sm90ChooseBlockScaledConfig(4096, 4096, 7168, 132).config.bm,
-            128u);
+  EXPECT_EQ(sm90ChooseBlockScaledConfig(4096, 4096, 7168, 132).config.bm, 128u);
 }
 
 } // namespace

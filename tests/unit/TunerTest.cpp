@@ -96,13 +96,18 @@ TEST(TuneItems, ParsesAndDescribes) {
 }
 
 TEST(TuneVariant, DescribesAndRoundTripsThroughJson) {
-  TuneVariant v{128, 64, 64, 6, true, 2, 0, 1, false};
+  TuneVariant v{128, 64, 64, 6, true, 2, 0, 1, 1, false};
   EXPECT_EQ(v.describe(), "128x64x64 s6 swap_ab split_k(2) store");
-  TuneVariant p{128, 256, 64, 4, false, 1, 8, 2, true};
+  TuneVariant p{128, 256, 64, 4, false, 1, 8, 2, 1, true};
   EXPECT_EQ(p.describe(), "128x256x64 s4 persistent(8) cluster(2) tma_store");
   std::optional<TuneVariant> back = TuneVariant::fromJson(p.toJson());
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(*back, p);
+  TuneVariant n{256, 128, 128, 3, false, 1, 8, 1, 2, false};
+  EXPECT_EQ(n.describe(), "256x128x128 s3 persistent(8) cluster_n(2) store");
+  back = TuneVariant::fromJson(n.toJson());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, n);
 }
 
 TEST(TuneCost, WavesOnTheSmCount) {
