@@ -258,13 +258,16 @@ void emitSm90ScaleStageFill(llvm::IRBuilder<> &b, const BlockScaleSpec &spec,
 llvm::SmallVector<llvm::Value *> Sm90BlockScale::promote(
     llvm::ArrayRef<llvm::Value *> main, llvm::ArrayRef<llvm::Value *> pending,
     const Sm90BlockScales &scales, unsigned firstChunk, unsigned younger,
-    llvm::SmallVectorImpl<llvm::Value *> *waited) {
+    llvm::SmallVectorImpl<llvm::Value *> *waited,
+    llvm::function_ref<void()> afterWait) {
   if (swapAB)
     return promoteSwapped(main, pending, scales, firstChunk, younger);
   llvm::SmallVector<llvm::Value *> part =
       ptx::wgmmaWaitGroup(b, younger, pending);
   if (waited)
     waited->assign(part.begin(), part.end());
+  if (afterWait)
+    afterWait();
   llvm::SmallVector<llvm::Value *> out(main.begin(), main.end());
   // Per slot the two row scales: SFA[r] * SFB[slot], SFA[r + 8] * SFB[slot].
   llvm::SmallVector<std::array<llvm::Value *, 2>, 4> combined;

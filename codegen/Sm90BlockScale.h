@@ -71,6 +71,7 @@
 #include "ir/GemmSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 
@@ -143,12 +144,15 @@ public:
   /// chunks from \p firstChunk on (a tile promoted in halves,
   /// sm90PromotionN): those registers of main change, the others pass.
   /// \p waited, if given, receives \p pending's values after the wait (a
-  /// later block's wgmmas may take them as their dead inputs).
+  /// later block's wgmmas may take them as their dead inputs); \p
+  /// afterWait, if given, is emitted between the wait and the products
+  /// (the consumers free the ring slot there).
   llvm::SmallVector<llvm::Value *>
   promote(llvm::ArrayRef<llvm::Value *> main,
           llvm::ArrayRef<llvm::Value *> pending, const Sm90BlockScales &scales,
           unsigned firstChunk = 0, unsigned younger = 0,
-          llvm::SmallVectorImpl<llvm::Value *> *waited = nullptr);
+          llvm::SmallVectorImpl<llvm::Value *> *waited = nullptr,
+          llvm::function_ref<void()> afterWait = {});
 
 private:
   llvm::Value *loadF32(llvm::Value *base, llvm::Value *index);

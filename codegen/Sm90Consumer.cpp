@@ -129,6 +129,14 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWgmmas(
   return acc;
 }
 
+void Sm90KernelBuilder::releaseSlotIf(llvm::Value *bar, llvm::Value *on) {
+  unsigned ctas = sm90ClusterCtas(config);
+  if (ctas == 1)
+    ptx::mbarrierArriveIf(b, bar, on);
+  else
+    ptx::mbarrierArriveClusterIf(b, bar, ctas, on);
+}
+
 void Sm90KernelBuilder::releaseSlotOnce(llvm::Value *lane, llvm::Value *slot) {
   llvm::BasicBlock *release = block("release");
   llvm::BasicBlock *next = block("released");
@@ -203,6 +211,22 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   // row blocks' promotions are tied together and its slot released by a
   // predicated arrival (both below).
   bool stagedTwoBlocks = scaled && scales->isStaged() && rowBlocks == 2;
+  // Block scales promoted in halves (BN 256, A and B as written, K
+  // whole): the slot is free once the second half's wgmmas are waited
+  // for, before its promotion (its scales are in registers by then): one
+  // predicated arrival per consumer warp. H200, session 18
+  // (bench/results/fp8_block_sweep_h200_session18_release_*.log): 64 x
+  // 32768 x 512 BM 64 BN 256 9.46 -> 8.70 us, 128 x 32768 x 512 BM 128
+  // 11.46 -> 11.10; the same release for whole-BN promotions left the 256
+  // x 128 tile unchanged and made BN 192 13-17% slower (4096^3 134 -> 152
+  // us), and BN 224 with split-K 20% slower, so they keep the release
+  // after the promotion.
+  bool releaseAfterWait = scaled && !config.swapAB && !config.splitK &&
+                          sm90PromotionN(config) < config.bn;
+  auto releaseNow = [&] {
+    releaseSlotIf(emptyBar(slot),
+                  b.CreateZExt(b.CreateICmpEQ(lane, i32(0)), b.getInt32Ty()));
+  };
   if (scaled) {
     // Block scales: per row block and promotion step (sm90PromotionN:
     // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
@@ -223,7 +247,8 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
       // Staged scales: read from the slot (still held) when the block's
       // wgmmas are issued, so they are live only through its promotion.
       std::optional<Sm90BlockScales> staged;
-      for (unsigned step = 0; step < config.bn / shape.n; ++step) {
+      unsigned steps = config.bn / shape.n;
+      for (unsigned step = 0; step < steps; ++step) {
         llvm::SmallVector<llvm::Value *> fresh =
             waited.size() == shape.n / 2
                 ? waited
@@ -234,9 +259,12 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
         ptx::wgmmaCommitGroup(b);
         if (scales->isStaged() && !staged)
           staged = scales->scaler(j).readStaged(scaleSlot(slot), config.bm);
+        bool last = j + 1 == rowBlocks && step + 1 == steps;
         main = scales->scaler(j).promote(
             main, part, staged ? *staged : blockScales[j], step * shape.n / 8,
-            /*younger=*/0, tieBlocks ? &waited : nullptr);
+            /*younger=*/0, tieBlocks ? &waited : nullptr,
+            last && releaseAfterWait ? llvm::function_ref<void()>(releaseNow)
+                                     : llvm::function_ref<void()>());
       }
       std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
     }
@@ -252,18 +280,16 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   lines->at(KernelPart::Kernel);
   // Free a slot whose wgmmas have completed, one arrival per consumer
   // warp: with block scales this one (the promotion waited for all of
-  // them), else the previous one (at most one group is pending).
+  // them; halves: freed above), else the previous one (at most one group
+  // is pending).
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
-  if (stagedTwoBlocks) {
+  if (releaseAfterWait) {
+    // Freed before the second half's promotion (above).
+  } else if (stagedTwoBlocks) {
     // A predicated arrival, no branch: no block after the promotion into
     // which its FMAs could be sunk below the next iteration's wgmmas
     // (sm90StagesBlockScales' 256-row tiles: no cluster, or 1x2).
-    llvm::Value *on = b.CreateZExt(lead, b.getInt32Ty());
-    if (sm90ClusterCtas(config) == 1)
-      ptx::mbarrierArriveIf(b, emptyBar(slot), on);
-    else
-      ptx::mbarrierArriveClusterIf(b, emptyBar(slot), sm90ClusterCtas(config),
-                                   on);
+    releaseSlotIf(emptyBar(slot), b.CreateZExt(lead, b.getInt32Ty()));
   } else {
     llvm::BasicBlock *release = block("release");
     llvm::BasicBlock *next = block("consume.next");

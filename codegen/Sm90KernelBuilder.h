@@ -117,6 +117,9 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   /// Frees a ring slot: one arrival on its empty barrier \p bar in every
   /// CTA of the cluster (each CTA's producer writes into all of them).
   void releaseSlot(llvm::Value *bar);
+  /// releaseSlot by the threads where \p on (i32) is set, predicated
+  /// instead of branched around.
+  void releaseSlotIf(llvm::Value *bar, llvm::Value *on);
   /// A role's tile of one ring slot at \p row: loaded whole, or (\p shares
   /// = 2, the CTAs of a cluster sharing it) this CTA's BN / 2 or BM / 2 rows
   /// multicast to both.
