@@ -26,7 +26,10 @@
 # W4A16 GPU tests, tests/python/test_gpu_w4a16.py, in
 # $OUT/pytest_w4a16.log; BENCH_ARGS="--tiles
 # 16x32x128x4,16x64x128x4" sweeps tiles, "--shapes 1x4096x4096,..." picks
-# shapes); any "only" skips pytest and the
+# shapes), and TUNE_SWEEP=1|only for bench/tune_sweep.py (issue 29: the
+# rules' bf16 program against the tuned one and cuBLAS on the Llama-3 and
+# DeepSeek-V3 projections, no new shape after 450 s); any "only" skips
+# pytest and the
 # other benchmarks. Logs go to $OUT. Here first:
 #   BUILD_DIR=build-static-py bash scripts/gpu-build.sh python
 # then with the device tool:
@@ -41,9 +44,11 @@ FP8_SWEEP=${FP8_SWEEP:-0}
 DECODE_SWEEP=${DECODE_SWEEP:-0}
 EPILOGUE_COST=${EPILOGUE_COST:-0}
 W4A16_BENCH=${W4A16_BENCH:-0}
+TUNE_SWEEP=${TUNE_SWEEP:-0}
 for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
     "FP8_SWEEP=$FP8_SWEEP" "DECODE_SWEEP=$DECODE_SWEEP" \
-    "EPILOGUE_COST=$EPILOGUE_COST" "W4A16_BENCH=$W4A16_BENCH"; do
+    "EPILOGUE_COST=$EPILOGUE_COST" "W4A16_BENCH=$W4A16_BENCH" \
+    "TUNE_SWEEP=$TUNE_SWEEP"; do
   case ${setting#*=} in
     0|1|only) ;;
     *) echo "gpu-python.sh: $setting (legal: 0, 1, only)" >&2
@@ -52,7 +57,7 @@ for setting in "FP8_BENCH=$FP8_BENCH" "GROUPED_BENCH=$GROUPED_BENCH" \
 done
 ONLY=0
 case "$FP8_BENCH $GROUPED_BENCH $FP8_SWEEP $DECODE_SWEEP $EPILOGUE_COST \
-  $W4A16_BENCH" in *only*) ONLY=1 ;; esac
+  $W4A16_BENCH $TUNE_SWEEP" in *only*) ONLY=1 ;; esac
 TILEC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-/tmp/tilec-python-out}
 mkdir -p "$OUT"
@@ -108,6 +113,7 @@ run_bench() {
 [ "$FP8_SWEEP" != 0 ] && run_bench fp8_block_sweep.py 200
 [ "$DECODE_SWEEP" != 0 ] && run_bench decode_sweep.py 450
 [ "$EPILOGUE_COST" != 0 ] && run_bench epilogue_cost.py 200
+[ "$TUNE_SWEEP" != 0 ] && run_bench tune_sweep.py 450
 if [ "$W4A16_BENCH" = only ]; then
   timeout -k 10 120 python3 -m pytest -q -rs -p no:cacheprovider \
     "$TILEC_ROOT/tests/python/test_gpu_w4a16.py" 2>&1 |

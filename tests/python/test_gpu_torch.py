@@ -423,6 +423,61 @@ def test_gemm_block_scaled_picks_and_runs(shape):
         tilec.gemm(a, w.t(), sfa=sfa, sfb=sfb.t())
 
 
+CLUSTER_N_BF16 = """
+kernel cn_{name} {{
+  arch     sm_90a
+  a        : bf16[M, K] major(K)
+  b        : bf16[N, K] major(K)
+  c        : bf16[M, N] major(N)
+  acc      f32
+  tile     (BM = {bm}, BN = {bn}, BK = 64)
+  stages   4
+  schedule {schedule}
+}}
+"""
+
+
+@pytest.mark.parametrize("bm, bn, schedule", [
+    (128, 128, "cluster_n(2)"), (64, 96, "persistent(2) cluster_n(2)"),
+    (128, 256, "persistent cluster_n(2)")])
+def test_cluster_n_bf16(bm, bn, schedule):
+    """1x2 clusters sharing A (`schedule cluster_n(2)`) on the grid and
+    persistent, at a shape whose column tiles are odd in number (a CTA of
+    the last cluster is past N), against the fp64 product, C poisoned."""
+    needs("sm_90a")
+    kernel = tilec.compile(CLUSTER_N_BF16.format(
+        name=schedule.split()[0].split("(")[0], bm=bm, bn=bn,
+        schedule=schedule))
+    m, n, k = 1000, 3 * bn + 40, 1000
+    gen = torch.Generator(device="cuda").manual_seed(bm + bn)
+    a, a32 = operand(m, k, True, torch.bfloat16, gen)
+    b, b32 = operand(n, k, True, torch.bfloat16, gen)
+    c = torch.full((m, n), math.nan, dtype=torch.bfloat16, device="cuda")
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    check_close(c, a32, b32)
+
+
+def test_gemm_block_scaled_m_major_cluster_n():
+    """tilec.gemm with an M-major SFA (strides (1, M)) at 3000 x 1100 x
+    4160: the staged 256 x 128 tile, persistent in 1x2 clusters sharing A
+    (33 K blocks), 9 column tiles (one CTA past N), against the fp64
+    reference of the dequantized operands."""
+    needs("sm_90a")
+    m, n, k = 3000, 1100, 4160
+    gen = torch.Generator(device="cuda").manual_seed(18)
+    a, w, sfa, sfb, a32, b32 = block_scaled(m, n, k, gen)
+    source, _ = _gemm.block_scaled_source(
+        m, n, k, torch.cuda.get_device_properties(0).multi_processor_count,
+        sfa_m_major=True)
+    assert "BM = 256" in source and "cluster_n(2)" in source, source
+    sfa_m = sfa.t().contiguous().t()
+    c = torch.full((m, n), math.nan, dtype=torch.bfloat16, device="cuda")
+    tilec.gemm(a, w.t(), out=c, sfa=sfa_m, sfb=sfb)
+    torch.cuda.synchronize()
+    check_block_scaled(c, a32, b32)
+
+
 @pytest.mark.parametrize("shape", [(200, 300, 640), (64, 2112, 7168)])
 def test_block_scaled_fp8(shape):
     """examples/gemm_fp8_block_sm90.tile with sfa/sfb: eager, from a CUDA
