@@ -27,6 +27,28 @@ unsigned residentClusters(unsigned size, unsigned sms) {
   return std::max(1u, sms / GpcSms) * (GpcSms / std::max(1u, size));
 }
 
+/// The large tiles' BN: 256, unless a narrower multiple of 16 fills the
+/// last round of tiles so much better that it costs 5% less in the model
+/// rounds x (BN + 64) (the 64: what a tile pays whatever its width, A's
+/// loads and the prologue). The rounds count 2x1 clusters' tile rows in
+/// pairs. At 4096 x 2112, BN 256 makes 288 tiles: 3 rounds on 132 SMs, the
+/// last 18% full (0.76x cuBLAS on the H200, tune_sweep session 18); BN 176
+/// makes 384, 3 rounds 97% full. The other projections of the sweep keep
+/// 256.
+unsigned largeTileN(unsigned m, unsigned n, unsigned sms) {
+  unsigned rowPairs = ((m + 127) / 128 + 1) / 2;
+  unsigned clusters = std::max(1u, sms / 2);
+  auto cost = [&](unsigned bn) {
+    uint64_t tiles = uint64_t(rowPairs) * ((n + bn - 1) / bn);
+    return (tiles + clusters - 1) / clusters * (bn + 64);
+  };
+  unsigned best = 256;
+  for (unsigned bn = 240; bn >= 128; bn -= 16)
+    if (cost(bn) < cost(best))
+      best = bn;
+  return cost(best) * 100 < cost(256) * 95 ? best : 256;
+}
+
 } // namespace
 
 unsigned sm90MaxStages(Sm90GemmConfig config) {
@@ -90,15 +112,16 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
     }
     return choice;
   }
-  // Large: 128 x 256 tiles, 4 stages, persistent in grouped order of 8
-  // cluster rows, 2x1 clusters multicasting B: the fastest at 8192^3
+  // Large: 128 x 256 tiles (or narrower, largeTileN), 4 stages, persistent
+  // in grouped order of 8 cluster rows, 2x1 clusters multicasting B: the
+  // fastest at 8192^3
   // (1656 us; 1686 without clusters, 1669 with groupM 16) and within the
   // run-to-run spread of the fastest at 4096^3 (217 us; 206 to 224 us for
   // the variants without clusters across two runs).
   config.bm = 128;
-  config.bn = 256;
+  config.bn = largeTileN(m, n, sms);
   config.stages = 4;
-  unsigned tiles = ((m + 127) / 128) * ((n + 255) / 256);
+  unsigned tiles = ((m + 127) / 128) * ((n + config.bn - 1) / config.bn);
   if (tiles > sms) {
     config.persistent = true;
     config.groupM = 8;

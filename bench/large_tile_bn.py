@@ -1,0 +1,80 @@
+"""The large-M bf16 tile width (codegen's largeTileN): tilec.gemm's program
+for each shape, the same program with BN 256 (the rule before it), and
+cuBLAS (torch.matmul), side by side in one process by torch_timing's
+method (each side checked against the fp32 product first; CUDA graphs of
+10 launches over operand copies rotated past the L2; sides alternating;
+medians). Run on the device machine after installing the wheel:
+    python3 bench/large_tile_bn.py --shapes 4096x2112x7168,8192x2112x7168
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tilec  # noqa: E402
+from tilec import _gemm  # noqa: E402
+from torch_timing import time_sides  # noqa: E402
+
+ROTATE_BYTES = 256 << 20
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", default="4096x2112x7168,8192x2112x7168,"
+                        "2048x2112x7168,4096x2112x4096,4096x4096x4096")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--budget-s", type=float, default=0,
+                        help="ignored (scripts/gpu-python.sh passes it)")
+    args = parser.parse_args()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    print("| M x N x K | rule's BN | rule us | BN 256 us | cuBLAS us |"
+          " rule / BN 256 | rule vs cuBLAS | check |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    failures = 0
+    for text in args.shapes.split(","):
+        m, n, k = (int(x) for x in text.split("x"))
+        source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K",
+                                         m, n, k, sms)
+        bn = int(re.search(r"BN = (\d+)", source).group(1))
+        wide = re.sub(r"BN = \d+", "BN = 256", source)
+        wide = re.sub(r"wgmma\.m64n\d+k16", "wgmma.m64n256k16", wide)
+        kernels = {"rule": tilec.compile(source), "bn256": tilec.compile(wide)}
+        copies = max(2, min(64, math.ceil(
+            ROTATE_BYTES / (2 * (m * k + n * k + m * n)))))
+        a = [torch.randn(m, k, device="cuda", generator=gen,
+                         dtype=torch.bfloat16) for _ in range(copies)]
+        w = [torch.randn(n, k, device="cuda", generator=gen,
+                         dtype=torch.bfloat16) for _ in range(copies)]
+        c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+             for _ in range(copies)]
+        ref = a[0].float() @ w[0].float().t()
+        verdict = []
+        for name, kern in kernels.items():
+            c[0].fill_(float("nan"))
+            kern(a[0], w[0], c[0])
+            torch.cuda.synchronize()
+            err = float((c[0].float() - ref).abs().max() / ref.abs().max())
+            ok = bool(torch.isfinite(c[0]).all()) and err < 1e-2
+            failures += 0 if ok else 1
+            verdict.append(f"{name} {'PASS' if ok else 'FAIL'} {err:.1e}")
+        sides = {name: (lambda kern: lambda i: kern(a[i], w[i], c[i]))(kern)
+                 for name, kern in kernels.items()}
+        sides["cuBLAS"] = lambda i: torch.matmul(a[i], w[i].t(), out=c[i])
+        t = time_sides(sides, copies, args.rounds, args.iters)
+        print(f"| {m} x {n} x {k} | {bn} | {t['rule']:.1f} | {t['bn256']:.1f}"
+              f" | {t['cuBLAS']:.1f} | {t['rule'] / t['bn256']:.2f} |"
+              f" {t['cuBLAS'] / t['rule']:.2f}x | {'; '.join(verdict)} |",
+              flush=True)
+        del a, w, c, ref, sides
+        torch.cuda.empty_cache()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
