@@ -74,6 +74,9 @@ def candidates(m, n, k):
                 ("BM 256 BN 128 persistent", 256, 128, "schedule persistent"),
                 ("BM 256 BN 128 persistent cluster_n(2)", 256, 128,
                  "schedule persistent cluster_n(2)"),
+                # Direct stores free the 64 KB staging tile: a 4th stage.
+                ("BM 256 BN 128 persistent cluster_n(2) direct store", 256,
+                 128, "schedule persistent cluster_n(2)\n  epilogue store"),
                 ("BN 192", 128, 192, "")]
     if m > 128:
         # BN 192 is fp8_block_bench's program (its promotion waits for its

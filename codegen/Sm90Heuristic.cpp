@@ -144,11 +144,9 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   // SFA M-major (a K block's row scales contiguous, DeepGEMM's layout):
   // the producer's warp 2 copies each block's 256 row scales into the ring
   // slot (sm90StagesBlockScales), and two 128-row consumer warpgroups
-  // promote 64-row blocks in turn. H200, session 15
-  // (bench/results/fp8_bm256_mmajor_probe_h200_session15.log), against 128
-  // x 192 with the same layout: 4096 x 4096 x 7168 persistent 3-5% faster,
-  // 4096 x 7168 x 16384 2%, 4096^3 3%, 4096 x 7168 x 2048 (not persistent)
-  // 2%; slower at K = 512. And only where its waves are not emptier: the
+  // promote 64-row blocks in turn; against 128 x 192 with the same layout
+  // (H200, session 15: 4096 x 4096 x 7168 3-5% faster, 4096^3 3%). Only
+  // where its waves are not emptier: the
   // most tiles one CTA takes times a tile's area, at most 5% above 128 x
   // 192's (run 1 of session 16: 4096 x 2112 x 7168 took 3 rounds of 256 x
   // 128 on 8 CTAs, 23% slower; 8192^3, 2% more area, 3% faster).
@@ -156,19 +154,22 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
     uint64_t tiles = uint64_t((m + bm - 1) / bm) * ((n + bn - 1) / bn);
     return (tiles + sms - 1) / sms * bm * bn;
   };
-  if (m > 128 && sfaMajor == MajorKind::MN && kBlocks >= 16 &&
+  // Persistent, in 1x2 clusters sharing the A tile, at every K: with the
+  // persistent grid really capped at the SM count (Python launched one CTA
+  // per tile before session 18), two H200 runs
+  // (bench/results/fp8_block_sweep_h200_session18_true_persistent_r*.log)
+  // against the grid and 128 x 192: 8192^3 977 / 990 us (grid 1061 /
+  // 1064), 4096 x 32768 x 512 175 / 180 (128 x 192 192 / 194), 4096 x
+  // 24576 x 1536 305 / 308 (323 / 321), 4096 x 4096 x 7168 213 / 216
+  // (grid 237 / 227); within the runs' spread of the best elsewhere
+  // (4096^3 135 / 125 against 121 / 127 on the grid).
+  if (m > 128 && sfaMajor == MajorKind::MN &&
       rounds(256, 128) * 100 <= rounds(128, 192) * 105) {
     config.bm = 256;
     config.bn = 128;
     config.stages = 3;
-    config.persistent = kBlocks >= 32;
-    // Persistent, in 1x2 clusters sharing the A tile: 0-2.4% faster on
-    // all five such shapes in two H200 runs of session 18 (e.g. 8192^3
-    // 1044 / 1059 -> 1020 / 1041 us, 4096 x 7168 x 16384 891 / 888 -> 875
-    // / 870; bench/results/fp8_block_sweep_h200_session18_cluster_n_r*.log);
-    // on the grid the cluster was erratic (8192^3 1079 us in run 1) and
-    // at K <= 2048 slower.
-    config.clusterN = config.persistent ? 2 : 1;
+    config.persistent = true;
+    config.clusterN = 2;
     return choice;
   }
   if (m > 128) {

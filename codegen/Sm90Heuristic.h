@@ -44,13 +44,14 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// blocks and that BN at most 64 (BM 64: 16), twice the BN with K split
 /// over 2 CTAs reduced in a cluster; above M = 128, the 128 x 192 tile in 4 stages on
 /// the grid, or, where SFA is M-major (\p sfaMajor MN, `scale a ...
-/// major(M)`) and K has at least 16 blocks, the 256 x 128 tile with staged
-/// scales in 3 stages, persistent from 32 K blocks, unless its last wave
-/// is emptier than 128 x 192's (N = 2112 at M = 4096). Always passes
+/// major(M)`), the 256 x 128 tile with staged scales in 3 stages,
+/// persistent in 1x2 clusters sharing A, unless its last wave is emptier
+/// than 128 x 192's (N = 2112 at M = 4096). Always passes
 /// verifySm90GemmConfig.
 /// Example: (64, 2112, 7168, 132): BM 64, BN 32, split 2, 16 stages;
 /// (128, 24576, 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM
-/// 128, BN 192; the same with SFA M-major: BM 256, BN 128, persistent.
+/// 128, BN 192; the same with SFA M-major: BM 256, BN 128, persistent,
+/// clusterN 2.
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
                                        unsigned sms,
                                        MajorKind sfaMajor = MajorKind::K);

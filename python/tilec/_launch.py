@@ -59,6 +59,26 @@ def _context(index):
         return ctx
 
 
+def _sm_count(index):
+    """The multiprocessors of device index, which size a persistent
+    kernel's grid (tilec_launcher_create's sm_count; 0, one CTA per tile,
+    where neither torch nor the driver says)."""
+    torch = _torch()
+    if torch is not None:
+        return torch.cuda.get_device_properties(index).multi_processor_count
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    device, count = ctypes.c_int(), ctypes.c_int()
+    multiprocessor_count = 16  # CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    if (cuda.cuDeviceGet(ctypes.byref(device), index) != 0 or
+            cuda.cuDeviceGetAttribute(ctypes.byref(count),
+                                      multiprocessor_count, device) != 0):
+        return 0
+    return count.value
+
+
 def _current_stream(index):
     """torch's current stream on device index as a CUstream int (0: the
     default stream), or None without torch."""
@@ -147,8 +167,8 @@ class Launchable:
                 if guard:
                     guard.__enter__()
                 try:
-                    status = lib.tilec_launcher_create(self._handle, 0,
-                                                       ctypes.byref(handle))
+                    status = lib.tilec_launcher_create(
+                        self._handle, _sm_count(index), ctypes.byref(handle))
                 finally:
                     if guard:
                         guard.__exit__(None, None, None)

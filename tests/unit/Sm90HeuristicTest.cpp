@@ -178,17 +178,19 @@ TEST(Sm90Heuristic, BlockScaledTilesOfTheDeepSeekShapes) {
 }
 
 TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
-  // SFA M-major above M = 128 with at least 16 K blocks: 256 x 128 with its
-  // scales staged in the ring, persistent in 1x2 clusters sharing A from
-  // 32 K blocks; K-major SFA, short K and decode keep their tiles.
+  // SFA M-major above M = 128: 256 x 128 with its scales staged in the
+  // ring, persistent in 1x2 clusters sharing A, where its rounds of tiles
+  // are not emptier than 128 x 192's; K-major SFA and decode keep their
+  // tiles.
   struct Case {
     unsigned m, n, k, bm, bn;
     bool persistent;
   };
   const Case cases[] = {{4096, 4096, 7168, 256, 128, true},
                         {4096, 7168, 16384, 256, 128, true},
-                        {4096, 7168, 2048, 256, 128, false},
-                        {4096, 32768, 512, 128, 192, false},
+                        {4096, 7168, 2048, 256, 128, true},
+                        {4096, 32768, 512, 256, 128, true},
+                        {4096, 24576, 1536, 256, 128, true},
                         // 16 x 17 tiles of 256 x 128 take 3 rounds on 132
                         // SMs: 98304 elements a CTA, 128 x 192 73728.
                         {4096, 2112, 7168, 128, 192, false},
@@ -203,7 +205,7 @@ TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
     EXPECT_EQ(config.bm, c.bm);
     EXPECT_EQ(config.bn, c.bn);
     EXPECT_EQ(config.persistent, c.persistent);
-    EXPECT_EQ(config.clusterN, c.persistent ? 2u : 1u);
+    EXPECT_EQ(config.clusterN, c.bm == 256 ? 2u : 1u);
     EXPECT_EQ(config.clusterM, 1u);
     EXPECT_EQ(config.blockScale->aMajor, MajorKind::MN);
     EXPECT_EQ(sm90StagesBlockScales(config), c.bm != 128);
