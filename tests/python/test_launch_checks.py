@@ -137,18 +137,19 @@ def test_block_scaled_choice_and_program():
     assert "scale a  f32 block(1, 128) major(M)" in source
     assert key != _gemm.block_scaled_source(4096, 4096, 7168, 132)[1]
     assert tilec.compile(source).operands["sfa_m_major"] == 1
-    # ... and, with K at least 32 blocks, the persistent 256 x 128 tile
-    # with staged scales (codegen/Sm90Heuristic.h); 16 blocks: not
-    # persistent; K = 512 keeps 128 x 192.
+    # ... and the 256 x 128 tile with staged scales, persistent in 1x2
+    # clusters sharing A, at any K (codegen/Sm90Heuristic.h), but not
+    # where its last round is emptier than 128 x 192's (N = 2112).
     assert "tile     (BM = 256, BN = 128, BK = 128)" in source
-    assert "schedule persistent" in source
-    mm = _gemm.sm90_block_scaled_choice(4096, 7168, 2048, 132,
+    assert "schedule persistent cluster_n(2)" in source
+    for n, k in ((7168, 2048), (32768, 512)):
+        mm = _gemm.sm90_block_scaled_choice(4096, n, k, 132,
+                                            sfa_m_major=True)
+        assert (mm["bm"], mm["bn"], mm["stages"], mm["persistent"],
+                mm["cluster_n"]) == (256, 128, 3, 1, 2)
+    mm = _gemm.sm90_block_scaled_choice(4096, 2112, 7168, 132,
                                         sfa_m_major=True)
-    assert (mm["bm"], mm["bn"], mm["stages"], mm["persistent"]) == (
-        256, 128, 3, 0)
-    mm = _gemm.sm90_block_scaled_choice(4096, 32768, 512, 132,
-                                        sfa_m_major=True)
-    assert (mm["bm"], mm["bn"]) == (128, 192)
+    assert (mm["bm"], mm["bn"], mm["cluster_n"]) == (128, 192, 1)
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
@@ -245,3 +246,22 @@ def test_batched_operands_name_the_argument(args, message):
     with pytest.raises(ValueError) as err:
         split_batch(info, *args)
     assert message in str(err.value)
+
+
+def test_launchers_size_persistent_grids_by_the_device(monkeypatch):
+    """A launcher gets the device's SM count (tilec_launcher_create's
+    sm_count; 0 would launch a persistent kernel one CTA per tile): from
+    torch where it is imported, else from the driver (0 without one)."""
+    import sys
+    import types
+    from tilec import _launch
+
+    class Props:
+        multi_processor_count = 7
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        get_device_properties=lambda index: Props()))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert _launch._sm_count(0) == 7
+    monkeypatch.delitem(sys.modules, "torch")
+    count = _launch._sm_count(0)
+    assert isinstance(count, int) and count >= 0
