@@ -292,11 +292,18 @@ std::string archMismatch(ArchKind arch, const TuneDevice &device) {
 }
 
 /// The shape the winner is checked at: the tuned one, or for a problem
-/// whose fp64 reference would take minutes, at most 1000 x 1304 x 2048
-/// (ragged against every tile; the program's fixed extents kept).
+/// whose fp64 reference would take minutes or whose operands take seconds
+/// to draw element by element (a weight of more than 2^24 elements: in the
+/// H200 sweep of session 18, 1 and 16 x 28672 x 4096, checked whole, took
+/// 20-21 s to tune with a 5 s budget, 128 x 28672 x 4096, checked at the
+/// reduced shape, 1.6 s), at
+/// most 1000 x 1304 x 2048 (ragged against every tile; the program's fixed
+/// extents kept).
 RunShape checkShape(const GemmKernelBinary &k, const TuneShape &s) {
   RunShape r{s.m, s.n, s.k};
-  if (double(s.m) * s.n * s.k > 4e9) {
+  constexpr double MaxOperand = double(1 << 24);
+  if (double(s.m) * s.n * s.k > 4e9 || double(s.n) * s.k > MaxOperand ||
+      double(s.m) * s.k > MaxOperand) {
     if (!k.fixedM)
       r.m = std::min<int64_t>(r.m, 1000);
     if (!k.fixedN)
