@@ -77,7 +77,6 @@ struct GemmItemFacts {
   bool swapAB = false;
   unsigned splitK = 1;
   unsigned clusterM = 1; ///< `cluster(N)`
-  unsigned clusterN = 1; ///< `cluster_n(N)`
   bool staged = false;   ///< `epilogue ... -> stmatrix -> tma_store`
   bool batched = false;
   unsigned bm = 0;       ///< 0: unknown

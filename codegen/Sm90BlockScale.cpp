@@ -11,6 +11,7 @@
 #include "llvm/IR/IntrinsicsNVPTX.h"
 
 #include <array>
+#include <cassert>
 #include <numeric>
 
 namespace tilec {
@@ -260,6 +261,8 @@ llvm::SmallVector<llvm::Value *> Sm90BlockScale::promote(
     const Sm90BlockScales &scales, unsigned firstChunk, unsigned younger,
     llvm::SmallVectorImpl<llvm::Value *> *waited,
     llvm::function_ref<void()> afterWait) {
+  // Swap-AB frees its slots after the promotion (Sm90Consumer.cpp).
+  assert((!swapAB || !afterWait) && "promoteSwapped has no afterWait");
   if (swapAB)
     return promoteSwapped(main, pending, scales, firstChunk, younger);
   llvm::SmallVector<llvm::Value *> part =

@@ -150,9 +150,13 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   // most tiles one CTA takes times a tile's area, at most 5% above 128 x
   // 192's (run 1 of session 16: 4096 x 2112 x 7168 took 3 rounds of 256 x
   // 128 on 8 CTAs, 23% slower; 8192^3, 2% more area, 3% faster).
-  auto rounds = [&](unsigned bm, unsigned bn) {
-    uint64_t tiles = uint64_t((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-    return (tiles + sms - 1) / sms * bm * bn;
+  // (columns: CTAs of a cluster along N, 2 for the 256 x 128 tile's 1x2
+  // clusters, whose column tiles come in pairs on half as many clusters.)
+  auto rounds = [&](unsigned bm, unsigned bn, unsigned columns) {
+    uint64_t pairs = ((n + bn - 1) / bn + columns - 1) / columns;
+    uint64_t units = uint64_t((m + bm - 1) / bm) * pairs;
+    uint64_t slots = std::max(1u, sms / columns);
+    return (units + slots - 1) / slots * bm * bn;
   };
   // Persistent, in 1x2 clusters sharing the A tile, at every K: with the
   // persistent grid really capped at the SM count (Python launched one CTA
@@ -164,7 +168,7 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
   // (grid 237 / 227); within the runs' spread of the best elsewhere
   // (4096^3 135 / 125 against 121 / 127 on the grid).
   if (m > 128 && sfaMajor == MajorKind::MN &&
-      rounds(256, 128) * 100 <= rounds(128, 192) * 105) {
+      rounds(256, 128, 2) * 100 <= rounds(128, 192, 1) * 105) {
     config.bm = 256;
     config.bn = 128;
     config.stages = 3;

@@ -9,8 +9,9 @@
 //     cluster through distributed shared memory; where N gives more than
 //     two waves of swapped tiles, A and B as written instead, M's rows by
 //     the BN (up to 256) that covers N in one wave;
-//   - otherwise 128 x 256 tiles, 4 stages, persistent in grouped order with
-//     2x1 clusters multicasting the B tile.
+//   - otherwise 128 x 256 tiles (BN narrower where 256 leaves the last round
+//     of tiles mostly empty, e.g. 176 at 4096 x 2112), 4 stages, persistent
+//     in grouped order with 2x1 clusters multicasting the B tile.
 //
 // Example: sm90ChooseConfig(64, 2112, 7168, 132) is swapAB, BM 64, BN 64,
 // 13 stages, split-K 2 reduced in a 1x1x2 cluster.
@@ -42,8 +43,8 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// narrowest multiple of 16 whose ceil(M / BM) x ceil(N / BN) tiles fit
 /// one wave of \p sms, with the most stages that fit; with at least 48 K
 /// blocks and that BN at most 64 (BM 64: 16), twice the BN with K split
-/// over 2 CTAs reduced in a cluster; above M = 128, the 128 x 192 tile in 4 stages on
-/// the grid, or, where SFA is M-major (\p sfaMajor MN, `scale a ...
+/// over 2 CTAs reduced in a cluster; above M = 128, the 128 x 192 tile in 4
+/// stages on the grid, or, where SFA is M-major (\p sfaMajor MN, `scale a ...
 /// major(M)`), the 256 x 128 tile with staged scales in 3 stages,
 /// persistent in 1x2 clusters sharing A, unless its last wave is emptier
 /// than 128 x 192's (N = 2112 at M = 4096). Always passes

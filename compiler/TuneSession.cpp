@@ -296,9 +296,10 @@ std::string archMismatch(ArchKind arch, const TuneDevice &device) {
 /// to draw element by element (a weight of more than 2^24 elements: in the
 /// H200 sweep of session 18, 1 and 16 x 28672 x 4096, checked whole, took
 /// 20-21 s to tune with a 5 s budget, 128 x 28672 x 4096, checked at the
-/// reduced shape, 1.6 s), at
-/// most 1000 x 1304 x 2048 (ragged against every tile; the program's fixed
-/// extents kept).
+/// reduced shape, 1.6 s), with the extents the program leaves to the run
+/// cut to at most 1000 x 1304 x 2048 (ragged against every tile; N a whole
+/// number of tiles where swiglu pairs column halves of a tile, as the
+/// launcher requires).
 RunShape checkShape(const GemmKernelBinary &k, const TuneShape &s) {
   RunShape r{s.m, s.n, s.k};
   constexpr double MaxOperand = double(1 << 24);
@@ -306,8 +307,12 @@ RunShape checkShape(const GemmKernelBinary &k, const TuneShape &s) {
       double(s.m) * s.k > MaxOperand) {
     if (!k.fixedM)
       r.m = std::min<int64_t>(r.m, 1000);
-    if (!k.fixedN)
-      r.n = std::min<int64_t>(r.n, 1304);
+    if (!k.fixedN) {
+      int64_t cut = 1304;
+      if (findSwiglu(k.epilogueOps) && k.tileN)
+        cut = std::max<int64_t>(k.tileN, cut / k.tileN * k.tileN);
+      r.n = std::min<int64_t>(r.n, cut);
+    }
     if (!k.fixedK)
       r.k = std::min<int64_t>(r.k, 2048);
   }

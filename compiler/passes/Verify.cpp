@@ -530,24 +530,33 @@ void Verifier::verifyColumnCluster(const tir::Op &op,
                                    std::optional<ArchKind> arch, bool clustered,
                                    bool splits) {
   const tir::Attr *columns = op.get("cluster_n");
-  if (!columns || !columns->isInt() || columns->intValue <= 1)
+  if (!columns || !columns->isInt() || columns->intValue == 1)
     return;
   auto at = attrLoc(op, "cluster_n");
-  if (columns->intValue != 2)
+  if (columns->intValue != 2) {
     diags.error(at, "cluster_n = " + llvm::Twine(columns->intValue) +
                         " is out of range; 1 or 2 CTAs along N are legal");
+    return;
+  }
   if (arch && !gemmTarget(*arch).hasColumnClusters())
     diags.error(at, "schedule cluster_n(2) (1x2 clusters multicasting A) is "
                     "implemented for " +
                         columnClusterTargetNames() + " only; " +
                         archInfo(*arch).name + " kernels take " +
-                        (gemmTarget(*arch).hasPersistentSchedule()
+                        (gemmTarget(*arch).hasTwoPairClusters()
+                             ? "cluster(2), cluster(4) or no cluster"
+                         : gemmTarget(*arch).hasPersistentSchedule()
                              ? "cluster(2) or no cluster"
                              : "no cluster"));
-  if (clustered)
-    diags.error(at, "cluster(2) and cluster_n(2) together would make a 2x2 "
-                    "cluster, which is not implemented; choose one (cluster(2) "
-                    "multicasts B, cluster_n(2) multicasts A)");
+  if (clustered) {
+    int64_t rows = op.get("cluster_m")->intValue;
+    diags.error(at, "cluster(" + llvm::Twine(rows) +
+                        ") and cluster_n(2) together would make a " +
+                        llvm::Twine(rows) +
+                        "x2 cluster, which is not implemented; choose one "
+                        "(cluster(2) multicasts B, cluster_n(2) multicasts "
+                        "A)");
+  }
   if (splits)
     diags.error(at, "schedule split_k with cluster_n(2) is not implemented: "
                     "the K splits of a tile are their own grid z (or 1x1xS "

@@ -332,7 +332,8 @@ typedef struct tilec_sm90_choice {
   int persistent;              /* `schedule persistent` */
   unsigned cluster_m;          /* `cluster(2)` */
   unsigned ctas_per_sm;        /* no .tile word: occupancy target */
-  unsigned cluster_n;          /* `cluster_n(2)`: 1x2, sharing A */
+  unsigned cluster_n; /* `cluster_n(2)`: 1x2, sharing A; a library before
+                        it returns a struct_size without it */
 } tilec_sm90_choice;
 TILEC_API tilec_status tilec_sm90_choose(int64_t m, int64_t n, int64_t k,
                                          unsigned sms, tilec_sm90_choice *out);

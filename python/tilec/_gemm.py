@@ -91,6 +91,12 @@ def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
              "  acc      f32"]
     if arch == "sm_90a":
         ch = sm90_choice(m, n, k, sms)
+        if b_major == "N" and not ch["swap_ab"] and ch["bn"] % 64:
+            # An N-major B tile is staged in atoms of 64 bf16 columns (128-
+            # byte swizzle); the rules' narrower large-M widths (codegen's
+            # largeTileN, measured K-major, e.g. 176) would fall to 32-byte
+            # atoms, so round them up to whole atoms.
+            ch["bn"] = min(256, -(-ch["bn"] // 64) * 64)
         bk = ch["bk"] * 2 // el  # the heuristic's BK is 128 bytes of bf16
         lines += [f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {bk})",
                   f"  stages   {ch['stages']}",
