@@ -7,7 +7,6 @@ medians). Run on the device machine after installing the wheel:
     python3 bench/large_tile_bn.py --shapes 4096x2112x7168,8192x2112x7168
 """
 import argparse
-import math
 import os
 import re
 import sys
@@ -17,9 +16,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
-from torch_timing import time_sides  # noqa: E402
-
-ROTATE_BYTES = 256 << 20
+from torch_timing import bf16_operands, check_bf16, time_sides  # noqa: E402,E501
 
 
 def main():
@@ -45,24 +42,16 @@ def main():
         wide = re.sub(r"BN = \d+", "BN = 256", source)
         wide = re.sub(r"wgmma\.m64n\d+k16", "wgmma.m64n256k16", wide)
         kernels = {"rule": tilec.compile(source), "bn256": tilec.compile(wide)}
-        copies = max(2, min(64, math.ceil(
-            ROTATE_BYTES / (2 * (m * k + n * k + m * n)))))
-        a = [torch.randn(m, k, device="cuda", generator=gen,
-                         dtype=torch.bfloat16) for _ in range(copies)]
-        w = [torch.randn(n, k, device="cuda", generator=gen,
-                         dtype=torch.bfloat16) for _ in range(copies)]
-        c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-             for _ in range(copies)]
-        ref = a[0].float() @ w[0].float().t()
+        copies, a, w, c, ref = bf16_operands(m, n, k, gen)
         verdict = []
         for name, kern in kernels.items():
             c[0].fill_(float("nan"))
             kern(a[0], w[0], c[0])
             torch.cuda.synchronize()
-            err = float((c[0].float() - ref).abs().max() / ref.abs().max())
-            ok = bool(torch.isfinite(c[0]).all()) and err < 1e-2
-            failures += 0 if ok else 1
-            verdict.append(f"{name} {'PASS' if ok else 'FAIL'} {err:.1e}")
+            wrong, err = check_bf16(c[0], ref)
+            failures += 1 if wrong else 0
+            verdict.append(f"{name} {'PASS' if not wrong else 'FAIL'} "
+                           f"{err:.1e}")
         sides = {name: (lambda kern: lambda i: kern(a[i], w[i], c[i]))(kern)
                  for name, kern in kernels.items()}
         sides["cuBLAS"] = lambda i: torch.matmul(a[i], w[i].t(), out=c[i])

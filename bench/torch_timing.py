@@ -14,12 +14,38 @@ every side alike); {name: median of its rounds' medians}. Issuing the
 launches one by one from Python takes longer than a decode-shaped GEMM runs,
 and would time the host instead (bench/Sm90GemmResults.md, session 3).
 """
+import math
 import statistics
 import time
 
 import torch
 
 BATCH = 10
+ROTATE_BYTES = 256 << 20
+
+
+def bf16_operands(m, n, k, gen):
+    """(copies, a, w, c, ref) for a bf16 M x N x K product: enough copies of
+    a (M x K), w (N x K) and c (M x N) to rotate past 256 MiB, random
+    normal a and w, and the fp32 product of copy 0."""
+    copies = max(2, min(64, math.ceil(
+        ROTATE_BYTES / (2 * (m * k + n * k + m * n)))))
+    a = [torch.randn(m, k, device="cuda", generator=gen,
+                     dtype=torch.bfloat16) for _ in range(copies)]
+    w = [torch.randn(n, k, device="cuda", generator=gen,
+                     dtype=torch.bfloat16) for _ in range(copies)]
+    c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+         for _ in range(copies)]
+    return copies, a, w, c, a[0].float() @ w[0].float().t()
+
+
+def check_bf16(c, ref):
+    """(wrong, max relative error) of c against the fp32 product ref: wrong
+    counts non-finite elements, plus 1 if the error is above 1e-2."""
+    c = c.float()
+    bad = int((~torch.isfinite(c)).sum())
+    err = float(((c - ref).abs().max() / ref.abs().max().clamp_min(1e-30)))
+    return bad + (1 if err > 1e-2 else 0), err
 
 
 def time_graph(fn, copies, iters, batch=BATCH):

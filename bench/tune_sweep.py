@@ -20,7 +20,6 @@ import time
 _START = time.perf_counter()
 
 import argparse  # noqa: E402
-import math  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
@@ -29,22 +28,13 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
-from torch_timing import time_sides  # noqa: E402
+from torch_timing import bf16_operands, check_bf16, time_sides  # noqa: E402,E501
 
 # (N, K) of the projections: Llama-3 8B qkv, o, gate+up, down; DeepSeek-V3
 # q_a + kv_a, q_b, kv_b, o.
 PROJECTIONS = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
                (2112, 7168), (24576, 1536), (32768, 512), (7168, 16384)]
 MS = (1, 16, 64, 128, 512, 4096)
-ROTATE_BYTES = 256 << 20
-
-
-def check(c, ref):
-    """(wrong elements, max relative error) against the fp32 product."""
-    c = c.float()
-    bad = int((~torch.isfinite(c)).sum())
-    err = float(((c - ref).abs().max() / ref.abs().max().clamp_min(1e-30)))
-    return bad + (1 if err > 1e-2 else 0), err
 
 
 def main():
@@ -83,25 +73,17 @@ def main():
 
             tuned_text, _ = _gemm.tuned_source(source, m, n, k)
             tuned = tilec.compile(tuned_text) if tuned_text else rules
-            per_copy = 2 * (m * k + n * k + m * n)
-            copies = max(2, min(64, math.ceil(ROTATE_BYTES / per_copy)))
-            a = [torch.randn(m, k, device="cuda", generator=gen,
-                             dtype=torch.bfloat16) for _ in range(copies)]
-            w = [torch.randn(n, k, device="cuda", generator=gen,
-                             dtype=torch.bfloat16) for _ in range(copies)]
-            c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-                 for _ in range(copies)]
-            ref = a[0].float() @ w[0].float().t()
+            copies, a, w, c, ref = bf16_operands(m, n, k, gen)
             verdicts = []
             for name, kern in (("rules", rules), ("tuned", tuned)):
                 c[0].fill_(float("nan"))
                 kern(a[0], w[0], c[0])
                 torch.cuda.synchronize()
-                wrong, err = check(c[0], ref)
+                wrong, err = check_bf16(c[0], ref)
                 verdicts.append(f"{name} {'PASS' if not wrong else 'FAIL'}"
                                 f" {err:.1e}")
                 failures += 1 if wrong else 0
-            wrong, err = check(a[0] @ w[0].t(), ref)
+            wrong, err = check_bf16(a[0] @ w[0].t(), ref)
             verdicts.append(f"cuBLAS {'PASS' if not wrong else 'FAIL'}")
             sides = {
                 "rules": lambda i: rules(a[i], w[i], c[i]),
