@@ -1,7 +1,9 @@
 """Issue 29's sweep: how the bf16 program tilec.gemm's rules pick compares
 with the one `tilec tune` measures best, and both with cuBLAS
 (torch.matmul), on the projections of Llama-3 8B and DeepSeek-V3 at decode
-and prefill M, in one process.
+and prefill M, in one process; with --fp8 the same for the block-scaled
+fp8 program (tilec.gemm(a, b, sfa=, sfb=)) against cuBLAS blockwise
+scaled_mm on DeepSeek-V3's projections.
 
 Per shape: the rules' program (tilec._gemm.program_source, what tilec.gemm
 runs untuned) is compiled; tilec.tune_gemm tunes the same program with
@@ -37,6 +39,82 @@ PROJECTIONS = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
 MS = (1, 16, 64, 128, 512, 4096)
 
 
+# DeepSeek-V3's (N, K) pairs for the block-scaled fp8 sweep (the anchor's
+# table, bench/fp8_block_bench.py) and its M.
+FP8_PROJECTIONS = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384),
+                   (4096, 7168), (7168, 2048)]
+FP8_MS = (64, 128, 512, 4096)
+
+
+def sweep_fp8(args, ms, sms, gen):
+    """The block-scaled fp8 sweep: tilec.gemm's program (rules), the one
+    tilec.tune_gemm(block_scales=True) remembers (tuned) and cuBLAS
+    blockwise scaled_mm, each checked (fp8_block_bench.check) and timed
+    side by side. Returns (rows, failures)."""
+    import fp8_block_bench as fb
+    fb.SFA_M_MAJOR = args.sfa_m_major
+    cublas = fb.cublas_blockwise(gen)
+    rows, failures = [], 0
+    for n, k in FP8_PROJECTIONS[:args.projections]:
+        for m in ms:
+            if time.perf_counter() - _START > args.budget_s:
+                print(f"| {m} x {n} x {k} | SKIP: past the budget |")
+                continue
+            major = args.sfa_m_major and m > 1 and k > 128
+            source, _ = _gemm.block_scaled_source(m, n, k, sms, major)
+            rules = tilec.compile(source)
+            report = tilec.tune_gemm(m, n, k, dtype="e4m3",
+                                     block_scales=True, sfa_m_major=major,
+                                     budget_s=args.tune_s)
+            result = report["results"][0]
+            best = (f"{result.get('best', '?')} "
+                    f"({result.get('seconds', 0):.1f} s)")
+            tuned_text, _ = _gemm.tuned_source(source, m, n, k)
+            tuned = tilec.compile(tuned_text) if tuned_text else rules
+            verdicts = []
+            for name, kern in (("rules", rules), ("tuned", tuned)):
+                checks, why = fb.check_block(kern, cublas if name == "rules"
+                                             else None, m, n, k, gen)
+                verdicts.append(f"{name} {fb.verdict(checks['tilec'])}")
+                failures += 0 if checks["tilec"][0] == 0 and \
+                    checks["tilec"][1] == 0 else 1
+                if "cublas" in checks:
+                    verdicts.append(f"cuBLAS {fb.verdict(checks['cublas'])}")
+            kb, nb = fb.cdiv(k, 128), fb.cdiv(n, 128)
+            nbytes = m * k + n * k + 2 * m * n
+            copies = max(2, min(64, fb.cdiv(fb.ROTATE_BYTES, nbytes)))
+            a = [fb.quantized(m, k, gen) for _ in range(copies)]
+            w = [fb.quantized(n, k, gen) for _ in range(copies)]
+            sfa = [fb.sfa_scales(m, kb, gen) for _ in range(copies)]
+            sfb = [fb.scales((nb, kb), gen) for _ in range(copies)]
+            c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+                 for _ in range(copies)]
+            sides = {
+                "rules": lambda i: rules(a[i], w[i], c[i], sfa=sfa[i],
+                                         sfb=sfb[i]),
+                "tuned": lambda i: tuned(a[i], w[i], c[i], sfa=sfa[i],
+                                         sfb=sfb[i]),
+            }
+            if cublas is not None:
+                _, cublas_fn, torch_scales = cublas
+                ts = [torch_scales(sfa[i], sfb[i]) for i in range(copies)]
+                sides["cuBLAS"] = lambda i: cublas_fn(a[i], w[i], *ts[i])
+            t = time_sides(sides, copies, args.rounds, args.iters)
+            t.setdefault("cuBLAS", float("nan"))
+            rows.append((m, n, k, t))
+            rule_words = " ".join(
+                line.strip() for line in source.splitlines()
+                if line.strip().startswith(("tile", "stages", "schedule")))
+            print(f"| {m} x {n} x {k} | {rule_words} | {best} | "
+                  f"{t['rules']:.2f} | {t['tuned']:.2f} | {t['cuBLAS']:.2f} |"
+                  f" {t['cuBLAS'] / t['tuned']:.2f}x |"
+                  f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
+                  flush=True)
+            del a, w, c, sfa, sfb, sides
+            torch.cuda.empty_cache()
+    return rows, failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
@@ -45,11 +123,19 @@ def main():
                         help="tilec.tune_gemm's budget per shape")
     parser.add_argument("--budget-s", type=float, default=450.0,
                         help="no new shape after this many seconds")
-    parser.add_argument("--ms", default=",".join(map(str, MS)))
-    parser.add_argument("--projections", type=int, default=len(PROJECTIONS),
+    parser.add_argument("--ms", default=None,
+                        help="M list (default: 1,16,64,128,512,4096; "
+                        "--fp8: 64,128,512,4096)")
+    parser.add_argument("--fp8", action="store_true",
+                        help="the block-scaled fp8 program against cuBLAS "
+                        "blockwise, on DeepSeek-V3's projections")
+    parser.add_argument("--sfa-m-major", action="store_true",
+                        help="--fp8: SFA M-major (torch's and DeepGEMM's)")
+    parser.add_argument("--projections", type=int, default=99,
                         help="the first this many (N, K) pairs")
     args = parser.parse_args()
-    ms = [int(x) for x in args.ms.split(",")]
+    ms = [int(x) for x in (args.ms or ",".join(
+        map(str, FP8_MS if args.fp8 else MS))).split(",")]
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
     print(f"{props.name}, {sms} SMs; tune budget {args.tune_s} s a shape")
@@ -59,7 +145,9 @@ def main():
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
     rows, failures = [], 0
     gen = torch.Generator(device="cuda").manual_seed(29)
-    for n, k in PROJECTIONS[:args.projections]:
+    if args.fp8:
+        rows, failures = sweep_fp8(args, ms, sms, gen)
+    for n, k in ([] if args.fp8 else PROJECTIONS[:args.projections]):
         for m in ms:
             if time.perf_counter() - _START > args.budget_s:
                 print(f"| {m} x {n} x {k} | SKIP: past the budget |")

@@ -12,6 +12,7 @@
 #include "compiler/KernelCheck.h"
 #include "compiler/TuneCache.h"
 #include "ir/ElementCodec.h"
+#include "ir/WeightPack.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
@@ -162,6 +163,24 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
     shared.sfa = *sfa;
     shared.sfb = *sfb;
   }
+  // A packed weight's group scales (1.0 in their type) and zero points
+  // (8, mid-range): B's random bytes are its codes.
+  if (const std::optional<WeightQuantSpec> &quant = kernel.weightQuant) {
+    uint64_t groups = uint64_t((s.k + quant->group - 1) / quant->group);
+    uint32_t one = ElementCodec(quant->scaleType).encode(1.0).first;
+    uint32_t word = dtypeBits(quant->scaleType) == 16 ? one * 0x10001u : one;
+    auto sb = filledNew(ops.buffers,
+                        bytesOf(int64_t(groups) * s.n, quant->scaleType), word);
+    if (!sb)
+      return sb.error();
+    shared.sb = *sb;
+    if (quant->zeros) {
+      auto zb = filledNew(ops.buffers, groups * uint64_t(s.n), 0x08080808u);
+      if (!zb)
+        return zb.error();
+      shared.zb = *zb;
+    }
+  }
   uint64_t vectorBytes = uint64_t(std::max(s.m, s.n)) * 4;
   for (const EpilogueOp &op : kernel.epilogueOps) {
     if (op.kind == EpilogueOpKind::Bias && !shared.bias) {
@@ -311,6 +330,8 @@ RunShape checkShape(const GemmKernelBinary &k, const TuneShape &s) {
       int64_t cut = 1304;
       if (findSwiglu(k.epilogueOps) && k.tileN)
         cut = std::max<int64_t>(k.tileN, cut / k.tileN * k.tileN);
+      if (k.weightQuant) // Whole packed blocks of 16 rows.
+        cut = cut / PackedInt4BlockN * PackedInt4BlockN;
       r.n = std::min<int64_t>(r.n, cut);
     }
     if (!k.fixedK)
@@ -552,9 +573,6 @@ llvm::Expected<TuneReport> tuneProgram(llvm::StringRef source,
           result.skipped = why;
         else if ((*lowered)->spec.group)
           result.skipped = "grouped kernels are not timed by tilec tune yet";
-        else if ((*lowered)->spec.weightQuant)
-          result.skipped =
-              "4-bit weight kernels are not timed by tilec tune yet";
         else
           timeCandidates(compiler, source, request, device, result);
       }

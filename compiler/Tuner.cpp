@@ -234,6 +234,13 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     }
     if (base.blockScale)
       l.bk = {base.blockScale->kBlock};
+    // A 4-bit weight's kernel (sm_80) runs decode M in 16- and 32-row
+    // tiles, and its K tile is whole packed blocks of 64 (the compiler
+    // refuses a BK that does not nest with the group).
+    if (base.weightQuant) {
+      l.bm = {16, 32, 64};
+      l.bk = {64, 128, 256};
+    }
   } else {
     l.bm = {written.bm};
     l.bn = {written.bn};
@@ -249,6 +256,10 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     // sm_80 splits K without swapping (GemmTarget::hasSplitK).
     if (target.hasSplitK() && !grouped)
       l.splits = {1, 2, 4, 8};
+    // Decode against a packed weight splits K up to 16 ways
+    // (tilec.gemm's W4A16 rule, bench/W4A16Results.md).
+    if (base.weightQuant && target.hasSplitK())
+      l.splits.push_back(16);
     l.persistentCluster = {{0, 1, 1}};
     if (target.hasPersistentSchedule()) {
       l.persistentCluster.push_back({8, 1, 1});
@@ -511,6 +522,12 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
   double inFlight = spec.stages > 1 ? spec.stages - 1 : 0.5;
   double latencyUs = kIters * 0.8 / inFlight;
   double ctaUs = std::max(mmaUs, latencyUs);
+  // A packed weight is dequantized in registers before the MMAs: about
+  // 0.16 warp instructions a weight (bench/W4A16Results.md, sm_80 code
+  // on the H200), at four warp instructions a clock.
+  if (spec.weightQuant)
+    ctaUs = std::max(ctaUs, double(spec.bn) * double(kPerCta) * 0.16 /
+                                (4 * 1.8e9) * 1e6);
   // The epilogue: a BM x BN tile of C per CTA at the SM's share of the
   // memory bandwidth; staged TMA stores coalesce (x0.8), and a persistent
   // kernel overlaps all but the last wave's with the next tile's loads.
@@ -538,6 +555,10 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
                  double(shape.m) * shape.n * cBytes;
   if (splits > 8)
     bytes += 2.0 * splits * double(shape.m) * shape.n * 4;
+  if (spec.weightQuant) // The group scales (and zero points).
+    bytes += double(shape.n) * double(shape.k) / spec.weightQuant->group *
+             (dtypeBits(spec.weightQuant->scaleType) / 8 +
+              (spec.weightQuant->zeros ? 1 : 0));
   c.memoryUs = bytes / device.memoryBytesPerSecond * 1e6;
   c.memoryBound = std::max(c.memoryUs, c.l2Us) > c.computeUs;
   c.us = std::max({c.computeUs, c.l2Us, c.memoryUs}) + 2.0 +

@@ -22,14 +22,14 @@ from ._torch_op import gemm
 from ._torch_op import register as _register_torch_ops
 from ._pack import (PackedWeights, pack_weights, quantize_weights,
                     unpack_weights)
-from ._tune import tune, tune_gemm
+from ._tune import tune, tune_gemm, tune_w4a16
 
 __version__ = _clib.tilec_version().decode()
 
 __all__ = ["CompileError", "Descriptor", "Kernel", "Layout", "LayoutError",
            "compile", "desc", "gemm", "layout", "__version__",
            "PackedWeights", "pack_weights", "quantize_weights",
-           "unpack_weights", "tune", "tune_gemm"]
+           "unpack_weights", "tune", "tune_gemm", "tune_w4a16"]
 
 # With torch already imported, tilec::gemm is registered now, so that
 # torch.compile sees it before tracing; otherwise on the first tilec.gemm.

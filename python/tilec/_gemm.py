@@ -199,12 +199,10 @@ def tuned_source(source, m, n, k):
     return out.value.decode(), note.value.decode()
 
 
-def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
-    """The compiled Kernel of program_source's program (cached), or of the
-    winner `tilec tune` remembered for it at this shape (kernel.tuned then
-    says which)."""
-    source, key = program_source(arch, a_type, b_type, a_major, b_major, m,
-                                 n, k, sms)
+def _tuned_or_written(source, key, m, n, k):
+    """The compiled Kernel of the program source (cached under key), or of
+    the winner `tilec tune` remembered for it at M x N x K (kernel.tuned
+    then says which)."""
     tuned, note = tuned_source(source, m, n, k)
     if tuned is None:
         return _compiled(source, key)
@@ -216,6 +214,14 @@ def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
         return _compiled(source, key)
     kernel.tuned = note
     return kernel
+
+
+def kernel_for(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
+    """The compiled Kernel of program_source's program (cached), or of the
+    winner `tilec tune` remembered for it at this shape."""
+    source, key = program_source(arch, a_type, b_type, a_major, b_major, m,
+                                 n, k, sms)
+    return _tuned_or_written(source, key, m, n, k)
 
 
 def _torch():
@@ -258,6 +264,11 @@ def _operand_major(t, k_dim):
 _plans = {}
 
 
+# (M, N, K, SFA M-major, SMs, device) -> kernel: the block-scaled eager
+# path's cache (the tuned lookup parses the program).
+_block_plans = {}
+
+
 def block_scaled_impl(a, b, sfa, sfb, out=None):
     """tilec.gemm(a, b, sfa=, sfb=): C = (A * SFA) @ (B * SFB) in bf16 for
     e4m3 a (M x K, row-major) and b (K x N: the transpose view of a
@@ -289,7 +300,12 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
     if arch != "sm_90a":
         raise ValueError(f"a: on {arch} (legal with sfa/sfb: sm_90a)")
     sfa_m_major = m > 1 and kb > 1 and tuple(sfa.stride()) == (1, m)
-    kernel = _compiled(*block_scaled_source(m, n, k, sms, sfa_m_major))
+    key = (m, n, k, sfa_m_major, sms, a.get_device())
+    kernel = _block_plans.get(key)
+    if kernel is None:
+        source, cache_key = block_scaled_source(m, n, k, sms, sfa_m_major)
+        kernel = _block_plans[key] = _tuned_or_written(source, cache_key, m,
+                                                       n, k)
     w = b.t()  # the kernel's B, N x K
     if not a.is_contiguous():
         a = a.contiguous()
@@ -508,9 +524,14 @@ def w4a16_impl(a, w, out=None, tile=None):
     if kernel is None:
         a_type, sms = _w4a16_check(a, w)
         m, k = a.shape
-        chosen = tuple(tile) if tile else w4a16_tile(m, w.n, k, w.group, sms)
-        kernel = _w4_plans[key] = w4a16_kernel(a_type, w.fmt, w.group, zeros,
-                                              chosen)
+        if tile:
+            kernel = w4a16_kernel(a_type, w.fmt, w.group, zeros, tile)
+        else:
+            source, cache_key = w4a16_source(
+                a_type, w.fmt, w.group, zeros,
+                w4a16_tile(m, w.n, k, w.group, sms))
+            kernel = _tuned_or_written(source, cache_key, m, w.n, k)
+        _w4_plans[key] = kernel
     if not a.is_contiguous():
         a = a.contiguous()
     if out is None:

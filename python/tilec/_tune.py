@@ -50,25 +50,55 @@ def tune(source_or_path, shapes, kernel=None, arch=None, vary=None,
     return json.loads(out.value.decode())
 
 
+def _current_sms():
+    """The current GPU's SM count through torch, else 0 (the rules' 132)."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_properties(0).multi_processor_count
+    except ImportError:
+        pass
+    return 0
+
+
 def tune_gemm(m, n, k, dtype="bf16", a_major="K", b_major="K", arch="sm_90a",
-              sms=None, budget_s=20.0, dry_run=False):
+              sms=None, budget_s=20.0, dry_run=False, block_scales=False,
+              sfa_m_major=False):
     """Tunes the program tilec.gemm compiles for an M x N x K product of
     dtype operands ("bf16", "f16", "tf32", "e4m3", "e5m2"; a_major "K" or
     "M", b_major "K" or "N"), every item varied, so that tilec.gemm then
-    runs the winner for that shape bucket on this GPU. sms: the SM count
-    the rules pick for (None: the current GPU's through torch, else 132).
-    Returns the report as tune() does."""
-    from ._gemm import program_source
+    runs the winner for that shape bucket on this GPU. block_scales=True
+    tunes the block-scaled fp8 program tilec.gemm(a, b, sfa=, sfb=) runs
+    (e4m3, sm_90a; sfa_m_major for an SFA with strides (1, M)). sms: the
+    SM count the rules pick for (None: the current GPU's through torch,
+    else 132). Returns the report as tune() does."""
+    from ._gemm import block_scaled_source, program_source
     if sms is None:
-        sms = 0
-        try:
-            import torch
-            if torch.cuda.is_available():
-                sms = torch.cuda.get_device_properties(0).multi_processor_count
-        except ImportError:
-            pass
-    source, _ = program_source(arch, dtype, dtype, a_major, b_major, m, n, k,
-                               sms)
+        sms = _current_sms()
+    if block_scales:
+        if dtype != "e4m3" or arch != "sm_90a":
+            raise ValueError(f"dtype {dtype!r}, arch {arch!r} with "
+                             "block_scales (legal: 'e4m3' on 'sm_90a')")
+        source, _ = block_scaled_source(m, n, k, sms, sfa_m_major)
+    else:
+        source, _ = program_source(arch, dtype, dtype, a_major, b_major, m,
+                                   n, k, sms)
+    return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
+                dry_run=dry_run)
+
+
+def tune_w4a16(m, n, k, fmt="u4", group=128, zeros=True, dtype="bf16",
+               sms=None, budget_s=20.0, dry_run=False):
+    """Tunes the W4A16 program tilec.gemm(a, w) runs for an M x K
+    activation of dtype ("bf16", "f16") against an N x K packed weight of
+    fmt ("u4", "i4") with group scales (and u8 zero points when zeros),
+    every item varied, so that tilec.gemm then runs the winner for that
+    shape bucket on this GPU. Returns the report as tune() does."""
+    from ._gemm import w4a16_source, w4a16_tile
+    if sms is None:
+        sms = _current_sms()
+    tile = w4a16_tile(m, n, k, group, sms or 132)
+    source, _ = w4a16_source(dtype, fmt, group, zeros, tile)
     return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
                 dry_run=dry_run)
 

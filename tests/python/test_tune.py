@@ -68,3 +68,29 @@ def test_no_tuned_source_without_a_remembered_winner(monkeypatch, tmp_path):
     source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
                                      2112, 7168, 132)
     assert _gemm.tuned_source(source, 64, 2112, 7168) == (None, None)
+
+
+def test_tune_gemm_block_scaled_tunes_the_fp8_program():
+    report = tilec.tune_gemm(4096, 7168, 7168, dtype="e4m3", sms=132,
+                             block_scales=True, sfa_m_major=True,
+                             dry_run=True, budget_s=2)
+    (result,) = report["results"]
+    assert result["kernel"] == "tilec_gemm_fp8_block"
+    # The rules' pick for an M-major SFA at M = 4096 is the baseline.
+    assert result["candidates"][0]["variant"].startswith("256x128x128 s3")
+    assert all(c["variant"].split("x")[2].startswith("128")
+               for c in result["candidates"]), "BK is the scale block"
+    with pytest.raises(ValueError, match="legal: 'e4m3' on 'sm_90a'"):
+        tilec.tune_gemm(64, 128, 128, dtype="bf16", block_scales=True,
+                        dry_run=True)
+
+
+def test_tune_w4a16_varies_the_packed_weight_program():
+    report = tilec.tune_w4a16(16, 4096, 4096, sms=132, dry_run=True,
+                              budget_s=2)
+    (result,) = report["results"]
+    assert result["kernel"].startswith("tilec_w4a16_bf16_u4z_g128_")
+    assert result["varied"] == "tile, stages, schedule, store"
+    variants = [c["variant"] for c in result["candidates"]]
+    assert variants[0].startswith("16x64x128 s4 split_k(4)"), variants[0]
+    assert any(v.startswith("16x") for v in variants[1:])

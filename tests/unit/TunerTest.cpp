@@ -212,6 +212,43 @@ TEST(TunePlan, VaryTileAndStagesFitsSharedMemory) {
   EXPECT_GT(tilesM.size(), 1u);
 }
 
+TEST(TunePlan, PackedWeightDecodeTriesSmallTilesAndDeepSplits) {
+  auto compiler = freshCompiler();
+  const char *w4 = R"(kernel w4 {
+  arch     sm_80
+  a        : bf16[M, K] major(K)
+  b        : u4[N, K] major(K)
+  c        : bf16[M, N] major(N)
+  scale b  bf16 group(128) zero(u8)
+  acc      f32
+  tile     (BM = 64, BN = 64, BK = 128)
+  stages   4
+  epilogue store
+}
+)";
+  TuneOptions options;
+  options.extraItems = TuneTile | TuneStages | TuneSchedule;
+  options.budgetS = 1000; // Every legal variant.
+  auto plan = planTune(*compiler, w4, "w4", {16, 4096, 4096}, options,
+                       TuneDevice::modelFor(ArchKind::SM80));
+  ASSERT_TRUE(bool(plan)) << llvm::toString(plan.takeError());
+  std::set<unsigned> tilesM, splits;
+  for (const TuneCandidate &c : plan->candidates) {
+    tilesM.insert(c.variant.bm);
+    splits.insert(c.variant.splitK);
+    // Whole packed blocks of K that nest with the group of 128.
+    EXPECT_EQ(c.variant.bk % 64, 0u) << c.variant.describe();
+    EXPECT_TRUE(c.variant.bk % 128 == 0 || 128 % c.variant.bk == 0);
+  }
+  EXPECT_TRUE(tilesM.count(16)) << "decode M = 16 fits a 16-row tile";
+  EXPECT_TRUE(splits.count(16));
+  // The model ranks a 16-row tile (no wasted rows, the dequantization
+  // spread over the SMs) before every 64-row one at M = 16.
+  ASSERT_GT(plan->candidates.size(), 2u);
+  EXPECT_EQ(plan->candidates[1].variant.bm, 16u)
+      << plan->candidates[1].variant.describe();
+}
+
 TEST(TunePlan, FixedExtentMismatchIsAnError) {
   auto compiler = freshCompiler();
   const char *fixed = R"(kernel f {
