@@ -182,6 +182,22 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
     config.bm = 128;
     config.bn = 192;
     config.stages = 4;
+    // Where its tiles fill at most 3/4 of one wave (M of a few hundred):
+    // BN 64 or 128, the narrower that fills one wave, in 2x1 clusters
+    // sharing B, as deep a ring as fits: what `tilec tune` picked at M =
+    // 512 (H200, session 19, bench/results/tune_sweep_fp8_h200_session19
+    // .log: 512 x 2112 x 7168 128 x 64 22.1 us against 30.9, 512 x 4096 x
+    // 7168 128 x 128 29.9 against 34.0).
+    unsigned rowTiles = (m + 127) / 128;
+    auto tilesOf = [&](unsigned bn) { return rowTiles * ((n + bn - 1) / bn); };
+    if (tilesOf(192) * 4 <= sms * 3)
+      for (unsigned bn : {64u, 128u})
+        if (tilesOf(bn) <= sms) {
+          config.bn = bn;
+          config.clusterM = 2;
+          config.stages = sm90MaxStages(config);
+          break;
+        }
     return choice;
   }
   // Decode: N alone makes about one wave, as DeepGEMM tiles it: 1.02-1.03

@@ -47,12 +47,14 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// stages on the grid, or, where SFA is M-major (\p sfaMajor MN, `scale a ...
 /// major(M)`), the 256 x 128 tile with staged scales in 3 stages,
 /// persistent in 1x2 clusters sharing A, unless its last wave is emptier
-/// than 128 x 192's (N = 2112 at M = 4096). Always passes
+/// than 128 x 192's (N = 2112 at M = 4096); where 128 x 192's tiles fill
+/// at most 3/4 of a wave, BN 64 or 128 (the narrower whose tiles fit one
+/// wave) in 2x1 clusters with the most stages. Always passes
 /// verifySm90GemmConfig.
 /// Example: (64, 2112, 7168, 132): BM 64, BN 32, split 2, 16 stages;
 /// (128, 24576, 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM
 /// 128, BN 192; the same with SFA M-major: BM 256, BN 128, persistent,
-/// clusterN 2.
+/// clusterN 2; (512, 2112, 7168, 132): BM 128, BN 64, clusterM 2.
 Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
                                        unsigned sms,
                                        MajorKind sfaMajor = MajorKind::K);

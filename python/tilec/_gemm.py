@@ -157,7 +157,8 @@ def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
              "  scale b  f32 block(128, 128)",
              f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {ch['bk']})",
              f"  stages   {ch['stages']}"]
-    cluster = " cluster_n(2)" if ch.get("cluster_n", 1) > 1 else ""
+    cluster = (" cluster_n(2)" if ch.get("cluster_n", 1) > 1 else
+               " cluster(2)" if ch["cluster_m"] > 1 else "")
     if ch["split_k"] > 1:
         lines.append(f"  schedule split_k({ch['split_k']})")
     elif ch["persistent"]:
@@ -168,7 +169,7 @@ def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
             else "tilec_gemm_fp8_block")
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
     key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"],
-           ch["persistent"], bool(cluster), sfa_m_major) + (
+           ch["persistent"], cluster, sfa_m_major) + (
                (m, n, k) if fixed else ())
     return source, key
 

@@ -150,6 +150,11 @@ def test_block_scaled_choice_and_program():
     mm = _gemm.sm90_block_scaled_choice(4096, 2112, 7168, 132,
                                         sfa_m_major=True)
     assert (mm["bm"], mm["bn"], mm["cluster_n"]) == (128, 192, 1)
+    # M = 512: narrower tiles filling one wave, in 2x1 clusters sharing B.
+    source, _ = _gemm.block_scaled_source(512, 2112, 7168, 132)
+    assert "tile     (BM = 128, BN = 64, BK = 128)" in source
+    assert "schedule cluster(2)" in source
+    assert "cluster_m = 2" in tilec.compile(source).lowered
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

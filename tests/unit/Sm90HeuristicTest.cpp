@@ -215,5 +215,33 @@ TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
   EXPECT_EQ(sm90ChooseBlockScaledConfig(4096, 4096, 7168, 132).config.bm, 128u);
 }
 
+TEST(Sm90Heuristic, BlockScaledMidMFillsOneWaveWithNarrowerTiles) {
+  // Above M = 128 where 128 x 192 tiles fill at most 3/4 of a wave: BN 64
+  // or 128 (the narrower that fits one wave) in 2x1 clusters; wider
+  // problems keep 128 x 192 (or, SFA M-major, 256 x 128).
+  struct Case {
+    unsigned m, n, k, bn, clusterM;
+  };
+  const Case cases[] = {{512, 2112, 7168, 64, 2},   // 4 x 33 = 132 tiles
+                        {512, 4096, 7168, 128, 2},  // 4 x 32 = 128
+                        {256, 7168, 2048, 128, 2},  // 2 x 56 = 112
+                        {1024, 2112, 7168, 192, 1}, // 8 x 17 > 132
+                        {4096, 2112, 7168, 192, 1}};
+  for (MajorKind major : {MajorKind::K, MajorKind::MN})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) +
+                   " x " + std::to_string(c.k));
+      const Sm90GemmConfig config =
+          sm90ChooseBlockScaledConfig(c.m, c.n, c.k, 132, major).config;
+      EXPECT_EQ(config.bm, 128u);
+      EXPECT_EQ(config.bn, c.bn);
+      EXPECT_EQ(config.clusterM, c.clusterM);
+      EXPECT_FALSE(config.persistent);
+      EXPECT_GE(config.stages, 4u);
+      llvm::Error err = verifySm90GemmConfig(config);
+      EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+    }
+}
+
 } // namespace
 } // namespace tilec
