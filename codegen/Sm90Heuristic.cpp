@@ -183,16 +183,21 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
     config.bn = 192;
     config.stages = 4;
     // Where its tiles fill at most 3/4 of one wave (M of a few hundred):
-    // BN 64 or 128, the narrower that fills one wave, in 2x1 clusters
-    // sharing B, as deep a ring as fits: what `tilec tune` picked at M =
-    // 512 (H200, session 19, bench/results/tune_sweep_fp8_h200_session19
-    // .log: 512 x 2112 x 7168 128 x 64 22.1 us against 30.9, 512 x 4096 x
-    // 7168 128 x 128 29.9 against 34.0).
-    unsigned rowTiles = (m + 127) / 128;
-    auto tilesOf = [&](unsigned bn) { return rowTiles * ((n + bn - 1) / bn); };
-    if (tilesOf(192) * 4 <= sms * 3)
-      for (unsigned bn : {64u, 128u})
-        if (tilesOf(bn) <= sms) {
+    // the first of 64 x 64, 64 x 128, 128 x 64 and 128 x 128 whose tiles
+    // fit one wave, in 2x1 clusters sharing B, as deep a ring as fits:
+    // what `tilec tune` picked (H200, session 19,
+    // bench/results/tune_sweep_fp8_h200_session19*.log): 256 x 2112 x 7168
+    // 64 x 64 13.2 us (128 x 64 20.8), 256 x 4096 x 7168 64 x 128 16.4
+    // (128 x 64 21.6), 512 x 2112 x 7168 128 x 64 22.1 (128 x 192 30.9),
+    // 512 x 4096 x 7168 128 x 128 29.9 (34.0).
+    auto tilesOf = [&](unsigned bm, unsigned bn) {
+      return ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    };
+    if (tilesOf(128, 192) * 4 <= sms * 3)
+      for (auto [bm, bn] : {std::pair{64u, 64u}, std::pair{64u, 128u},
+                            std::pair{128u, 64u}, std::pair{128u, 128u}})
+        if (tilesOf(bm, bn) <= sms) {
+          config.bm = bm;
           config.bn = bn;
           config.clusterM = 2;
           config.stages = sm90MaxStages(config);

@@ -48,8 +48,9 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k,
 /// major(M)`), the 256 x 128 tile with staged scales in 3 stages,
 /// persistent in 1x2 clusters sharing A, unless its last wave is emptier
 /// than 128 x 192's (N = 2112 at M = 4096); where 128 x 192's tiles fill
-/// at most 3/4 of a wave, BN 64 or 128 (the narrower whose tiles fit one
-/// wave) in 2x1 clusters with the most stages. Always passes
+/// at most 3/4 of a wave, the first of 64 x 64, 64 x 128, 128 x 64 and 128
+/// x 128 whose tiles fit one wave, in 2x1 clusters with the most stages.
+/// Always passes
 /// verifySm90GemmConfig.
 /// Example: (64, 2112, 7168, 132): BM 64, BN 32, split 2, 16 stages;
 /// (128, 24576, 1536, 132): BM 128, BN 192; (4096, 4096, 7168, 132): BM

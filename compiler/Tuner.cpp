@@ -112,9 +112,24 @@ std::optional<ArchKind> kernelArch(const tir::Op &kernel,
 void writeVariant(tir::Op &kernel, const TuneVariant &v, unsigned items) {
   if (items & TuneTile)
     if (tir::Op *tile = kernel.find("tile.tile")) {
+      bool moved = tile->getInt("bm") != int64_t(v.bm) ||
+                   tile->getInt("bn") != int64_t(v.bn) ||
+                   tile->getInt("bk") != int64_t(v.bk);
       tile->set("bm", tir::Attr::integer(v.bm));
       tile->set("bn", tir::Attr::integer(v.bn));
       tile->set("bk", tir::Attr::integer(v.bk));
+      // A written instruction and shared-memory layouts were written for
+      // the old tile (wgmma's N is BN, a layout covers a stage): another
+      // tile leaves them to the compiler, as specWith does.
+      if (moved)
+        for (tir::Op &item : kernel.body) {
+          if (item.name == "tile.mma") {
+            item.attrs.clear();
+            item.set("instr", tir::Attr::ident("auto", item.loc));
+          } else if (item.name == "tile.smem") {
+            item.set("layout", tir::Attr::ident("auto", item.loc));
+          }
+        }
     }
   if (items & TuneStages)
     if (tir::Op *stages = kernel.find("tile.stages"))

@@ -216,24 +216,27 @@ TEST(Sm90Heuristic, MMajorScalesTakeTheStagedTwoHundredFiftySixRowTile) {
 }
 
 TEST(Sm90Heuristic, BlockScaledMidMFillsOneWaveWithNarrowerTiles) {
-  // Above M = 128 where 128 x 192 tiles fill at most 3/4 of a wave: BN 64
-  // or 128 (the narrower that fits one wave) in 2x1 clusters; wider
-  // problems keep 128 x 192 (or, SFA M-major, 256 x 128).
+  // Above M = 128 where 128 x 192 tiles fill at most 3/4 of a wave: the
+  // first of 64 x 64, 64 x 128, 128 x 64, 128 x 128 that fits one wave,
+  // in 2x1 clusters; wider problems keep 128 x 192 (or, SFA M-major, 256 x
+  // 128).
   struct Case {
-    unsigned m, n, k, bn, clusterM;
+    unsigned m, n, k, bm, bn, clusterM;
   };
-  const Case cases[] = {{512, 2112, 7168, 64, 2},   // 4 x 33 = 132 tiles
-                        {512, 4096, 7168, 128, 2},  // 4 x 32 = 128
-                        {256, 7168, 2048, 128, 2},  // 2 x 56 = 112
-                        {1024, 2112, 7168, 192, 1}, // 8 x 17 > 132
-                        {4096, 2112, 7168, 192, 1}};
+  const Case cases[] = {{256, 2112, 7168, 64, 64, 2},    // 4 x 33 tiles
+                        {256, 4096, 7168, 64, 128, 2},   // 4 x 32
+                        {512, 2112, 7168, 128, 64, 2},   // 4 x 33
+                        {512, 4096, 7168, 128, 128, 2},  // 4 x 32
+                        {256, 7168, 2048, 128, 128, 2},  // 2 x 56
+                        {1024, 2112, 7168, 128, 192, 1}, // 8 x 17 > 132
+                        {4096, 2112, 7168, 128, 192, 1}};
   for (MajorKind major : {MajorKind::K, MajorKind::MN})
     for (const Case &c : cases) {
-      SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) +
-                   " x " + std::to_string(c.k));
+      SCOPED_TRACE(std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
+                   std::to_string(c.k));
       const Sm90GemmConfig config =
           sm90ChooseBlockScaledConfig(c.m, c.n, c.k, 132, major).config;
-      EXPECT_EQ(config.bm, 128u);
+      EXPECT_EQ(config.bm, c.bm);
       EXPECT_EQ(config.bn, c.bn);
       EXPECT_EQ(config.clusterM, c.clusterM);
       EXPECT_FALSE(config.persistent);

@@ -282,6 +282,41 @@ TEST(TuneVariantSource, CompilesToTheVariant) {
   EXPECT_EQ(variantOfSpec((*lowered)->spec), v);
 }
 
+TEST(TuneVariantSource, AnotherTileLeavesTheWrittenMmaAndLayoutsToTheCompiler) {
+  // tilec.gemm's programs write the wgmma (N = BN) and may write layouts:
+  // a variant of another tile must not keep them (wgmma.m64n128 cannot
+  // serve BN 64).
+  const char *written = R"(kernel w {
+  arch     sm_90a
+  a        : bf16[M, K] major(K)
+  b        : bf16[N, K] major(K)
+  c        : bf16[M, N] major(N)
+  acc      f32
+  tile     (BM = 128, BN = 128, BK = 64)
+  stages   4
+  smem a   = tile_to_shape(K_SW128<bf16>, (128, 64))
+  mma      wgmma.m64n128k16 warpgroups(2)
+  schedule cluster(2)
+}
+)";
+  auto compiler = freshCompiler();
+  CompileOptions options;
+  options.kernel = "w";
+  TuneVariant narrow{128, 64, 64, 8, false, 1, 0, 2, true};
+  auto text = applyTuneVariant(written, "w", narrow, TuneTile | TuneStages,
+                               std::nullopt);
+  ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
+  auto lowered = compiler->lower(*text, options);
+  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError());
+  EXPECT_EQ((*lowered)->spec.bn, 64u);
+  // The same tile keeps what was written.
+  TuneVariant same{128, 128, 64, 3, false, 1, 0, 2, true};
+  text =
+      applyTuneVariant(written, "w", same, TuneTile | TuneStages, std::nullopt);
+  ASSERT_TRUE(bool(text)) << llvm::toString(text.takeError());
+  EXPECT_NE(text->find("wgmma.m64n128k16"), std::string::npos) << *text;
+}
+
 TEST(TuneCache, StoresListsLooksUpAndClears) {
   llvm::SmallString<128> dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tilec-tune", dir));
