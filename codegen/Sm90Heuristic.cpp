@@ -11,6 +11,9 @@
 #include "ir/Arch.h"
 
 #include <algorithm>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace tilec {
 
@@ -47,6 +50,30 @@ unsigned largeTileN(unsigned m, unsigned n, unsigned sms) {
     if (cost(bn) < cost(best))
       best = bn;
   return cost(best) * 100 < cost(256) * 95 ? best : 256;
+}
+
+/// For a problem whose large tiles (\p bm x \p bn) fill at most 3/4 of
+/// one wave (M of a few hundred): the first of 64 x 64, 64 x 128, 128 x 64
+/// and 128 x 128 whose tiles fit one wave; nothing where none does or the
+/// large tiles fill more. The rules run it in 2x1 clusters sharing B with
+/// the deepest ring. H200, session 19 (`tilec tune` over
+/// bench/tune_sweep.py, bench/results/tune_sweep_*_session19*.log):
+/// block-scaled fp8 256 x 2112 x 7168 64 x 64 13.2 us (128 x 192 20.8),
+/// 256 x 4096 x 7168 64 x 128 16.4 (21.6), 512 x 2112 x 7168 128 x 64
+/// 22.1 (30.9), 512 x 4096 x 7168 128 x 128 29.9 (34.0); bf16 512 x 2112 x
+/// 7168 128 x 64 28.3 (128 x 128 40.3).
+std::optional<std::pair<unsigned, unsigned>>
+oneWaveTile(unsigned m, unsigned n, unsigned bm, unsigned bn, unsigned sms) {
+  auto tilesOf = [&](unsigned tm, unsigned tn) {
+    return uint64_t((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+  };
+  if (tilesOf(bm, bn) * 4 > uint64_t(sms) * 3)
+    return std::nullopt;
+  for (auto tile : {std::pair{64u, 64u}, std::pair{64u, 128u},
+                    std::pair{128u, 64u}, std::pair{128u, 128u}})
+    if (tilesOf(tile.first, tile.second) <= sms)
+      return tile;
+  return std::nullopt;
 }
 
 } // namespace
@@ -121,6 +148,13 @@ Sm90Choice sm90ChooseConfig(unsigned m, unsigned n, unsigned k, unsigned sms) {
   config.bm = 128;
   config.bn = largeTileN(m, n, sms);
   config.stages = 4;
+  // Where they fill at most 3/4 of one wave: oneWaveTile's.
+  if (auto tile = oneWaveTile(m, n, config.bm, config.bn, sms)) {
+    std::tie(config.bm, config.bn) = *tile;
+    config.clusterM = 2;
+    config.stages = sm90MaxStages(config);
+    return choice;
+  }
   unsigned tiles = ((m + 127) / 128) * ((n + config.bn - 1) / config.bn);
   if (tiles > sms) {
     config.persistent = true;
@@ -182,27 +216,12 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
     config.bm = 128;
     config.bn = 192;
     config.stages = 4;
-    // Where its tiles fill at most 3/4 of one wave (M of a few hundred):
-    // the first of 64 x 64, 64 x 128, 128 x 64 and 128 x 128 whose tiles
-    // fit one wave, in 2x1 clusters sharing B, as deep a ring as fits:
-    // what `tilec tune` picked (H200, session 19,
-    // bench/results/tune_sweep_fp8_h200_session19*.log): 256 x 2112 x 7168
-    // 64 x 64 13.2 us (128 x 64 20.8), 256 x 4096 x 7168 64 x 128 16.4
-    // (128 x 64 21.6), 512 x 2112 x 7168 128 x 64 22.1 (128 x 192 30.9),
-    // 512 x 4096 x 7168 128 x 128 29.9 (34.0).
-    auto tilesOf = [&](unsigned bm, unsigned bn) {
-      return ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
-    };
-    if (tilesOf(128, 192) * 4 <= sms * 3)
-      for (auto [bm, bn] : {std::pair{64u, 64u}, std::pair{64u, 128u},
-                            std::pair{128u, 64u}, std::pair{128u, 128u}})
-        if (tilesOf(bm, bn) <= sms) {
-          config.bm = bm;
-          config.bn = bn;
-          config.clusterM = 2;
-          config.stages = sm90MaxStages(config);
-          break;
-        }
+    // Where they fill at most 3/4 of one wave: oneWaveTile's.
+    if (auto tile = oneWaveTile(m, n, 128, 192, sms)) {
+      std::tie(config.bm, config.bn) = *tile;
+      config.clusterM = 2;
+      config.stages = sm90MaxStages(config);
+    }
     return choice;
   }
   // Decode: N alone makes about one wave, as DeepGEMM tiles it: 1.02-1.03

@@ -465,6 +465,21 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
       set(w, ops[0], l, r, ins.type);
     });
     break;
+  case OpKind::Lop3:
+    // Bit i of d is bit (a_i b_i c_i) of the immediate table: F(0xF0,
+    // 0xCC, 0xAA) of a function F of a, b, c (PTX ISA, lop3).
+    forLanes(exec, [&](unsigned l) {
+      std::uint64_t a = get(w, ops[1], l), b = get(w, ops[2], l),
+                    c = get(w, ops[3], l), lut = get(w, ops[4], l) & 0xff;
+      std::uint64_t r = 0;
+      for (unsigned i = 0; i < 32; ++i) {
+        unsigned index = unsigned(((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 |
+                                  ((c >> i) & 1));
+        r |= ((lut >> index) & 1) << i;
+      }
+      set(w, ops[0], l, r, ins.type);
+    });
+    break;
   case OpKind::Not:
     if (ins.type == PtxType::Pred) {
       forLanes(exec, [&](unsigned l) {

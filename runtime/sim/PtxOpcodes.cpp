@@ -42,6 +42,7 @@ const std::pair<const char *, OpKind> ArithOps[] = {
     {"shr", OpKind::Shr},
     {"bfe", OpKind::Bfe},
     {"bfi", OpKind::Bfi},
+    {"lop3", OpKind::Lop3},
     {"popc", OpKind::Popc},
     {"clz", OpKind::Clz},
     {"brev", OpKind::Brev},

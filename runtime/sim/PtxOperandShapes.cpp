@@ -97,7 +97,7 @@ const std::vector<OperandShape> &operandShapes() {
       {{O::Mad, O::MadHi, O::MadWide, O::Fma, O::Bfe, O::Selp}, 4, 4, {}},
       {{O::MmaSync}, 4, 4, {V, V, V, V}},
       {{O::Mapa, O::VoteSync}, 3, 3, {}},
-      {{O::Bfi, O::ShflSync}, 5, 5, {}},
+      {{O::Bfi, O::ShflSync, O::Lop3}, 5, 5, {}},
       {{O::Setp}, 3, 4, {}},
       {{O::Activemask}, 1, 1, {}},
       {{O::Ld}, 2, 3, {W::RegOrVector, A}},

@@ -142,6 +142,7 @@ enum class OpKind : std::uint16_t {
   Shr,
   Bfe,
   Bfi,
+  Lop3,
   Popc,
   Clz,
   Brev,

@@ -84,6 +84,47 @@ TEST(InterpreterTest, ArithmeticAndBf16Rounding) {
   EXPECT_GT(r.warpInstructions, 0u);
 }
 
+TEST(InterpreterTest, Lop3EvaluatesItsTruthTable) {
+  // d = F(a, b, c) bit by bit for three tables: (a & b) | c (0xEA), a ^ b ^
+  // c (0x96) and the majority (0xE8), a per thread, b and c immediates.
+  std::string ptx = kernelPtx(".param .u64 pin, .param .u64 pout", R"(
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.b32 %r2, [%rd4];
+  lop3.b32 %r3, %r2, 983055, 1124090624, 234;
+  lop3.b32 %r4, %r2, -1431655766, 1515870810, 150;
+  lop3.b32 %r5, %r2, 16711935, 252645135, 232;
+  mul.wide.u32 %rd5, %r1, 12;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.b32 [%rd6], %r3;
+  st.global.b32 [%rd6+4], %r4;
+  st.global.b32 [%rd6+8], %r5;
+  ret;)");
+  auto m = loadOrFail(ptx);
+  ASSERT_TRUE(m);
+  const unsigned n = 64;
+  DeviceBuffer in(n * 4), out(n * 12);
+  std::mt19937 rng(77);
+  for (unsigned i = 0; i < n; ++i)
+    in.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(rng());
+  std::uint64_t a = in.address, b = out.address;
+  SimLaunchResult r = launch(*m, 1, n, {&a, &b});
+  ASSERT_FALSE(r.error) << *r.error;
+  for (unsigned i = 0; i < n; ++i) {
+    std::uint32_t x = in.as<std::uint32_t>()[i];
+    const std::uint32_t *d = out.as<std::uint32_t>() + 3 * i;
+    EXPECT_EQ(d[0], (x & 0x000F000Fu) | 0x43004300u) << i;
+    EXPECT_EQ(d[1], x ^ 0xAAAAAAAAu ^ 0x5A5A5A5Au) << i;
+    std::uint32_t p = 0x00FF00FFu, q = 0x0F0F0F0Fu;
+    EXPECT_EQ(d[2], (x & p) | (x & q) | (p & q)) << i;
+  }
+}
+
 TEST(InterpreterTest, DivergentLoopsAndNestedIfsReconverge) {
   std::string ptx = kernelPtx(".param .u64 pout", R"(
   .reg .pred %p<4>;

@@ -125,6 +125,25 @@ TEST(Sm90Heuristic, LargeTilesNarrowWhereTheLastRoundIsEmpty) {
   EXPECT_EQ(sm90ChooseConfig(8192, 8192, 8192, 132).config.bn, 256u);
 }
 
+TEST(Sm90Heuristic, MidMFillsOneWaveWithNarrowerTiles) {
+  // 512 x 2112: 128 x 128 tiles are 68 (half a wave); 128 x 64 make 132.
+  Sm90Choice mid = sm90ChooseConfig(512, 2112, 7168, 132);
+  EXPECT_EQ(mid.config.bm, 128u);
+  EXPECT_EQ(mid.config.bn, 64u);
+  EXPECT_EQ(mid.config.clusterM, 2u);
+  EXPECT_FALSE(mid.config.persistent);
+  EXPECT_FALSE(mid.config.swapAB);
+  EXPECT_EQ(mid.config.stages, sm90MaxStages(mid.config));
+  llvm::Error err = verifySm90GemmConfig(mid.config);
+  EXPECT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  // 256 x 2112: 64 x 64, 4 x 33 tiles.
+  EXPECT_EQ(sm90ChooseConfig(256, 2112, 7168, 132).config.bm, 64u);
+  EXPECT_EQ(sm90ChooseConfig(256, 2112, 7168, 132).config.bn, 64u);
+  // Tiles that fill more than 3/4 of a wave keep the large rule.
+  for (unsigned n : {4096u, 6144u, 28672u})
+    EXPECT_GE(sm90ChooseConfig(512, n, 4096, 132).config.bn, 128u) << n;
+}
+
 // The block-scaled choice at the 20 normal cases of issue 26: the tiles
 // measured fastest on the H100 (bench/Fp8BlockResults.md, sweep runs 2 and
 // 7), each a legal config with a whole stage count; K split over a 2-CTA
