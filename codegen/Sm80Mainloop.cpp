@@ -204,11 +204,11 @@ std::array<llvm::Value *, 4> loadFragment(Sm80Kernel &kernel,
   return kernel.nv.ldmatrixX4(ptr, /*trans=*/!op.kMajor);
 }
 
-/// The A and B fragments of one k16 step; for a 4-bit weight also each
-/// pair of n8 tiles' 16 bytes of the step's k64 block (Sm80WeightDequant.h).
+/// The A and B fragments of one k16 step; for a 4-bit weight also what the
+/// stage's steps share (Sm80WeightRegs: words, scales, bases).
 struct Fragments {
   std::vector<std::array<llvm::Value *, 4>> a, b;
-  std::vector<llvm::Value *> words;
+  Sm80WeightRegs weight;
 };
 
 /// B's loads: ldmatrix from the swizzled stage, or a 4-bit weight's.
@@ -218,7 +218,7 @@ struct BLoads {
 };
 
 /// The fragments of step \p ks; \p prev, the step before it in the same
-/// k64 block (or null), lends a 4-bit weight's words.
+/// stage (or null), lends a 4-bit weight's words, scales and bases.
 Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
                         const BLoads &fragB, llvm::Value *stage, unsigned ks,
                         const Fragments *prev = nullptr) {
@@ -227,9 +227,9 @@ Fragments loadFragments(Sm80Kernel &kernel, const OperandFragments &fragA,
   for (unsigned t = 0; t < fragA.loadsPerStep; ++t)
     f.a.push_back(loadFragment(kernel, fragA, stage, t, ks));
   if (fragB.weight) {
-    if (ks % 4 != 0)
-      f.words = prev->words;
-    f.b = loadSm80WeightFragments(kernel, *fragB.weight, stage, ks, f.words);
+    if (prev)
+      f.weight = prev->weight;
+    f.b = loadSm80WeightFragments(kernel, *fragB.weight, stage, ks, f.weight);
     return f;
   }
   kernel.at(KernelPart::SmemB);
@@ -391,8 +391,11 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
       for (auto &quad : *quads)
         for (llvm::Value *&reg : quad)
           regs.push_back(&reg);
-    for (llvm::Value *&word : f.words)
+    for (llvm::Value *&word : f.weight.words)
       regs.push_back(&word);
+    for (auto &quad : f.weight.scaleBase)
+      for (llvm::Value *&reg : quad)
+        regs.push_back(&reg);
     return regs;
   };
   for (llvm::Value **reg : carried(cur)) {

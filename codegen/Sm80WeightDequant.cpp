@@ -52,6 +52,19 @@ llvm::Value *fmaX2(llvm::IRBuilder<> &b, DTypeKind type, llvm::Value *x,
   return b.CreateCall(fnType, asmValue, {x, y, z});
 }
 
+/// `lop3.b32 d, a, mask, bits, 0xEA`: (a & mask) | bits in one
+/// instruction (ptxas leaves the IR's and + or as two).
+llvm::Value *andOr(llvm::IRBuilder<> &b, llvm::Value *a, uint32_t mask,
+                   uint32_t bits) {
+  llvm::Type *i32 = b.getInt32Ty();
+  auto *fnType = llvm::FunctionType::get(i32, {i32, i32, i32}, false);
+  auto *asmValue =
+      llvm::InlineAsm::get(fnType, "lop3.b32 $0, $1, $2, $3, 0xEA;", "=r,r,n,n",
+                           /*hasSideEffects=*/false);
+  return b.CreateCall(fnType, asmValue,
+                      {a, b.getInt32(mask), b.getInt32(bits)});
+}
+
 /// A 16-bit value in both halves of a b32 register.
 llvm::Value *splat16(llvm::IRBuilder<> &b, llvm::Value *half) {
   return b.CreateOr(half, b.CreateShl(half, 16));
@@ -236,8 +249,7 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
 
 std::vector<std::array<llvm::Value *, 4>>
 loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
-                        llvm::Value *stage, unsigned ks,
-                        std::vector<llvm::Value *> &words) {
+                        llvm::Value *stage, unsigned ks, Sm80WeightRegs &regs) {
   llvm::IRBuilder<> &b = kernel.nv.ir();
   const Sm80WeightPlan &w = *loads.plan;
   const GemmSpec &spec = kernel.plan.spec;
@@ -253,6 +265,7 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                                    b.CreateZExt(runtime, b.getInt64Ty()));
     return constant ? b.CreateConstGEP1_64(b.getInt8Ty(), ptr, constant) : ptr;
   };
+  std::vector<llvm::Value *> &words = regs.words;
   if (ks % 4 == 0) {
     words.assign(pairs, nullptr);
     llvm::Value *lane = b.CreateAdd(b.CreateMul(stage, b.getInt32(w.codeBytes)),
@@ -267,44 +280,52 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   // The step's group row in the stage: one row when bk <= group. The
   // lane's channel g is the runtime part; the pair, tile and row constant.
   unsigned row = w.scaleRows > 1 ? 16 * ks / w.quant.group : 0;
-  llvm::Value *scaleLane =
-      b.CreateAdd(b.CreateMul(stage, b.getInt32(w.scaleBytes)),
-                  b.CreateShl(loads.channel, 1));
-  llvm::Value *zeroLane =
-      w.quant.zeros ? b.CreateAdd(b.CreateMul(stage, b.getInt32(w.zeroBytes)),
-                                  loads.channel)
-                    : nullptr;
-  uint32_t fixedZero = spec.bType == DTypeKind::I4 ? 8 : 0;
+  if (ks == 0 || int(row) != regs.groupRow) {
+    // The group row's scales and bases, kept for the steps that share it
+    // (shared memory is read once a row, not once a step).
+    regs.groupRow = int(row);
+    regs.scaleBase.assign(pairs, {});
+    llvm::Value *scaleLane =
+        b.CreateAdd(b.CreateMul(stage, b.getInt32(w.scaleBytes)),
+                    b.CreateShl(loads.channel, 1));
+    llvm::Value *zeroLane =
+        w.quant.zeros ? b.CreateAdd(b.CreateMul(stage, b.getInt32(w.zeroBytes)),
+                                    loads.channel)
+                      : nullptr;
+    uint32_t fixedZero = spec.bType == DTypeKind::I4 ? 8 : 0;
+    for (unsigned p = 0; p < pairs; ++p)
+      for (unsigned j = 0; j < 2; ++j) {
+        unsigned n = 16 * p + 8 * j; // Past the lane's channel.
+        llvm::Value *s = b.CreateAlignedLoad(
+            b.getInt16Ty(),
+            smemAt(scaleLane, w.scaleRegion + (row * spec.bn + n) * 2),
+            llvm::Align(2), "w.scale");
+        regs.scaleBase[p][j] = splat16(b, b.CreateZExt(s, b.getInt32Ty()));
+        llvm::Value *z = b.getInt32(fixedZero);
+        if (zeroLane)
+          z = b.CreateZExt(
+              b.CreateAlignedLoad(
+                  b.getInt8Ty(),
+                  smemAt(zeroLane, w.zeroRegion + row * spec.bn + n),
+                  llvm::Align(1), "w.zero"),
+              b.getInt32Ty());
+        regs.scaleBase[p][2 + j] =
+            splat16(b, b.CreateOr(b.getInt32(bits.negBase), z));
+      }
+  }
   llvm::Value *one = b.getInt32(bits.one * 0x10001u);
   llvm::Value *negZero = b.getInt32(0x80008000u);
   std::vector<std::array<llvm::Value *, 4>> quads;
   for (unsigned p = 0; p < pairs; ++p) {
     llvm::Value *word = b.CreateExtractElement(words[p], uint64_t(ks % 4));
-    llvm::Value *scale[2], *base[2];
-    for (unsigned j = 0; j < 2; ++j) {
-      unsigned n = 16 * p + 8 * j; // Past the lane's channel.
-      llvm::Value *s = b.CreateAlignedLoad(
-          b.getInt16Ty(),
-          smemAt(scaleLane, w.scaleRegion + (row * spec.bn + n) * 2),
-          llvm::Align(2), "w.scale");
-      scale[j] = splat16(b, b.CreateZExt(s, b.getInt32Ty()));
-      llvm::Value *z = b.getInt32(fixedZero);
-      if (zeroLane)
-        z = b.CreateZExt(b.CreateAlignedLoad(
-                             b.getInt8Ty(),
-                             smemAt(zeroLane, w.zeroRegion + row * spec.bn + n),
-                             llvm::Align(1), "w.zero"),
-                         b.getInt32Ty());
-      base[j] = splat16(b, b.CreateOr(b.getInt32(bits.negBase), z));
-    }
+    const std::array<llvm::Value *, 4> &sb = regs.scaleBase[p];
     std::array<llvm::Value *, 4> quad;
     for (unsigned i = 0; i < 4; ++i) {
       unsigned j = i / 2;
-      llvm::Value *x = b.CreateOr(
-          b.CreateAnd(b.CreateLShr(word, 4 * i), b.getInt32(0x000F000Fu)),
-          b.getInt32(bits.magic * 0x10001u));
-      llvm::Value *d = fmaX2(b, spec.aType, x, one, base[j]);
-      quad[i] = fmaX2(b, spec.aType, d, scale[j], negZero);
+      llvm::Value *x = andOr(b, i ? b.CreateLShr(word, 4 * i) : word,
+                             0x000F000Fu, bits.magic * 0x10001u);
+      llvm::Value *d = fmaX2(b, spec.aType, x, one, sb[2 + j]);
+      quad[i] = fmaX2(b, spec.aType, d, sb[j], negZero);
     }
     quads.push_back(quad);
   }

@@ -69,14 +69,24 @@ Sm80WeightLoads setUpSm80WeightLoads(Sm80Kernel &kernel);
 void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                            llvm::Value *kt, llvm::Value *stage);
 
+/// What the k16 steps of one stage share, per pair of n8 tiles: its 16
+/// bytes of the current k64 block, and the two tiles' splatted scales and
+/// bases (-(m + z) in both halves) of the current group row.
+struct Sm80WeightRegs {
+  std::vector<llvm::Value *> words;
+  std::vector<std::array<llvm::Value *, 4>> scaleBase; ///< s0, s1, b0, b1
+  int groupRow = -1; ///< The stage's group row scaleBase holds.
+};
+
 /// The B fragments of k16 step \p ks from \p stage: one quad per pair of
 /// n8 tiles (tile j's registers at 2 j, 2 j + 1), as the ldmatrix path
-/// returns them. \p words holds each pair's 16 bytes of the current k64
-/// block: loaded here when ks % 4 == 0, else read from it.
+/// returns them. \p regs holds what the stage's earlier steps loaded (the
+/// previous step's, or empty at ks = 0): the words are loaded when ks % 4
+/// == 0, the scales and bases when ks starts a group row (once a stage
+/// when BK <= group), and reused otherwise.
 std::vector<std::array<llvm::Value *, 4>>
 loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
-                        llvm::Value *stage, unsigned ks,
-                        std::vector<llvm::Value *> &words);
+                        llvm::Value *stage, unsigned ks, Sm80WeightRegs &regs);
 
 } // namespace tilec
 
