@@ -3,7 +3,9 @@ with the one `tilec tune` measures best, and both with cuBLAS
 (torch.matmul), on the projections of Llama-3 8B and DeepSeek-V3 at decode
 and prefill M, in one process; with --fp8 the same for the block-scaled
 fp8 program (tilec.gemm(a, b, sfa=, sfb=)) against cuBLAS blockwise
-scaled_mm on DeepSeek-V3's projections.
+scaled_mm on DeepSeek-V3's projections; with --w4a16 the same for the
+4-bit weight program (tilec.gemm(a, packed_weights), tilec.tune_w4a16)
+against cuBLAS on the dequantized weight.
 
 Per shape: the rules' program (tilec._gemm.program_source, what tilec.gemm
 runs untuned) is compiled; tilec.tune_gemm tunes the same program with
@@ -115,6 +117,73 @@ def sweep_fp8(args, ms, sms, gen):
     return rows, failures
 
 
+def sweep_w4a16(args, ms, sms, gen):
+    """The W4A16 sweep: tilec.gemm's 4-bit weight program (rules, u4 with
+    zero points, group 128, bf16), the one tilec.tune_w4a16 remembers
+    (tuned) and cuBLAS on the dequantized bf16 weight, each checked
+    against the fp32 product of the dequantized weight and timed side by
+    side over weights rotated past the L2 (bench/w4a16_bench.py's
+    operands). Returns (rows, failures)."""
+    import w4a16_bench as wb
+    rows, failures = [], 0
+    cpu = torch.Generator().manual_seed(28)
+    for n, k in wb.NK[:args.projections]:
+        for m in ms:
+            if time.perf_counter() - _START > args.budget_s:
+                print(f"| {m} x {n} x {k} | SKIP: past the budget |")
+                continue
+            tile = _gemm.w4a16_tile(m, n, k, wb.GROUP, sms)
+            source, _ = _gemm.w4a16_source("bf16", "u4", wb.GROUP, True, tile)
+            rules = tilec.compile(source)
+            report = tilec.tune_w4a16(m, n, k, budget_s=args.tune_s)
+            result = report["results"][0]
+            best = (f"{result.get('best', '?')} "
+                    f"({result.get('seconds', 0):.1f} s)")
+            tuned_text, _ = _gemm.tuned_source(source, m, n, k)
+            tuned = tilec.compile(tuned_text) if tuned_text else rules
+            w, q = wb.quantized_weight(n, k, cpu)
+            w16, w32 = wb.dequantized(q, w)
+            copies = wb.copies_for(w.weight.numel() * 4, wb.l2_bytes())
+            ws = [w] + [tilec.PackedWeights(w.weight.clone(), w.scales.clone(),
+                                            w.zeros.clone(), w.fmt, w.group)
+                        for _ in range(copies - 1)]
+            wds = [w16] + [w16.clone() for _ in range(copies - 1)]
+            a = [(torch.randn((m, k), generator=gen, device="cuda") *
+                  0.5).bfloat16() for _ in range(copies)]
+            c = [torch.empty((m, n), dtype=torch.bfloat16, device="cuda")
+                 for _ in range(copies)]
+            ref = a[0].float() @ w32.t()
+            mag = a[0].float().abs() @ w32.abs().t()
+            verdicts = []
+            for name, kern in (("rules", rules), ("tuned", tuned)):
+                c[0].fill_(float("nan"))
+                kern(a[0], ws[0].weight, c[0], sb=ws[0].scales,
+                     zb=ws[0].zeros)
+                torch.cuda.synchronize()
+                err = (c[0].float() - ref).abs()
+                wrong = int((~(err <= 2.0 ** -8 * mag +
+                               2.0 ** -7 * ref.abs())).sum())
+                verdicts.append(f"{name} {'PASS' if not wrong else 'FAIL'}")
+                failures += 1 if wrong else 0
+            sides = {
+                "rules": lambda i: rules(a[i], ws[i].weight, c[i],
+                                         sb=ws[i].scales, zb=ws[i].zeros),
+                "tuned": lambda i: tuned(a[i], ws[i].weight, c[i],
+                                         sb=ws[i].scales, zb=ws[i].zeros),
+                "cuBLAS": lambda i: torch.matmul(a[i], wds[i].t(), out=c[i]),
+            }
+            t = time_sides(sides, copies, args.rounds, args.iters)
+            rows.append((m, n, k, t))
+            print(f"| {m} x {n} x {k} | {'x'.join(map(str, tile))} | {best}"
+                  f" | {t['rules']:.2f} | {t['tuned']:.2f} | "
+                  f"{t['cuBLAS']:.2f} | {t['cuBLAS'] / t['tuned']:.2f}x |"
+                  f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
+                  flush=True)
+            del ws, wds, a, c, ref, mag, sides
+            torch.cuda.empty_cache()
+    return rows, failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
@@ -129,13 +198,18 @@ def main():
     parser.add_argument("--fp8", action="store_true",
                         help="the block-scaled fp8 program against cuBLAS "
                         "blockwise, on DeepSeek-V3's projections")
+    parser.add_argument("--w4a16", action="store_true",
+                        help="the W4A16 program (u4, zero points, group "
+                        "128) against cuBLAS on the dequantized weight, on "
+                        "bench/w4a16_bench.py's shapes (M 1, 4, 16, 64)")
     parser.add_argument("--sfa-m-major", action="store_true",
                         help="--fp8: SFA M-major (torch's and DeepGEMM's)")
     parser.add_argument("--projections", type=int, default=99,
                         help="the first this many (N, K) pairs")
     args = parser.parse_args()
     ms = [int(x) for x in (args.ms or ",".join(
-        map(str, FP8_MS if args.fp8 else MS))).split(",")]
+        map(str, FP8_MS if args.fp8 else (1, 4, 16, 64) if args.w4a16
+            else MS))).split(",")]
     props = torch.cuda.get_device_properties(0)
     sms = props.multi_processor_count
     print(f"{props.name}, {sms} SMs; tune budget {args.tune_s} s a shape")
@@ -147,7 +221,10 @@ def main():
     gen = torch.Generator(device="cuda").manual_seed(29)
     if args.fp8:
         rows, failures = sweep_fp8(args, ms, sms, gen)
-    for n, k in ([] if args.fp8 else PROJECTIONS[:args.projections]):
+    elif args.w4a16:
+        rows, failures = sweep_w4a16(args, ms, sms, gen)
+    for n, k in ([] if args.fp8 or args.w4a16 else
+                 PROJECTIONS[:args.projections]):
         for m in ms:
             if time.perf_counter() - _START > args.budget_s:
                 print(f"| {m} x {n} x {k} | SKIP: past the budget |")

@@ -393,9 +393,12 @@ def w4a16_tile(m, n, k, group, sms=132):
     """(BM, BN, BK, stages, split_k) of the W4A16 program for an M x N x K
     problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
     32, 64 that holds M; BN 128 with BK 256 for K >= 8192 (N a multiple of
-    128), else BN 64 with BK 128 (64 when K is not a multiple of 128); 4
-    stages (3 where 4 would not fit); and where the output tiles do not
-    fill the SMs, K split evenly into one wave of at most 3 CTAs per SM.
+    128), BN 128 with BK 128 where BN 64 would make more than two waves,
+    else BN 64 with BK 128 (64 when K is not a multiple of 128); at BM 64
+    BK 128, or BN 256 x BK 256 where those tiles fill half to one wave; 4
+    stages (fewer where 4 would not fit); and where the output tiles do not
+    fill the SMs, K split evenly into one wave of at most 3 CTAs per SM (1
+    at BM 64).
     Measured on the H200 (bench/W4A16Results.md): the kernel issues about
     0.16 instructions per weight, so the wider tile (fewer A fragment and
     copy instructions per weight) pays where K is long, and the split is
@@ -404,6 +407,20 @@ def w4a16_tile(m, n, k, group, sms=132):
     wide = k >= 8192 and n % 128 == 0 and k % 256 == 0
     bn = 128 if wide else 64
     bk = 256 if wide else 128 if k % 128 == 0 else 64
+    # `tilec tune` over the 24 shapes (H200, session 19,
+    # bench/results/tune_sweep_w4a16_h200_session19.log): where BN 64
+    # tiles make more than two waves (N = 28672 at K = 4096) BN 128 (31.4
+    # -> 28.7 us at M = 16); at BM 64 BK 128 (K 8192-28672: within 4% of
+    # BK 256, which leaves 3 stages), and BN 256 x BK 256 where its tiles
+    # fill half to one wave (64 x 28672 x 4096: 64.5 us against 81.3);
+    # the splits below keep BM 64 at one CTA per SM.
+    tiles64 = -(-m // bm) * -(-n // 64)
+    if not wide and tiles64 > 2 * sms and n % 128 == 0 and k % 128 == 0:
+        bn, bk = 128, 128
+    if bm == 64 and k % 128 == 0:
+        bk = 128
+        if n % 256 == 0 and k % 256 == 0 and sms // 2 <= n // 256 <= sms:
+            bn, bk = 256, 256
     # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
     # nested (one a multiple of the other).
     assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
@@ -416,7 +433,11 @@ def w4a16_tile(m, n, k, group, sms=132):
     # memory holds fewer): a second, partial wave cost more than the split
     # gained (8192 x 8192: 5 splits of 16 x 128 x 256, 2 per SM, 29.5 us;
     # 4 splits 20.5 us).
-    resident = sms * max(1, min(3, 227 * 1024 // (stages * stage_bytes)))
+    # At BM 64 the tuner's picks kept one CTA per SM (split 2 where the
+    # rule took 4, session 19).
+    per_sm = 1 if bm == 64 else 3
+    resident = sms * max(1, min(per_sm,
+                                227 * 1024 // (stages * stage_bytes)))
     tiles = -(-m // bm) * -(-n // bn)
     k_tiles = -(-k // bk)
     split = 1

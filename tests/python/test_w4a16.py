@@ -56,13 +56,17 @@ def test_tile_rule():
     # 64 tiles of 16 x 64 on 132 SMs: K split in 4 (an even split of the 32
     # k-tiles, 256 CTAs: one wave of at most 3 per SM).
     assert _gemm.w4a16_tile(1, 4096, 4096, 128, 132) == (16, 64, 128, 4, 4)
-    # 448 tiles fill the SMs: no split.
-    assert _gemm.w4a16_tile(16, 28672, 4096, 128, 132) == (16, 64, 128, 4, 1)
+    # 448 tiles of BN 64 are more than two waves: BN 128, 224 tiles, no
+    # split.
+    assert _gemm.w4a16_tile(16, 28672, 4096, 128, 132) == (16, 128, 128, 4, 1)
+    # BM 64: BN 256 x BK 256 where 112 tiles fill most of a wave (2
+    # stages fit).
+    assert _gemm.w4a16_tile(64, 28672, 4096, 128, 132) == (64, 256, 256, 2, 1)
     # 131 tiles: just short of a wave, split in 2.
     assert _gemm.w4a16_tile(17, 8384, 8192, 32, 132) == (32, 64, 128, 4, 2)
-    # K >= 8192: BN 128 and BK 256 (3 stages of 64 x 256 fit); 66 tiles,
-    # split in 2 (one wave of 2 CTAs per SM, what shared memory holds).
-    assert _gemm.w4a16_tile(64, 8448, 8192, 64, 132) == (64, 128, 256, 3, 2)
+    # K >= 8192: BN 128, BK 128 at BM 64; 66 tiles, split in 2 (BM 64 keeps
+    # one CTA per SM).
+    assert _gemm.w4a16_tile(64, 8448, 8192, 64, 132) == (64, 128, 128, 4, 2)
     assert _gemm.w4a16_tile(1, 8192, 28672, 128, 132) == (16, 128, 256, 4, 4)
     # K = 192: three k-tiles of 64, too few to split.
     assert _gemm.w4a16_tile(4, 4096, 192, 64, 132) == (16, 64, 64, 4, 1)
