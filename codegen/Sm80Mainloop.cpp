@@ -310,6 +310,22 @@ void issueMmas(Sm80Kernel &kernel, const Fragments &cur,
   kernel.at(KernelPart::Kernel);
 }
 
+/// The registers of \p f that step 0's fragments carry around the k loop
+/// in phis (all of them: the previous trip loaded them).
+std::vector<llvm::Value **> carried(Fragments &f) {
+  std::vector<llvm::Value **> regs;
+  for (auto *quads : {&f.a, &f.b})
+    for (auto &quad : *quads)
+      for (llvm::Value *&reg : quad)
+        regs.push_back(&reg);
+  for (llvm::Value *&word : f.weight.words)
+    regs.push_back(&word);
+  for (auto &quad : f.weight.scaleBase)
+    for (llvm::Value *&reg : quad)
+      regs.push_back(&reg);
+  return regs;
+}
+
 } // namespace
 
 llvm::Value *sm80KTileInK(Sm80Kernel &kernel, llvm::Value *kt) {
@@ -385,19 +401,6 @@ void emitSm80Mainloop(Sm80Kernel &kernel) {
   // The fragments of k16 step 0 arrive from the previous iteration.
   std::vector<llvm::PHINode *> fragPhis;
   Fragments cur = first;
-  auto carried = [](Fragments &f) {
-    std::vector<llvm::Value **> regs;
-    for (auto *quads : {&f.a, &f.b})
-      for (auto &quad : *quads)
-        for (llvm::Value *&reg : quad)
-          regs.push_back(&reg);
-    for (llvm::Value *&word : f.weight.words)
-      regs.push_back(&word);
-    for (auto &quad : f.weight.scaleBase)
-      for (llvm::Value *&reg : quad)
-        regs.push_back(&reg);
-    return regs;
-  };
   for (llvm::Value **reg : carried(cur)) {
     llvm::PHINode *phi = b.CreatePHI((*reg)->getType(), 2);
     phi->addIncoming(*reg, pre);

@@ -263,6 +263,35 @@ std::string archMismatch(const CompiledKernel &kernel,
                        cc / 10, cc % 10);
 }
 
+/// Replaces \p kernel by the winner `tilec tune` remembered for its
+/// program, \p options' kernel and \p shape on this GPU, if one matches
+/// and still compiles; returns the winner's description ("" for none).
+std::string useTunedWinner(Compiler &compiler, llvm::StringRef source,
+                           const CompileOptions &options, const RunShape &shape,
+                           CompiledKernel &kernel) {
+  std::optional<TunedSource> t = tunedSourceForGpu(
+      source, options.kernel, std::nullopt, {shape.m, shape.n, shape.k});
+  if (!t)
+    return "";
+  auto compiled = compiler.compile(t->source, options);
+  if (!compiled) {
+    llvm::consumeError(compiled.takeError());
+    return "";
+  }
+  kernel = **compiled;
+  return t->entry.variant.describe();
+}
+
+/// "MxNxK", with the batch ("4x...") or the groups ("g4x...") in front.
+std::string sizeText(const CompiledKernel &kernel, const RunShape &shape) {
+  std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
+  if (kernel.batch)
+    size = std::to_string(shape.batch) + "x" + size;
+  if (kernel.group) // g4x...: 4 groups
+    size = "g" + std::to_string(shape.groups) + "x" + size;
+  return size;
+}
+
 int runRun() {
   if (int exit = checkRunOptions(); exit != ExitSuccess)
     return exit;
@@ -362,20 +391,9 @@ int runRun() {
                    << "\n";
       return ExitDiagnostic;
     }
-    // A winner `tilec tune` remembered for this shape on this GPU.
     std::string tuned;
-    std::optional<TunedSource> t;
     if (!useSim && !replacementPtx)
-      t = tunedSourceForGpu(source, name, std::nullopt,
-                            {shape.m, shape.n, shape.k});
-    if (t) {
-      if (auto compiledTuned = compiler.compile(t->source, options)) {
-        kernel = **compiledTuned;
-        tuned = t->entry.variant.describe();
-      } else {
-        llvm::consumeError(compiledTuned.takeError());
-      }
-    }
+      tuned = useTunedWinner(compiler, source, options, shape, kernel);
     KernelCheckOptions check;
     check.seed =
         seed ? uint64_t(seed)
@@ -393,11 +411,7 @@ int runRun() {
             .count();
     rt::SimCounters counters = rt::takeSimCounters();
     allPassed &= r.pass;
-    std::string size = llvm::formatv("{0}x{1}x{2}", shape.m, shape.n, shape.k);
-    if (kernel.batch)
-      size = std::to_string(shape.batch) + "x" + size;
-    if (kernel.group) // g4x...: 4 groups
-      size = "g" + std::to_string(shape.groups) + "x" + size;
+    std::string size = sizeText(kernel, shape);
     results.push_back(
         runEntry(name, shape, r, check, seconds, counters, where));
     if (!tuned.empty())
