@@ -62,7 +62,7 @@ def sweep_fp8(args, ms, sms, gen):
             if time.perf_counter() - _START > args.budget_s:
                 print(f"| {m} x {n} x {k} | SKIP: past the budget |")
                 continue
-            major = args.sfa_m_major and m > 1 and k > 128
+            major = _gemm.block_scaled_sfa_m_major(m, k, args.sfa_m_major)
             source, _ = _gemm.block_scaled_source(m, n, k, sms, major)
             rules = tilec.compile(source)
             report = tilec.tune_gemm(m, n, k, dtype="e4m3",

@@ -11,7 +11,10 @@
 //     the BN (up to 256) that covers N in one wave;
 //   - otherwise 128 x 256 tiles (BN narrower where 256 leaves the last round
 //     of tiles mostly empty, e.g. 176 at 4096 x 2112), 4 stages, persistent
-//     in grouped order with 2x1 clusters multicasting the B tile.
+//     in grouped order with 2x1 clusters multicasting the B tile;
+//   - unless those fill at most 3/4 of one wave (M of a few hundred): the
+//     first of 64 x 64, 64 x 128, 128 x 64, 128 x 128 that fits one wave,
+//     2x1 clusters, the deepest ring (e.g. 128 x 64 at 512 x 2112).
 //
 // Example: sm90ChooseConfig(64, 2112, 7168, 132) is swapAB, BM 64, BN 64,
 // 13 stages, split-K 2 reduced in a 1x1x2 cluster.

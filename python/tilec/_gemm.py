@@ -135,6 +135,14 @@ def sm90_block_scaled_choice(m, n, k, sms=0, sfa_m_major=False):
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
 
+def block_scaled_sfa_m_major(m, k, m_major):
+    """Whether an M x K problem with an SFA given M-major (m_major) runs the
+    major(M) program: not where the two layouts coincide (M = 1 or one K
+    block), which take the row-major one. tilec.gemm and tilec.tune_gemm
+    both decide it here, so that a tuned entry is found."""
+    return bool(m_major) and m > 1 and -(-k // 128) > 1
+
+
 def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
     """(.tile source, cache key) of the block-scaled fp8 program for the
     shape: e4m3 A (M x K) and B (N x K), both K-major, DeepGEMM's scales
@@ -270,6 +278,15 @@ _plans = {}
 _block_plans = {}
 
 
+def forget_chosen_kernels():
+    """Drops the eager paths' shape -> kernel choices (the compiled kernels
+    stay cached by program), so that the next tilec.gemm of a shape looks
+    up the tune cache again: tilec.tune_gemm and tune_w4a16 call it."""
+    _plans.clear()
+    _block_plans.clear()
+    _w4_plans.clear()
+
+
 def block_scaled_impl(a, b, sfa, sfb, out=None):
     """tilec.gemm(a, b, sfa=, sfb=): C = (A * SFA) @ (B * SFB) in bf16 for
     e4m3 a (M x K, row-major) and b (K x N: the transpose view of a
@@ -300,7 +317,7 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
     arch, sms = _device_facts(a.device)
     if arch != "sm_90a":
         raise ValueError(f"a: on {arch} (legal with sfa/sfb: sm_90a)")
-    sfa_m_major = m > 1 and kb > 1 and tuple(sfa.stride()) == (1, m)
+    sfa_m_major = block_scaled_sfa_m_major(m, k, tuple(sfa.stride()) == (1, m))
     key = (m, n, k, sfa_m_major, sms, a.get_device())
     kernel = _block_plans.get(key)
     if kernel is None:
@@ -419,7 +436,8 @@ def w4a16_tile(m, n, k, group, sms=132):
         bn, bk = 128, 128
     if bm == 64 and k % 128 == 0:
         bk = 128
-        if n % 256 == 0 and k % 256 == 0 and sms // 2 <= n // 256 <= sms:
+        if n % 256 == 0 and k % 256 == 0 and \
+                sms // 2 <= -(-m // 64) * (n // 256) <= sms:
             bn, bk = 256, 256
     # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
     # nested (one a multiple of the other).

@@ -72,19 +72,32 @@ def tune_gemm(m, n, k, dtype="bf16", a_major="K", b_major="K", arch="sm_90a",
     (e4m3, sm_90a; sfa_m_major for an SFA with strides (1, M)). sms: the
     SM count the rules pick for (None: the current GPU's through torch,
     else 132). Returns the report as tune() does."""
-    from ._gemm import block_scaled_source, program_source
+    from ._gemm import (block_scaled_sfa_m_major, block_scaled_source,
+                        program_source)
     if sms is None:
         sms = _current_sms()
     if block_scales:
         if dtype != "e4m3" or arch != "sm_90a":
             raise ValueError(f"dtype {dtype!r}, arch {arch!r} with "
                              "block_scales (legal: 'e4m3' on 'sm_90a')")
-        source, _ = block_scaled_source(m, n, k, sms, sfa_m_major)
+        source, _ = block_scaled_source(
+            m, n, k, sms, block_scaled_sfa_m_major(m, k, sfa_m_major))
     else:
         source, _ = program_source(arch, dtype, dtype, a_major, b_major, m,
                                    n, k, sms)
-    return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
-                dry_run=dry_run)
+    return _tuned(source, m, n, k, budget_s, dry_run)
+
+
+def _tuned(source, m, n, k, budget_s, dry_run):
+    """tune() of source at one shape with every item varied; a real run
+    forgets tilec.gemm's kernels chosen so far, so that the next call of a
+    shape already run picks the winner up."""
+    report = tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
+                  dry_run=dry_run)
+    if not dry_run:
+        from . import _gemm
+        _gemm.forget_chosen_kernels()
+    return report
 
 
 def tune_w4a16(m, n, k, fmt="u4", group=128, zeros=True, dtype="bf16",
@@ -99,6 +112,5 @@ def tune_w4a16(m, n, k, fmt="u4", group=128, zeros=True, dtype="bf16",
         sms = _current_sms()
     tile = w4a16_tile(m, n, k, group, sms or 132)
     source, _ = w4a16_source(dtype, fmt, group, zeros, tile)
-    return tune(source, [(m, n, k)], vary="all", budget_s=budget_s,
-                dry_run=dry_run)
+    return _tuned(source, m, n, k, budget_s, dry_run)
 

@@ -96,7 +96,7 @@ TEST(InterpreterTest, Lop3EvaluatesItsTruthTable) {
   mul.wide.u32 %rd3, %r1, 4;
   add.s64 %rd4, %rd1, %rd3;
   ld.global.b32 %r2, [%rd4];
-  lop3.b32 %r3, %r2, 983055, 1124090624, 234;
+  lop3.b32 %r3, %r2, 983055, 1124090624, 0xEA;
   lop3.b32 %r4, %r2, -1431655766, 1515870810, 150;
   lop3.b32 %r5, %r2, 16711935, 252645135, 232;
   mul.wide.u32 %rd5, %r1, 12;

@@ -139,9 +139,13 @@ TEST(Sm90Heuristic, MidMFillsOneWaveWithNarrowerTiles) {
   // 256 x 2112: 64 x 64, 4 x 33 tiles.
   EXPECT_EQ(sm90ChooseConfig(256, 2112, 7168, 132).config.bm, 64u);
   EXPECT_EQ(sm90ChooseConfig(256, 2112, 7168, 132).config.bn, 64u);
-  // Tiles that fill more than 3/4 of a wave keep the large rule.
-  for (unsigned n : {4096u, 6144u, 28672u})
-    EXPECT_GE(sm90ChooseConfig(512, n, 4096, 132).config.bn, 128u) << n;
+  // Tiles that fill more than 3/4 of a wave keep the large rule's 128 x
+  // largeTileN tiles in 4 stages (512 x 4096: 128 tiles of 128 x 128).
+  for (unsigned n : {4096u, 6144u, 28672u}) {
+    Sm90Choice large = sm90ChooseConfig(512, n, 4096, 132);
+    EXPECT_EQ(large.config.bm, 128u) << n;
+    EXPECT_EQ(large.config.stages, 4u) << n;
+  }
 }
 
 // The block-scaled choice at the 20 normal cases of issue 26: the tiles
