@@ -250,10 +250,10 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     if (base.blockScale)
       l.bk = {base.blockScale->kBlock};
     // A 4-bit weight's kernel (sm_80) runs decode M in 16- and 32-row
-    // tiles, and its K tile is whole packed blocks of 64 (the compiler
-    // refuses a BK that does not nest with the group).
+    // tiles (128 for a prefill M), and its K tile is whole packed blocks
+    // of 64 (the compiler refuses a BK that does not nest with the group).
     if (base.weightQuant) {
-      l.bm = {16, 32, 64};
+      l.bm = {16, 32, 64, 128};
       l.bk = {64, 128, 256};
     }
   } else {
