@@ -271,8 +271,10 @@ def check_block(kernel, cublas, m, n, k, gen):
     return checks, None
 
 
-def time_block(kernel, cublas, m, n, k, nbytes, args, gen):
-    """{side: us} over rotated operand copies, sides alternating."""
+def rotated_operands(m, n, k, nbytes, gen):
+    """(copies, a, w, sfa, sfb, c): lists of fresh operand copies (C
+    uninitialised bf16) whose count rotates nbytes a copy past
+    ROTATE_BYTES."""
     kb, nb = cdiv(k, 128), cdiv(n, 128)
     copies = max(2, min(64, cdiv(ROTATE_BYTES, nbytes)))
     a = [quantized(m, k, gen) for _ in range(copies)]
@@ -281,6 +283,12 @@ def time_block(kernel, cublas, m, n, k, nbytes, args, gen):
     sfb = [scales((nb, kb), gen) for _ in range(copies)]
     c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
          for _ in range(copies)]
+    return copies, a, w, sfa, sfb, c
+
+
+def time_block(kernel, cublas, m, n, k, nbytes, args, gen):
+    """{side: us} over rotated operand copies, sides alternating."""
+    copies, a, w, sfa, sfb, c = rotated_operands(m, n, k, nbytes, gen)
     sides = {"tilec": lambda i: kernel(a[i], w[i], c[i], sfa=sfa[i],
                                        sfb=sfb[i])}
     if cublas is not None:

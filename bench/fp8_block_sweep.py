@@ -177,13 +177,7 @@ def main():
                       f"{str(e).splitlines()[0]}")
         kb, nb = fb.cdiv(k, 128), fb.cdiv(n, 128)
         nbytes = m * k + n * k + 4 * (m * kb + nb * kb) + 2 * m * n
-        copies = max(2, min(64, fb.cdiv(fb.ROTATE_BYTES, nbytes)))
-        a = [fb.quantized(m, k, gen) for _ in range(copies)]
-        w = [fb.quantized(n, k, gen) for _ in range(copies)]
-        sfa = [fb.sfa_scales(m, kb, gen) for _ in range(copies)]
-        sfb = [fb.scales((nb, kb), gen) for _ in range(copies)]
-        c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-             for _ in range(copies)]
+        copies, a, w, sfa, sfb, c = fb.rotated_operands(m, n, k, nbytes, gen)
         a32, w32 = fb.dequantized(a[0], sfa[0], 1), fb.dequantized(
             w[0], sfb[0], 128)
         sides, checks = {}, {}

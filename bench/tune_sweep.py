@@ -48,6 +48,22 @@ FP8_PROJECTIONS = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384),
 FP8_MS = (64, 128, 512, 4096)
 
 
+def rule_words(source):
+    """The tile, stages and schedule lines of a program, on one line."""
+    return " ".join(line.strip() for line in source.splitlines()
+                    if line.strip().startswith(("tile", "stages", "schedule")))
+
+
+def print_row(m, n, k, rules, best, t, verdicts):
+    """One table row: the rules' program, the tuned one, the three times
+    ({side: us}), tuned over cuBLAS and over the rules, the checks."""
+    print(f"| {m} x {n} x {k} | {rules} | {best} | {t['rules']:.2f} | "
+          f"{t['tuned']:.2f} | {t['cuBLAS']:.2f} |"
+          f" {t['cuBLAS'] / t['tuned']:.2f}x |"
+          f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
+          flush=True)
+
+
 def sweep_fp8(args, ms, sms, gen):
     """The block-scaled fp8 sweep: tilec.gemm's program (rules), the one
     tilec.tune_gemm(block_scales=True) remembers (tuned) and cuBLAS
@@ -83,14 +99,9 @@ def sweep_fp8(args, ms, sms, gen):
                 if "cublas" in checks:
                     verdicts.append(f"cuBLAS {fb.verdict(checks['cublas'])}")
             kb, nb = fb.cdiv(k, 128), fb.cdiv(n, 128)
-            nbytes = m * k + n * k + 2 * m * n
-            copies = max(2, min(64, fb.cdiv(fb.ROTATE_BYTES, nbytes)))
-            a = [fb.quantized(m, k, gen) for _ in range(copies)]
-            w = [fb.quantized(n, k, gen) for _ in range(copies)]
-            sfa = [fb.sfa_scales(m, kb, gen) for _ in range(copies)]
-            sfb = [fb.scales((nb, kb), gen) for _ in range(copies)]
-            c = [torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
-                 for _ in range(copies)]
+            nbytes = m * k + n * k + 4 * (m * kb + nb * kb) + 2 * m * n
+            copies, a, w, sfa, sfb, c = fb.rotated_operands(m, n, k, nbytes,
+                                                            gen)
             sides = {
                 "rules": lambda i: rules(a[i], w[i], c[i], sfa=sfa[i],
                                          sfb=sfb[i]),
@@ -104,14 +115,7 @@ def sweep_fp8(args, ms, sms, gen):
             t = time_sides(sides, copies, args.rounds, args.iters)
             t.setdefault("cuBLAS", float("nan"))
             rows.append((m, n, k, t))
-            rule_words = " ".join(
-                line.strip() for line in source.splitlines()
-                if line.strip().startswith(("tile", "stages", "schedule")))
-            print(f"| {m} x {n} x {k} | {rule_words} | {best} | "
-                  f"{t['rules']:.2f} | {t['tuned']:.2f} | {t['cuBLAS']:.2f} |"
-                  f" {t['cuBLAS'] / t['tuned']:.2f}x |"
-                  f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
-                  flush=True)
+            print_row(m, n, k, rule_words(source), best, t, verdicts)
             del a, w, c, sfa, sfb, sides
             torch.cuda.empty_cache()
     return rows, failures
@@ -174,11 +178,7 @@ def sweep_w4a16(args, ms, sms, gen):
             }
             t = time_sides(sides, copies, args.rounds, args.iters)
             rows.append((m, n, k, t))
-            print(f"| {m} x {n} x {k} | {'x'.join(map(str, tile))} | {best}"
-                  f" | {t['rules']:.2f} | {t['tuned']:.2f} | "
-                  f"{t['cuBLAS']:.2f} | {t['cuBLAS'] / t['tuned']:.2f}x |"
-                  f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
-                  flush=True)
+            print_row(m, n, k, "x".join(map(str, tile)), best, t, verdicts)
             del ws, wds, a, c, ref, mag, sides
             torch.cuda.empty_cache()
     return rows, failures
@@ -257,14 +257,7 @@ def main():
             }
             t = time_sides(sides, copies, args.rounds, args.iters)
             rows.append((m, n, k, t))
-            rule_words = " ".join(
-                line.strip() for line in source.splitlines()
-                if line.strip().startswith(("tile", "stages", "schedule")))
-            print(f"| {m} x {n} x {k} | {rule_words} | {best} | "
-                  f"{t['rules']:.2f} | {t['tuned']:.2f} | {t['cuBLAS']:.2f} |"
-                  f" {t['cuBLAS'] / t['tuned']:.2f}x |"
-                  f" {t['tuned'] / t['rules']:.2f} | {'; '.join(verdicts)} |",
-                  flush=True)
+            print_row(m, n, k, rule_words(source), best, t, verdicts)
             del a, w, c, ref, sides
             torch.cuda.empty_cache()
     if rows:
