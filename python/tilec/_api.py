@@ -91,9 +91,12 @@ class Kernel(Launchable):
     def explain(self):
         """The compiler's decisions and why, one per line (the `why` of each
         choice in the lowered IR: layouts, instruction, pipeline,
-        schedule)."""
+        schedule), after a first line `tuned: ...` when tilec.gemm ran the
+        winner `tilec tune` remembered (Kernel.tuned)."""
         lines = [line.strip() for line in self.lowered.splitlines()
                  if "why =" in line]
+        if self.tuned:
+            lines.insert(0, "tuned: " + self.tuned)
         return "\n".join(lines)
 
     @property

@@ -32,6 +32,7 @@ def test_tune_gemm_then_gemm_runs_the_winner():
     c = tilec.gemm(a, b)
     kernel = next(iter(_gemm._plans.values()))[0]
     assert kernel.tuned is not None and result["best"] in kernel.tuned
+    assert kernel.explain().startswith("tuned: ")
     ref = a.float() @ b.float()
     assert torch.allclose(c.float(), ref, rtol=2 ** -7, atol=1e-2)
 

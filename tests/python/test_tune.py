@@ -94,3 +94,19 @@ def test_tune_w4a16_varies_the_packed_weight_program():
     variants = [c["variant"] for c in result["candidates"]]
     assert variants[0].startswith("16x64x128 s4 split_k(4)"), variants[0]
     assert any(v.startswith("16x") for v in variants[1:])
+
+
+def test_explain_says_tuned_first():
+    # tilec.gemm sets Kernel.tuned when it runs a remembered winner (GPU:
+    # test_gpu_tune.py); explain() then leads with it.
+    from tilec import _gemm
+    source, _ = _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K", 64,
+                                     2112, 7168, 132)
+    kernel = tilec.compile(source)
+    assert kernel.tuned is None
+    assert not kernel.explain().startswith("tuned:")
+    kernel.tuned = "64x64x64 s13 swap_ab split_k(2) tma_store (tuned ...)"
+    lines = kernel.explain().splitlines()
+    assert lines[0] == "tuned: " + kernel.tuned
+    assert any("why =" in line for line in lines[1:])
+    kernel.tuned = None
