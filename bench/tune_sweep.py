@@ -78,8 +78,9 @@ def sweep_fp8(args, ms, sms, gen):
             if time.perf_counter() - _START > args.budget_s:
                 print(f"| {m} x {n} x {k} | SKIP: past the budget |")
                 continue
-            major = _gemm.block_scaled_sfa_m_major(m, k, args.sfa_m_major)
-            source, _ = _gemm.block_scaled_source(m, n, k, sms, major)
+            source, _ = _gemm.block_scaled_source(m, n, k, sms,
+                                                  args.sfa_m_major)
+            major = "major(M)" in source
             rules = tilec.compile(source)
             report = tilec.tune_gemm(m, n, k, dtype="e4m3",
                                      block_scales=True, sfa_m_major=major,

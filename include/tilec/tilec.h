@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 13
+#define TILEC_API_VERSION 14
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -464,6 +464,36 @@ TILEC_API tilec_status tilec_tuned_source(const char *source, size_t len,
                                           int64_t n, int64_t k,
                                           const char **out_source,
                                           const char **out_note);
+
+/*===-- API 14: the programs tilec.gemm compiles -------------------------===*/
+
+/* What a caller that writes no tile has (API 14). */
+typedef struct tilec_gemm_program_request {
+  size_t struct_size; /* sizeof(tilec_gemm_program_request) */
+  const char *arch;   /* "sm_90a" or "sm_80" */
+  const char *dtype;  /* A's and B's: "bf16", "f16", "tf32", "e4m3", "e5m2" */
+  const char *a_major; /* "K" or "M" (NULL: "K") */
+  const char *b_major; /* "K" or "N" (NULL: "K") */
+  int64_t m, n, k;     /* C (M x N) = A (M x K) B^T */
+  unsigned sms;        /* the SMs the rules count (0: 132) */
+  int block_scaled;    /* e4m3 with `scale a f32 block(1, 128)` and `scale b
+                          f32 block(128, 128)`, bf16 C, sm_90a, K-major */
+  int sfa_m_major;     /* block_scaled: the caller's SFA is M-major */
+  int tuned;           /* nonzero: the winner `tilec tune` remembered for
+                          this program and shape on the current GPU, when
+                          one matches */
+} tilec_gemm_program_request;
+/* The .tile program python's tilec.gemm compiles for \p request: the
+ * tile, stages, instruction and schedule of the rules
+ * (tilec_sm90_choose / tilec_sm90_choose_block_scaled_sfa), or with
+ * request->tuned the remembered winner of `tilec tune` for it, where one
+ * matches. *out_source (compile it with tilec_compile) is valid on this
+ * thread until the next call; *out_note (when not null) says what was
+ * tuned, or is NULL for the rules' program. Bad fields
+ * TILEC_ERROR_INVALID_ARGUMENT, naming the field and what is legal. */
+TILEC_API tilec_status tilec_gemm_program(
+    const tilec_gemm_program_request *request, const char **out_source,
+    const char **out_note);
 
 #ifdef __cplusplus
 }

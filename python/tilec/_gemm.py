@@ -2,7 +2,8 @@
 computes it, with a tilec kernel chosen for the shapes, dtypes, majorness and
 the current device's arch.
 
-The program is .tile source generated here (program_source):
+The program is .tile source the library writes (program_source, through
+tilec_gemm_program: compiler/GemmProgram.h, one home for it and the C API):
   - sm_90a: the tile, stages, instruction and schedule (swap_ab, split_k)
     that codegen's heuristic (codegen/Sm90Heuristic.h, through
     tilec_sm90_choose) picks for (M, N, K) on the device's SMs, with its
@@ -42,7 +43,6 @@ _OUT_DTYPE = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16",
               "e5m2": "bf16"}
 _ELEMENT = {"bfloat16": "bf16", "float16": "f16", "float32": "tf32",
             "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
-_MMA_K_BYTES = 32  # wgmma and mma.sync K per instruction, in bytes
 _BYTES = {"bf16": 2, "f16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1}
 
 _kernels = {}
@@ -72,55 +72,36 @@ def sm90_choice(m, n, k, sms=0):
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
 
-def _multicast_ok(a_major, b_major, swap_ab):
-    """A 2x1 cluster multicasts the kernel's B-role tile, which must be
-    K-major (the user's A under swap-AB)."""
-    return (a_major if swap_ab else b_major) == "K"
+def gemm_program(arch, dtype, m, n, k, sms=0, a_major="K", b_major="K",
+                 block_scaled=False, sfa_m_major=False, tuned=False):
+    """(source, note) of the program tilec_gemm_program writes
+    (compiler/GemmProgram.h): the rules' program, or with tuned=True the
+    winner `tilec tune` remembered for it on this GPU (note then says what
+    was tuned, else None). Raises ValueError for a bad argument."""
+    req = _lib.GemmProgramRequest()
+    req.struct_size = ctypes.sizeof(req)
+    req.arch, req.dtype = arch.encode(), dtype.encode()
+    req.a_major, req.b_major = a_major.encode(), b_major.encode()
+    req.m, req.n, req.k, req.sms = m, n, k, sms
+    req.block_scaled, req.sfa_m_major = int(block_scaled), int(sfa_m_major)
+    req.tuned = int(tuned)
+    out, note = ctypes.c_char_p(), ctypes.c_char_p()
+    if lib.tilec_gemm_program(ctypes.byref(req), ctypes.byref(out),
+                              ctypes.byref(note)) != _lib.OK:
+        raise ValueError(_lib.last_error())
+    return out.value.decode(), note.value.decode() if note.value else None
 
 
 def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):
-    """(.tile source, cache key) of the GEMM program for these operands.
-    a_major is "K" or "M", b_major "K" or "N"."""
-    c_type = _OUT_DTYPE[a_type]
-    el = _BYTES[a_type]
-    mma_k = _MMA_K_BYTES // el
-    lines = [f"  arch     {arch}",
-             f"  a        : {a_type}[M, K] major({a_major})",
-             f"  b        : {b_type}[N, K] major({b_major})",
-             f"  c        : {c_type}[M, N] major(N)",
-             "  acc      f32"]
-    if arch == "sm_90a":
-        ch = sm90_choice(m, n, k, sms)
-        if b_major == "N" and not ch["swap_ab"] and ch["bn"] % 64:
-            # An N-major B tile is staged in atoms of 64 bf16 columns (128-
-            # byte swizzle); the rules' narrower large-M widths (codegen's
-            # largeTileN, measured K-major, e.g. 176) would fall to 32-byte
-            # atoms, so round them up to whole atoms.
-            ch["bn"] = min(256, -(-ch["bn"] // 64) * 64)
-        bk = ch["bk"] * 2 // el  # the heuristic's BK is 128 bytes of bf16
-        lines += [f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {bk})",
-                  f"  stages   {ch['stages']}",
-                  f"  mma      wgmma.m64n{ch['bn']}k{mma_k} "
-                  f"warpgroups({ch['bm'] // 64})"]
-        schedule = (["swap_ab"] if ch["swap_ab"] else []) + (
-            [f"split_k({ch['split_k']})"] if ch["split_k"] > 1 else []) + (
-            ["persistent"] if ch["persistent"] else []) + (
-            ["cluster(2)"] if ch["cluster_m"] == 2 and
-            _multicast_ok(a_major, b_major, ch["swap_ab"]) else [])
-        if schedule:
-            lines.append("  schedule " + " ".join(schedule))
-        key_extra = (ch["bm"], ch["bn"], bk, ch["stages"], ch["swap_ab"],
-                     ch["split_k"], ch["persistent"], ch["cluster_m"])
-    elif arch == "sm_80":
-        lines += ["  tile     (BM = 128, BN = 128, BK = 32)",
-                  "  stages   4"]
-        key_extra = ()
-    else:
+    """(.tile source, cache key) of the GEMM program for these operands
+    (gemm_program's). a_major is "K" or "M", b_major "K" or "N"."""
+    if a_type != b_type:
+        raise ValueError(f"a, b: types {a_type} and {b_type} (legal: one "
+                         "type)")
+    if arch not in ("sm_80", "sm_90a"):
         raise ValueError(f"tilec.gemm: arch {arch} (legal: sm_80, sm_90a)")
-    name = "tilec_gemm_{}_{}{}_{}".format(a_type, a_major.lower(),
-                                          b_major.lower(), arch)
-    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
-    return source, (arch, a_type, b_type, a_major, b_major) + key_extra
+    source, _ = gemm_program(arch, a_type, m, n, k, sms, a_major, b_major)
+    return source, (arch, a_type, a_major, b_major, source)
 
 
 def sm90_block_scaled_choice(m, n, k, sms=0, sfa_m_major=False):
@@ -135,51 +116,19 @@ def sm90_block_scaled_choice(m, n, k, sms=0, sfa_m_major=False):
     return {f: getattr(out, f) for f, _ in _lib.Sm90Choice._fields_[1:]}
 
 
-def block_scaled_sfa_m_major(m, k, m_major):
-    """Whether an M x K problem with an SFA given M-major (m_major) runs the
-    major(M) program: not where the two layouts coincide (M = 1 or one K
-    block), which take the row-major one. tilec.gemm and tilec.tune_gemm
-    both decide it here, so that a tuned entry is found."""
-    return bool(m_major) and m > 1 and -(-k // 128) > 1
-
-
 def block_scaled_source(m, n, k, sms=0, sfa_m_major=False):
     """(.tile source, cache key) of the block-scaled fp8 program for the
     shape: e4m3 A (M x K) and B (N x K), both K-major, DeepGEMM's scales
     (SFA f32[M, ceil(K/128)], or with sfa_m_major its M-major form, a K
-    block's scales contiguous; SFB f32[ceil(N/128), ceil(K/128)]), bf16 C,
-    with the tile and stages codegen chooses. At M <= 128 (the decode
-    tiles) M, N and K are fixed in the program, so that `schedule auto`
-    sees the tile's CTAs and keeps A and B as written; above, they are
-    run-time arguments."""
-    ch = sm90_block_scaled_choice(m, n, k, sms, sfa_m_major)
-    fixed = m <= 128
-    dims = (str(m), str(n), str(k)) if fixed else ("M", "N", "K")
-    lines = ["  arch     sm_90a",
-             f"  a        : e4m3[{dims[0]}, {dims[2]}] major(K)",
-             f"  b        : e4m3[{dims[1]}, {dims[2]}] major(K)",
-             f"  c        : bf16[{dims[0]}, {dims[1]}] major(N)",
-             "  acc      f32",
-             "  scale a  f32 block(1, 128)" + (" major(M)" if sfa_m_major
-                                                else ""),
-             "  scale b  f32 block(128, 128)",
-             f"  tile     (BM = {ch['bm']}, BN = {ch['bn']}, BK = {ch['bk']})",
-             f"  stages   {ch['stages']}"]
-    cluster = (" cluster_n(2)" if ch.get("cluster_n", 1) > 1 else
-               " cluster(2)" if ch["cluster_m"] > 1 else "")
-    if ch["split_k"] > 1:
-        lines.append(f"  schedule split_k({ch['split_k']})")
-    elif ch["persistent"]:
-        lines.append("  schedule persistent" + cluster)
-    elif cluster:
-        lines.append("  schedule" + cluster)
-    name = ("tilec_gemm_fp8_block_{}x{}x{}".format(m, n, k) if fixed
-            else "tilec_gemm_fp8_block")
-    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
-    key = ("fp8_block", ch["bm"], ch["bn"], ch["stages"], ch["split_k"],
-           ch["persistent"], cluster, sfa_m_major) + (
-               (m, n, k) if fixed else ())
-    return source, key
+    block's scales contiguous, where that differs: M > 1 and more than one
+    K block; SFB f32[ceil(N/128), ceil(K/128)]), bf16 C, with the tile and
+    stages codegen chooses (gemm_program's). At M <= 128 (the decode tiles)
+    M, N and K are fixed in the program, so that `schedule auto` sees the
+    tile's CTAs and keeps A and B as written; above, they are run-time
+    arguments."""
+    source, _ = gemm_program("sm_90a", "e4m3", m, n, k, sms,
+                             block_scaled=True, sfa_m_major=sfa_m_major)
+    return source, ("fp8_block", source)
 
 
 def _compiled(source, key):
@@ -317,13 +266,16 @@ def block_scaled_impl(a, b, sfa, sfb, out=None):
     arch, sms = _device_facts(a.device)
     if arch != "sm_90a":
         raise ValueError(f"a: on {arch} (legal with sfa/sfb: sm_90a)")
-    sfa_m_major = block_scaled_sfa_m_major(m, k, tuple(sfa.stride()) == (1, m))
-    key = (m, n, k, sfa_m_major, sms, a.get_device())
-    kernel = _block_plans.get(key)
-    if kernel is None:
-        source, cache_key = block_scaled_source(m, n, k, sms, sfa_m_major)
-        kernel = _block_plans[key] = _tuned_or_written(source, cache_key, m,
-                                                       n, k)
+    given_m_major = tuple(sfa.stride()) == (1, m)
+    key = (m, n, k, given_m_major, sms, a.get_device())
+    plan = _block_plans.get(key)
+    if plan is None:
+        source, cache_key = block_scaled_source(m, n, k, sms, given_m_major)
+        # The program reads the M-major SFA only where the layouts differ.
+        plan = _block_plans[key] = (
+            _tuned_or_written(source, cache_key, m, n, k),
+            "major(M)" in source)
+    kernel, sfa_m_major = plan
     w = b.t()  # the kernel's B, N x K
     if not a.is_contiguous():
         a = a.contiguous()

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 13
+API_VERSION = 14
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -93,6 +93,17 @@ class Sm90Choice(ctypes.Structure):
         ("split_k_cluster", ctypes.c_int), ("persistent", ctypes.c_int),
         ("cluster_m", ctypes.c_uint), ("ctas_per_sm", ctypes.c_uint),
         ("cluster_n", ctypes.c_uint),
+    ]
+
+
+class GemmProgramRequest(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("arch", ctypes.c_char_p), ("dtype", ctypes.c_char_p),
+        ("a_major", ctypes.c_char_p), ("b_major", ctypes.c_char_p),
+        ("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
+        ("sms", ctypes.c_uint), ("block_scaled", ctypes.c_int),
+        ("sfa_m_major", ctypes.c_int), ("tuned", ctypes.c_int),
     ]
 
 
@@ -235,6 +246,10 @@ _signatures = {
     "tilec_tuned_source": (ctypes.c_int, [
         _S, ctypes.c_size_t, _S, ctypes.c_int64, ctypes.c_int64,
         ctypes.c_int64, ctypes.POINTER(_S), ctypes.POINTER(_S)]),
+    # API 14: the programs tilec.gemm compiles (python/tilec/_gemm.py).
+    "tilec_gemm_program": (ctypes.c_int, [
+        ctypes.POINTER(GemmProgramRequest), ctypes.POINTER(_S),
+        ctypes.POINTER(_S)]),
 }
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)

@@ -72,16 +72,14 @@ def tune_gemm(m, n, k, dtype="bf16", a_major="K", b_major="K", arch="sm_90a",
     (e4m3, sm_90a; sfa_m_major for an SFA with strides (1, M)). sms: the
     SM count the rules pick for (None: the current GPU's through torch,
     else 132). Returns the report as tune() does."""
-    from ._gemm import (block_scaled_sfa_m_major, block_scaled_source,
-                        program_source)
+    from ._gemm import block_scaled_source, program_source
     if sms is None:
         sms = _current_sms()
     if block_scales:
         if dtype != "e4m3" or arch != "sm_90a":
             raise ValueError(f"dtype {dtype!r}, arch {arch!r} with "
                              "block_scales (legal: 'e4m3' on 'sm_90a')")
-        source, _ = block_scaled_source(
-            m, n, k, sms, block_scaled_sfa_m_major(m, k, sfa_m_major))
+        source, _ = block_scaled_source(m, n, k, sms, sfa_m_major)
     else:
         source, _ = program_source(arch, dtype, dtype, a_major, b_major, m,
                                    n, k, sms)

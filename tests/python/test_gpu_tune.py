@@ -53,7 +53,7 @@ def test_tune_block_scaled_then_gemm_runs_the_winner():
     sfa = torch.rand((m, k // 128), generator=gen, device="cuda") + 0.5
     sfb = torch.rand((n // 128, k // 128), generator=gen, device="cuda") + 0.5
     c = tilec.gemm(a, w.t(), sfa=sfa, sfb=sfb)
-    kernel = next(iter(_gemm._block_plans.values()))
+    kernel = next(iter(_gemm._block_plans.values()))[0]
     assert kernel.tuned is not None and result["best"] in kernel.tuned
     a32 = a.float() * sfa.repeat_interleave(128, dim=1)
     w32 = w.float() * sfb.repeat_interleave(128, dim=0).repeat_interleave(

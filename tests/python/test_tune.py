@@ -110,3 +110,25 @@ def test_explain_says_tuned_first():
     assert lines[0] == "tuned: " + kernel.tuned
     assert any("why =" in line for line in lines[1:])
     kernel.tuned = None
+
+
+def test_gemm_program_is_the_library_writer():
+    # tilec_gemm_program (API 14) writes tilec.gemm's programs; without a
+    # remembered winner (an empty cache) tuned=True gives the rules' one.
+    from tilec import _gemm
+    source, note = _gemm.gemm_program("sm_90a", "bf16", 64, 2112, 7168, 132)
+    assert note is None
+    assert source == _gemm.program_source("sm_90a", "bf16", "bf16", "K", "K",
+                                          64, 2112, 7168, 132)[0]
+    assert "schedule swap_ab split_k(2)" in source
+    assert _gemm.gemm_program("sm_90a", "bf16", 64, 2112, 7168, 132,
+                              tuned=True) == (source, None)
+    fp8, _ = _gemm.gemm_program("sm_90a", "e4m3", 4096, 4096, 7168, 132,
+                                block_scaled=True, sfa_m_major=True)
+    assert "scale a  f32 block(1, 128) major(M)" in fp8
+    with pytest.raises(ValueError, match=r"type i4 \(legal: bf16"):
+        _gemm.gemm_program("sm_90a", "i4", 64, 64, 64)
+    with pytest.raises(ValueError, match=r"request->b_major M \(legal: K, N\)"):
+        _gemm.gemm_program("sm_90a", "bf16", 64, 64, 64, b_major="M")
+    with pytest.raises(ValueError, match="M = 0"):
+        _gemm.gemm_program("sm_90a", "bf16", 0, 64, 64)

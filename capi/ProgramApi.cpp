@@ -1,0 +1,111 @@
+//===- capi/ProgramApi.cpp - The programs tilec.gemm compiles, in C -------===//
+//
+// tilec_gemm_program: compiler/GemmProgram.h's program for a request, or
+// the winner `tilec tune` remembered for it on the current GPU
+// (compiler/TuneSession.h's tunedSourceForGpu), the call behind
+// python's tilec.gemm.
+//
+// Example: {arch "sm_90a", dtype "bf16", 64 x 2112 x 7168} gives the
+// program `kernel tilec_gemm_bf16_kk_sm_90a` with `tile (BM = 64, BN = 64,
+// BK = 64)`, `stages 13`, `schedule swap_ab split_k(2)`.
+//
+//===----------------------------------------------------------------------===//
+#include "capi/CApi.h"
+
+#include "compiler/GemmProgram.h"
+#include "compiler/TuneSession.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+using namespace tilec;
+
+namespace {
+
+thread_local std::string programText, programNote;
+
+/// \p text as a major: "K", or \p other ("M" for A, "N" for B) as MN.
+std::optional<MajorKind> parseMajor(const char *text, const char *other) {
+  if (!text || llvm::StringRef(text) == "K")
+    return MajorKind::K;
+  if (llvm::StringRef(text) == other)
+    return MajorKind::MN;
+  return std::nullopt;
+}
+
+} // namespace
+
+extern "C" {
+
+tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
+                                const char **out_source,
+                                const char **out_note) {
+  return capi::guard([&] {
+    if (!request || !out_source)
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        "request and out_source must not be null");
+    *out_source = nullptr;
+    if (out_note)
+      *out_note = nullptr;
+    // Fields past the caller's struct_size read as zero (tilec.h's ABI).
+    tilec_gemm_program_request r{};
+    size_t size = std::min(request->struct_size, sizeof r);
+    if (size < sizeof(size_t))
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        "request->struct_size is unset");
+    std::memcpy(&r, request, size);
+    GemmProgramRequest program;
+    std::optional<ArchKind> arch = r.arch ? parseArch(r.arch) : std::nullopt;
+    if (!arch)
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        std::string("request->arch ") +
+                            (r.arch ? r.arch : "NULL") +
+                            " (legal: sm_90a, sm_80)");
+    std::optional<DTypeKind> type =
+        r.dtype ? parseDType(r.dtype) : std::nullopt;
+    if (!type)
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        std::string("request->dtype ") +
+                            (r.dtype ? r.dtype : "NULL") +
+                            " (legal: bf16, f16, tf32, e4m3, e5m2)");
+    std::optional<MajorKind> aMajor = parseMajor(r.a_major, "M");
+    std::optional<MajorKind> bMajor = parseMajor(r.b_major, "N");
+    if (!aMajor || !bMajor)
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        std::string(aMajor ? "request->b_major " : "request->"
+                                                                   "a_major ") +
+                            (aMajor ? r.b_major : r.a_major) +
+                            (aMajor ? " (legal: K, N)" : " (legal: K, M)"));
+    program.arch = *arch;
+    program.type = *type;
+    program.aMajor = *aMajor;
+    program.bMajor = *bMajor;
+    program.m = r.m;
+    program.n = r.n;
+    program.k = r.k;
+    program.sms = r.sms;
+    program.blockScaled = r.block_scaled != 0;
+    program.sfaMMajor = r.sfa_m_major != 0;
+    llvm::Expected<std::string> source = gemmProgramSource(program);
+    if (!source)
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        "request: " + llvm::toString(source.takeError()));
+    programText = std::move(*source);
+    programNote.clear();
+    if (r.tuned)
+      if (std::optional<TunedSource> tuned = tunedSourceForGpu(
+              programText, "", *arch, {r.m, r.n, r.k})) {
+        programText = std::move(tuned->source);
+        programNote = std::move(tuned->note);
+      }
+    *out_source = programText.c_str();
+    if (out_note && !programNote.empty())
+      *out_note = programNote.c_str();
+    return capi::ok();
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,177 @@
+//===- compiler/GemmProgram.cpp - The programs tilec.gemm compiles ---------===//
+//
+// See GemmProgram.h. The text is what python/tilec/_gemm.py wrote before
+// this file existed, byte for byte, so that tuned entries (keyed on the
+// program's text, compiler/TuneCache.h) stay valid.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/GemmProgram.h"
+
+#include "codegen/Sm90Heuristic.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace tilec {
+
+namespace {
+
+llvm::Error requestError(const llvm::Twine &message) {
+  return llvm::createStringError(message.str());
+}
+
+/// "kernel NAME {\n" + the lines + "}\n".
+std::string programText(llvm::StringRef name,
+                        const std::vector<std::string> &lines) {
+  std::string text = "kernel " + name.str() + " {\n";
+  for (const std::string &line : lines)
+    text += line + "\n";
+  return text + "}\n";
+}
+
+/// C's type: the 16-bit inputs' own, f32 for tf32, bf16 for fp8.
+DTypeKind outputType(DTypeKind type) {
+  switch (type) {
+  case DTypeKind::BF16:
+  case DTypeKind::F16:
+    return type;
+  case DTypeKind::TF32:
+    return DTypeKind::F32;
+  default:
+    return DTypeKind::BF16;
+  }
+}
+
+std::string oneTypeProgram(const GemmProgramRequest &r) {
+  std::string type = dtypeName(r.type);
+  bool aK = r.aMajor == MajorKind::K, bK = r.bMajor == MajorKind::K;
+  std::vector<std::string> lines = {
+      ("  arch     " + archInfo(r.arch).name).str(),
+      llvm::formatv("  a        : {0}[M, K] major({1})", type, aK ? "K" : "M"),
+      llvm::formatv("  b        : {0}[N, K] major({1})", type, bK ? "K" : "N"),
+      llvm::formatv("  c        : {0}[M, N] major(N)",
+                    dtypeName(outputType(r.type))),
+      "  acc      f32"};
+  if (r.arch == ArchKind::SM80) {
+    lines.push_back("  tile     (BM = 128, BN = 128, BK = 32)");
+    lines.push_back("  stages   4");
+  } else {
+    Sm90Choice choice = sm90ChooseConfig(unsigned(r.m), unsigned(r.n),
+                                         unsigned(r.k), r.sms ? r.sms : 132);
+    const Sm90GemmConfig &c = choice.config;
+    unsigned bn = c.bn;
+    // An N-major B tile is staged in atoms of 64 16-bit columns (128-byte
+    // swizzle); the rules' narrower large-M widths (measured K-major, e.g.
+    // 176) would fall to 32-byte atoms, so round them up to whole atoms.
+    if (!bK && !c.swapAB && bn % 64)
+      bn = std::min(256u, (bn + 63) / 64 * 64);
+    unsigned elementBytes = dtypeBits(r.type) / 8;
+    unsigned bk = c.bk * 2 / elementBytes; // the rules' BK: 128 bytes of bf16
+    lines.push_back(llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})",
+                                  c.bm, bn, bk));
+    lines.push_back(llvm::formatv("  stages   {0}", c.stages));
+    lines.push_back(llvm::formatv("  mma      wgmma.m64n{0}k{1} warpgroups({2})",
+                                  bn, 32 / elementBytes, c.bm / 64));
+    // A 2x1 cluster multicasts the kernel's B-role tile, which must be
+    // K-major (the user's A under swap-AB).
+    bool multicastOk = c.swapAB ? aK : bK;
+    std::string schedule;
+    auto add = [&](const std::string &word) {
+      schedule += (schedule.empty() ? "" : " ") + word;
+    };
+    if (c.swapAB)
+      add("swap_ab");
+    if (c.splitK && choice.splits > 1)
+      add(llvm::formatv("split_k({0})", choice.splits));
+    if (c.persistent)
+      add("persistent");
+    if (c.clusterM == 2 && multicastOk)
+      add("cluster(2)");
+    if (!schedule.empty())
+      lines.push_back("  schedule " + schedule);
+  }
+  std::string name = llvm::formatv("tilec_gemm_{0}_{1}{2}_{3}", type,
+                                   aK ? "k" : "m", bK ? "k" : "n",
+                                   archInfo(r.arch).name);
+  return programText(name, lines);
+}
+
+std::string blockScaledProgram(const GemmProgramRequest &r) {
+  bool mMajor = r.sfaMMajor && r.m > 1 && (r.k + 127) / 128 > 1;
+  Sm90Choice choice = sm90ChooseBlockScaledConfig(
+      unsigned(r.m), unsigned(r.n), unsigned(r.k), r.sms ? r.sms : 132,
+      mMajor ? MajorKind::MN : MajorKind::K);
+  const Sm90GemmConfig &c = choice.config;
+  // M <= 128 (the decode tiles) fixes M, N and K, so that `schedule auto`
+  // sees the tile's CTAs and keeps A and B as written.
+  bool fixed = r.m <= 128;
+  std::string m = fixed ? std::to_string(r.m) : "M",
+              n = fixed ? std::to_string(r.n) : "N",
+              k = fixed ? std::to_string(r.k) : "K";
+  std::vector<std::string> lines = {
+      "  arch     sm_90a",
+      llvm::formatv("  a        : e4m3[{0}, {1}] major(K)", m, k),
+      llvm::formatv("  b        : e4m3[{0}, {1}] major(K)", n, k),
+      llvm::formatv("  c        : bf16[{0}, {1}] major(N)", m, n),
+      "  acc      f32",
+      std::string("  scale a  f32 block(1, 128)") + (mMajor ? " major(M)" : ""),
+      "  scale b  f32 block(128, 128)",
+      llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})", c.bm, c.bn,
+                    c.bk),
+      llvm::formatv("  stages   {0}", c.stages)};
+  std::string cluster = c.clusterN > 1   ? " cluster_n(2)"
+                        : c.clusterM > 1 ? " cluster(2)"
+                                         : "";
+  if (c.splitK && choice.splits > 1)
+    lines.push_back(llvm::formatv("  schedule split_k({0})", choice.splits));
+  else if (c.persistent)
+    lines.push_back("  schedule persistent" + cluster);
+  else if (!cluster.empty())
+    lines.push_back("  schedule" + cluster);
+  std::string name =
+      fixed ? std::string(llvm::formatv("tilec_gemm_fp8_block_{0}x{1}x{2}",
+                                        r.m, r.n, r.k))
+            : std::string("tilec_gemm_fp8_block");
+  return programText(name, lines);
+}
+
+} // namespace
+
+llvm::Expected<std::string>
+gemmProgramSource(const GemmProgramRequest &request) {
+  constexpr int64_t Max = std::numeric_limits<int32_t>::max();
+  if (request.m < 1 || request.n < 1 || request.k < 1 || request.m > Max ||
+      request.n > Max || request.k > Max)
+    return requestError(llvm::formatv(
+        "M = {0}, N = {1}, K = {2}: each must be from 1 to 2^31 - 1",
+        request.m, request.n, request.k));
+  if (request.arch != ArchKind::SM80 && request.arch != ArchKind::SM90a)
+    return requestError("arch " + archInfo(request.arch).name +
+                        " (legal: sm_80, sm_90a)");
+  if (request.blockScaled) {
+    if (request.arch != ArchKind::SM90a || request.type != DTypeKind::E4M3 ||
+        request.aMajor != MajorKind::K || request.bMajor != MajorKind::K)
+      return requestError(
+          "a block-scaled program is e4m3 with A and B K-major on sm_90a; "
+          "got " +
+          dtypeName(request.type) + " on " + archInfo(request.arch).name.str());
+    return blockScaledProgram(request);
+  }
+  switch (request.type) {
+  case DTypeKind::BF16:
+  case DTypeKind::F16:
+  case DTypeKind::TF32:
+  case DTypeKind::E4M3:
+  case DTypeKind::E5M2:
+    break;
+  default:
+    return requestError("type " + dtypeName(request.type) +
+                        " (legal: bf16, f16, tf32, e4m3, e5m2)");
+  }
+  return oneTypeProgram(request);
+}
+
+} // namespace tilec
