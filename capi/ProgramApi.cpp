@@ -75,8 +75,9 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
     std::optional<MajorKind> bMajor = parseMajor(r.b_major, "N");
     if (!aMajor || !bMajor)
       return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
-                        std::string(aMajor ? "request->b_major " : "request->"
-                                                                   "a_major ") +
+                        std::string(aMajor ? "request->b_major "
+                                           : "request->"
+                                             "a_major ") +
                             (aMajor ? r.b_major : r.a_major) +
                             (aMajor ? " (legal: K, N)" : " (legal: K, M)"));
     program.arch = *arch;
@@ -96,8 +97,8 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
     programText = std::move(*source);
     programNote.clear();
     if (r.tuned)
-      if (std::optional<TunedSource> tuned = tunedSourceForGpu(
-              programText, "", *arch, {r.m, r.n, r.k})) {
+      if (std::optional<TunedSource> tuned =
+              tunedSourceForGpu(programText, "", *arch, {r.m, r.n, r.k})) {
         programText = std::move(tuned->source);
         programNote = std::move(tuned->note);
       }

@@ -1,4 +1,5 @@
-//===- compiler/GemmProgram.cpp - The programs tilec.gemm compiles ---------===//
+//===- compiler/GemmProgram.cpp - The programs tilec.gemm compiles
+//---------===//
 //
 // See GemmProgram.h. The text is what python/tilec/_gemm.py wrote before
 // this file existed, byte for byte, so that tuned entries (keyed on the
@@ -73,8 +74,9 @@ std::string oneTypeProgram(const GemmProgramRequest &r) {
     lines.push_back(llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})",
                                   c.bm, bn, bk));
     lines.push_back(llvm::formatv("  stages   {0}", c.stages));
-    lines.push_back(llvm::formatv("  mma      wgmma.m64n{0}k{1} warpgroups({2})",
-                                  bn, 32 / elementBytes, c.bm / 64));
+    lines.push_back(
+        llvm::formatv("  mma      wgmma.m64n{0}k{1} warpgroups({2})", bn,
+                      32 / elementBytes, c.bm / 64));
     // A 2x1 cluster multicasts the kernel's B-role tile, which must be
     // K-major (the user's A under swap-AB).
     bool multicastOk = c.swapAB ? aK : bK;
@@ -93,9 +95,9 @@ std::string oneTypeProgram(const GemmProgramRequest &r) {
     if (!schedule.empty())
       lines.push_back("  schedule " + schedule);
   }
-  std::string name = llvm::formatv("tilec_gemm_{0}_{1}{2}_{3}", type,
-                                   aK ? "k" : "m", bK ? "k" : "n",
-                                   archInfo(r.arch).name);
+  std::string name =
+      llvm::formatv("tilec_gemm_{0}_{1}{2}_{3}", type, aK ? "k" : "m",
+                    bK ? "k" : "n", archInfo(r.arch).name);
   return programText(name, lines);
 }
 
@@ -132,8 +134,8 @@ std::string blockScaledProgram(const GemmProgramRequest &r) {
   else if (!cluster.empty())
     lines.push_back("  schedule" + cluster);
   std::string name =
-      fixed ? std::string(llvm::formatv("tilec_gemm_fp8_block_{0}x{1}x{2}",
-                                        r.m, r.n, r.k))
+      fixed ? std::string(llvm::formatv("tilec_gemm_fp8_block_{0}x{1}x{2}", r.m,
+                                        r.n, r.k))
             : std::string("tilec_gemm_fp8_block");
   return programText(name, lines);
 }
@@ -146,8 +148,8 @@ gemmProgramSource(const GemmProgramRequest &request) {
   if (request.m < 1 || request.n < 1 || request.k < 1 || request.m > Max ||
       request.n > Max || request.k > Max)
     return requestError(llvm::formatv(
-        "M = {0}, N = {1}, K = {2}: each must be from 1 to 2^31 - 1",
-        request.m, request.n, request.k));
+        "M = {0}, N = {1}, K = {2}: each must be from 1 to 2^31 - 1", request.m,
+        request.n, request.k));
   if (request.arch != ArchKind::SM80 && request.arch != ArchKind::SM90a)
     return requestError("arch " + archInfo(request.arch).name +
                         " (legal: sm_80, sm_90a)");

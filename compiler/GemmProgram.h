@@ -1,4 +1,5 @@
-//===- compiler/GemmProgram.h - The programs tilec.gemm compiles -*- C++ -*-===//
+//===- compiler/GemmProgram.h - The programs tilec.gemm compiles -*- C++
+//-*-===//
 //
 // The .tile source of the GEMM a library caller gets without writing a tile:
 // the program python's tilec.gemm compiles for torch tensors and the C
@@ -52,7 +53,8 @@ struct GemmProgramRequest {
 
 /// The program for \p request (see the file comment), or an error naming
 /// the field and what is legal.
-llvm::Expected<std::string> gemmProgramSource(const GemmProgramRequest &request);
+llvm::Expected<std::string>
+gemmProgramSource(const GemmProgramRequest &request);
 
 } // namespace tilec
 

@@ -582,6 +582,28 @@ int main(int argc, char **argv) {
     CHECK(bgrid[2] == 1);
     tilec_kernel_destroy(bk);
   }
+  /* API 14: tilec.gemm's program for a request, which compiles; with
+   * tuned set and no remembered winner, the rules' program and no note. */
+  {
+    tilec_gemm_program_request req = {
+        .struct_size = sizeof(tilec_gemm_program_request)};
+    req.arch = "sm_90a", req.dtype = "bf16", req.m = 64, req.n = 2112,
+    req.k = 7168, req.sms = 132, req.tuned = 1;
+    const char *program = NULL, *note = "unset";
+    CHECK(tilec_gemm_program(&req, &program, &note) == TILEC_OK);
+    CHECK(program && strstr(program, "schedule swap_ab split_k(2)") != NULL);
+    CHECK(note == NULL);
+    tilec_kernel pk = NULL;
+    CHECK(program && tilec_compile(compiler, program, strlen(program), NULL,
+                                   &pk) == TILEC_OK);
+    if (pk)
+      tilec_kernel_destroy(pk);
+    req.b_major = "M";
+    CHECK(tilec_gemm_program(&req, &program, NULL) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "request->b_major M (legal: K, N)") !=
+          NULL);
+  }
   checkOperandInfo(compiler, source, kernel);
   printf("compiled %s: %zu bytes of PTX, %zu params, %u threads, %u bytes "
          "of shared memory\n",
