@@ -1,5 +1,4 @@
-//===- compiler/GemmProgram.h - The programs tilec.gemm compiles -*- C++
-//-*-===//
+//===- compiler/GemmProgram.h - tilec.gemm's programs -----------*- C++ -*-===//
 //
 // The .tile source of the GEMM a library caller gets without writing a tile:
 // the program python's tilec.gemm compiles for torch tensors and the C
