@@ -1,4 +1,4 @@
-//===- compiler/GemmProgram.cpp - tilec.gemm's programs ------------------===//
+//===- compiler/GemmProgram.cpp - tilec.gemm's programs -------------------===//
 //
 // See GemmProgram.h. The text is what python/tilec/_gemm.py wrote before
 // this file existed, byte for byte, so that tuned entries (keyed on the
