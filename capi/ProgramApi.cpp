@@ -15,8 +15,10 @@
 #include "compiler/GemmProgram.h"
 #include "compiler/TuneSession.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -59,6 +61,8 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
     std::memcpy(&r, request, size);
     GemmProgramRequest program;
     std::optional<ArchKind> arch = r.arch ? parseArch(r.arch) : std::nullopt;
+    if (arch != ArchKind::SM90a && arch != ArchKind::SM80)
+      arch.reset();
     if (!arch)
       return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
                         std::string("request->arch ") +
@@ -66,6 +70,11 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
                             " (legal: sm_90a, sm_80)");
     std::optional<DTypeKind> type =
         r.dtype ? parseDType(r.dtype) : std::nullopt;
+    if (type &&
+        !llvm::is_contained({DTypeKind::BF16, DTypeKind::F16, DTypeKind::TF32,
+                             DTypeKind::E4M3, DTypeKind::E5M2},
+                            *type))
+      type.reset();
     if (!type)
       return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
                         std::string("request->dtype ") +

@@ -158,7 +158,10 @@ gemmProgramSource(const GemmProgramRequest &request) {
       return requestError(
           "a block-scaled program is e4m3 with A and B K-major on sm_90a; "
           "got " +
-          dtypeName(request.type) + " on " + archInfo(request.arch).name.str());
+          dtypeName(request.type) + " with A " +
+          (request.aMajor == MajorKind::K ? "K" : "M") + "-major, B " +
+          (request.bMajor == MajorKind::K ? "K" : "N") + "-major on " +
+          archInfo(request.arch).name.str());
     return blockScaledProgram(request);
   }
   switch (request.type) {

@@ -488,7 +488,7 @@ typedef struct tilec_gemm_program_request {
  * (tilec_sm90_choose / tilec_sm90_choose_block_scaled_sfa), or with
  * request->tuned the remembered winner of `tilec tune` for it, where one
  * matches. *out_source (compile it with tilec_compile) is valid on this
- * thread until the next call; *out_note (when not null) says what was
+ * thread until the next tilec_gemm_program call; *out_note (when not null) says what was
  * tuned, or is NULL for the rules' program. Bad fields
  * TILEC_ERROR_INVALID_ARGUMENT, naming the field and what is legal. */
 TILEC_API tilec_status tilec_gemm_program(

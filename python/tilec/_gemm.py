@@ -5,8 +5,8 @@ the current device's arch.
 The program is .tile source the library writes (program_source, through
 tilec_gemm_program: compiler/GemmProgram.h, one home for it and the C API):
   - sm_90a: the tile, stages, instruction and schedule (swap_ab, split_k)
-    that codegen's heuristic (codegen/Sm90Heuristic.h, through
-    tilec_sm90_choose) picks for (M, N, K) on the device's SMs, with its
+    that codegen's heuristic (codegen/Sm90Heuristic.h) picks for (M, N, K)
+    on the device's SMs, with its
     persistent grid and 2x1 clusters (`schedule persistent cluster(2)`; the
     clusters only where the multicast B-role tile is K-major); its
     CTAs-per-SM target has no .tile word and is left at 1.
@@ -23,8 +23,8 @@ transposed f32 operand is copied); float8 inputs give bf16.
 
 With sfa= and sfb= (block_scaled_impl) the GEMM is block-scaled fp8 in
 DeepGEMM's format: the tile and stages come from codegen's block-scaled
-rule (sm90ChooseBlockScaledConfig, through
-tilec_sm90_choose_block_scaled), measured on the H100 (issue 26).
+rule (sm90ChooseBlockScaledConfig), measured on the H100 and H200 (issue
+26).
 
 With b a PackedWeights (tilec.pack_weights: a 4-bit weight, issue 28;
 w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or f16) with
@@ -222,8 +222,9 @@ def _operand_major(t, k_dim):
 _plans = {}
 
 
-# (M, N, K, SFA M-major, SMs, device) -> kernel: the block-scaled eager
-# path's cache (the tuned lookup parses the program).
+# (M, N, K, SFA given M-major, SMs, device) -> (kernel, whether it reads
+# the SFA M-major): the block-scaled eager path's cache (the tuned lookup
+# parses the program).
 _block_plans = {}
 
 

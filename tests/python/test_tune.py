@@ -112,9 +112,11 @@ def test_explain_says_tuned_first():
     kernel.tuned = None
 
 
-def test_gemm_program_is_the_library_writer():
+def test_gemm_program_is_the_library_writer(monkeypatch, tmp_path):
     # tilec_gemm_program (API 14) writes tilec.gemm's programs; without a
-    # remembered winner (an empty cache) tuned=True gives the rules' one.
+    # remembered winner (an empty cache: a GPU run of test_gpu_tune.py fills
+    # the session's) tuned=True gives the rules' one.
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
     from tilec import _gemm
     source, note = _gemm.gemm_program("sm_90a", "bf16", 64, 2112, 7168, 132)
     assert note is None

@@ -107,7 +107,8 @@ TEST(GemmProgram, BadRequestsNameTheField) {
   r.type = DTypeKind::BF16;
   r.blockScaled = true;
   EXPECT_EQ(message(r), "a block-scaled program is e4m3 with A and B K-major "
-                        "on sm_90a; got bf16 on sm_90a");
+                        "on sm_90a; got bf16 with A K-major, B K-major on "
+                        "sm_90a");
   r.blockScaled = false;
   r.arch = ArchKind::SM100a;
   EXPECT_EQ(message(r), "arch sm_100a (legal: sm_80, sm_90a)");
