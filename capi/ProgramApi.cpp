@@ -60,35 +60,29 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
                         "request->struct_size is unset");
     std::memcpy(&r, request, size);
     GemmProgramRequest program;
+    // A field the writer does not take: its name, value and what is legal.
+    auto bad = [](const char *field, const char *value, const char *legal) {
+      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                        std::string("request->") + field + " " +
+                            (value ? value : "NULL") + " (legal: " + legal +
+                            ")");
+    };
     std::optional<ArchKind> arch = r.arch ? parseArch(r.arch) : std::nullopt;
     if (arch != ArchKind::SM90a && arch != ArchKind::SM80)
-      arch.reset();
-    if (!arch)
-      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
-                        std::string("request->arch ") +
-                            (r.arch ? r.arch : "NULL") +
-                            " (legal: sm_90a, sm_80)");
+      return bad("arch", r.arch, "sm_90a, sm_80");
     std::optional<DTypeKind> type =
         r.dtype ? parseDType(r.dtype) : std::nullopt;
-    if (type &&
+    if (!type ||
         !llvm::is_contained({DTypeKind::BF16, DTypeKind::F16, DTypeKind::TF32,
                              DTypeKind::E4M3, DTypeKind::E5M2},
                             *type))
-      type.reset();
-    if (!type)
-      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
-                        std::string("request->dtype ") +
-                            (r.dtype ? r.dtype : "NULL") +
-                            " (legal: bf16, f16, tf32, e4m3, e5m2)");
+      return bad("dtype", r.dtype, "bf16, f16, tf32, e4m3, e5m2");
     std::optional<MajorKind> aMajor = parseMajor(r.a_major, "M");
+    if (!aMajor)
+      return bad("a_major", r.a_major, "K, M");
     std::optional<MajorKind> bMajor = parseMajor(r.b_major, "N");
-    if (!aMajor || !bMajor)
-      return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
-                        std::string(aMajor ? "request->b_major "
-                                           : "request->"
-                                             "a_major ") +
-                            (aMajor ? r.b_major : r.a_major) +
-                            (aMajor ? " (legal: K, N)" : " (legal: K, M)"));
+    if (!bMajor)
+      return bad("b_major", r.b_major, "K, N");
     program.arch = *arch;
     program.type = *type;
     program.aMajor = *aMajor;

@@ -455,29 +455,12 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
     });
     break;
   case OpKind::Bfi:
-    forLanes(exec, [&](unsigned l) {
-      unsigned bits = ptxTypeBits(ins.type);
-      std::uint64_t f = get(w, ops[1], l), b = get(w, ops[2], l);
-      unsigned pos = get(w, ops[3], l) & 0xff, len = get(w, ops[4], l) & 0xff;
-      std::uint64_t r = truncBits(b, bits);
-      for (unsigned i = 0; i < len && pos + i < bits; ++i)
-        r = (r & ~(1ull << (pos + i))) | (((f >> i) & 1) << (pos + i));
-      set(w, ops[0], l, r, ins.type);
-    });
-    break;
   case OpKind::Lop3:
-    // Bit i of d is bit (a_i b_i c_i) of the immediate table: F(0xF0,
-    // 0xCC, 0xAA) of a function F of a, b, c (PTX ISA, lop3).
     forLanes(exec, [&](unsigned l) {
-      std::uint64_t a = get(w, ops[1], l), b = get(w, ops[2], l),
-                    c = get(w, ops[3], l), lut = get(w, ops[4], l) & 0xff;
-      std::uint64_t r = 0;
-      for (unsigned i = 0; i < 32; ++i) {
-        unsigned index = unsigned(((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 |
-                                  ((c >> i) & 1));
-        r |= ((lut >> index) & 1) << i;
-      }
-      set(w, ops[0], l, r, ins.type);
+      set(w, ops[0], l,
+          bitsOf4(ins, get(w, ops[1], l), get(w, ops[2], l), get(w, ops[3], l),
+                  get(w, ops[4], l)),
+          ins.type);
     });
     break;
   case OpKind::Not:

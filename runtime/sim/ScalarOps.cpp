@@ -290,6 +290,26 @@ std::uint64_t convert(const Instr &ins, std::uint64_t a) {
 }
 
 /// Integer or float arithmetic of one lane.
+std::uint64_t bitsOf4(const Instr &ins, std::uint64_t a, std::uint64_t b,
+                      std::uint64_t c, std::uint64_t d) {
+  if (ins.op == OpKind::Lop3) {
+    std::uint64_t r = 0, lut = d & 0xff;
+    for (unsigned i = 0; i < 32; ++i) {
+      unsigned index =
+          unsigned(((a >> i) & 1) << 2 | ((b >> i) & 1) << 1 | ((c >> i) & 1));
+      r |= ((lut >> index) & 1) << i;
+    }
+    return r;
+  }
+  // bfi
+  unsigned bits = ptxTypeBits(ins.type);
+  unsigned pos = c & 0xff, len = d & 0xff;
+  std::uint64_t r = truncBits(b, bits);
+  for (unsigned i = 0; i < len && pos + i < bits; ++i)
+    r = (r & ~(1ull << (pos + i))) | (((a >> i) & 1) << (pos + i));
+  return r;
+}
+
 std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
                     std::uint64_t c) {
   PtxType t = ins.type;

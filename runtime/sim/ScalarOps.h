@@ -1,4 +1,5 @@
-//===- runtime/sim/ScalarOps.h - Value semantics of PTX's scalar instructions -*- C++ -*-===//
+//===- runtime/sim/ScalarOps.h - Value semantics of PTX's scalar instructions
+//-*- C++ -*-===//
 //
 // What one lane's arithmetic, cvt and setp compute, as the PTX ISA defines
 // them, on the interpreter's register slots: every value is kept
@@ -45,6 +46,11 @@ bool compare(CmpKind cmp, PtxType t, std::uint64_t a, std::uint64_t b);
 std::uint64_t convert(const Instr &ins, std::uint64_t a);
 /// The arithmetic, logic and bit instructions: \p ins's operation on
 /// \p a, \p b (and \p c for fma/mad/bfe) at ins.type.
+/// The four-source bit instructions: bfi (a inserted into b at bit c, d
+/// bits long) and lop3 (bit i is bit (a_i b_i c_i) of the table d: F(0xF0,
+/// 0xCC, 0xAA) of a function F of a, b, c).
+std::uint64_t bitsOf4(const Instr &ins, std::uint64_t a, std::uint64_t b,
+                      std::uint64_t c, std::uint64_t d);
 std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
                     std::uint64_t c);
 
