@@ -72,13 +72,40 @@ def parse_shapes(text):
 
 
 def parse_tiles(text):
+    """[(arch, tile)]: BMxBNxBKxSTAGES[xSPLIT_K] for the sm_80 program, the
+    same with an h in front (h64x16x64x16x2) for the sm_90a one."""
     out = []
     for item in text.split(","):
-        parts = tuple(int(x) for x in item.lower().split("x"))
+        item = item.strip().lower()
+        arch = "sm_90a" if item.startswith("h") else "sm_80"
+        parts = tuple(int(x) for x in item.lstrip("h").split("x"))
         if len(parts) not in (4, 5):
-            raise SystemExit(f"--tiles: {item!r} (legal: BMxBNxBKxSTAGES "
-                             "or BMxBNxBKxSTAGESxSPLIT_K)")
-        out.append(parts)
+            raise SystemExit(f"--tiles: {item!r} (legal: [h]BMxBNxBKxSTAGES "
+                             "or [h]BMxBNxBKxSTAGESxSPLIT_K)")
+        out.append((arch, parts))
+    return out
+
+
+def tile_name(arch, tile):
+    return ("tilec h" if arch == "sm_90a" else "tilec ") + "x".join(
+        map(str, tile))
+
+
+def hopper_variants(m, n, k, sms):
+    """The sm_90a rule's tile and its neighbours: BM 64 and 128, each with
+    the largest one-wave split and none (--sweep90)."""
+    rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms)
+    out = [rule]
+    bn, bk, stages = rule[1], rule[2], rule[3]
+    k_tiles = -(-k // bk)
+    for bm in (64, 128):
+        if n % bm:
+            continue
+        best = _gemm._one_wave_split(-(-n // bm) * -(-m // bn), k_tiles, sms)
+        for s in sorted({1, best, max(1, best // 2)}):
+            t = (bm, bn, bk, stages, s)
+            if t not in out:
+                out.append(t)
     return out
 
 
@@ -180,12 +207,18 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
         a = (torch.randn((m, k), generator=gen) * 0.5).to(
             torch.bfloat16).cuda()
         c = torch.empty((m, n), dtype=torch.bfloat16, device="cuda")
-        row_tiles = tiles or [_gemm.w4a16_tile(m, n, k, GROUP, sms)]
+        row_tiles = tiles or [("sm_80", _gemm.w4a16_tile(m, n, k, GROUP,
+                                                         sms))]
+        if args.hopper and not tiles:
+            row_tiles += [("sm_90a", t) for t in (
+                hopper_variants(m, n, k, sms) if args.sweep90 else
+                [_gemm.w4a16_tile_sm90(m, n, k, GROUP, sms)])]
         sides, notes = {}, []
-        for tile in row_tiles:
-            name = "tilec " + "x".join(map(str, tile))
+        for arch, tile in row_tiles:
+            name = tile_name(arch, tile)
             try:
-                kernel = _gemm.w4a16_kernel("bf16", "u4", GROUP, True, tile)
+                kernel = _gemm.w4a16_kernel("bf16", "u4", GROUP, True, tile,
+                                            arch)
             except (tilec.CompileError, ValueError) as e:
                 print(f"SKIP {name}: {str(e).splitlines()[0]}", flush=True)
                 continue
@@ -196,7 +229,8 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
             if wrong:
                 print(f"FAIL {name} {m}x{n}x{k}: {wrong}/{m * n} wrong "
                       f"(max rel {rel:.2e})", flush=True)
-                results.append(dict(m=m, n=n, k=k, tile=tile, fail=wrong))
+                results.append(dict(m=m, n=n, k=k, tile=tile, arch=arch,
+                                    fail=wrong))
                 continue
             notes.append(f"{name}: max rel {rel:.1e}")
             sides[name] = (lambda i, kk=kernel: kk(
@@ -235,8 +269,9 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
                            else None),
                    copy_gbs=round(bandwidth / 1e9, 1))
         results.append(row)
+        shown = row_tiles if tiles else row_tiles[:2 if args.hopper else 1]
         cells = [f"{t[x]:8.1f}" if x in t else "     n/a" for x in
-                 ("tilec " + "x".join(map(str, tile)) for tile in row_tiles)]
+                 (tile_name(arch, tile) for arch, tile in shown)]
         int4_us = f"{t['int4']:8.1f}" if "int4" in t else "     n/a"
         x_int4 = f"{row['x_int4']:5.2f}" if row["x_int4"] else "  n/a"
         print(f"| {m:3d} x {n:5d} x {k:5d} | " + " | ".join(cells) +
@@ -244,6 +279,8 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
               f"{floor:7.1f} | {row['x_cublas']:5.2f} | {x_int4} | "
               f"{row['floor_pct']:5.1f} | {best[6:]} |", flush=True)
         print("    " + "; ".join(notes), flush=True)
+        print("    times: " + ", ".join(f"{x} {t[x]:.1f}" for x in
+                                        tilec_names), flush=True)
     del ws, wds, src, dst
     torch.cuda.empty_cache()
 
@@ -255,6 +292,12 @@ def main():
     parser.add_argument("--tiles", type=parse_tiles, default=None,
                         help="BMxBNxBKxSTAGES,...: one tilec side per tile "
                         "(default: tilec.gemm's rule)")
+    parser.add_argument("--hopper", action="store_true",
+                        help="also the sm_90a program (RS wgmma) with "
+                        "w4a16_tile_sm90's tile")
+    parser.add_argument("--sweep90", action="store_true",
+                        help="with --hopper: also the sm_90a rule's "
+                        "neighbours (hopper_variants)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iters", type=int, default=30)
     parser.add_argument("--budget-s", type=float, default=400.0)
@@ -267,8 +310,9 @@ def main():
     print(f"{props.name}, {props.multi_processor_count} SMs, L2 "
           f"{l2 >> 20} MiB; torch {torch.__version__}; tilec "
           f"{tilec.__version__}; u4 zero(u8) group({GROUP}), bf16")
-    names = (["tilec " + "x".join(map(str, t)) for t in args.tiles]
-             if args.tiles else ["tilec (rule)"])
+    names = ([tile_name(arch, t) for arch, t in args.tiles]
+             if args.tiles else ["tilec (rule)"] +
+             (["tilec h(rule)"] if args.hopper else []))
     print("| M x N x K | " + " | ".join(names) + " | cuBLAS | int4 | copy | "
           "floor | x cuBLAS | x int4 | floor % | best tile |")
     print("|---" * (len(names) + 9) + "|")

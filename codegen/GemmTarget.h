@@ -132,6 +132,15 @@ public:
   /// Whether the target dequantizes 4-bit weights (`b : u4[N, K]` with
   /// `scale b bf16 group(G)`, GemmSpec::weightQuant).
   virtual bool hasWeightQuant() const { return false; }
+  /// Whether the 4-bit weight is the MMA's A operand, read from registers
+  /// (sm_90a's RS wgmma): the kernel always swaps A and B, BM tiles the
+  /// weight's N and BN the tokens; else the weight is the MMA's B and BN
+  /// tiles it (sm_80).
+  virtual bool weightIsMmaA() const { return false; }
+  /// With weightIsMmaA: the one BK and the weight-row tiles (BM) the
+  /// kernel takes.
+  virtual unsigned weightBk() const { return 0; }
+  virtual std::vector<unsigned> weightRowTiles() const { return {}; }
   /// Whether the target implements block-scaled GEMM (`scale a|b ...
   /// block(..)`, GemmSpec::blockScale).
   virtual bool hasBlockScale() const { return false; }

@@ -285,10 +285,14 @@ wgmmaWaitGroup(llvm::IRBuilderBase &builder, unsigned pending,
   return unpack(builder, call, acc.size());
 }
 
-std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
+/// A wgmma statement up to its accumulator list: the scale-d predicate p
+/// from operand $\p scaleOperand, \p annotation's comments, the opcode
+/// with its types and the accumulators $0..$(R-1).
+static std::string wgmmaOpening(const WgmmaShape &shape, unsigned scaleOperand,
+                                llvm::StringRef annotation) {
   unsigned regs = shape.m * shape.n / 128;
   std::string text = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $" +
-                     std::to_string(2 * regs + 2) + ", 0;\n\t";
+                     std::to_string(scaleOperand) + ", 0;\n\t";
   llvm::StringRef bType = shape.bType.empty() ? shape.abType : shape.bType;
   text += annotationComments(annotation);
   text += "wgmma.mma_async.sync.aligned.m" + std::to_string(shape.m) + "n" +
@@ -297,7 +301,13 @@ std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
           " {";
   for (unsigned i = 0; i < regs; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
-  text += "}, $" + std::to_string(2 * regs) + ", $" +
+  return text + "}";
+}
+
+std::string wgmmaSsText(const WgmmaShape &shape, llvm::StringRef annotation) {
+  unsigned regs = shape.m * shape.n / 128;
+  std::string text = wgmmaOpening(shape, 2 * regs + 2, annotation);
+  text += ", $" + std::to_string(2 * regs) + ", $" +
           std::to_string(2 * regs + 1) + ", p, 1, 1";
   // Only the f16 / bf16 forms take imm-trans-a and imm-trans-b.
   if (shape.abType == "f16" || shape.abType == "bf16")
@@ -321,6 +331,33 @@ wgmmaSs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
   llvm::Value *call =
       emitAsm(builder, floatsType(builder, regs),
               wgmmaSsText(shape, annotation), constraints, args);
+  return unpack(builder, call, regs);
+}
+
+std::string wgmmaRsText(const WgmmaShape &shape) {
+  unsigned regs = shape.m * shape.n / 128;
+  std::string text = wgmmaOpening(shape, 2 * regs + 5, "") + ", {";
+  for (unsigned i = 0; i < 4; ++i)
+    text += (i ? ", $" : "$") + std::to_string(2 * regs + i);
+  text += "}, $" + std::to_string(2 * regs + 4) + ", p, 1, 1, " +
+          (shape.transB ? "1" : "0") + ";\n\t}";
+  return text;
+}
+
+llvm::SmallVector<llvm::Value *> wgmmaRs(llvm::IRBuilderBase &builder,
+                                         const WgmmaShape &shape,
+                                         llvm::ArrayRef<llvm::Value *> acc,
+                                         llvm::ArrayRef<llvm::Value *> a,
+                                         llvm::Value *descB, bool overwrite) {
+  unsigned regs = shape.m * shape.n / 128;
+  assert(acc.size() == regs && a.size() == 4 && "wgmma RS operand counts");
+  llvm::SmallVector<llvm::Value *> args(acc.begin(), acc.end());
+  args.append(a.begin(), a.end());
+  args.push_back(descB);
+  args.push_back(builder.getInt32(overwrite ? 0 : 1));
+  std::string constraints = tiedFloatConstraints(regs) + ",r,r,r,r,l,r";
+  llvm::Value *call = emitAsm(builder, floatsType(builder, regs),
+                              wgmmaRsText(shape), constraints, args);
   return unpack(builder, call, regs);
 }
 

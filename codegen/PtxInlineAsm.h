@@ -158,6 +158,23 @@ llvm::SmallVector<llvm::Value *> wgmmaSs(llvm::IRBuilderBase &builder,
                                          llvm::StringRef annotation = {},
                                          bool overwrite = false);
 
+/// The statement text of an RS wgmma of \p shape (16-bit A from four
+/// registers): the accumulators $0..$(R-1) and their tied inputs, then A's
+/// registers $(2R)..$(2R+3), B's descriptor and the scale-d flag. RS forms
+/// take imm-trans-b only.
+/// Example: m64n8k16 f32 bf16 contains
+/// `wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3},
+/// {$8, $9, $10, $11}, $12, p, 1, 1, 0;`
+std::string wgmmaRsText(const WgmmaShape &shape);
+
+/// Issues one RS wgmma of \p shape: A from \p a (four b32 registers of
+/// packed 16-bit pairs, wgmma's A fragment), B from \p descB, into \p acc;
+/// returns the new accumulator values. \p overwrite as for wgmmaSs.
+llvm::SmallVector<llvm::Value *>
+wgmmaRs(llvm::IRBuilderBase &builder, const WgmmaShape &shape,
+        llvm::ArrayRef<llvm::Value *> acc, llvm::ArrayRef<llvm::Value *> a,
+        llvm::Value *descB, bool overwrite = false);
+
 // Thread-block clusters (sm_90).
 
 /// `cp.async.bulk.tensor.2d...multicast::cluster [dst], [tensorMap, {c0,

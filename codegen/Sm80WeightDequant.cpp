@@ -9,66 +9,15 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80WeightDequant.h"
 
+#include "codegen/Int4Dequant.h"
 #include "codegen/Sm80Gemm.h"
 #include "ir/WeightPack.h"
-#include "ir/WeightQuant.h"
-
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/IR/InlineAsm.h"
-#include "llvm/Support/FormatVariadic.h"
 
 namespace tilec {
 
 namespace {
 
-llvm::Error planError(const llvm::Twine &message) {
-  return llvm::createStringError(message.str());
-}
-
 unsigned roundUp128(unsigned bytes) { return (bytes + 127) / 128 * 128; }
-
-/// The half-precision bit patterns the dequantization uses.
-struct HalfBits {
-  uint32_t magic;   ///< m: 128.0 (bf16) or 1024.0 (f16); m | code = m + code.
-  uint32_t negBase; ///< -m; negBase | z = -(m + z) for z < 128.
-  uint32_t one;     ///< 1.0.
-};
-HalfBits halfBits(DTypeKind type) {
-  return type == DTypeKind::BF16 ? HalfBits{0x4300, 0xC300, 0x3F80}
-                                 : HalfBits{0x6400, 0xE400, 0x3C00};
-}
-
-/// `fma.rn.{bf16x2,f16x2} d, a, b, c` on packed pairs in b32 registers (no
-/// side effects: the middle end may schedule it).
-llvm::Value *fmaX2(llvm::IRBuilder<> &b, DTypeKind type, llvm::Value *x,
-                   llvm::Value *y, llvm::Value *z) {
-  llvm::Type *i32 = b.getInt32Ty();
-  auto *fnType = llvm::FunctionType::get(i32, {i32, i32, i32}, false);
-  std::string text = std::string("fma.rn.") +
-                     (type == DTypeKind::BF16 ? "bf16x2" : "f16x2") +
-                     " $0, $1, $2, $3;";
-  auto *asmValue = llvm::InlineAsm::get(fnType, text, "=r,r,r,r",
-                                        /*hasSideEffects=*/false);
-  return b.CreateCall(fnType, asmValue, {x, y, z});
-}
-
-/// `lop3.b32 d, a, mask, bits, 0xEA`: (a & mask) | bits in one
-/// instruction (ptxas leaves the IR's and + or as two).
-llvm::Value *andOr(llvm::IRBuilder<> &b, llvm::Value *a, uint32_t mask,
-                   uint32_t bits) {
-  llvm::Type *i32 = b.getInt32Ty();
-  auto *fnType = llvm::FunctionType::get(i32, {i32, i32, i32}, false);
-  auto *asmValue =
-      llvm::InlineAsm::get(fnType, "lop3.b32 $0, $1, $2, $3, 0xEA;", "=r,r,n,n",
-                           /*hasSideEffects=*/false);
-  return b.CreateCall(fnType, asmValue,
-                      {a, b.getInt32(mask), b.getInt32(bits)});
-}
-
-/// A 16-bit value in both halves of a b32 register.
-llvm::Value *splat16(llvm::IRBuilder<> &b, llvm::Value *half) {
-  return b.CreateOr(half, b.CreateShl(half, 16));
-}
 
 /// One 2-D tile of 16-byte vectors copied per stage: \p rows rows of
 /// \p rowBytes, row r of the tile at global row rowOrigin + r (stride
@@ -121,37 +70,11 @@ void copyVectorTile(Sm80Kernel &kernel, const VectorTile &tile) {
 } // namespace
 
 llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
+  if (llvm::Error err = checkInt4Weight(
+          {spec.aType, spec.bType, spec.bMajor, *spec.weightQuant, spec.bk},
+          "BN", spec.bn))
+    return err;
   const WeightQuantSpec &quant = *spec.weightQuant;
-  if (spec.aType != DTypeKind::BF16 && spec.aType != DTypeKind::F16)
-    return planError("a 4-bit weight multiplies bf16 or f16 activations; A "
-                     "is " +
-                     dtypeName(spec.aType));
-  if (spec.bType != DTypeKind::U4 && spec.bType != DTypeKind::I4)
-    return planError("group scales need a 4-bit weight B (u4 or i4); B is " +
-                     dtypeName(spec.bType));
-  if (quant.scaleType != spec.aType)
-    return planError("group scales are " + dtypeName(quant.scaleType) +
-                     " but A is " + dtypeName(spec.aType) +
-                     "; they must be A's type");
-  if (!llvm::is_contained(Int4Groups, int64_t(quant.group)))
-    return planError(llvm::formatv("group({0}) is not implemented; legal: "
-                                   "32, 64, 128",
-                                   quant.group));
-  if (quant.zeros && spec.bType != DTypeKind::U4)
-    return planError("zero points apply to a u4 weight; i4 is symmetric");
-  if (spec.bMajor != MajorKind::K)
-    return planError("a 4-bit weight is packed along K; B must be K-major");
-  if (spec.bn % PackedInt4BlockN != 0 || spec.bk % PackedInt4BlockK != 0)
-    return planError(llvm::formatv(
-        "a 4-bit weight needs BN a multiple of 16 and BK of 64; got BN = "
-        "{0}, BK = {1}",
-        spec.bn, spec.bk));
-  if (spec.bk % quant.group != 0 && quant.group % spec.bk != 0)
-    return planError(llvm::formatv(
-        "BK = {0} and group({1}) do not nest; BK must be a multiple or a "
-        "divisor of the group",
-        spec.bk, quant.group));
-
   Sm80WeightPlan plan;
   plan.quant = quant;
   plan.packed = packedInt4Layout(spec.bn, spec.bk);
@@ -160,29 +83,8 @@ llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
   plan.scaleBytes = roundUp128(plan.scaleRows * spec.bn * 2);
   plan.zeroBytes = quant.zeros ? roundUp128(plan.scaleRows * spec.bn) : 0;
 
-  // The fragment loads read lane l's 16 bytes of block (r, c) at byte
-  // 512 (r * bk / 64 + c) + 16 l, and take nibble 4 e + 2 j + h of word w
-  // for (n, k) = (16 r + 8 j + g, 64 c + 16 w + 2 t + e + 8 h): check that
-  // this is the layout everywhere.
-  unsigned kBlocks = spec.bk / PackedInt4BlockK;
-  for (unsigned r = 0; r < spec.bn / PackedInt4BlockN; ++r)
-    for (unsigned c = 0; c < kBlocks; ++c)
-      for (unsigned lane = 0; lane < 32; ++lane)
-        for (unsigned w = 0; w < 4; ++w)
-          for (unsigned nib = 0; nib < 8; ++nib) {
-            unsigned g = lane / 4, t = lane % 4;
-            unsigned e = nib / 4, j = (nib / 2) % 2, h = nib % 2;
-            int64_t n = 16 * r + 8 * j + g,
-                    k = 64 * c + 16 * w + 2 * t + e + 8 * h;
-            int64_t expect =
-                2 * (512 * (r * kBlocks + c) + 16 * lane + 4 * w) + nib;
-            int64_t got = plan.packed(IntTuple{n, k});
-            if (got != expect)
-              return planError(llvm::formatv(
-                  "the packed layout {0} puts (n, k) = ({1}, {2}) at nibble "
-                  "{3}, but the fragment loads read it at {4}",
-                  plan.packed.str(), n, k, got, expect));
-          }
+  if (llvm::Error err = checkInt4FragmentReads(plan.packed, spec.bn, spec.bk))
+    return err;
   return plan;
 }
 
@@ -255,7 +157,6 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   const GemmSpec &spec = kernel.plan.spec;
   unsigned pairs = kernel.plan.b.warpExtent / 16;
   unsigned kBlocks = spec.bk / PackedInt4BlockK;
-  HalfBits bits = halfBits(spec.aType);
   kernel.at(KernelPart::SmemB);
   // Each address as (runtime part) + (constant part), the form
   // InstCombine leaves alone (an add of the constant inside the runtime
@@ -309,24 +210,17 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                   smemAt(zeroLane, w.zeroRegion + row * spec.bn + n),
                   llvm::Align(1), "w.zero"),
               b.getInt32Ty());
-        regs.scaleBase[p][2 + j] =
-            splat16(b, b.CreateOr(b.getInt32(bits.negBase), z));
+        regs.scaleBase[p][2 + j] = int4Base(b, spec.aType, z);
       }
   }
-  llvm::Value *one = b.getInt32(bits.one * 0x10001u);
-  llvm::Value *negZero = b.getInt32(0x80008000u);
   std::vector<std::array<llvm::Value *, 4>> quads;
   for (unsigned p = 0; p < pairs; ++p) {
     llvm::Value *word = b.CreateExtractElement(words[p], uint64_t(ks % 4));
     const std::array<llvm::Value *, 4> &sb = regs.scaleBase[p];
     std::array<llvm::Value *, 4> quad;
-    for (unsigned i = 0; i < 4; ++i) {
-      unsigned j = i / 2;
-      llvm::Value *x = andOr(b, i ? b.CreateLShr(word, 4 * i) : word,
-                             0x000F000Fu, bits.magic * 0x10001u);
-      llvm::Value *d = fmaX2(b, spec.aType, x, one, sb[2 + j]);
-      quad[i] = fmaX2(b, spec.aType, d, sb[j], negZero);
-    }
+    for (unsigned i = 0; i < 4; ++i)
+      quad[i] =
+          dequantInt4Pair(b, spec.aType, word, i, sb[i / 2], sb[2 + i / 2]);
     quads.push_back(quad);
   }
   kernel.at(KernelPart::Kernel);

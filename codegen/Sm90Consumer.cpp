@@ -65,8 +65,10 @@ void Sm90KernelBuilder::emitConsumerTile(
 void Sm90KernelBuilder::beginConsumerTile(ConsumerTile &tile, llvm::Value *ci) {
   ptx::WgmmaShape &shape = tile.shape;
   shape.n = sm90PromotionN(config);
-  shape.k = sm90WgmmaK(tileA.dtype);
-  shape.abType = dtypeInfo(tileA.dtype).ptxName;
+  // A 4-bit weight is dequantized to the activations' type.
+  DTypeKind typeA = config.weightQuant ? config.aType : tileA.dtype;
+  shape.k = sm90WgmmaK(typeA);
+  shape.abType = dtypeInfo(typeA).ptxName;
   shape.bType = dtypeInfo(tileB.dtype).ptxName;
   shape.transA = tileA.major == MajorKind::MN;
   shape.transB = tileB.major == MajorKind::MN;
@@ -126,6 +128,29 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWgmmas(
         config.annotate ? sm90WgmmaAnnotation(config, tileA, tileB, kk) : "",
         /*overwrite=*/overwrite && kk == 0);
   }
+  return acc;
+}
+
+llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueInt4Wgmmas(
+    const ptx::WgmmaShape &shape, llvm::SmallVector<llvm::Value *> acc,
+    llvm::Value *slot, llvm::Value *lane, llvm::Value *bRows) {
+  Sm90Int4Stage stage = sm90Int4Stage(config);
+  llvm::Value *codes =
+      b.CreateAdd(aBase, b.CreateMul(slot, i32(int4Tiles->codes.bytes)));
+  llvm::Value *scales =
+      b.CreateAdd(int4Ring, b.CreateMul(slot, i32(stage.sideBytes())));
+  llvm::Value *zeros =
+      tmapZB ? b.CreateAdd(scales, i32(stage.scaleBytes)) : nullptr;
+  // Warp w of consumer warpgroup c (warps 4 + 4 c + w of the CTA) owns
+  // block row 4 c + w.
+  llvm::Value *blockRow = b.CreateSub(b.CreateLShr(tid, i32(5)), i32(4));
+  std::vector<std::array<llvm::Value *, 4>> fragments =
+      loadSm90Int4Fragments(b, config, codes, scales, zeros, blockRow, lane);
+  ptx::wgmmaFence(b);
+  for (unsigned kk = 0; kk < fragments.size(); ++kk)
+    acc = ptx::wgmmaRs(
+        b, shape, acc, fragments[kk],
+        descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes))));
   return acc;
 }
 
@@ -270,7 +295,9 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     }
   } else {
     // Every row block's wgmmas in one group.
-    for (unsigned j = 0; j < rowBlocks; ++j) {
+    if (int4Tiles)
+      cur = issueInt4Wgmmas(shape, cur, slot, lane, bSlot);
+    for (unsigned j = 0; j < rowBlocks && !int4Tiles; ++j) {
       llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
       std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
     }

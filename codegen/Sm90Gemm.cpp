@@ -150,12 +150,17 @@ void Sm90KernelBuilder::createFunction() {
   std::vector<KernelParam> params = sm90KernelParams(
       staging.has_value(), config.epilogueOps, config.blockScale.has_value(),
       config.batch.has_value(),
-      config.group ? std::optional(config.group->kind) : std::nullopt);
+      config.group ? std::optional(config.group->kind) : std::nullopt,
+      config.weightQuant);
   llvm::StringMap<llvm::Value *> byName = declareKernel(
       config.name, params, 128 * (1 + consumers), config.ctasPerSm);
   if (config.blockScale) {
     sfa = byName["sfa"];
     sfb = byName["sfb"];
+  }
+  if (config.weightQuant) {
+    tmapSB = byName["tmapSB"];
+    tmapZB = byName.lookup("tmapZB");
   }
   if (config.group) {
     groupValues.groups = byName["groups"];
@@ -225,7 +230,9 @@ void Sm90KernelBuilder::emitPrologue() {
     columnBars = b.CreateAdd(aligned, i32(map.columnBarriers()), "colBars");
     columnValues = b.CreateAdd(aligned, i32(map.columnValues()), "colValues");
   }
-  if (map.scaleStageBytes)
+  if (map.scaleStageBytes && config.weightQuant)
+    int4Ring = b.CreateAdd(aligned, i32(map.scaleRing()), "int4Ring");
+  else if (map.scaleStageBytes)
     scaleRing = b.CreateAdd(aligned, i32(map.scaleRing()), "scaleRing");
   rank = sm90ClusterCtas(config) > 1 || config.splitKCluster
              ? b.CreateIntrinsic(
@@ -298,12 +305,18 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
   b.SetInsertPoint(elected);
   ptx::prefetchTensorMap(b, tmapA);
   ptx::prefetchTensorMap(b, tmapB);
+  for (llvm::Value *map : {tmapSB, tmapZB})
+    if (map)
+      ptx::prefetchTensorMap(b, map);
   // Under a programmatic dependent launch the previous kernel may still be
   // writing A or B. (Prefetching the ring's first fill into L2 before this
   // wait was measured slower everywhere on the H200, e.g. M = 64, N = 2112:
   // 13.8 against 12.2 us: the prefetches queue ahead of the loads.)
   ptx::gridDependencyWait(b);
   unsigned stageBytes = tileA.bytes + tileB.bytes;
+  if (int4Tiles) // The TMA counts whole boxes, zero-filled or not.
+    stageBytes +=
+        int4Tiles->scales.bytes + (tmapZB ? int4Tiles->zeros.bytes : 0);
   forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
     forK("produce", [&](llvm::Value *kt) {
       auto [slot, parity] = ringSlot(b.CreateAdd(itBase, kt));
@@ -316,9 +329,12 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
       llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
       // The wgmma A role is the tensor B under swap-AB.
       lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
-      loadRoleTile(tileA,
-                   b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
-                   tmapA, kc, m0, full, zOfRole(true), config.clusterN);
+      if (int4Tiles)
+        loadInt4Slot(slot, kc, full);
+      else
+        loadRoleTile(tileA,
+                     b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
+                     tmapA, kc, m0, full, zOfRole(true), config.clusterN);
       lines->at(config.swapAB ? KernelPart::SmemA : KernelPart::SmemB);
       loadRoleTile(tileB,
                    b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes))),
@@ -345,6 +361,24 @@ void Sm90KernelBuilder::loadRoleTile(const TmaOperandTile &tile,
   ptx::tmaLoadMulticast(
       b, b.CreateAdd(slotBase, b.CreateMul(rank, i32(tile.boxBytes))), tmap, kc,
       b.CreateAdd(row, part), z, full, b.getInt16((1u << shares) - 1));
+}
+
+void Sm90KernelBuilder::loadInt4Slot(llvm::Value *slot, llvm::Value *kc,
+                                     llvm::Value *full) {
+  const Sm90Int4Tiles &tiles = *int4Tiles;
+  // Codes: block rows m0 / 16 .., K u64 from kc (one u64 per k).
+  loadTile(tiles.codes,
+           b.CreateAdd(aBase, b.CreateMul(slot, i32(tiles.codes.bytes))), tmapA,
+           kc, b.CreateLShr(m0, 4), full, nullptr);
+  // Scales and zero points: channels m0 .., group rows from kc / G.
+  llvm::Value *side = b.CreateAdd(
+      int4Ring, b.CreateMul(slot, i32(sm90Int4Stage(config).sideBytes())));
+  llvm::Value *groupRow = b.CreateUDiv(kc, i32(config.weightQuant->group));
+  loadTile(tiles.scales, side, tmapSB, m0, groupRow, full, nullptr);
+  if (tmapZB)
+    loadTile(tiles.zeros,
+             b.CreateAdd(side, i32(sm90Int4Stage(config).scaleBytes)), tmapZB,
+             m0, groupRow, full, nullptr);
 }
 
 void Sm90KernelBuilder::emitColumnCopier(llvm::BasicBlock *exit) {

@@ -221,6 +221,11 @@ struct Sm90GemmConfig {
   /// rank-3 maps with the tile's group as the third coordinate; each tile
   /// looks up its group and is skipped outside it. std::nullopt: one GEMM.
   std::optional<GroupSpec> group;
+  /// A 4-bit weight B with group scales (codegen/Sm90Int4Weight.h): under
+  /// swapAB the weight is the wgmma A role, TMA-loaded in its packed order
+  /// with its scales and zero points and dequantized into the registers of
+  /// RS wgmmas; std::nullopt: A and B are wgmma types.
+  std::optional<WeightQuantSpec> weightQuant;
 };
 
 /// The staging tile of \p config, or std::nullopt when the epilogue stores
@@ -371,13 +376,16 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 /// pointers the epilogue ops read (epilogueParams), then sfa and sfb when
 /// \p blockScaled (codegen/Sm90BlockScale.h), then strideC (i64) when
 /// \p batched, then groups and groupIndex (contiguous) or groupRows
-/// (masked) when \p group is set (codegen/Sm90Group.h). The kernel is
+/// (masked) when \p group is set (codegen/Sm90Group.h), then tmapSB (and
+/// tmapZB with zero points) for a 4-bit weight \p weight
+/// (codegen/Sm90Int4Weight.h). The kernel is
 /// declared from this list and sm90GemmBinary hands the same list to the
 /// launcher.
 std::vector<KernelParam>
 sm90KernelParams(bool staged, llvm::ArrayRef<EpilogueOp> ops = {},
                  bool blockScaled = false, bool batched = false,
-                 std::optional<GroupKind> group = std::nullopt);
+                 std::optional<GroupKind> group = std::nullopt,
+                 const std::optional<WeightQuantSpec> &weight = std::nullopt);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
 llvm::Expected<std::string> emitSm90GemmLlvmIr(const Sm90GemmConfig &config);

@@ -10,6 +10,7 @@
 
 #include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
+#include "codegen/Sm90Int4Weight.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
@@ -92,6 +93,9 @@ unsigned sm90WgmmaK(DTypeKind dtype) {
 }
 
 unsigned sm90RingBytes(const Sm90GemmConfig &config) {
+  if (config.weightQuant) // Codes of half a byte beside the activations.
+    return config.stages *
+           (config.bm / 2 + config.bn * dtypeBytes(config.aType)) * config.bk;
   return config.stages * (config.bm + config.bn) * config.bk *
          dtypeBytes(config.aType);
 }
@@ -174,7 +178,8 @@ static llvm::Error verifySm90Tile(const Sm90GemmConfig &config) {
                           : std::to_string(lo) + " or " + std::to_string(hi)) +
                 ")");
   }
-  if (llvm::Error err = verifySm90Types(config))
+  if (llvm::Error err = config.weightQuant ? verifySm90Int4Weight(config)
+                                           : verifySm90Types(config))
     return err;
   unsigned elemBytes = dtypeBytes(config.aType);
   unsigned rowBytes = config.bk * elemBytes;
@@ -364,6 +369,14 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
 
 llvm::Expected<std::pair<TmaOperandTile, TmaOperandTile>>
 sm90RoleTiles(const Sm90GemmConfig &config) {
+  if (config.weightQuant) {
+    // The packed codes (Sm90Int4Weight.h) and the activations, K-major.
+    auto tileB = tmaOperandTile(config.bn, config.bk, config.aType,
+                                MajorKind::K, config.bn);
+    if (!tileB)
+      return tileB.takeError();
+    return std::make_pair(sm90Int4Tiles(config).codes, *tileB);
+  }
   DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
   DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;
   MajorKind roleMajorA = config.swapAB ? config.bMajor : config.aMajor;

@@ -8,8 +8,10 @@
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/warpspec/SpecBasics.h"
 
+#include "codegen/Sm90Int4Weight.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/LayoutExpr.h"
+#include "ir/WeightPack.h"
 
 #include <algorithm>
 #include <tuple>
@@ -25,6 +27,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.blockScale = spec.blockScale;
   config.batch = spec.batch;
   config.group = spec.group;
+  config.weightQuant = spec.weightQuant;
   if (!spec.name.empty())
     config.name = spec.name;
   config.bm = spec.bm;
@@ -65,11 +68,26 @@ llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec) {
   // (codegen/Sm90Gemm.h); a different smem layout in the spec is an error,
   // not silently replaced. The check uses the language's tile shape
   // ((BM, BK) for a, (BN, BK) for b) and the operand's role without swap.
+  // A 4-bit weight is always swapped: a's tile is the wgmma B's BN rows.
+  unsigned aRows = spec.weightQuant ? spec.bn : spec.bm;
+  unsigned aMmaMN = spec.weightQuant ? spec.bn : 64u;
   for (auto [name, layout, rows, type, major, mmaMN] :
-       {std::tuple{"a", &spec.smemA, spec.bm, spec.aType, spec.aMajor, 64u},
+       {std::tuple{"a", &spec.smemA, aRows, spec.aType, spec.aMajor, aMmaMN},
         {"b", &spec.smemB, spec.bn, spec.bType, spec.bMajor, spec.bn}}) {
     if (!*layout)
       continue;
+    if (spec.weightQuant && name[0] == 'b') {
+      // The packed codes (Sm90Int4Weight.h); BM tiles the weight.
+      std::string packed = spec.bm % 16 == 0 && spec.bk % 64 == 0
+                               ? packedInt4Layout(spec.bm, spec.bk).str()
+                               : std::string("(BM a multiple of 16, BK of 64)");
+      if ((*layout)->str() != packed)
+        return fail("smem b = " + (*layout)->str() +
+                    " is not the packed 4-bit order the sm_90a generator "
+                    "stages: " +
+                    packed);
+      continue;
+    }
     auto staged = tmaOperandTile(rows, spec.bk, type, major, mmaMN);
     if (!staged)
       return staged.takeError();
@@ -159,7 +177,9 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
   binary.params = sm90KernelParams(
       kernel.staging.has_value(), config.epilogueOps,
       config.blockScale.has_value(), config.batch.has_value(),
-      config.group ? std::optional(config.group->kind) : std::nullopt);
+      config.group ? std::optional(config.group->kind) : std::nullopt,
+      config.weightQuant);
+  binary.weightQuant = config.weightQuant;
   binary.aType = config.aType;
   binary.bType = config.bType;
   binary.cType = config.cType;
@@ -205,6 +225,27 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     map.batched = config.batch.has_value() ||
                   (config.group && config.group->kind == GroupKind::Masked);
     binary.tensorMaps.push_back(map);
+  }
+  if (config.weightQuant) {
+    // The packed codes as N / 16 rows of K u64 (packedInt4), the group
+    // scales and zero points [ceil(K / G), N] (codegen/Sm90Int4Weight.h).
+    Sm90Int4Tiles tiles = sm90Int4Tiles(config);
+    binary.tensorMaps[0].packedInt4 = true;
+    for (auto [param, matrix, tile] : {std::tuple{"tmapSB", 'S', &tiles.scales},
+                                       {"tmapZB", 'Z', &tiles.zeros}}) {
+      if (matrix == 'Z' && !config.weightQuant->zeros)
+        continue;
+      TensorMapPlan map;
+      map.param = param;
+      map.matrix = matrix;
+      map.dtype = tile->dtype;
+      map.major = MajorKind::K; // dims(groups, N) = {N, groups}
+      map.boxInner = tile->boxDims[0];
+      map.boxOuter = tile->boxDims[1];
+      map.swizzleBytes = 0;
+      map.l2PromotionBytes = 0;
+      binary.tensorMaps.push_back(map);
+    }
   }
   return binary;
 }

@@ -21,6 +21,7 @@
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Group.h"
+#include "codegen/Sm90Int4Weight.h"
 #include "codegen/Sm90SplitReduce.h"
 #include "codegen/warpspec/KernelBuilder.h"
 
@@ -41,6 +42,10 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
   /// The staged block scales' ring (sm90StagesBlockScales), else null.
   llvm::Value *scaleRing = nullptr;
+  /// A 4-bit weight (Sm90Int4Weight.h): its scales' and zero points' maps
+  /// (tmapZB null without zero points), their ring and the slot's tiles.
+  llvm::Value *tmapSB = nullptr, *tmapZB = nullptr, *int4Ring = nullptr;
+  std::optional<Sm90Int4Tiles> int4Tiles;
   /// A batched kernel: the batch (%ctaid.z); C's batch stride is strideC.
   llvm::Value *batch = nullptr;
   /// A grouped kernel (Sm90Group.h): its parameters and the group of the
@@ -65,6 +70,8 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
         staging(std::move(staging)) {
     consumers = sm90ConsumerWarpgroups(config);
     rowBlocks = sm90RowBlocks(config);
+    if (config.weightQuant)
+      int4Tiles = sm90Int4Tiles(config);
   }
 
   /// A counted loop kt = 0 .. kCount-1 (the CTA's K tiles, from kBegin)
@@ -194,6 +201,18 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   issueWgmmas(const ptx::WgmmaShape &shape,
               llvm::SmallVector<llvm::Value *> acc, llvm::Value *aRows,
               llvm::Value *bRows, bool overwrite);
+
+  /// The 4-bit weight's loads of ring slot \p slot into it (codes, scales,
+  /// zero points; Sm90Int4Weight.h), completing on \p full.
+  void loadInt4Slot(llvm::Value *slot, llvm::Value *kc, llvm::Value *full);
+
+  /// A wgmma.fence, then one RS wgmma per k16 step of ring slot \p slot
+  /// into \p acc: this warp's dequantized weight rows (Sm90Int4Weight.h)
+  /// against the B-role rows at \p bRows.
+  llvm::SmallVector<llvm::Value *>
+  issueInt4Wgmmas(const ptx::WgmmaShape &shape,
+                  llvm::SmallVector<llvm::Value *> acc, llvm::Value *slot,
+                  llvm::Value *lane, llvm::Value *bRows);
 
   /// Frees ring slot \p slot once per consumer warp (its lane 0).
   void releaseSlotOnce(llvm::Value *lane, llvm::Value *slot);

@@ -10,14 +10,14 @@
 
 namespace tilec {
 
-std::vector<KernelParam> sm90KernelParams(bool staged,
-                                         llvm::ArrayRef<EpilogueOp> ops,
-                                         bool blockScaled, bool batched,
-                                         std::optional<GroupKind> group) {
+std::vector<KernelParam>
+sm90KernelParams(bool staged, llvm::ArrayRef<EpilogueOp> ops, bool blockScaled,
+                 bool batched, std::optional<GroupKind> group,
+                 const std::optional<WeightQuantSpec> &weight) {
   using P = KernelParam;
   std::vector<KernelParam> params = tmaGemmLeadingParams(staged);
-  params.insert(params.end(), {{"workspace", P::Pointer},
-                               {"counters", P::Pointer}});
+  params.insert(params.end(),
+                {{"workspace", P::Pointer}, {"counters", P::Pointer}});
   if (staged)
     params.push_back({"storeTma", P::I32});
   for (KernelParam &param : epilogueParams(ops))
@@ -28,10 +28,15 @@ std::vector<KernelParam> sm90KernelParams(bool staged,
   if (batched)
     params.push_back({"strideC", P::I64});
   if (group)
-    params.insert(params.end(),
-                  {{"groups", P::I32},
-                   {*group == GroupKind::Contiguous ? "groupIndex" : "groupRows",
-                    P::Pointer}});
+    params.insert(params.end(), {{"groups", P::I32},
+                                 {*group == GroupKind::Contiguous ? "groupIndex"
+                                                                  : "groupRows",
+                                  P::Pointer}});
+  if (weight) {
+    params.push_back({"tmapSB", P::TensorMap});
+    if (weight->zeros)
+      params.push_back({"tmapZB", P::TensorMap});
+  }
   return params;
 }
 

@@ -3,6 +3,7 @@
 
 #include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90Int4Weight.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
 
@@ -28,6 +29,14 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   map.aStageBytes = config.bm * config.bk * elem;
   map.bStageBytes = config.bn * config.bk * elem;
   map.scaleStageBytes = sm90ScaleStageBytes(config);
+  if (config.weightQuant) {
+    // Codes in the A ring; scales and zero points in the scale ring, each
+    // slot's TMA destinations 128-byte aligned.
+    Sm90Int4Stage stage = sm90Int4Stage(config);
+    map.aStageBytes = stage.codeBytes;
+    map.scaleStageBytes = stage.sideBytes();
+    map.scaleAlign = 128;
+  }
   auto tile = sm90EpilogueTile(config);
   if (!tile)
     llvm::consumeError(tile.takeError());

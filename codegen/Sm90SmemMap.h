@@ -61,14 +61,19 @@ struct Sm90SmemMap {
     return cLoadBarriers() + cLoadBarrierBytes();
   }
   unsigned columnValues() const { return columnBarriers() + 16; }
-  /// The block scales' ring (sm90StagesBlockScales): scaleStageBytes per
-  /// stage after the column stage, 16-byte aligned.
+  /// The block scales' ring (sm90StagesBlockScales), or a 4-bit weight's
+  /// scales and zero points (codegen/Sm90Int4Weight.h): scaleStageBytes
+  /// per stage after the column stage, scaleAlign-byte aligned (16, or 128
+  /// for TMA destinations).
   unsigned scaleStageBytes = 0;
+  unsigned scaleAlign = 16;
   unsigned columnEnd() const {
     return columnValueBytes ? columnValues() + columnValueBytes
                             : columnBarriers();
   }
-  unsigned scaleRing() const { return (columnEnd() + 15) / 16 * 16; }
+  unsigned scaleRing() const {
+    return (columnEnd() + scaleAlign - 1) / scaleAlign * scaleAlign;
+  }
   unsigned end() const {
     return scaleStageBytes ? scaleRing() + stages * scaleStageBytes
                            : columnEnd();

@@ -96,6 +96,10 @@ public:
   bool hasBatch() const override { return true; }
   bool hasGroup() const override { return true; }
   bool hasBlockScale() const override { return true; }
+  bool hasWeightQuant() const override { return true; }
+  bool weightIsMmaA() const override { return true; }
+  unsigned weightBk() const override { return 64; }
+  std::vector<unsigned> weightRowTiles() const override { return {64, 128}; }
 
   std::string describeGroup(const GemmSpec &spec) const override {
     return describeGroupedGemm(spec);
@@ -163,6 +167,29 @@ public:
     if (spec.group) {
       why = "a grouped kernel: A and B as written, K not split (the groups "
             "follow A's row blocks; codegen/Sm90Group.h)";
+      return choice;
+    }
+    if (spec.weightQuant) {
+      // The 4-bit weight is the wgmma A operand, read from registers
+      // (Sm90Int4Weight.h); K is split by the decode rule.
+      choice.swapAB = true;
+      why = "a 4-bit weight is the wgmma A operand (dequantized into the "
+            "registers of RS wgmmas): A and B swapped, BM = " +
+            std::to_string(spec.bm) + " tiles the weight's N and BN = " +
+            std::to_string(spec.bn) + " the tokens M";
+      if (!(m && n && k)) {
+        why += "; K not split (M, N and K are not all fixed)";
+        return choice;
+      }
+      auto [tiles, kTiles, s] = decodeSplitOf(spec, true, 132);
+      choice.splitK = s;
+      why += s > 1 ? "; " + std::to_string(tiles) + " output tiles for 132 "
+                         "SMs and " + std::to_string(kTiles) +
+                         " k-tiles: K split over " + std::to_string(s) +
+                         " CTAs per tile, " + splitReduction(spec, s)
+                   : "; K not split (" + std::to_string(tiles) +
+                         " output tiles, " + std::to_string(kTiles) +
+                         " k-tiles)";
       return choice;
     }
     if (spec.bm == 256) {
@@ -286,6 +313,8 @@ public:
       return tile.takeError();
     Sm90SmemMap map = sm90SmemMap(config);
     budget->staging = map.stagingBytes;
+    if (spec.weightQuant) // Packed codes beside BN rows of activations.
+      budget->stageBytes = map.aStageBytes + map.bStageBytes;
     budget->perStageExtra = Sm90SmemMap::BarrierPairBytes + map.scaleStageBytes;
     budget->fixed = map.fixedBytes();
     budget->total = map.totalBytes();

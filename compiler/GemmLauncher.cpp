@@ -382,9 +382,9 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
   if (kernel.weightQuant) {
     if (rt::Status s = checkWeightQuant(kernel, p); !s)
       return s;
-  } else if (rt::Status s = checkLd("ldb", p.ldb, bK ? "K" : "N",
-                                    bK ? p.k : p.n, kernel.bType,
-                                    perSixteenBytes(kernel.bType));
+  } else if (rt::Status s =
+                 checkLd("ldb", p.ldb, bK ? "K" : "N", bK ? p.k : p.n,
+                         kernel.bType, perSixteenBytes(kernel.bType));
              !s) {
     return s;
   }
@@ -499,7 +499,8 @@ rt::Result<std::vector<std::optional<rt::TensorMapDesc>>>
 gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
   std::vector<std::optional<rt::TensorMapDesc>> maps;
   for (const TensorMapPlan &plan : kernel.tensorMaps) {
-    auto type = tensorMapType(plan.dtype);
+    auto type = plan.packedInt4 ? std::optional(rt::TensorMapDTypeKind::U64)
+                                : tensorMapType(plan.dtype);
     if (!type)
       return fail("tensor map " + plan.param + ": element type " +
                   dtypeInfo(plan.dtype).name.str() + " has no TMA data type");
@@ -514,7 +515,18 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
     case 'B':
       rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
       base = p.b, stride = p.strideB;
+      if (plan.packedInt4) // 16 channels x 4 bits = one u64 per k.
+        rows = uint64_t(p.n) / 16, ld = uint64_t(p.k);
       break;
+    case 'S':
+    case 'Z': {
+      // [ceil(K / G), N], N contiguous (checkWeightQuant).
+      unsigned group = kernel.weightQuant ? kernel.weightQuant->group : 1;
+      rows = uint64_t((p.k + group - 1) / group), cols = uint64_t(p.n);
+      ld = uint64_t(p.n);
+      base = plan.matrix == 'S' ? p.sb : p.zb, stride = 0;
+      break;
+    }
     default: // C: M x N, or M x N/2 with swiglu.
       rows = uint64_t(p.m),
       cols = uint64_t(epilogueOutputCols(kernel.epilogueOps, p.n));

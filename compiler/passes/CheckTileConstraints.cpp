@@ -164,7 +164,9 @@ void Checker::checkShape(char operand) {
     layout = &value->getLayout();
   else if (value->isComposed())
     layout = &value->getComposed().layout;
-  std::string mnName = operand == 'a' ? "BM" : "BN";
+  std::string mnName = operand == 'a'     ? "BM"
+                       : view.weightQuant ? view.weightRowsName()
+                                          : "BN";
   std::string want = mnName +
                      " x BK = " + std::to_string(view.mnExtent(operand)) +
                      " x " + std::to_string(view.bk);

@@ -42,15 +42,20 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     return;
   }
   // A 4-bit weight's stage is its packed blocks as stored (verify has
-  // checked BN % 16 and BK % 64).
+  // checked its rows % 16 and BK % 64).
   if (operand == 'b' && view.weightQuant) {
-    smem.set("layout",
-             tir::Attr::string(packedInt4Layout(view.bn, view.bk).str(),
-                               layout->loc));
+    bool mmaA = gemmTarget(view.arch).weightIsMmaA();
+    smem.set("layout", tir::Attr::string(
+                           packedInt4Layout(view.weightRows(), view.bk).str(),
+                           layout->loc));
     smem.set("why", tir::Attr::string(
-                        "the packed 4-bit order (ir/WeightPack.h): 16 x 64 "
-                        "blocks in the mma.sync B-fragment order, copied as "
-                        "stored; (n, k) -> nibble offset"));
+                        mmaA ? "the packed 4-bit order (ir/WeightPack.h): 16 x "
+                               "64 blocks, TMA-loaded as stored; each warp's "
+                               "16 channels are the wgmma A fragment's rows "
+                               "once dequantized; (n, k) -> nibble offset"
+                             : "the packed 4-bit order (ir/WeightPack.h): 16 "
+                               "x 64 blocks in the mma.sync B-fragment order, "
+                               "copied as stored; (n, k) -> nibble offset"));
     return;
   }
   bool kMajor = major == MajorKind::K;

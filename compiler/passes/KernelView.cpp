@@ -150,6 +150,19 @@ std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
   return view;
 }
 
+int64_t KernelView::weightRows() const {
+  return gemmTarget(arch).weightIsMmaA() ? bm : bn;
+}
+
+int64_t KernelView::mnExtent(char operand) const {
+  bool swapped = weightQuant && gemmTarget(arch).weightIsMmaA();
+  return ((operand == 'a') != swapped ? bm : bn) / ctaGroup;
+}
+
+const char *KernelView::weightRowsName() const {
+  return gemmTarget(arch).weightIsMmaA() ? "BM" : "BN";
+}
+
 GemmSpec KernelView::spec() const {
   GemmSpec spec;
   spec.name = kernel->symbol;

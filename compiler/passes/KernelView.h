@@ -45,6 +45,12 @@ struct KernelView {
   /// The type the MMA reads for b: A's for a 4-bit weight (dequantized in
   /// registers), else b's.
   DTypeKind mmaBType() const { return weightQuant ? aType : bType; }
+  /// The tile extent along the weight's N: BM where the target's kernel
+  /// makes the weight the MMA's A (GemmTarget::weightIsMmaA, swapped),
+  /// else BN.
+  int64_t weightRows() const;
+  /// The tile extent's name: "BM" or "BN".
+  const char *weightRowsName() const;
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);
@@ -64,10 +70,9 @@ struct KernelView {
   /// each CTA stages BM / 2 rows of a and BN / 2 rows of b), else 1.
   int64_t ctaGroup = 1;
   /// The tile extent along M (a) or N (b) that one CTA stages in shared
-  /// memory: the tile's, divided by ctaGroup.
-  int64_t mnExtent(char operand) const {
-    return (operand == 'a' ? bm : bn) / ctaGroup;
-  }
+  /// memory: the tile's, divided by ctaGroup (with a 4-bit weight that is
+  /// the MMA's A, always swapped: BN tokens of a, BM rows of b).
+  int64_t mnExtent(char operand) const;
 
   /// What the kernel has decided so far as a GemmSpec, the form the target
   /// table (codegen/GemmTarget.h) reads: name, arch, types, majorness, fixed

@@ -75,6 +75,53 @@ void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
   }
 }
 
+/// The rules of a target whose kernel makes the weight the MMA's A
+/// (GemmTarget::weightIsMmaA): swapped, its BK and weight-row tiles, no
+/// cluster.
+void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
+                        const KernelView &view, DiagnosticEngine &diags) {
+  std::string arch = archInfo(target.arch()).name.str();
+  const tir::Op *tile = kernel.find("tile.tile");
+  std::vector<unsigned> rows = target.weightRowTiles();
+  if (!llvm::is_contained(rows, view.bm)) {
+    std::string legal;
+    for (unsigned r : rows)
+      legal += (legal.empty() ? "" : " or ") + std::to_string(r);
+    diags.error(tile ? attrLoc(*tile, "bm") : kernel.loc,
+                "BM = " + llvm::Twine(view.bm) + " weight rows: the " + arch +
+                    " 4-bit weight kernel runs swapped (BM tiles the weight's "
+                    "N, one consumer warpgroup per 64 rows); legal: BM " +
+                    legal);
+  }
+  if (view.bk != target.weightBk())
+    diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
+                "BK = " + llvm::Twine(view.bk) + ": the " + arch +
+                    " 4-bit weight kernel takes BK " +
+                    llvm::Twine(target.weightBk()) +
+                    " (one 128-byte swizzle row of the 16-bit activations, "
+                    "one packed block of 64 K)");
+  const tir::Op *schedule = kernel.find("tile.schedule");
+  if (!schedule || schedule->getText("mode") == "auto")
+    return;
+  const tir::Attr *swap = schedule->get("swap_ab");
+  if (!swap || !swap->isInt() || swap->intValue == 0)
+    diags.error(schedule->loc,
+                "on " + arch +
+                    " the 4-bit weight is the wgmma A operand (read from "
+                    "registers), so the kernel computes C^T = W * A^T: add "
+                    "swap_ab to the schedule (BM then tiles N, BN the "
+                    "tokens M)");
+  for (const char *key : {"cluster_m", "cluster_n"}) {
+    const tir::Attr *attr = schedule->get(key);
+    if (attr && attr->isInt() && attr->intValue > 1)
+      diags.error(attrLoc(*schedule, key),
+                  llvm::Twine("a ") + arch +
+                      " 4-bit weight kernel takes no thread-block cluster; "
+                      "drop cluster(..) (swap_ab, split_k(S) and persistent "
+                      "are legal)");
+  }
+}
+
 /// What a 4-bit b asks of its kernel.
 void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
                        std::optional<ArchKind> arch, const KernelView &view,
@@ -105,18 +152,23 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
   if (const tir::Op *smem = kernel.find("tile.smem", "b"))
     if (const tir::Attr *layout = smem->get("layout");
         layout && !layout->isIdent("auto") &&
-        !(layout->isString() && view.bn % PackedInt4BlockN == 0 &&
+        !(layout->isString() && view.weightRows() % PackedInt4BlockN == 0 &&
           view.bk % PackedInt4BlockK == 0 &&
-          layout->str == packedInt4Layout(view.bn, view.bk).str()))
+          layout->str == packedInt4Layout(view.weightRows(), view.bk).str()))
       diags.error(attrLoc(*smem, "layout"),
                   "a 4-bit weight is staged in its packed order; write "
                   "'smem b = auto'");
   const tir::Op *tile = kernel.find("tile.tile");
-  if (view.bn % PackedInt4BlockN != 0)
-    diags.error(tile ? attrLoc(*tile, "bn") : kernel.loc,
-                "BN = " + llvm::Twine(view.bn) +
+  bool mmaA = arch && gemmTarget(*arch).weightIsMmaA();
+  const char *rowsKey = mmaA ? "bm" : "bn";
+  if (view.weightRows() % PackedInt4BlockN != 0)
+    diags.error(tile ? attrLoc(*tile, rowsKey) : kernel.loc,
+                llvm::Twine(view.weightRowsName()) + " = " +
+                    llvm::Twine(view.weightRows()) +
                     " is not a multiple of 16, the packed weight's block of "
                     "output channels");
+  if (mmaA)
+    verifyWeightAsMmaA(kernel, gemmTarget(*arch), view, diags);
   if (view.bk % PackedInt4BlockK != 0)
     diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
                 "BK = " + llvm::Twine(view.bk) +

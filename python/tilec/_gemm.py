@@ -410,22 +410,53 @@ def w4a16_tile(m, n, k, group, sms=132):
     resident = sms * max(1, min(per_sm,
                                 227 * 1024 // (stages * stage_bytes)))
     tiles = -(-m // bm) * -(-n // bn)
-    k_tiles = -(-k // bk)
-    split = 1
-    if tiles < sms:
-        for s in range(min(16, k_tiles // 4), 1, -1):
-            if k_tiles % s == 0 and tiles * s <= resident:
-                split = s
-                break
+    split = _one_wave_split(tiles, -(-k // bk), resident)
     return bm, bn, bk, stages, split
 
 
-def w4a16_source(a_type, fmt, group, zeros, tile):
+def _one_wave_split(tiles, k_tiles, resident):
+    """The most even K split of `tiles` output tiles over `k_tiles` k-tiles
+    that keeps the CTAs within one wave of `resident`: a divisor of the
+    k-tiles, each split at least 4 of them, at most 16 splits; 1 where the
+    tiles fill the wave already."""
+    if tiles < resident:
+        for s in range(min(16, k_tiles // 4), 1, -1):
+            if k_tiles % s == 0 and tiles * s <= resident:
+                return s
+    return 1
+
+
+def w4a16_tile_sm90(m, n, k, group, sms=132):
+    """(BM, BN, BK, stages, split_k) of the sm_90a W4A16 program (RS
+    wgmma, swapped: BM weight channels, BN tokens) for an M x N x K
+    problem on `sms` SMs: BN the tokens rounded up to 8 (at most 256), BM
+    128 (two consumer warpgroups) unless that leaves fewer than half the
+    SMs a tile where BM 64 would not, BK 64, as many stages (up to 16) as
+    leave room for the epilogue, and K split evenly into at most one wave
+    where the tiles leave SMs idle (each split at least 4 k-tiles, at
+    most 16 splits)."""
+    bn = min(256, max(8, -(-m // 8) * 8))
+    token_tiles = -(-m // bn)
+    bm = 128 if -(-n // 128) * token_tiles >= sms // 2 or n % 128 else 64
+    if n % 64:
+        bm = 64
+    bk = 64
+    stage_bytes = bm * bk // 2 + bn * bk * 2 + 256
+    staging = 2 * (bm // 64) * 64 * min(bn, 64) * 2
+    stages = max(2, min(16, (200 * 1024 - staging) // stage_bytes))
+    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk), sms)
+    return bm, bn, bk, stages, split
+
+
+def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
     """(.tile source, cache key) of the W4A16 program: a_type ("bf16" or
     "f16") activations A [M, K] and output C [M, N] in that type, the
     4-bit weight b (fmt "u4" or "i4") with group scales in a_type (and u8
     zero points when `zeros`), tile (BM, BN, BK, stages[, split_k]); M, N,
-    K are run-time arguments."""
+    K are run-time arguments. arch "sm_80" (mma.sync, the weight the MMA's
+    B: BN tiles N) or "sm_90a" (RS wgmma, the weight the MMA's A, swapped:
+    BM tiles N in 64 or 128 channels, BN the tokens, BK 64;
+    codegen/Sm90Int4Weight.h)."""
     if a_type not in ("bf16", "f16"):
         raise ValueError(f"a: type {a_type} (legal with a 4-bit weight: "
                          "bf16, f16)")
@@ -434,13 +465,16 @@ def w4a16_source(a_type, fmt, group, zeros, tile):
     if zeros and fmt != "u4":
         raise ValueError("w: i4 weights have no zero points (legal: zeros "
                          "only with u4)")
+    if arch not in ("sm_80", "sm_90a"):
+        raise ValueError(f"arch: {arch!r} (legal: 'sm_80', 'sm_90a')")
     bm, bn, bk, stages = tile[:4]
     split = tile[4] if len(tile) > 4 else 1
     zero = " zero(u8)" if zeros else ""
-    name = "tilec_w4a16_{}_{}{}_g{}_{}x{}x{}x{}{}".format(
-        a_type, fmt, "z" if zeros else "", group, bm, bn, bk, stages,
-        f"_split{split}" if split > 1 else "")
-    lines = ["  arch     sm_80",
+    hopper = arch == "sm_90a"
+    name = "tilec_w4a16_{}{}_{}{}_g{}_{}x{}x{}x{}{}".format(
+        "sm90_" if hopper else "", a_type, fmt, "z" if zeros else "", group,
+        bm, bn, bk, stages, f"_split{split}" if split > 1 else "")
+    lines = [f"  arch     {arch}",
              f"  a        : {a_type}[M, K] major(K)",
              f"  b        : {fmt}[N, K] major(K)",
              f"  c        : {a_type}[M, N] major(N)",
@@ -451,16 +485,19 @@ def w4a16_source(a_type, fmt, group, zeros, tile):
              "  smem a   = auto",
              "  smem b   = auto",
              "  mma      auto",
-             "  epilogue store"]
-    if split > 1:
-        lines.insert(-1, f"  schedule split_k({split})")
+             "  epilogue " + ("auto" if hopper else "store")]
+    schedule = (["swap_ab"] if hopper else []) + (
+        [f"split_k({split})"] if split > 1 else [])
+    if schedule:
+        lines.insert(-1, "  schedule " + " ".join(schedule))
     source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
-    return source, ("w4a16", a_type, fmt, group, bool(zeros)) + tuple(tile)
+    key = ("w4a16", a_type, fmt, group, bool(zeros)) + tuple(tile)
+    return source, key + (("sm_90a",) if hopper else ())
 
 
-def w4a16_kernel(a_type, fmt, group, zeros, tile):
+def w4a16_kernel(a_type, fmt, group, zeros, tile, arch="sm_80"):
     """The compiled Kernel of w4a16_source's program (cached)."""
-    return _compiled(*w4a16_source(a_type, fmt, group, zeros, tile))
+    return _compiled(*w4a16_source(a_type, fmt, group, zeros, tile, arch))
 
 
 def _w4a16_check(a, w):

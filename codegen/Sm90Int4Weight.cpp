@@ -1,0 +1,158 @@
+//===- codegen/Sm90Int4Weight.cpp - 4-bit weights as wgmma A --------------===//
+//
+// See Sm90Int4Weight.h.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Sm90Int4Weight.h"
+
+#include "codegen/Int4Dequant.h"
+#include "ir/WeightPack.h"
+
+namespace tilec {
+
+namespace {
+
+unsigned roundUp128(unsigned bytes) { return (bytes + 127) / 128 * 128; }
+
+/// A TMA-loaded tile of one box, no swizzle, K-major coordinates.
+TmaOperandTile plainTile(DTypeKind dtype, unsigned inner, unsigned outer,
+                         unsigned bytes) {
+  TmaOperandTile tile;
+  tile.rows = outer;
+  tile.bytes = bytes;
+  tile.swizzleBytes = 0;
+  tile.dtype = dtype;
+  tile.major = MajorKind::K;
+  tile.boxDims[0] = inner;
+  tile.boxDims[1] = outer;
+  tile.boxes = 1;
+  tile.boxBytes = bytes;
+  return tile;
+}
+
+} // namespace
+
+Sm90Int4Stage sm90Int4Stage(const Sm90GemmConfig &config) {
+  const WeightQuantSpec &quant = *config.weightQuant;
+  Sm90Int4Stage stage;
+  stage.codeBytes = config.bm * config.bk / 2;
+  stage.scaleRows = std::max(1u, config.bk / quant.group);
+  stage.scaleBytes = roundUp128(stage.scaleRows * config.bm * 2);
+  stage.zeroBytes = quant.zeros ? roundUp128(stage.scaleRows * config.bm) : 0;
+  return stage;
+}
+
+Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config) {
+  Sm90Int4Stage stage = sm90Int4Stage(config);
+  unsigned rows = stage.scaleRows;
+  Sm90Int4Tiles tiles;
+  tiles.codes = plainTile(config.bType, config.bk, config.bm / PackedInt4BlockN,
+                          stage.codeBytes);
+  tiles.codes.rows = config.bm;
+  tiles.codes.layout = packedInt4Layout(config.bm, config.bk).str();
+  tiles.scales = plainTile(config.weightQuant->scaleType, config.bm, rows,
+                           rows * config.bm * 2);
+  tiles.zeros = plainTile(DTypeKind::U8, config.bm, rows, rows * config.bm);
+  return tiles;
+}
+
+llvm::Error verifySm90Int4Weight(const Sm90GemmConfig &config) {
+  auto fail = [](const std::string &message) {
+    return llvm::createStringError(message);
+  };
+  if (llvm::Error err =
+          checkInt4Weight({config.aType, config.bType, config.bMajor,
+                           *config.weightQuant, config.bk},
+                          "BM", config.bm))
+    return err;
+  if (!config.swapAB)
+    return fail("a 4-bit weight on sm_90a is the wgmma A operand, read from "
+                "registers: the kernel needs swapAB (C^T = W * A^T)");
+  if (config.bm != 64 && config.bm != 128)
+    return fail("BM = " + std::to_string(config.bm) +
+                " weight rows: a 4-bit weight takes BM 64 or 128 (one or "
+                "two consumer warpgroups of 64 channels)");
+  if (config.bk != 64)
+    return fail("BK = " + std::to_string(config.bk) +
+                ": a 4-bit weight on sm_90a takes BK 64 (one 128-byte "
+                "swizzle row of the activations, one packed block)");
+  const char *other = config.blockScale               ? "block scales"
+                      : config.batch                  ? "a batch"
+                      : config.group                  ? "a group"
+                      : config.clusterM != 1          ? "cluster(2)"
+                      : config.clusterN != 1          ? "cluster_n(2)"
+                      : config.aMajor != MajorKind::K ? "an MN-major A"
+                                                      : nullptr;
+  if (other)
+    return fail(std::string("a 4-bit weight GEMM with ") + other +
+                " is not implemented on sm_90a");
+  Layout packed = packedInt4Layout(config.bm, config.bk);
+  return checkInt4FragmentReads(packed, config.bm, config.bk);
+}
+
+std::vector<std::array<llvm::Value *, 4>>
+loadSm90Int4Fragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
+                      llvm::Value *codes, llvm::Value *scales,
+                      llvm::Value *zeros, llvm::Value *blockRow,
+                      llvm::Value *lane) {
+  Sm90Int4Stage stage = sm90Int4Stage(config);
+  const WeightQuantSpec &quant = *config.weightQuant;
+  DTypeKind type = config.aType;
+  llvm::Type *shared = llvm::PointerType::get(b.getContext(), 3);
+  auto at = [&](llvm::Value *address, unsigned constant) {
+    llvm::Value *ptr = b.CreateIntToPtr(address, shared);
+    return constant ? b.CreateConstGEP1_32(b.getInt8Ty(), ptr, constant) : ptr;
+  };
+  // The lane's 16 bytes of each 64-K block of its block row.
+  unsigned blockRowBytes = config.bk / PackedInt4BlockK * PackedInt4BlockBytes;
+  llvm::Value *laneCodes = b.CreateAdd(
+      codes, b.CreateAdd(b.CreateMul(blockRow, b.getInt32(blockRowBytes)),
+                         b.CreateShl(lane, 4)));
+  // The lane's channels: g and g + 8 of its block row.
+  llvm::Value *channel =
+      b.CreateAdd(b.CreateMul(blockRow, b.getInt32(PackedInt4BlockN)),
+                  b.CreateLShr(lane, 2), "w.channel");
+  llvm::Value *scaleLane = b.CreateAdd(scales, b.CreateShl(channel, 1));
+  llvm::Value *zeroLane = zeros ? b.CreateAdd(zeros, channel) : nullptr;
+  uint32_t fixedZero = config.bType == DTypeKind::I4 ? 8 : 0;
+  // Per group row: the two channels' splatted scales and bases.
+  std::vector<std::array<llvm::Value *, 4>> rowScales;
+  for (unsigned row = 0; row < stage.scaleRows; ++row) {
+    std::array<llvm::Value *, 4> sb;
+    for (unsigned j = 0; j < 2; ++j) {
+      unsigned n = 8 * j;
+      llvm::Value *s = b.CreateAlignedLoad(
+          b.getInt16Ty(), at(scaleLane, (row * config.bm + n) * 2),
+          llvm::Align(2), "w.scale");
+      sb[j] = splat16(b, b.CreateZExt(s, b.getInt32Ty()));
+      llvm::Value *z = b.getInt32(fixedZero);
+      if (zeroLane)
+        z = b.CreateZExt(b.CreateAlignedLoad(b.getInt8Ty(),
+                                             at(zeroLane, row * config.bm + n),
+                                             llvm::Align(1), "w.zero"),
+                         b.getInt32Ty());
+      sb[2 + j] = int4Base(b, type, z);
+    }
+    rowScales.push_back(sb);
+  }
+  auto *v4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
+  std::vector<std::array<llvm::Value *, 4>> fragments;
+  llvm::Value *words = nullptr;
+  for (unsigned ks = 0; ks < config.bk / 16; ++ks) {
+    if (ks % 4 == 0)
+      words =
+          b.CreateAlignedLoad(v4, at(laneCodes, ks / 4 * PackedInt4BlockBytes),
+                              llvm::Align(16), "w.codes");
+    llvm::Value *word = b.CreateExtractElement(words, uint64_t(ks % 4));
+    unsigned row = stage.scaleRows > 1 ? 16 * ks / quant.group : 0;
+    const std::array<llvm::Value *, 4> &sb = rowScales[row];
+    std::array<llvm::Value *, 4> pairs;
+    for (unsigned i = 0; i < 4; ++i)
+      pairs[i] = dequantInt4Pair(b, type, word, i, sb[i / 2], sb[2 + i / 2]);
+    // Packed register i = 2 j + h is A's a[j + 2 h].
+    fragments.push_back({pairs[0], pairs[2], pairs[1], pairs[3]});
+  }
+  return fragments;
+}
+
+} // namespace tilec
