@@ -96,12 +96,14 @@ def hopper_variants(m, n, k, sms):
     the largest one-wave split and none (--sweep90)."""
     rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms)
     out = [rule]
-    bn, bk, stages = rule[1], rule[2], rule[3]
+    bn, bk = rule[1], rule[2]
     k_tiles = -(-k // bk)
     for bm in (64, 128):
         if n % bm:
             continue
-        best = _gemm._one_wave_split(-(-n // bm) * -(-m // bn), k_tiles, sms)
+        stages, ctas = _gemm._sm90_w4_stages(bm, bn)
+        best = _gemm._one_wave_split(-(-n // bm) * -(-m // bn), k_tiles,
+                                     ctas * sms)
         for s in sorted({1, best, max(1, best // 2)}):
             t = (bm, bn, bk, stages, s)
             if t not in out:

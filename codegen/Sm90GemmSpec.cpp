@@ -46,6 +46,8 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.clusterN = spec.clusterN;
   config.storeTma = spec.storeTma;
   config.storeSwizzleBytes = spec.storeSwizzleBytes;
+  if (config.weightQuant)
+    config.ctasPerSm = sm90Int4CtasPerSm(config);
   return config;
 }
 

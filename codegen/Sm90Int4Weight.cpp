@@ -6,6 +6,8 @@
 #include "codegen/Sm90Int4Weight.h"
 
 #include "codegen/Int4Dequant.h"
+#include "codegen/Sm90SmemMap.h"
+#include "ir/Arch.h"
 #include "ir/WeightPack.h"
 
 namespace tilec {
@@ -54,6 +56,15 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config) {
                            rows * config.bm * 2);
   tiles.zeros = plainTile(DTypeKind::U8, config.bm, rows, rows * config.bm);
   return tiles;
+}
+
+unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config) {
+  if (config.bm > 64 && config.bn > 32)
+    return 1;
+  Sm90GemmConfig two = config;
+  two.ctasPerSm = 2;
+  unsigned perSm = archInfo(ArchKind::SM90a).sharedBytesPerSm;
+  return 2 * (sm90SmemMap(two).totalBytes() + 1024) <= perSm ? 2 : 1;
 }
 
 llvm::Error verifySm90Int4Weight(const Sm90GemmConfig &config) {

@@ -67,6 +67,14 @@ struct Sm90Int4Tiles {
 };
 Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
 
+/// CTAs per SM of \p config's 4-bit weight kernel: 2 where two fit the SM
+/// (shared memory, and registers for the accumulators beside the
+/// dequantization: BM 64, or BM 128 with BN <= 32), else 1. Its loop is
+/// latency-bound at one CTA (H200, 16 x 8192 x 28672: 0.57 instructions
+/// issued per scheduler cycle with 3 warps each), so a second CTA's warps
+/// fill the issue slots.
+unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config);
+
 /// What the 4-bit weight asks of \p config: swapAB, A (the activations)
 /// bf16 or f16 with scales of its type, B u4/i4 K-major, BM 64 or 128
 /// (block rows of 16 per consumer warp), BK 64 (one 128-byte swizzle row of

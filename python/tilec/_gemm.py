@@ -441,11 +441,24 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
     if n % 64:
         bm = 64
     bk = 64
-    stage_bytes = bm * bk // 2 + bn * bk * 2 + 256
-    staging = 2 * (bm // 64) * 64 * min(bn, 64) * 2
-    stages = max(2, min(16, (200 * 1024 - staging) // stage_bytes))
-    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk), sms)
+    stages, ctas = _sm90_w4_stages(bm, bn)
+    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk),
+                            ctas * sms)
     return bm, bn, bk, stages, split
+
+
+def _sm90_w4_stages(bm, bn):
+    """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
+    where the kernel takes two (codegen's sm90Int4CtasPerSm: BM 64, or BN
+    <= 32) with as many stages as leave both in the SM's shared memory, up
+    to 16; else one CTA with up to 16 stages."""
+    stage = bm * 64 // 2 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
+    staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
+    if bm == 64 or bn <= 32:
+        stages = (112 * 1024 - staging - 2048) // stage
+        if stages >= 4:
+            return min(16, stages), 2
+    return max(2, min(16, (220 * 1024 - staging - 2048) // stage)), 1
 
 
 def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
