@@ -225,6 +225,8 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
                 print(f"SKIP {name}: {str(e).splitlines()[0]}", flush=True)
                 continue
             c.fill_(math.nan)
+            if args.verbose:  # a hang names its kernel
+                print(f"    check {name} {m}x{n}x{k}", flush=True)
             kernel(a, w0.weight, c, sb=w0.scales, zb=w0.zeros)
             torch.cuda.synchronize()
             wrong, rel = check(c, a, w32)
@@ -300,6 +302,8 @@ def main():
     parser.add_argument("--sweep90", action="store_true",
                         help="with --hopper: also the sm_90a rule's "
                         "neighbours (hopper_variants)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print each kernel before its check launch")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iters", type=int, default=30)
     parser.add_argument("--budget-s", type=float, default=400.0)

@@ -39,10 +39,15 @@ unsigned sm90RowBlocks(const Sm90GemmConfig &config) {
 }
 
 std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
-  // The CTA's register pool is fixed at launch; what the producer gives
-  // back the consumers take, in multiples of 8.
+  // The CTA's register pool is fixed at launch: every thread's launch cap
+  // (not the SM's share: 768 threads of two 384-thread CTAs get 80 each,
+  // 30720 a CTA, not 32768). What the producer gives back the consumers
+  // take, in multiples of 8; asking for more blocks setmaxnreg.inc forever
+  // (an H200 hang of the two-CTA BM 128 W4A16 kernel at 104).
   unsigned consumers = sm90ConsumerWarpgroups(config);
-  unsigned pool = RegistersPerSm / std::max(1u, config.ctasPerSm);
+  unsigned pool = std::min(RegistersPerSm / std::max(1u, config.ctasPerSm),
+                           sm90LaunchRegisterCap(config) * 128 *
+                               (1 + consumers));
   unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }

@@ -225,8 +225,11 @@ TEST(Sm90RegisterSplit, ProducerGivesWhatConsumersTake) {
   config.bn = 128;
   config.ctasPerSm = 2; // (32768 - 5120) / 128 = 216
   EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 216u));
-  config.bm = 128; // (32768 - 5120) / 256 = 108 -> 104
-  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 104u));
+  // BM 128: 384 threads launch at 80 registers each (768 per SM), a pool
+  // of 30720, not 32768: (30720 - 5120) / 256 = 100 -> 96 (104 would wait
+  // in setmaxnreg.inc forever).
+  config.bm = 128;
+  EXPECT_EQ(sm90RegisterSplit(config), std::make_pair(40u, 96u));
   // ptxas compiles the whole kernel under the launch cap: 768 threads per
   // SM leave 80 registers, fewer than m64n128's 64 accumulators + 24 (2
   // stages, so that the shared memory of 2 CTAs fits and the register rule

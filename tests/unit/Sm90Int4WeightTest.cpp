@@ -1,0 +1,136 @@
+//===- tests/unit/Sm90Int4WeightTest.cpp - 4-bit weights on sm_90a --------===//
+//
+// The sm_90a W4A16 kernel's plan (codegen/Sm90Int4Weight.h): the RS wgmma
+// text, the slot geometry and TMA tiles against hand-computed figures, the
+// CTAs per SM, the generator's own refusals, and the emitted kernel through
+// ptxas (no wgmma serialization, no spill).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/PtxInlineAsm.h"
+#include "codegen/Ptxas.h"
+#include "codegen/Sm90Gemm.h"
+#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90SmemMap.h"
+
+#include <gtest/gtest.h>
+
+using namespace tilec;
+
+namespace {
+
+Sm90GemmConfig int4Config(unsigned bm, unsigned bn, unsigned group,
+                          bool zeros) {
+  Sm90GemmConfig config;
+  config.bm = bm;
+  config.bn = bn;
+  config.bk = 64;
+  config.stages = 8;
+  config.swapAB = true;
+  config.aType = DTypeKind::BF16;
+  config.bType = zeros ? DTypeKind::U4 : DTypeKind::I4;
+  config.cType = DTypeKind::BF16;
+  config.weightQuant = WeightQuantSpec{group, DTypeKind::BF16, zeros};
+  return config;
+}
+
+TEST(Sm90Int4Weight, RsWgmmaTextTakesFourARegistersAndTransB) {
+  ptx::WgmmaShape shape;
+  shape.n = 8;
+  // m64n8: 4 accumulators ($0..$3, tied $4..$7), A $8..$11, B $12, d $13.
+  EXPECT_NE(ptx::wgmmaRsText(shape).find(
+                "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, "
+                "$2, $3}, {$8, $9, $10, $11}, $12, p, 1, 1, 0;"),
+            std::string::npos)
+      << ptx::wgmmaRsText(shape);
+  EXPECT_NE(ptx::wgmmaRsText(shape).find("setp.ne.b32 p, $13, 0;"),
+            std::string::npos);
+}
+
+TEST(Sm90Int4Weight, SlotGeometryByHand) {
+  // BM 128, BK 64, group 32: 4096 code bytes, two group rows of 128 bf16
+  // scales (512 bytes) and u8 zero points (256).
+  Sm90Int4Stage stage = sm90Int4Stage(int4Config(128, 16, 32, true));
+  EXPECT_EQ(stage.codeBytes, 4096u);
+  EXPECT_EQ(stage.scaleRows, 2u);
+  EXPECT_EQ(stage.scaleBytes, 512u);
+  EXPECT_EQ(stage.zeroBytes, 256u);
+  // BM 64, group 128 (one row for two slots), no zero points: 64 scales of
+  // 2 bytes rounded up to 128.
+  stage = sm90Int4Stage(int4Config(64, 16, 128, false));
+  EXPECT_EQ(stage.codeBytes, 2048u);
+  EXPECT_EQ(stage.scaleRows, 1u);
+  EXPECT_EQ(stage.scaleBytes, 128u);
+  EXPECT_EQ(stage.zeroBytes, 0u);
+}
+
+TEST(Sm90Int4Weight, CodesAreOneU64BoxOfBlockRows) {
+  Sm90Int4Tiles tiles = sm90Int4Tiles(int4Config(128, 16, 32, true));
+  // Box (BK, BM / 16): 64 u64 of 8 block rows = 4096 bytes, no swizzle.
+  EXPECT_EQ(tiles.codes.boxDims[0], 64u);
+  EXPECT_EQ(tiles.codes.boxDims[1], 8u);
+  EXPECT_EQ(tiles.codes.bytes, 4096u);
+  EXPECT_EQ(tiles.codes.swizzleBytes, 0u);
+  EXPECT_EQ(tiles.codes.layout, "((8,2,8),(2,4,2,4,1)):((128,2,1024),(4,32,1,"
+                                "8,1024))");
+  // Scales: box (BM channels, group rows).
+  EXPECT_EQ(tiles.scales.boxDims[0], 128u);
+  EXPECT_EQ(tiles.scales.boxDims[1], 2u);
+  EXPECT_EQ(tiles.scales.bytes, 512u);
+  EXPECT_EQ(tiles.zeros.bytes, 256u);
+}
+
+TEST(Sm90Int4Weight, TwoCtasWhereTheyFit) {
+  // BM 64: 256 threads at 128 registers each, 16 slots of 2048 + 2048 +
+  // 256 bytes: two fit.
+  Sm90GemmConfig config = int4Config(64, 16, 128, true);
+  config.stages = 16;
+  EXPECT_EQ(sm90Int4CtasPerSm(config), 2u);
+  // BM 128 with BN 64: the two consumers' registers at 80 a thread would
+  // not hold m64n64 beside the dequantization.
+  config = int4Config(128, 64, 128, true);
+  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  // BM 64 with BN 64 in 16 slots: 16 x 10496 bytes do not fit twice.
+  config = int4Config(64, 64, 128, true);
+  config.stages = 16;
+  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+}
+
+TEST(Sm90Int4Weight, GeneratorRefusesWhatTheKernelCannotDo) {
+  auto message = [](const Sm90GemmConfig &config) {
+    llvm::Error err = verifySm90GemmConfig(config);
+    return err ? llvm::toString(std::move(err)) : std::string();
+  };
+  Sm90GemmConfig config = int4Config(64, 16, 128, true);
+  EXPECT_EQ(message(config), "");
+  config.swapAB = false;
+  EXPECT_NE(message(config).find("needs swapAB"), std::string::npos);
+  config = int4Config(192, 16, 128, true);
+  EXPECT_NE(message(config).find("BM 64 or 128"), std::string::npos);
+  config = int4Config(64, 16, 128, true);
+  config.clusterM = 2;
+  EXPECT_NE(message(config).find("cluster(2)"), std::string::npos);
+  config = int4Config(64, 16, 128, true);
+  config.bType = DTypeKind::I4; // i4 is symmetric: no zero points
+  EXPECT_NE(message(config).find("zero points apply to a u4 weight"),
+            std::string::npos);
+}
+
+TEST(Sm90Int4Weight, KernelAssemblesWithoutSerializationOrSpills) {
+  if (!findPtxas())
+    GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
+  for (auto [bm, bn] : {std::pair{64u, 8u}, {128u, 16u}, {64u, 64u}}) {
+    Sm90GemmConfig config = int4Config(bm, bn, 128, true);
+    config.ctasPerSm = sm90Int4CtasPerSm(config);
+    auto kernel = emitSm90Gemm(config);
+    ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+    llvm::Expected<PtxasRun> run =
+        runPtxas(kernel->ptx, ArchKind::SM90a, {"-v"});
+    ASSERT_TRUE(bool(run)) << llvm::toString(run.takeError());
+    const std::string &said = run->output;
+    ASSERT_EQ(run->exitCode, 0) << said;
+    EXPECT_EQ(said.find("warning"), std::string::npos) << said;
+    EXPECT_NE(said.find("0 bytes spill stores"), std::string::npos) << said;
+  }
+}
+
+} // namespace
