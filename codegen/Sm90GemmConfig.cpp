@@ -108,6 +108,7 @@ unsigned sm90RingBytes(const Sm90GemmConfig &config) {
 bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits) {
   return splits >= 2 && splits <= MaxClusterCtas &&
          sm90ClusterCtas(config) == 1 && !config.persistent &&
+         config.ctasPerSm == 1 &&
          sm90RingBytes(config) >= config.bm * config.bn * 4;
 }
 

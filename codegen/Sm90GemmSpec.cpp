@@ -46,8 +46,11 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   config.clusterN = spec.clusterN;
   config.storeTma = spec.storeTma;
   config.storeSwizzleBytes = spec.storeSwizzleBytes;
-  if (config.weightQuant)
-    config.ctasPerSm = sm90Int4CtasPerSm(config);
+  if (config.weightQuant) {
+    Sm90GemmConfig split = config;
+    split.splitK = spec.splitK > 1;
+    config.ctasPerSm = sm90Int4CtasPerSm(split);
+  }
   return config;
 }
 

@@ -59,7 +59,7 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config) {
 }
 
 unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config) {
-  if (config.bm > 64 && config.bn > 32)
+  if (config.splitK || (config.bm > 64 && config.bn > 32))
     return 1;
   Sm90GemmConfig two = config;
   two.ctasPerSm = 2;

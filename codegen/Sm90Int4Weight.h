@@ -69,10 +69,14 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
 
 /// CTAs per SM of \p config's 4-bit weight kernel: 2 where two fit the SM
 /// (shared memory, and registers for the accumulators beside the
-/// dequantization: BM 64, or BM 128 with BN <= 32), else 1. Its loop is
-/// latency-bound at one CTA (H200, 16 x 8192 x 28672: 0.57 instructions
-/// issued per scheduler cycle with 3 warps each), so a second CTA's warps
-/// fill the issue slots.
+/// dequantization: BM 64, or BM 128 with BN <= 32) and K is not split,
+/// else 1. Its loop is latency-bound at one CTA (H200, 16 x 8192 x 28672:
+/// 0.57 instructions issued per scheduler cycle with 3 warps each), so a
+/// second CTA's warps fill the issue slots (1 x 28672 x 4096: 30.6 -> 24.7
+/// us). Split-K kernels stay at one: at two, 1 to 3 of 20 launches of
+/// some split tiles summed a few outputs wrong on the H200 (both the
+/// cluster and the workspace reduction; the simulator finds no race), and
+/// what is wrong there is not understood yet.
 unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config);
 
 /// What the 4-bit weight asks of \p config: swapAB, A (the activations)

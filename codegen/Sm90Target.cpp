@@ -39,6 +39,10 @@ std::string splitReduction(const GemmSpec &spec, unsigned splits) {
   if (splits > sm90::MaxClusterCtas)
     return "reduced in a global workspace (a cluster holds at most " +
            std::to_string(sm90::MaxClusterCtas) + " CTAs)";
+  if (config.ctasPerSm > 1)
+    return "reduced in a global workspace (the kernel runs 2 CTAs per SM, "
+           "where the cluster reduction is not used: "
+           "sm90SplitKClusterFits)";
   return "reduced in a global workspace (the ring's " +
          std::to_string(sm90RingBytes(config)) +
          " bytes do not hold an f32 partial of " +

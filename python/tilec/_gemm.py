@@ -28,8 +28,9 @@ rule (sm90ChooseBlockScaledConfig), measured on the H100 and H200 (issue
 
 With b a PackedWeights (tilec.pack_weights: a 4-bit weight, issue 28;
 w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or f16) with
-the W4A16 program of w4a16_source: sm_80 code on every GPU from 8.0 (it
-runs on sm_90 too), the tile from w4a16_tile, the group scales and zero
+the W4A16 program of w4a16_source: on Hopper the sm_90a kernel (RS wgmma,
+w4a16_tile_sm90) where w4a16_arch measured it faster, else sm_80 code
+(w4a16_tile; it runs on every GPU from 8.0), the group scales and zero
 points passed to the launcher as sb and zb.
 """
 import ctypes
@@ -352,9 +353,11 @@ def _plan(a, b):
 
 
 # 4-bit weights (W4A16, issue 28): tilec.gemm(a, w) with w a PackedWeights.
-# The kernel is sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
-# dequantization in registers), which also runs on sm_90 and newer GPUs, so
-# the program is compiled for sm_80 on every GPU from compute capability 8.0.
+# Two kernels: sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
+# dequantization in registers), which runs on every GPU from compute
+# capability 8.0, and on Hopper the sm_90a one (codegen/Sm90Int4Weight:
+# TMA, the weight dequantized into RS wgmma A fragments, swapped);
+# w4a16_arch picks.
 
 _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
 
@@ -426,6 +429,20 @@ def _one_wave_split(tiles, k_tiles, resident):
     return 1
 
 
+def w4a16_arch(device_arch, m, k):
+    """The W4A16 program's target on a GPU of `device_arch`: the sm_90a
+    kernel (RS wgmma) on Hopper except at M <= 16 with K > 8192, where the
+    sm_80 one (16 x 128 x 256 tiles, 3 CTAs per SM) was faster; sm_80
+    elsewhere. H200, bench/W4A16Results.md (session 20): at M = 64 the
+    sm_90a kernel takes 64 x 4096 x 4096 from 16.4 to 9.7 us and 64 x 8192
+    x 28672 from 124 to 76; at M <= 16 it wins up to K = 8192 (1 x 28672 x
+    4096: 29.2 -> 24.7 us) and loses at K = 14336 and 28672 (18.0 against
+    21.0 us, 48.3 against 51.2)."""
+    if device_arch == "sm_90a" and (m > 16 or k <= 8192):
+        return "sm_90a"
+    return "sm_80"
+
+
 def w4a16_tile_sm90(m, n, k, group, sms=132):
     """(BM, BN, BK, stages, split_k) of the sm_90a W4A16 program (RS
     wgmma, swapped: BM weight channels, BN tokens) for an M x N x K
@@ -437,24 +454,26 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
     most 16 splits)."""
     bn = min(256, max(8, -(-m // 8) * 8))
     token_tiles = -(-m // bn)
-    bm = 128 if -(-n // 128) * token_tiles >= sms // 2 or n % 128 else 64
-    if n % 64:
-        bm = 64
+    # H200, bench/W4A16Results.md (session 20): BM 128 where its tiles
+    # are at least a third of the SMs (6144 and more channels), else 64;
+    # K split into one wave where the tiles leave SMs idle (one CTA per
+    # SM then), two CTAs per SM where they fill it unsplit.
+    bm = 128 if -(-n // 128) * token_tiles >= sms // 3 and n % 128 == 0 \
+        else 64
     bk = 64
-    stages, ctas = _sm90_w4_stages(bm, bn)
-    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk),
-                            ctas * sms)
+    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk), sms)
+    stages, _ = _sm90_w4_stages(bm, bn, split)
     return bm, bn, bk, stages, split
 
 
-def _sm90_w4_stages(bm, bn):
+def _sm90_w4_stages(bm, bn, split=1):
     """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
-    where the kernel takes two (codegen's sm90Int4CtasPerSm: BM 64, or BN
-    <= 32) with as many stages as leave both in the SM's shared memory, up
-    to 16; else one CTA with up to 16 stages."""
+    where the kernel takes two (codegen's sm90Int4CtasPerSm: K not split,
+    and BM 64 or BN <= 32) with as many stages as leave both in the SM's
+    shared memory, up to 16; else one CTA with up to 16 stages."""
     stage = bm * 64 // 2 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
     staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
-    if bm == 64 or bn <= 32:
+    if split == 1 and (bm == 64 or bn <= 32):
         stages = (112 * 1024 - staging - 2048) // stage
         if stages >= 4:
             return min(16, stages), 2
@@ -570,9 +589,11 @@ def w4a16_impl(a, w, out=None, tile=None):
         if tile:
             kernel = w4a16_kernel(a_type, w.fmt, w.group, zeros, tile)
         else:
+            arch = w4a16_arch(_device_facts(a.device)[0], m, k)
+            rule = w4a16_tile_sm90 if arch == "sm_90a" else w4a16_tile
             source, cache_key = w4a16_source(
                 a_type, w.fmt, w.group, zeros,
-                w4a16_tile(m, w.n, k, w.group, sms))
+                rule(m, w.n, k, w.group, sms), arch)
             kernel = _tuned_or_written(source, cache_key, m, w.n, k)
         _w4_plans[key] = kernel
     if not a.is_contiguous():

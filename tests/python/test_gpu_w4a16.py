@@ -60,6 +60,31 @@ def test_gemm_matches_dequantized_matmul(dtype, fmt, zeros, group, m):
     check_close(c, a, w32)
 
 
+HOPPER = torch.cuda.get_device_capability() == (9, 0)
+
+
+@pytest.mark.skipif(not HOPPER, reason="the sm_90a kernel needs an sm_90 GPU")
+@pytest.mark.parametrize("tile", [
+    (64, 8, 64, 16, 1), (64, 16, 64, 16, 2), (128, 8, 64, 16, 4),
+    (128, 16, 64, 15, 1), (64, 64, 64, 9, 2), (128, 64, 64, 15, 2),
+    (128, 8, 64, 16, 12)])
+@pytest.mark.parametrize("m", [5, 64])
+def test_sm90_tiles_launch_after_launch(tile, m):
+    """The sm_90a W4A16 kernel (RS wgmma; two CTAs per SM where K is not
+    split, split-K in a cluster and, at 12 splits, in the workspace) at
+    several tiles, 10 launches each into poisoned outputs: a race that
+    shows now and then fails one of them."""
+    n, k = 1040, 2112  # N not a multiple of BM, K of BK 64 but not of 128
+    p, w32 = weights(n, k, 64, "u4", True, torch.bfloat16, 7)
+    a = activations(m, k, torch.bfloat16, 8)
+    kernel = _gemm.w4a16_kernel("bf16", "u4", 64, True, tile, "sm_90a")
+    for _ in range(10):
+        c = torch.full((m, n), math.nan, dtype=torch.bfloat16, device="cuda")
+        kernel(a, p.weight, c, sb=p.scales, zb=p.zeros)
+        torch.cuda.synchronize()
+        check_close(c, a, w32)
+
+
 def test_k_not_a_multiple_of_128_and_out():
     p, w32 = weights(64, 320, 64, "u4", True, torch.bfloat16, 1)
     a = activations(5, 320, torch.bfloat16, 2)

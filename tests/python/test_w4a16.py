@@ -52,6 +52,43 @@ def test_every_rule_tile_compiles(a_type, fmt, group, zeros, m):
         assert "sb" in [p[0] for p in k_.params]
 
 
+@pytest.mark.parametrize("a_type, fmt, group, zeros", [
+    ("bf16", "u4", 128, True), ("f16", "i4", 32, False)])
+@pytest.mark.parametrize("m", [1, 16, 64, 200])
+def test_every_sm90_rule_tile_compiles(a_type, fmt, group, zeros, m):
+    for n, k in ((4096, 4096), (28672, 4096), (6144, 4096), (64, 192)):
+        tile = _gemm.w4a16_tile_sm90(m, n, k, group, 132)
+        source, key = _gemm.w4a16_source(a_type, fmt, group, zeros, tile,
+                                         "sm_90a")
+        assert "  arch     sm_90a\n" in source
+        assert "  schedule swap_ab" in source
+        assert key[-1] == "sm_90a"
+        k_ = tilec.compile(source)
+        assert k_.arch == "sm_90a"
+        assert k_.operands["weight_group"] == group
+        assert "tmapSB" in [p[0] for p in k_.params]
+
+
+def test_sm90_tile_rule_and_arch():
+    # BN the tokens rounded up to 8; BM 128 where its tiles are a third of
+    # the SMs (6144 / 128 = 48 >= 44), K split into one wave: 96 CTAs.
+    assert _gemm.w4a16_tile_sm90(1, 6144, 4096, 128, 132)[:2] == (128, 8)
+    assert _gemm.w4a16_tile_sm90(1, 6144, 4096, 128, 132)[4] == 2
+    # N = 4096: 32 tiles of 128 are fewer: BM 64, 64 tiles, split 2.
+    assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[:2] == (64, 16)
+    assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[4] == 2
+    # 224 tiles fill the SMs: no split, two CTAs per SM (16 stages fit).
+    assert _gemm.w4a16_tile_sm90(1, 28672, 4096, 128, 132) == \
+        (128, 8, 64, 16, 1)
+    assert _gemm.w4a16_arch("sm_90a", 64, 28672) == "sm_90a"
+    assert _gemm.w4a16_arch("sm_90a", 16, 4096) == "sm_90a"
+    assert _gemm.w4a16_arch("sm_90a", 16, 14336) == "sm_80"
+    assert _gemm.w4a16_arch("sm_80", 64, 4096) == "sm_80"
+    with pytest.raises(ValueError, match="arch"):
+        _gemm.w4a16_source("bf16", "u4", 128, True, (64, 8, 64, 4),
+                           "sm_100a")
+
+
 def test_tile_rule():
     # 64 tiles of 16 x 64 on 132 SMs: K split in 4 (an even split of the 32
     # k-tiles, 256 CTAs: one wave of at most 3 per SM).
