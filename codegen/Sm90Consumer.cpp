@@ -302,13 +302,23 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
       std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
     }
     ptx::wgmmaCommitGroup(b);
-    ptx::wgmmaWaitGroup(b, 1, {});
+    // RS wgmmas read their A registers asynchronously, and the next
+    // iteration's dequantization writes the same PTX registers (one loop
+    // body): writing them before the group completes is undefined. The
+    // two-CTA BM 128 kernel (80 registers) summed one warp's 16 channels
+    // wrong now and then on the H200 with wait_group 1 here; so a 4-bit
+    // weight's slot waits for its own group and is freed at once.
+    if (int4Tiles)
+      cur = ptx::wgmmaWaitGroup(b, 0, cur);
+    else
+      ptx::wgmmaWaitGroup(b, 1, {});
   }
   lines->at(KernelPart::Kernel);
   // Free a slot whose wgmmas have completed, one arrival per consumer
-  // warp: with block scales this one (the promotion waited for all of
-  // them; halves: freed above), else the previous one (at most one group
-  // is pending).
+  // warp: with block scales or a 4-bit weight this one (the promotion or
+  // the wait took all of them; halves: freed above), else the previous
+  // one (at most one group is pending).
+  bool waitedAll = scaled || int4Tiles.has_value();
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
   if (releaseAfterWait) {
     // Freed before the second half's promotion (above).
@@ -320,14 +330,14 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   } else {
     llvm::BasicBlock *release = block("release");
     llvm::BasicBlock *next = block("consume.next");
-    b.CreateCondBr(scaled ? lead
-                          : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
+    b.CreateCondBr(waitedAll ? lead
+                             : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
                    release, next);
     b.SetInsertPoint(release);
     llvm::Value *freed =
-        scaled ? slot
-               : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
-                              i32(config.stages));
+        waitedAll ? slot
+                  : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
+                                 i32(config.stages));
     releaseSlot(emptyBar(freed));
     b.CreateBr(next);
     b.SetInsertPoint(next);
@@ -345,7 +355,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   lines->at(KernelPart::Mma);
   fin = ptx::wgmmaWaitGroup(b, 0, fin);
   lines->at(KernelPart::Kernel);
-  if (config.persistent && !scaled) {
+  if (config.persistent && !waitedAll) {
     // The next tile reuses the ring: free this tile's last slot too
     // (block-scaled tiles freed every slot in the loop).
     llvm::BasicBlock *release = block("release.last");

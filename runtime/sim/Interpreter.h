@@ -112,6 +112,9 @@ struct PendingWgmma {
   bool hasARegs = false;
   WarpRegs aRegs{};
   std::vector<std::uint32_t> accSlots;
+  /// The registers of an A from registers: like the accumulators, no
+  /// instruction but a wgmma may touch them until the wgmma retires.
+  std::vector<std::uint32_t> aSlots;
   std::uint32_t group = 0;
   std::uint32_t pc = 0;
   bool early = false, ran = false;
@@ -153,7 +156,8 @@ struct WarpState {
   // wgmma
   std::uint32_t wgmmaCommitted = 0;
   std::vector<PendingWgmma> wgmmaPending;
-  std::vector<std::uint8_t> inflight; ///< Per slot: an unretired wgmma acc.
+  /// Per slot: the accumulators and A registers of unretired wgmmas.
+  std::vector<std::uint8_t> inflight;
   /// Slots in flight (wgmma accumulators).
   unsigned inflightCount = 0;
   unsigned maxnreg = 0;

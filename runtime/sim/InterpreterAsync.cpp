@@ -504,6 +504,13 @@ bool ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
       for (unsigned r = 0; r < ops[1].elemCount && r < 4; ++r)
         p.aRegs[l][r] = static_cast<std::uint32_t>(
             get(w, ins.elems[ops[1].elemBegin + r], l));
+    // The hardware reads A asynchronously: a write before the wgmma
+    // retires is a race the copy above would hide.
+    for (unsigned r = 0; r < ops[1].elemCount && r < 4; ++r) {
+      const Operand &e = ins.elems[ops[1].elemBegin + r];
+      if (e.kind == OperandKind::Reg)
+        p.aSlots.push_back(e.reg);
+    }
   } else {
     p.descA = get(w, ops[1], 0);
   }
@@ -528,9 +535,11 @@ bool ClusterRun::execWgmma(CtaState &cta, WarpState &w, const Instr &ins,
     if (e.kind != OperandKind::Reg)
       throw SimFault("wgmma accumulator that is not a register");
     p.accSlots.push_back(e.reg);
-    if (!w.inflight[e.reg]++)
-      ++w.inflightCount;
   }
+  for (const std::vector<std::uint32_t> *slots : {&p.accSlots, &p.aSlots})
+    for (std::uint32_t slot : *slots)
+      if (!w.inflight[slot]++)
+        ++w.inflightCount;
   p.group = ~0u;
   p.pc = curPc;
   // With a seed, half the wgmmas may run before their wait_group: the other
@@ -565,9 +574,10 @@ void ClusterRun::retireWgmma(CtaState &cta, WarpState &w, std::uint32_t keep) {
       break;
     if (!p.ran)
       runWgmma(cta, w, p);
-    for (std::uint32_t slot : p.accSlots)
-      if (!--w.inflight[slot])
-        --w.inflightCount;
+    for (const std::vector<std::uint32_t> *slots : {&p.accSlots, &p.aSlots})
+      for (std::uint32_t slot : *slots)
+        if (!--w.inflight[slot])
+          --w.inflightCount;
     ++done;
   }
   w.wgmmaPending.erase(w.wgmmaPending.begin(),

@@ -196,8 +196,8 @@ void ClusterRun::checkInflight(const WarpState &w, const Instr &ins) const {
       return;
     if (w.inflight[r])
       throw SimFault(fmt::format(
-          "register {} is the accumulator of a wgmma.mma_async that no "
-          "wgmma.wait_group has retired yet",
+          "register {} is the accumulator or an A register of a "
+          "wgmma.mma_async that no wgmma.wait_group has retired yet",
           fn.slotNames[r]));
   };
   for (const Operand &o : ins.ops)
