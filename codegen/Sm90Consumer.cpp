@@ -306,8 +306,13 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     // iteration's dequantization writes the same PTX registers (one loop
     // body): writing them before the group completes is undefined. The
     // two-CTA BM 128 kernel (80 registers) summed one warp's 16 channels
-    // wrong now and then on the H200 with wait_group 1 here; so a 4-bit
-    // weight's slot waits for its own group and is freed at once.
+    // wrong now and then on the H200 with wait_group 1 here (ptxas did not
+    // serialize it), so a 4-bit weight's slot waits for its own group and
+    // is freed at once. Dequantizing the next slot into other registers
+    // while this group runs (two slots an iteration) made ptxas serialize
+    // every wgmma (C7513: "non wgmma instructions defining input registers
+    // of a wgmma between start and end of the pipeline stage"), 1.4-1.8x
+    // slower on the H200.
     if (int4Tiles)
       cur = ptx::wgmmaWaitGroup(b, 0, cur);
     else

@@ -357,9 +357,9 @@ unsigned sm90LaunchRegisterCap(const Sm90GemmConfig &config);
 /// (splitKCluster) for \p config's tile: 2 to 8 splits (the portable
 /// cluster size), clusterM 1, not persistent, one CTA per SM, and a ring
 /// of at least one f32 tile (BM * BN * 4 bytes) to hold a CTA's partial.
-/// (At two CTAs per SM the W4A16 kernels' cluster sums came out wrong on
-/// a few 16-channel rows in 1 to 3 of 10 launches on the H200, session
-/// 20, where the simulator finds no race; they reduce in the workspace.)
+/// (Two-CTA W4A16 kernels summed a few 16-channel rows wrong on the H200,
+/// session 20, from a race in their K loop since fixed; until the fixed
+/// kernel has run there, two CTAs per SM reduce in the workspace.)
 /// Example: BM 64, BN 64, 13 stages (212992 ring bytes) with 4 splits: true;
 /// with 9 splits: false.
 bool sm90SplitKClusterFits(const Sm90GemmConfig &config, unsigned splits);

@@ -73,10 +73,13 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
 /// else 1. Its loop is latency-bound at one CTA (H200, 16 x 8192 x 28672:
 /// 0.57 instructions issued per scheduler cycle with 3 warps each), so a
 /// second CTA's warps fill the issue slots (1 x 28672 x 4096: 30.6 -> 24.7
-/// us). Split-K kernels stay at one: at two, 1 to 3 of 20 launches of
-/// some split tiles summed a few outputs wrong on the H200 (both the
-/// cluster and the workspace reduction; the simulator finds no race), and
-/// what is wrong there is not understood yet.
+/// us). Split-K kernels stay at one for now: at two, 1 to 3 of 20 launches
+/// of some split tiles summed a warp's outputs wrong on the H200. The cause
+/// was the K loop writing the A registers of a pending RS wgmma (fixed in
+/// Sm90Consumer.cpp, and reported by the simulator since); split kernels
+/// at two CTAs ran 30 launches each without a wrong output with the
+/// wgmmas serialized, but the fixed loop at two CTAs with split-K has not
+/// run on a GPU yet, so the split tiles keep one CTA until it has.
 unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config);
 
 /// What the 4-bit weight asks of \p config: swapAB, A (the activations)
