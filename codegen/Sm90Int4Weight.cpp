@@ -63,6 +63,10 @@ unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config) {
     return 1;
   Sm90GemmConfig two = config;
   two.ctasPerSm = 2;
+  // The accumulators and the dequantization's ~48 registers under the
+  // launch cap (BM 64: 128, so BN <= 160; ptxas wanted 134 at BN 200).
+  if (config.bn / 2 + 48 > sm90LaunchRegisterCap(two))
+    return 1;
   unsigned perSm = archInfo(ArchKind::SM90a).sharedBytesPerSm;
   return 2 * (sm90SmemMap(two).totalBytes() + 1024) <= perSm ? 2 : 1;
 }

@@ -69,7 +69,8 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
 
 /// CTAs per SM of \p config's 4-bit weight kernel: 2 where two fit the SM
 /// (shared memory, and registers for the accumulators beside the
-/// dequantization: BM 64, or BM 128 with BN <= 32) and K is not split,
+/// dequantization: BM 64 with BN <= 160, or BM 128 with BN <= 32) and K
+/// is not split,
 /// else 1. Its loop is latency-bound at one CTA (H200, 16 x 8192 x 28672:
 /// 0.57 instructions issued per scheduler cycle with 3 warps each), so a
 /// second CTA's warps fill the issue slots (1 x 28672 x 4096: 30.6 -> 24.7

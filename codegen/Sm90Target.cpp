@@ -179,21 +179,26 @@ public:
       choice.swapAB = true;
       why = "a 4-bit weight is the wgmma A operand (dequantized into the "
             "registers of RS wgmmas): A and B swapped, BM = " +
-            std::to_string(spec.bm) + " tiles the weight's N and BN = " +
-            std::to_string(spec.bn) + " the tokens M";
+            std::to_string(spec.bm) +
+            " tiles the weight's N and BN = " + std::to_string(spec.bn) +
+            " the tokens M";
       if (!(m && n && k)) {
         why += "; K not split (M, N and K are not all fixed)";
         return choice;
       }
       auto [tiles, kTiles, s] = decodeSplitOf(spec, true, 132);
       choice.splitK = s;
-      why += s > 1 ? "; " + std::to_string(tiles) + " output tiles for 132 "
-                         "SMs and " + std::to_string(kTiles) +
-                         " k-tiles: K split over " + std::to_string(s) +
-                         " CTAs per tile, " + splitReduction(spec, s)
-                   : "; K not split (" + std::to_string(tiles) +
-                         " output tiles, " + std::to_string(kTiles) +
-                         " k-tiles)";
+      GemmSpec split = spec; // the kernel it describes: K split s ways
+      split.splitK = s;
+      why += s > 1
+                 ? "; " + std::to_string(tiles) +
+                       " output tiles for 132 "
+                       "SMs and " +
+                       std::to_string(kTiles) + " k-tiles: K split over " +
+                       std::to_string(s) + " CTAs per tile, " +
+                       splitReduction(split, s)
+                 : "; K not split (" + std::to_string(tiles) +
+                       " output tiles, " + std::to_string(kTiles) + " k-tiles)";
       return choice;
     }
     if (spec.bm == 256) {

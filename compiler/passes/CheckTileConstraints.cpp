@@ -104,10 +104,10 @@ void Checker::checkSwizzle(char operand, const AtomCheck &check) {
     return;
   }
   // A CTA pair stages half of the tile's rows in each CTA.
-  std::string mnName = std::string(operand == 'a' ? "BM" : "BN") +
+  std::string mnName = std::string(view.mnTileName(operand)) +
                        (view.ctaGroup == 2 ? " / 2" : "");
   if (!check.mnOk)
-    diags.error(tileLoc(kernel, operand == 'a' ? "bm" : "bn"),
+    diags.error(tileLoc(kernel, view.mnTileKey(operand)),
                 mnName + " = " + std::to_string(view.mnExtent(operand)) +
                     " is not a multiple of " + std::to_string(check.mnElems) +
                     ", the " + (operand == 'a' ? "M" : "N") +
@@ -152,7 +152,7 @@ void Checker::checkShape(char operand) {
     return;
   }
   if (derived)
-    loc = tileLoc(kernel, operand == 'a' ? "bm" : "bn");
+    loc = tileLoc(kernel, view.mnTileKey(operand));
   if (!value) {
     LayoutExprDiag diag = toLayoutExprDiag(value.takeError());
     diags.error(loc, "smem " + op + ": " + diag.message + " (column " +
@@ -164,9 +164,7 @@ void Checker::checkShape(char operand) {
     layout = &value->getLayout();
   else if (value->isComposed())
     layout = &value->getComposed().layout;
-  std::string mnName = operand == 'a'     ? "BM"
-                       : view.weightQuant ? view.weightRowsName()
-                                          : "BN";
+  std::string mnName = view.mnTileName(operand);
   std::string want = mnName +
                      " x BK = " + std::to_string(view.mnExtent(operand)) +
                      " x " + std::to_string(view.bk);

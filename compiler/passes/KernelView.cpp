@@ -151,16 +151,20 @@ std::optional<KernelView> KernelView::getOrReport(tir::Op &kernel,
 }
 
 int64_t KernelView::weightRows() const {
-  return gemmTarget(arch).weightIsMmaA() ? bm : bn;
+  return mnTileKey('b')[1] == 'm' ? bm : bn;
 }
 
 int64_t KernelView::mnExtent(char operand) const {
-  bool swapped = weightQuant && gemmTarget(arch).weightIsMmaA();
-  return ((operand == 'a') != swapped ? bm : bn) / ctaGroup;
+  return (mnTileKey(operand)[1] == 'm' ? bm : bn) / ctaGroup;
 }
 
-const char *KernelView::weightRowsName() const {
-  return gemmTarget(arch).weightIsMmaA() ? "BM" : "BN";
+const char *KernelView::mnTileKey(char operand) const {
+  bool swapped = weightQuant && gemmTarget(arch).weightIsMmaA();
+  return (operand == 'a') != swapped ? "bm" : "bn";
+}
+
+const char *KernelView::mnTileName(char operand) const {
+  return mnTileKey(operand)[1] == 'm' ? "BM" : "BN";
 }
 
 GemmSpec KernelView::spec() const {

@@ -49,8 +49,6 @@ struct KernelView {
   /// makes the weight the MMA's A (GemmTarget::weightIsMmaA, swapped),
   /// else BN.
   int64_t weightRows() const;
-  /// The tile extent's name: "BM" or "BN".
-  const char *weightRowsName() const;
 
   /// The view of \p kernel, or std::nullopt if it does not verify.
   static std::optional<KernelView> get(tir::Op &kernel);
@@ -73,6 +71,10 @@ struct KernelView {
   /// memory: the tile's, divided by ctaGroup (with a 4-bit weight that is
   /// the MMA's A, always swapped: BN tokens of a, BM rows of b).
   int64_t mnExtent(char operand) const;
+  /// The tile item of that extent: "bm" or "bn" (swapped like mnExtent).
+  const char *mnTileKey(char operand) const;
+  /// Its name in messages: "BM" or "BN".
+  const char *mnTileName(char operand) const;
 
   /// What the kernel has decided so far as a GemmSpec, the form the target
   /// table (codegen/GemmTarget.h) reads: name, arch, types, majorness, fixed

@@ -163,7 +163,7 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
   const char *rowsKey = mmaA ? "bm" : "bn";
   if (view.weightRows() % PackedInt4BlockN != 0)
     diags.error(tile ? attrLoc(*tile, rowsKey) : kernel.loc,
-                llvm::Twine(view.weightRowsName()) + " = " +
+                llvm::Twine(view.mnTileName('b')) + " = " +
                     llvm::Twine(view.weightRows()) +
                     " is not a multiple of 16, the packed weight's block of "
                     "output channels");

@@ -447,11 +447,10 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
     """(BM, BN, BK, stages, split_k) of the sm_90a W4A16 program (RS
     wgmma, swapped: BM weight channels, BN tokens) for an M x N x K
     problem on `sms` SMs: BN the tokens rounded up to 8 (at most 256), BM
-    128 (two consumer warpgroups) unless that leaves fewer than half the
-    SMs a tile where BM 64 would not, BK 64, as many stages (up to 16) as
-    leave room for the epilogue, and K split evenly into at most one wave
-    where the tiles leave SMs idle (each split at least 4 k-tiles, at
-    most 16 splits)."""
+    128 (two consumer warpgroups) where its tiles are at least a third of
+    the SMs and N a multiple of 128, else 64, BK 64, K split evenly into
+    at most one wave where the tiles leave SMs idle (each split at least 4
+    k-tiles, at most 16 splits), and the stages of _sm90_w4_stages."""
     bn = min(256, max(8, -(-m // 8) * 8))
     token_tiles = -(-m // bn)
     # H200, bench/W4A16Results.md (session 20): BM 128 where its tiles
@@ -469,11 +468,12 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
 def _sm90_w4_stages(bm, bn, split=1):
     """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
     where the kernel takes two (codegen's sm90Int4CtasPerSm: K not split,
-    and BM 64 or BN <= 32) with as many stages as leave both in the SM's
-    shared memory, up to 16; else one CTA with up to 16 stages."""
+    and BM 64 with BN <= 160 or BN <= 32) with as many stages as leave
+    both in the SM's shared memory, up to 16; else one CTA with up to 16
+    stages."""
     stage = bm * 64 // 2 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
     staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
-    if split == 1 and (bm == 64 or bn <= 32):
+    if split == 1 and ((bm == 64 and bn <= 160) or bn <= 32):
         stages = (112 * 1024 - staging - 2048) // stage
         if stages >= 4:
             return min(16, stages), 2
@@ -575,8 +575,9 @@ _w4_plans = {}
 
 def w4a16_impl(a, w, out=None, tile=None):
     """tilec.gemm(a, w) for a PackedWeights w: a @ dequant(w).T, M x N in
-    a's dtype, with the W4A16 program (w4a16_tile's tile unless `tile`
-    (BM, BN, BK, stages) is given)."""
+    a's dtype, with the W4A16 program w4a16_arch picks and its rule's tile;
+    a given `tile` (BM, BN, BK, stages) is the sm_80 program's, on every
+    GPU."""
     torch = _torch()
     zeros = w.zeros is not None
     tile = tuple(tile) if tile else None

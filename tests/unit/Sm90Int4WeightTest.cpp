@@ -6,10 +6,10 @@
 // ptxas (no wgmma serialization, no spill).
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Sm90Int4Weight.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Ptxas.h"
 #include "codegen/Sm90Gemm.h"
-#include "codegen/Sm90Int4Weight.h"
 #include "codegen/Sm90SmemMap.h"
 
 #include <gtest/gtest.h>
@@ -93,6 +93,15 @@ TEST(Sm90Int4Weight, TwoCtasWhereTheyFit) {
   config = int4Config(64, 64, 128, true);
   config.stages = 16;
   EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  // BM 64 with BN 208 in 3 slots fits twice in shared memory, but 104
+  // accumulators and the dequantization do not fit 128 registers.
+  config = int4Config(64, 208, 128, true);
+  config.stages = 3;
+  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  // A split kernel keeps one CTA per SM.
+  config = int4Config(64, 16, 128, true);
+  config.splitK = true;
+  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
 }
 
 TEST(Sm90Int4Weight, GeneratorRefusesWhatTheKernelCannotDo) {
@@ -118,9 +127,13 @@ TEST(Sm90Int4Weight, GeneratorRefusesWhatTheKernelCannotDo) {
 TEST(Sm90Int4Weight, KernelAssemblesWithoutSerializationOrSpills) {
   if (!findPtxas())
     GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
-  for (auto [bm, bn] : {std::pair{64u, 8u}, {128u, 16u}, {64u, 64u},
-                        {128u, 64u}}) {
+  for (auto [bm, bn, stages] : {std::tuple{64u, 8u, 8u},
+                                {128u, 16u, 8u},
+                                {64u, 64u, 8u},
+                                {128u, 64u, 8u},
+                                {64u, 208u, 3u}}) {
     Sm90GemmConfig config = int4Config(bm, bn, 128, true);
+    config.stages = stages;
     config.ctasPerSm = sm90Int4CtasPerSm(config);
     auto kernel = emitSm90Gemm(config);
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
