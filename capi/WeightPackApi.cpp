@@ -30,11 +30,11 @@ tilec_status invalid(llvm::Error e) {
 }
 
 /// The format, or nothing after recording the error.
-std::optional<Int4FormatKind> formatOf(int format) {
+std::optional<WeightFormatKind> formatOf(int format) {
   if (format == TILEC_INT4_I4)
-    return Int4FormatKind::I4;
+    return WeightFormatKind::I4;
   if (format == TILEC_INT4_U4)
-    return Int4FormatKind::U4;
+    return WeightFormatKind::U4;
   invalid("format " + std::to_string(format) +
           " is not TILEC_INT4_I4 (0) or TILEC_INT4_U4 (1)");
   return std::nullopt;
@@ -49,13 +49,13 @@ llvm::Error checkExtents(int64_t n, int64_t k, int64_t group) {
                                    ", K = " + std::to_string(k) +
                                    ": each must be below "
                                    "2^31");
-  return checkInt4Weight(n, k, group);
+  return checkWeightShape(WeightFormatKind::I4, n, k, group);
 }
 
 /// The scale type named \p name, or nothing after recording the error.
 std::optional<DTypeKind> scaleTypeOf(const char *name) {
   std::optional<DTypeKind> t = parseDType(name ? name : "");
-  if (!t || checkInt4ScaleType(*t).operator bool()) {
+  if (!t || checkWeightScaleType(*t).operator bool()) {
     invalid(std::string("scale_dtype '") + (name ? name : "(null)") +
             "' is not one of bf16, f16, f32");
     return std::nullopt;
@@ -68,7 +68,7 @@ std::optional<DTypeKind> scaleTypeOf(const char *name) {
 template <typename Body>
 tilec_status convert(int format, const void *in, const void *out, int64_t n,
                      int64_t k, Body body) {
-  std::optional<Int4FormatKind> f = formatOf(format);
+  std::optional<WeightFormatKind> f = formatOf(format);
   if (!f)
     return TILEC_ERROR_INVALID_ARGUMENT;
   if (!in || !out)
@@ -98,17 +98,17 @@ tilec_status tilec_quantize_int4_weights(const float *weights, int64_t n,
                                          int8_t *values, void *scales,
                                          uint8_t *zeros) {
   return capi::guard([&] {
-    std::optional<Int4FormatKind> f = formatOf(format);
+    std::optional<WeightFormatKind> f = formatOf(format);
     std::optional<DTypeKind> st = f ? scaleTypeOf(scale_dtype) : std::nullopt;
     if (!st)
       return TILEC_ERROR_INVALID_ARGUMENT;
     if (!weights || !values || !scales ||
-        (*f == Int4FormatKind::U4) != (zeros != nullptr))
+        (*f == WeightFormatKind::U4) != (zeros != nullptr))
       return invalid("weights, values and scales must not be null; zeros "
                      "must be given for u4 and null for i4");
     if (llvm::Error e = checkExtents(n, k, group))
       return invalid(std::move(e));
-    llvm::Expected<QuantizedInt4> q = quantizeInt4(
+    llvm::Expected<QuantizedWeights> q = quantizeWeights(
         llvm::ArrayRef<float>(weights, n * k), n, k, group, *f, *st);
     if (!q)
       return invalid(q.takeError());
@@ -128,8 +128,8 @@ tilec_status tilec_quantize_int4_weights(const float *weights, int64_t n,
 tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n, int64_t k,
                                      int format, int32_t *packed) {
   return capi::guard([&] {
-    return convert(format, values, packed, n, k, [&](Int4FormatKind f) {
-      return packInt4Values(
+    return convert(format, values, packed, n, k, [&](WeightFormatKind f) {
+      return packWeightValues(
           llvm::ArrayRef<int8_t>(values, n * k), n, k, f,
           llvm::MutableArrayRef<uint32_t>(reinterpret_cast<uint32_t *>(packed),
                                           n * k / 8));
@@ -140,8 +140,8 @@ tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n, int64_t k,
 tilec_status tilec_unpack_int4_weights(const int32_t *packed, int64_t n,
                                        int64_t k, int format, int8_t *values) {
   return capi::guard([&] {
-    return convert(format, packed, values, n, k, [&](Int4FormatKind f) {
-      return unpackInt4Values(
+    return convert(format, packed, values, n, k, [&](WeightFormatKind f) {
+      return unpackWeightValues(
           llvm::ArrayRef<uint32_t>(reinterpret_cast<const uint32_t *>(packed),
                                    n * k / 8),
           n, k, f, llvm::MutableArrayRef<int8_t>(values, n * k));
@@ -155,13 +155,13 @@ tilec_status tilec_dequantize_int4_weights(const int8_t *values, int64_t n,
                                            const char *scale_dtype,
                                            const uint8_t *zeros, float *out) {
   return capi::guard([&] {
-    std::optional<Int4FormatKind> f = formatOf(format);
+    std::optional<WeightFormatKind> f = formatOf(format);
     std::optional<DTypeKind> st = f ? scaleTypeOf(scale_dtype) : std::nullopt;
     if (!st)
       return TILEC_ERROR_INVALID_ARGUMENT;
     if (!values || !scales || !out)
       return invalid("values, scales and out must not be null");
-    if (*f == Int4FormatKind::I4 && zeros)
+    if (*f == WeightFormatKind::I4 && zeros)
       return invalid("i4 weights have no zero points (z = 8 is implied); "
                      "pass zeros = NULL");
     if (llvm::Error e = checkExtents(n, k, group))
@@ -175,9 +175,9 @@ tilec_status tilec_dequantize_int4_weights(const int8_t *values, int64_t n,
     llvm::ArrayRef<uint8_t> z;
     if (zeros)
       z = llvm::ArrayRef<uint8_t>(zeros, groups);
-    if (llvm::Error e =
-            dequantizeInt4(llvm::ArrayRef<int8_t>(values, n * k), s, z, n, k,
-                           group, *f, llvm::MutableArrayRef<float>(out, n * k)))
+    if (llvm::Error e = dequantizeWeights(
+            llvm::ArrayRef<int8_t>(values, n * k), s, z, n, k, group, *f,
+            llvm::MutableArrayRef<float>(out, n * k)))
       return invalid(std::move(e));
     return capi::ok();
   });

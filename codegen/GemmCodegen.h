@@ -115,7 +115,7 @@ struct TensorMapPlan {
   bool batched = false;
   /// B is a packed 4-bit weight (ir/WeightPack.h): the map is N / 16 block
   /// rows of K u64 elements (one u64 holds one k of 16 channels), ldb = K.
-  bool packedInt4 = false;
+  bool packedWeight = false;
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's
   /// M x K for A, N x K for B, M x N for C).

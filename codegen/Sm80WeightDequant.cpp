@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80WeightDequant.h"
 
-#include "codegen/Int4Dequant.h"
+#include "codegen/WeightDequant.h"
 #include "codegen/Sm80Gemm.h"
 #include "ir/WeightPack.h"
 
@@ -77,13 +77,13 @@ llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
   const WeightQuantSpec &quant = *spec.weightQuant;
   Sm80WeightPlan plan;
   plan.quant = quant;
-  plan.packed = packedInt4Layout(spec.bn, spec.bk);
+  plan.packed = packedWeightLayout(4, spec.bn, spec.bk);
   plan.codeBytes = spec.bn * spec.bk / 2;
   plan.scaleRows = std::max(1u, spec.bk / quant.group);
   plan.scaleBytes = roundUp128(plan.scaleRows * spec.bn * 2);
   plan.zeroBytes = quant.zeros ? roundUp128(plan.scaleRows * spec.bn) : 0;
 
-  if (llvm::Error err = checkInt4FragmentReads(plan.packed, spec.bn, spec.bk))
+  if (llvm::Error err = checkWeightFragmentReads(plan.packed, spec.bn, spec.bk))
     return err;
   return plan;
 }
@@ -94,7 +94,7 @@ Sm80WeightLoads setUpSm80WeightLoads(Sm80Kernel &kernel) {
   Sm80WeightLoads loads;
   loads.plan = &*plan.weight;
   // The warp's first n16 block row, then the lane's 16 bytes.
-  unsigned blockRowBytes = plan.spec.bk / PackedInt4BlockK * 512;
+  unsigned blockRowBytes = plan.spec.bk / packedWeightBlockK(4) * 512;
   llvm::Value *warpRow =
       b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent / 16));
   loads.fragmentBase =
@@ -156,7 +156,7 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   const Sm80WeightPlan &w = *loads.plan;
   const GemmSpec &spec = kernel.plan.spec;
   unsigned pairs = kernel.plan.b.warpExtent / 16;
-  unsigned kBlocks = spec.bk / PackedInt4BlockK;
+  unsigned kBlocks = spec.bk / packedWeightBlockK(4);
   kernel.at(KernelPart::SmemB);
   // Each address as (runtime part) + (constant part), the form
   // InstCombine leaves alone (an add of the constant inside the runtime

@@ -4,7 +4,7 @@
 // (GemmSpec::weightQuant). Per pipeline stage the CTA copies, with cp.async,
 //   - its bn x bk packed codes: (bn / 16) x (bk / 64) blocks of 512 bytes,
 //     stored as in global memory (ir/WeightPack.h), which is the layout
-//     packedInt4Layout(bn, bk) of the stage;
+//     packedWeightLayout(4, bn, bk) of the stage;
 //   - the stage's scaleRows = max(1, bk / group) rows of bn scales (SB),
 //     and as many rows of bn u8 zero points (ZB) when the weight has them.
 // Each warp then loads, per k64 block and pair of n8 tiles, its lane's 16
@@ -36,7 +36,7 @@ struct Sm80Kernel;
 /// The 4-bit weight's stage geometry, decided with the rest of the plan.
 struct Sm80WeightPlan {
   WeightQuantSpec quant;
-  Layout packed;           ///< packedInt4Layout(bn, bk): (n, k) -> nibble.
+  Layout packed;           ///< packedWeightLayout(4, bn, bk): (n, k) -> nibble.
   unsigned codeBytes = 0;  ///< bn * bk / 2 per stage.
   unsigned scaleRows = 0;  ///< Group rows per stage: max(1, bk / group).
   unsigned scaleBytes = 0; ///< scaleRows * bn * 2, rounded up to 128.

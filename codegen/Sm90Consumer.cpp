@@ -131,21 +131,21 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWgmmas(
   return acc;
 }
 
-llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueInt4Wgmmas(
+llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWeightWgmmas(
     const ptx::WgmmaShape &shape, llvm::SmallVector<llvm::Value *> acc,
     llvm::Value *slot, llvm::Value *lane, llvm::Value *bRows) {
-  Sm90Int4Stage stage = sm90Int4Stage(config);
+  Sm90WeightStage stage = sm90WeightStage(config);
   llvm::Value *codes =
-      b.CreateAdd(aBase, b.CreateMul(slot, i32(int4Tiles->codes.bytes)));
+      b.CreateAdd(aBase, b.CreateMul(slot, i32(weightTiles->codes.bytes)));
   llvm::Value *scales =
-      b.CreateAdd(int4Ring, b.CreateMul(slot, i32(stage.sideBytes())));
+      b.CreateAdd(weightRing, b.CreateMul(slot, i32(stage.sideBytes())));
   llvm::Value *zeros =
       tmapZB ? b.CreateAdd(scales, i32(stage.scaleBytes)) : nullptr;
   // Warp w of consumer warpgroup c (warps 4 + 4 c + w of the CTA) owns
   // block row 4 c + w.
   llvm::Value *blockRow = b.CreateSub(b.CreateLShr(tid, i32(5)), i32(4));
   std::vector<std::array<llvm::Value *, 4>> fragments =
-      loadSm90Int4Fragments(b, config, codes, scales, zeros, blockRow, lane);
+      loadSm90WeightFragments(b, config, codes, scales, zeros, blockRow, lane);
   ptx::wgmmaFence(b);
   for (unsigned kk = 0; kk < fragments.size(); ++kk)
     acc = ptx::wgmmaRs(
@@ -295,9 +295,9 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     }
   } else {
     // Every row block's wgmmas in one group.
-    if (int4Tiles)
-      cur = issueInt4Wgmmas(shape, cur, slot, lane, bSlot);
-    for (unsigned j = 0; j < rowBlocks && !int4Tiles; ++j) {
+    if (weightTiles)
+      cur = issueWeightWgmmas(shape, cur, slot, lane, bSlot);
+    for (unsigned j = 0; j < rowBlocks && !weightTiles; ++j) {
       llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
       std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
     }
@@ -313,7 +313,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     // every wgmma (C7513: "non wgmma instructions defining input registers
     // of a wgmma between start and end of the pipeline stage"), 1.4-1.8x
     // slower on the H200.
-    if (int4Tiles)
+    if (weightTiles)
       cur = ptx::wgmmaWaitGroup(b, 0, cur);
     else
       ptx::wgmmaWaitGroup(b, 1, {});
@@ -323,7 +323,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   // warp: with block scales or a 4-bit weight this one (the promotion or
   // the wait took all of them; halves: freed above), else the previous
   // one (at most one group is pending).
-  bool waitedAll = scaled || int4Tiles.has_value();
+  bool waitedAll = scaled || weightTiles.has_value();
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
   if (releaseAfterWait) {
     // Freed before the second half's promotion (above).

@@ -231,7 +231,7 @@ void Sm90KernelBuilder::emitPrologue() {
     columnValues = b.CreateAdd(aligned, i32(map.columnValues()), "colValues");
   }
   if (map.scaleStageBytes && config.weightQuant)
-    int4Ring = b.CreateAdd(aligned, i32(map.scaleRing()), "int4Ring");
+    weightRing = b.CreateAdd(aligned, i32(map.scaleRing()), "weightRing");
   else if (map.scaleStageBytes)
     scaleRing = b.CreateAdd(aligned, i32(map.scaleRing()), "scaleRing");
   rank = sm90ClusterCtas(config) > 1 || config.splitKCluster
@@ -314,9 +314,9 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
   // 13.8 against 12.2 us: the prefetches queue ahead of the loads.)
   ptx::gridDependencyWait(b);
   unsigned stageBytes = tileA.bytes + tileB.bytes;
-  if (int4Tiles) // The TMA counts whole boxes, zero-filled or not.
+  if (weightTiles) // The TMA counts whole boxes, zero-filled or not.
     stageBytes +=
-        int4Tiles->scales.bytes + (tmapZB ? int4Tiles->zeros.bytes : 0);
+        weightTiles->scales.bytes + (tmapZB ? weightTiles->zeros.bytes : 0);
   forTiles("ptile", exit, [&](llvm::BasicBlock *next) {
     forK("produce", [&](llvm::Value *kt) {
       auto [slot, parity] = ringSlot(b.CreateAdd(itBase, kt));
@@ -329,8 +329,8 @@ void Sm90KernelBuilder::emitProducer(llvm::BasicBlock *exit) {
       llvm::Value *kc = b.CreateMul(b.CreateAdd(kBegin, kt), i32(config.bk));
       // The wgmma A role is the tensor B under swap-AB.
       lines->at(config.swapAB ? KernelPart::SmemB : KernelPart::SmemA);
-      if (int4Tiles)
-        loadInt4Slot(slot, kc, full);
+      if (weightTiles)
+        loadWeightSlot(slot, kc, full);
       else
         loadRoleTile(tileA,
                      b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes))),
@@ -363,21 +363,21 @@ void Sm90KernelBuilder::loadRoleTile(const TmaOperandTile &tile,
       b.CreateAdd(row, part), z, full, b.getInt16((1u << shares) - 1));
 }
 
-void Sm90KernelBuilder::loadInt4Slot(llvm::Value *slot, llvm::Value *kc,
+void Sm90KernelBuilder::loadWeightSlot(llvm::Value *slot, llvm::Value *kc,
                                      llvm::Value *full) {
-  const Sm90Int4Tiles &tiles = *int4Tiles;
+  const Sm90WeightTiles &tiles = *weightTiles;
   // Codes: block rows m0 / 16 .., K u64 from kc (one u64 per k).
   loadTile(tiles.codes,
            b.CreateAdd(aBase, b.CreateMul(slot, i32(tiles.codes.bytes))), tmapA,
            kc, b.CreateLShr(m0, 4), full, nullptr);
   // Scales and zero points: channels m0 .., group rows from kc / G.
   llvm::Value *side = b.CreateAdd(
-      int4Ring, b.CreateMul(slot, i32(sm90Int4Stage(config).sideBytes())));
+      weightRing, b.CreateMul(slot, i32(sm90WeightStage(config).sideBytes())));
   llvm::Value *groupRow = b.CreateUDiv(kc, i32(config.weightQuant->group));
   loadTile(tiles.scales, side, tmapSB, m0, groupRow, full, nullptr);
   if (tmapZB)
     loadTile(tiles.zeros,
-             b.CreateAdd(side, i32(sm90Int4Stage(config).scaleBytes)), tmapZB,
+             b.CreateAdd(side, i32(sm90WeightStage(config).scaleBytes)), tmapZB,
              m0, groupRow, full, nullptr);
 }
 

@@ -10,7 +10,7 @@
 
 #include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
@@ -184,7 +184,7 @@ static llvm::Error verifySm90Tile(const Sm90GemmConfig &config) {
                           : std::to_string(lo) + " or " + std::to_string(hi)) +
                 ")");
   }
-  if (llvm::Error err = config.weightQuant ? verifySm90Int4Weight(config)
+  if (llvm::Error err = config.weightQuant ? verifySm90Weight(config)
                                            : verifySm90Types(config))
     return err;
   unsigned elemBytes = dtypeBytes(config.aType);
@@ -376,12 +376,12 @@ llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config) {
 llvm::Expected<std::pair<TmaOperandTile, TmaOperandTile>>
 sm90RoleTiles(const Sm90GemmConfig &config) {
   if (config.weightQuant) {
-    // The packed codes (Sm90Int4Weight.h) and the activations, K-major.
+    // The packed codes (Sm90WeightDequant.h) and the activations, K-major.
     auto tileB = tmaOperandTile(config.bn, config.bk, config.aType,
                                 MajorKind::K, config.bn);
     if (!tileB)
       return tileB.takeError();
-    return std::make_pair(sm90Int4Tiles(config).codes, *tileB);
+    return std::make_pair(sm90WeightTiles(config).codes, *tileB);
   }
   DTypeKind roleTypeA = config.swapAB ? config.bType : config.aType;
   DTypeKind roleTypeB = config.swapAB ? config.aType : config.bType;

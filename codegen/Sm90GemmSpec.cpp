@@ -8,7 +8,7 @@
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/warpspec/SpecBasics.h"
 
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/LayoutExpr.h"
 #include "ir/WeightPack.h"
@@ -49,7 +49,7 @@ Sm90GemmConfig sm90ConfigOf(const GemmSpec &spec) {
   if (config.weightQuant) {
     Sm90GemmConfig split = config;
     split.splitK = spec.splitK > 1;
-    config.ctasPerSm = sm90Int4CtasPerSm(split);
+    config.ctasPerSm = sm90WeightCtasPerSm(split);
   }
   return config;
 }
@@ -82,9 +82,9 @@ llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec) {
     if (!*layout)
       continue;
     if (spec.weightQuant && name[0] == 'b') {
-      // The packed codes (Sm90Int4Weight.h); BM tiles the weight.
+      // The packed codes (Sm90WeightDequant.h); BM tiles the weight.
       std::string packed = spec.bm % 16 == 0 && spec.bk % 64 == 0
-                               ? packedInt4Layout(spec.bm, spec.bk).str()
+                               ? packedWeightLayout(4, spec.bm, spec.bk).str()
                                : std::string("(BM a multiple of 16, BK of 64)");
       if ((*layout)->str() != packed)
         return fail("smem b = " + (*layout)->str() +
@@ -232,10 +232,10 @@ llvm::Expected<GemmKernelBinary> sm90GemmBinary(Sm90GemmKernel kernel,
     binary.tensorMaps.push_back(map);
   }
   if (config.weightQuant) {
-    // The packed codes as N / 16 rows of K u64 (packedInt4), the group
-    // scales and zero points [ceil(K / G), N] (codegen/Sm90Int4Weight.h).
-    Sm90Int4Tiles tiles = sm90Int4Tiles(config);
-    binary.tensorMaps[0].packedInt4 = true;
+    // The packed codes as N / 16 rows of K u64 (packedWeight), the group
+    // scales and zero points [ceil(K / G), N] (codegen/Sm90WeightDequant.h).
+    Sm90WeightTiles tiles = sm90WeightTiles(config);
+    binary.tensorMaps[0].packedWeight = true;
     for (auto [param, matrix, tile] : {std::tuple{"tmapSB", 'S', &tiles.scales},
                                        {"tmapZB", 'Z', &tiles.zeros}}) {
       if (matrix == 'Z' && !config.weightQuant->zeros)

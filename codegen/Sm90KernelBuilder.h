@@ -21,7 +21,7 @@
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Group.h"
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90SplitReduce.h"
 #include "codegen/warpspec/KernelBuilder.h"
 
@@ -42,10 +42,10 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
   /// The staged block scales' ring (sm90StagesBlockScales), else null.
   llvm::Value *scaleRing = nullptr;
-  /// A 4-bit weight (Sm90Int4Weight.h): its scales' and zero points' maps
+  /// A 4-bit weight (Sm90WeightDequant.h): its scales' and zero points' maps
   /// (tmapZB null without zero points), their ring and the slot's tiles.
-  llvm::Value *tmapSB = nullptr, *tmapZB = nullptr, *int4Ring = nullptr;
-  std::optional<Sm90Int4Tiles> int4Tiles;
+  llvm::Value *tmapSB = nullptr, *tmapZB = nullptr, *weightRing = nullptr;
+  std::optional<Sm90WeightTiles> weightTiles;
   /// A batched kernel: the batch (%ctaid.z); C's batch stride is strideC.
   llvm::Value *batch = nullptr;
   /// A grouped kernel (Sm90Group.h): its parameters and the group of the
@@ -71,7 +71,7 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
     consumers = sm90ConsumerWarpgroups(config);
     rowBlocks = sm90RowBlocks(config);
     if (config.weightQuant)
-      int4Tiles = sm90Int4Tiles(config);
+      weightTiles = sm90WeightTiles(config);
   }
 
   /// A counted loop kt = 0 .. kCount-1 (the CTA's K tiles, from kBegin)
@@ -203,14 +203,14 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
               llvm::Value *bRows, bool overwrite);
 
   /// The 4-bit weight's loads of ring slot \p slot into it (codes, scales,
-  /// zero points; Sm90Int4Weight.h), completing on \p full.
-  void loadInt4Slot(llvm::Value *slot, llvm::Value *kc, llvm::Value *full);
+  /// zero points; Sm90WeightDequant.h), completing on \p full.
+  void loadWeightSlot(llvm::Value *slot, llvm::Value *kc, llvm::Value *full);
 
   /// A wgmma.fence, then one RS wgmma per k16 step of ring slot \p slot
-  /// into \p acc: this warp's dequantized weight rows (Sm90Int4Weight.h)
+  /// into \p acc: this warp's dequantized weight rows (Sm90WeightDequant.h)
   /// against the B-role rows at \p bRows.
   llvm::SmallVector<llvm::Value *>
-  issueInt4Wgmmas(const ptx::WgmmaShape &shape,
+  issueWeightWgmmas(const ptx::WgmmaShape &shape,
                   llvm::SmallVector<llvm::Value *> acc, llvm::Value *slot,
                   llvm::Value *lane, llvm::Value *bRows);
 

@@ -3,7 +3,7 @@
 
 #include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Gemm.h"
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
 #include "ir/Arch.h"
 
@@ -32,7 +32,7 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   if (config.weightQuant) {
     // Codes in the A ring; scales and zero points in the scale ring, each
     // slot's TMA destinations 128-byte aligned.
-    Sm90Int4Stage stage = sm90Int4Stage(config);
+    Sm90WeightStage stage = sm90WeightStage(config);
     map.aStageBytes = stage.codeBytes;
     map.scaleStageBytes = stage.sideBytes();
     map.scaleAlign = 128;

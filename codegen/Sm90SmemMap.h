@@ -62,7 +62,7 @@ struct Sm90SmemMap {
   }
   unsigned columnValues() const { return columnBarriers() + 16; }
   /// The block scales' ring (sm90StagesBlockScales), or a 4-bit weight's
-  /// scales and zero points (codegen/Sm90Int4Weight.h): scaleStageBytes
+  /// scales and zero points (codegen/Sm90WeightDequant.h): scaleStageBytes
   /// per stage after the column stage, scaleAlign-byte aligned (16, or 128
   /// for TMA destinations).
   unsigned scaleStageBytes = 0;

@@ -175,7 +175,7 @@ public:
     }
     if (spec.weightQuant) {
       // The 4-bit weight is the wgmma A operand, read from registers
-      // (Sm90Int4Weight.h); K is split by the decode rule.
+      // (Sm90WeightDequant.h); K is split by the decode rule.
       choice.swapAB = true;
       why = "a 4-bit weight is the wgmma A operand (dequantized into the "
             "registers of RS wgmmas): A and B swapped, BM = " +

@@ -141,7 +141,7 @@ llvm::json::Value toJSON(const TensorMapPlan &plan) {
       {"fallbackFlag", plan.fallbackFlag},
       {"store", plan.store},
       {"batched", plan.batched},
-      {"packedInt4", plan.packedInt4},
+      {"packedWeight", plan.packedWeight},
   };
 }
 bool fromJSON(const llvm::json::Value &value, TensorMapPlan &out,
@@ -156,7 +156,7 @@ bool fromJSON(const llvm::json::Value &value, TensorMapPlan &out,
       o.map("l2PromotionBytes", out.l2PromotionBytes) &&
       o.map("fallbackFlag", out.fallbackFlag) && o.map("store", out.store) &&
       o.mapOptional("batched", out.batched) &&
-      o.mapOptional("packedInt4", out.packedInt4) && matrix.size() == 1;
+      o.mapOptional("packedWeight", out.packedWeight) && matrix.size() == 1;
   if (ok)
     out.matrix = matrix[0];
   return ok;

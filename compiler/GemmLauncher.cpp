@@ -172,20 +172,20 @@ rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
     return rt::success();
   }
   const WeightQuantSpec &quant = *kernel.weightQuant;
-  if (p.n % PackedInt4BlockN != 0)
+  if (p.n % PackedWeightBlockN != 0)
     return fail("N = " + std::to_string(p.n) +
                 " is not a multiple of 16: the packed 4-bit weight holds "
                 "blocks of 16 output channels (pad N)");
-  if (p.k % PackedInt4BlockK != 0)
+  if (p.k % packedWeightBlockK(4) != 0)
     return fail("K = " + std::to_string(p.k) +
                 " is not a multiple of 64: the packed 4-bit weight holds "
                 "blocks of 64 along K (pad K)");
   // The kernel's byte offsets along a block row of codes (8 per K) are
   // 32-bit.
-  if (p.k > MaxPackedInt4K)
+  if (p.k > maxPackedWeightK(4))
     return fail("K = " + std::to_string(p.k) +
                 " is beyond a packed 4-bit weight's " +
-                std::to_string(MaxPackedInt4K) +
+                std::to_string(maxPackedWeightK(4)) +
                 " (its rows' byte offsets are 32-bit); split K");
   if (p.ldb != p.k)
     return fail("ldb = " + std::to_string(p.ldb) +
@@ -499,7 +499,7 @@ rt::Result<std::vector<std::optional<rt::TensorMapDesc>>>
 gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
   std::vector<std::optional<rt::TensorMapDesc>> maps;
   for (const TensorMapPlan &plan : kernel.tensorMaps) {
-    auto type = plan.packedInt4 ? std::optional(rt::TensorMapDTypeKind::U64)
+    auto type = plan.packedWeight ? std::optional(rt::TensorMapDTypeKind::U64)
                                 : tensorMapType(plan.dtype);
     if (!type)
       return fail("tensor map " + plan.param + ": element type " +
@@ -515,7 +515,7 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
     case 'B':
       rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
       base = p.b, stride = p.strideB;
-      if (plan.packedInt4) // 16 channels x 4 bits = one u64 per k.
+      if (plan.packedWeight) // 16 channels x 4 bits = one u64 per k.
         rows = uint64_t(p.n) / 16, ld = uint64_t(p.k);
       break;
     case 'S':

@@ -878,7 +878,7 @@ KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
                               const KernelCheckOptions &options) {
   // A 4-bit weight is drawn packed: whole 16 x 64 blocks only.
   if (kernel.weightQuant)
-    if (llvm::Error err = checkPackableInt4(s.n, s.k)) {
+    if (llvm::Error err = checkPackableWeight(4, s.n, s.k)) {
       KernelCheckResult refused;
       refused.detail = llvm::toString(std::move(err)) +
                        " (pass --n and --k whole packed blocks)";

@@ -331,7 +331,7 @@ RunShape checkShape(const GemmKernelBinary &k, const TuneShape &s) {
       if (findSwiglu(k.epilogueOps) && k.tileN)
         cut = std::max<int64_t>(k.tileN, cut / k.tileN * k.tileN);
       if (k.weightQuant) // Whole packed blocks of 16 rows.
-        cut = cut / PackedInt4BlockN * PackedInt4BlockN;
+        cut = cut / PackedWeightBlockN * PackedWeightBlockN;
       r.n = std::min<int64_t>(r.n, cut);
     }
     if (!k.fixedK)

@@ -43,7 +43,7 @@ QuantWeight drawQuantWeight(const WeightQuantSpec &quant, DTypeKind bType,
               .second;
     }
   w.packed.resize(size_t(n * k / 8));
-  packInt4(codes, n, k, w.packed);
+  packWeightCodes(4, codes, n, k, w.packed);
   return w;
 }
 

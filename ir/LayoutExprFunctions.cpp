@@ -259,14 +259,14 @@ llvm::Expected<LayoutValue> evalPackedInt4(const Call &c) {
       return x.takeError();
     ext[i] = *x;
   }
-  if (llvm::Error e = checkPackableInt4(ext[0], ext[1]))
-    return errorAt(c.argCol(ext[0] <= 0 || ext[0] % PackedInt4BlockN ? 0 : 1),
+  if (llvm::Error e = checkPackableWeight(4, ext[0], ext[1]))
+    return errorAt(c.argCol(ext[0] <= 0 || ext[0] % PackedWeightBlockN ? 0 : 1),
                    "packed_int4: " + llvm::toString(std::move(e)));
   if (ext[0] >= kMaxInt / ext[1])
     return errorAt(c.col, llvm::formatv("packed_int4: N x K = {0} x {1} is "
                                         "not below 2^31",
                                         ext[0], ext[1]));
-  return c.result(packedInt4Layout(ext[0], ext[1]));
+  return c.result(packedWeightLayout(4, ext[0], ext[1]));
 }
 
 // The functions of the language, one row each (FunctionInfo in

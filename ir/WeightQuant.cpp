@@ -1,7 +1,8 @@
-//===- ir/WeightQuant.cpp - Quantizing 4-bit GEMM weights -----------------===//
+//===- ir/WeightQuant.cpp - Quantizing GEMM weights -----------------------===//
 
 #include "ir/WeightQuant.h"
 
+#include "ir/ElementCodec.h"
 #include "ir/Float16Bits.h"
 #include "ir/WeightPack.h"
 
@@ -11,24 +12,54 @@
 
 namespace tilec {
 
-llvm::StringRef int4FormatName(Int4FormatKind format) {
-  return format == Int4FormatKind::I4 ? "i4" : "u4";
+namespace {
+
+constexpr WeightFormatInfo kFormats[] = {
+    {WeightFormatKind::I4, "i4", DTypeKind::I4, 4, -8, 7, 8, false, false},
+    {WeightFormatKind::U4, "u4", DTypeKind::U4, 4, 0, 15, 0, true, false},
+    {WeightFormatKind::I8, "i8", DTypeKind::I8, 8, -128, 127, 128, false,
+     false},
+    {WeightFormatKind::U8, "u8", DTypeKind::U8, 8, 0, 255, 0, true, false},
+    {WeightFormatKind::E4M3, "e4m3", DTypeKind::E4M3, 8, 0, 0, 0, false, true},
+    {WeightFormatKind::E5M2, "e5m2", DTypeKind::E5M2, 8, 0, 0, 0, false, true},
+};
+
+} // namespace
+
+const WeightFormatInfo &weightFormatInfo(WeightFormatKind format) {
+  return kFormats[size_t(format)];
 }
 
-std::optional<Int4FormatKind> parseInt4Format(llvm::StringRef name) {
-  if (name == "i4")
-    return Int4FormatKind::I4;
-  if (name == "u4")
-    return Int4FormatKind::U4;
+llvm::StringRef weightFormatName(WeightFormatKind format) {
+  return weightFormatInfo(format).name;
+}
+
+std::optional<WeightFormatKind> parseWeightFormat(llvm::StringRef name) {
+  for (const WeightFormatInfo &info : kFormats)
+    if (name == info.name)
+      return info.kind;
   return std::nullopt;
 }
 
-int int4MinValue(Int4FormatKind format) {
-  return format == Int4FormatKind::I4 ? -8 : 0;
+std::optional<WeightFormatKind> weightFormatOf(DTypeKind dtype) {
+  for (const WeightFormatInfo &info : kFormats)
+    if (dtype == info.dtype)
+      return info.kind;
+  return std::nullopt;
 }
 
-int int4MaxValue(Int4FormatKind format) {
-  return format == Int4FormatKind::I4 ? 7 : 15;
+std::string weightFormatNames() {
+  std::string names;
+  for (const WeightFormatInfo &info : kFormats)
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+  return names;
+}
+
+double weightValue(WeightFormatKind format, int8_t byte) {
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (info.isFloat)
+    return ElementCodec(info.dtype).decode(uint8_t(byte));
+  return info.minValue < 0 ? double(byte) : double(uint8_t(byte));
 }
 
 namespace {
@@ -57,25 +88,27 @@ int roundClamp(float x, int lo, int hi) {
 
 } // namespace
 
-llvm::Error checkInt4Weight(int64_t n, int64_t k, int64_t group) {
-  if (llvm::Error e = checkPackableInt4(n, k)) {
+llvm::Error checkWeightShape(WeightFormatKind format, int64_t n, int64_t k,
+                             int64_t group) {
+  unsigned bits = weightFormatInfo(format).bits;
+  if (llvm::Error e = checkPackableWeight(bits, n, k)) {
     std::string msg = llvm::toString(std::move(e));
-    bool badN = n <= 0 || n % PackedInt4BlockN;
+    bool badN = n <= 0 || n % PackedWeightBlockN;
     msg += " (" +
-           (badN ? nearestMultiples("N", n, PackedInt4BlockN)
-                 : nearestMultiples("K", k, PackedInt4BlockK)) +
+           (badN ? nearestMultiples("N", n, PackedWeightBlockN)
+                 : nearestMultiples("K", k, packedWeightBlockK(bits))) +
            ")";
     return llvm::createStringError(msg);
   }
-  if (std::find(std::begin(Int4Groups), std::end(Int4Groups), group) ==
-      std::end(Int4Groups))
+  if (std::find(std::begin(WeightGroups), std::end(WeightGroups), group) ==
+      std::end(WeightGroups))
     return llvm::createStringError(fmt::format(
         "the group size {} is not one of 32, 64, 128 (the K extent one "
         "scale covers)",
         group));
   if (k % group) {
     std::vector<std::string> fits;
-    for (int64_t g : Int4Groups)
+    for (int64_t g : WeightGroups)
       if (k % g == 0)
         fits.push_back(std::to_string(g));
     return llvm::createStringError(fmt::format(
@@ -86,7 +119,7 @@ llvm::Error checkInt4Weight(int64_t n, int64_t k, int64_t group) {
   return llvm::Error::success();
 }
 
-llvm::Error checkInt4ScaleType(DTypeKind scaleType) {
+llvm::Error checkWeightScaleType(DTypeKind scaleType) {
   if (scaleType == DTypeKind::F16 || scaleType == DTypeKind::BF16 ||
       scaleType == DTypeKind::F32)
     return llvm::Error::success();
@@ -96,13 +129,35 @@ llvm::Error checkInt4ScaleType(DTypeKind scaleType) {
                   dtypeName(scaleType)));
 }
 
-llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
-                                           int64_t n, int64_t k, int64_t group,
-                                           Int4FormatKind format,
-                                           DTypeKind scaleType) {
-  if (llvm::Error e = checkInt4Weight(n, k, group))
+namespace {
+
+/// The bytes (values) of one group of \p format with the \p scale chosen:
+/// \p w / scale rounded by the format's rule.
+void quantizeGroup(const WeightFormatInfo &info, const float *w, int64_t size,
+                   float scale, float zero, const ElementCodec *codec,
+                   int8_t *out) {
+  for (int64_t c = 0; c < size; ++c) {
+    if (info.isFloat) {
+      double largest = codec->largestFinite();
+      double x = std::clamp(double(w[c]) / scale, -largest, largest);
+      out[c] = int8_t(uint8_t(codec->encode(x).first));
+    } else if (!info.takesZeros) {
+      out[c] = int8_t(roundClamp(w[c] / scale, info.minValue, info.maxValue));
+    } else {
+      out[c] = int8_t(uint8_t(
+          roundClamp(std::nearbyint(w[c] / scale) + zero, 0, info.maxValue)));
+    }
+  }
+}
+
+} // namespace
+
+llvm::Expected<QuantizedWeights>
+quantizeWeights(llvm::ArrayRef<float> weights, int64_t n, int64_t k,
+                int64_t group, WeightFormatKind format, DTypeKind scaleType) {
+  if (llvm::Error e = checkWeightShape(format, n, k, group))
     return e;
-  if (llvm::Error e = checkInt4ScaleType(scaleType))
+  if (llvm::Error e = checkWeightScaleType(scaleType))
     return e;
   if (weights.size() != size_t(n * k))
     return llvm::createStringError(
@@ -116,14 +171,21 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
             "be quantized",
             r, c, weights[r * k + c]));
 
-  QuantizedInt4 q;
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  std::optional<ElementCodec> codec;
+  if (info.isFloat)
+    codec.emplace(info.dtype);
+  // The divisor of the range: the largest q (symmetric and fp8) or the
+  // span of q (with zero points).
+  double top = info.isFloat ? codec->largestFinite() : double(info.maxValue);
+  QuantizedWeights q;
   q.format = format;
   q.n = n;
   q.k = k;
   q.group = group;
   q.values.assign(n * k, 0);
   q.scales.assign(k / group * n, 0.0f);
-  if (format == Int4FormatKind::U4)
+  if (info.takesZeros)
     q.zeros.assign(k / group * n, 0);
 
   for (int64_t gi = 0; gi < k / group; ++gi)
@@ -135,85 +197,105 @@ llvm::Expected<QuantizedInt4> quantizeInt4(llvm::ArrayRef<float> weights,
         lo = std::min(lo, w[c]);
         hi = std::max(hi, w[c]);
       }
-      float scale, zero = 0.0f;
-      if (format == Int4FormatKind::I4)
-        scale = roundToScaleType(std::max(-lo, hi) / 7.0f, scaleType);
-      else
-        scale = roundToScaleType((hi - lo) / 15.0f, scaleType);
+      float range = info.takesZeros ? hi - lo : std::max(-lo, hi);
+      float scale = roundToScaleType(range / float(top), scaleType);
       if (!std::isfinite(scale))
         return llvm::createStringError(fmt::format(
             "the scale of channel n = {}, k {}..{} ({} / {}) overflows {}", r,
-            gi * group, gi * group + group - 1,
-            format == Int4FormatKind::I4 ? std::max(-lo, hi) : hi - lo,
-            format == Int4FormatKind::I4 ? 7 : 15, dtypeName(scaleType)));
+            gi * group, gi * group + group - 1, range, top,
+            dtypeName(scaleType)));
+      float zero = 0.0f;
       if (scale == 0.0f) {
         scale = 1.0f;
         std::fill(out, out + group, int8_t(0));
       } else {
-        if (format == Int4FormatKind::U4)
-          zero = float(roundClamp(-lo / scale, 0, 15));
-        for (int64_t c = 0; c < group; ++c)
-          out[c] = int8_t(
-              format == Int4FormatKind::I4
-                  ? roundClamp(w[c] / scale, -8, 7)
-                  : roundClamp(std::nearbyint(w[c] / scale) + zero, 0, 15));
+        if (info.takesZeros)
+          zero = float(roundClamp(-lo / scale, 0, info.maxValue));
+        quantizeGroup(info, w, group, scale, zero, codec ? &*codec : nullptr,
+                      out);
       }
       q.scales[gi * n + r] = scale;
-      if (format == Int4FormatKind::U4)
+      if (info.takesZeros)
         q.zeros[gi * n + r] = uint8_t(zero);
     }
   return q;
 }
 
-llvm::Error packInt4Values(llvm::ArrayRef<int8_t> values, int64_t n, int64_t k,
-                           Int4FormatKind format,
-                           llvm::MutableArrayRef<uint32_t> words) {
-  if (llvm::Error e = checkPackableInt4(n, k))
+namespace {
+
+/// The code of stored \p byte, or an error naming (n, k) of index \p i
+/// when the byte is outside the format (an fp8 NaN).
+llvm::Expected<uint8_t> codeOf(const WeightFormatInfo &info, int8_t byte,
+                               size_t i, int64_t k) {
+  if (info.isFloat) {
+    double v = ElementCodec(info.dtype).decode(uint8_t(byte));
+    if (!std::isfinite(v))
+      return llvm::createStringError(fmt::format(
+          "the value at (n, k) = ({}, {}) is the {} pattern {:#04x}, which "
+          "is not finite",
+          int64_t(i) / k, int64_t(i) % k, info.name, uint8_t(byte)));
+    return uint8_t(byte);
+  }
+  int q = info.minValue < 0 ? int(byte) : int(uint8_t(byte));
+  if (q < info.minValue || q > info.maxValue)
+    return llvm::createStringError(
+        fmt::format("the value at (n, k) = ({}, {}) is {}, outside {}'s {}..{}",
+                    int64_t(i) / k, int64_t(i) % k, q, info.name, info.minValue,
+                    info.maxValue));
+  return uint8_t(q + int(info.codeOffset));
+}
+
+} // namespace
+
+llvm::Error packWeightValues(llvm::ArrayRef<int8_t> values, int64_t n,
+                             int64_t k, WeightFormatKind format,
+                             llvm::MutableArrayRef<uint32_t> words) {
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (llvm::Error e = checkPackableWeight(info.bits, n, k))
     return e;
-  if (values.size() != size_t(n * k) || words.size() != size_t(n * k / 8))
+  size_t wordCount = size_t(n * k * info.bits / 32);
+  if (values.size() != size_t(n * k) || words.size() != wordCount)
     return llvm::createStringError(fmt::format(
         "packing N = {} x K = {} takes {} values into {} words; got {} and {}",
-        n, k, n * k, n * k / 8, values.size(), words.size()));
-  int lo = int4MinValue(format), hi = int4MaxValue(format);
-  int bias = format == Int4FormatKind::I4 ? 8 : 0;
+        n, k, n * k, wordCount, values.size(), words.size()));
   std::vector<uint8_t> codes(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i] < lo || values[i] > hi)
-      return llvm::createStringError(fmt::format(
-          "the value at (n, k) = ({}, {}) is {}, outside {}'s {}..{}",
-          int64_t(i) / k, int64_t(i) % k, int(values[i]),
-          int4FormatName(format), lo, hi));
-    codes[i] = uint8_t(values[i] + bias);
+    llvm::Expected<uint8_t> code = codeOf(info, values[i], i, k);
+    if (!code)
+      return code.takeError();
+    codes[i] = *code;
   }
-  packInt4(codes, n, k, words);
+  packWeightCodes(info.bits, codes, n, k, words);
   return llvm::Error::success();
 }
 
-llvm::Error unpackInt4Values(llvm::ArrayRef<uint32_t> words, int64_t n,
-                             int64_t k, Int4FormatKind format,
-                             llvm::MutableArrayRef<int8_t> values) {
-  if (llvm::Error e = checkPackableInt4(n, k))
+llvm::Error unpackWeightValues(llvm::ArrayRef<uint32_t> words, int64_t n,
+                               int64_t k, WeightFormatKind format,
+                               llvm::MutableArrayRef<int8_t> values) {
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (llvm::Error e = checkPackableWeight(info.bits, n, k))
     return e;
-  if (values.size() != size_t(n * k) || words.size() != size_t(n * k / 8))
+  size_t wordCount = size_t(n * k * info.bits / 32);
+  if (values.size() != size_t(n * k) || words.size() != wordCount)
     return llvm::createStringError(fmt::format(
         "unpacking N = {} x K = {} takes {} words into {} values; got {} and "
         "{}",
-        n, k, n * k / 8, n * k, words.size(), values.size()));
+        n, k, wordCount, n * k, words.size(), values.size()));
   std::vector<uint8_t> codes(values.size());
-  unpackInt4(words, n, k, codes);
-  int bias = format == Int4FormatKind::I4 ? 8 : 0;
+  unpackWeightCodes(info.bits, words, n, k, codes);
   for (size_t i = 0; i < codes.size(); ++i)
-    values[i] = int8_t(int(codes[i]) - bias);
+    values[i] = int8_t(uint8_t(int(codes[i]) - int(info.codeOffset)));
   return llvm::Error::success();
 }
 
-llvm::Error dequantizeInt4(llvm::ArrayRef<int8_t> values,
-                           llvm::ArrayRef<float> scales,
-                           llvm::ArrayRef<uint8_t> zeros, int64_t n, int64_t k,
-                           int64_t group, Int4FormatKind format,
-                           llvm::MutableArrayRef<float> weights) {
-  if (llvm::Error e = checkInt4Weight(n, k, group))
+llvm::Error dequantizeWeights(llvm::ArrayRef<int8_t> values,
+                              llvm::ArrayRef<float> scales,
+                              llvm::ArrayRef<uint8_t> zeros, int64_t n,
+                              int64_t k, int64_t group, WeightFormatKind format,
+                              llvm::MutableArrayRef<float> weights) {
+  if (llvm::Error e = checkWeightShape(format, n, k, group))
     return e;
+  const WeightFormatInfo &info = weightFormatInfo(format);
   size_t groups = size_t(k / group * n);
   if (values.size() != size_t(n * k) || weights.size() != size_t(n * k) ||
       scales.size() != groups)
@@ -221,22 +303,30 @@ llvm::Error dequantizeInt4(llvm::ArrayRef<int8_t> values,
         "dequantizing N = {} x K = {} in groups of {} takes {} values and {} "
         "scales; got {} values, {} scales",
         n, k, group, n * k, groups, values.size(), scales.size()));
-  if (format == Int4FormatKind::I4 && !zeros.empty())
-    return llvm::createStringError(
-        "i4 weights have no zero points (z = 8 is implied)");
+  if (!info.takesZeros && !zeros.empty())
+    return llvm::createStringError(fmt::format(
+        "{} weights have no zero points{}", info.name,
+        info.codeOffset ? fmt::format(" (z = {} is implied)", info.codeOffset)
+                        : std::string()));
   if (!zeros.empty() && zeros.size() != groups)
     return llvm::createStringError(fmt::format(
         "{} zero points for N = {} x K = {} in groups of {}; it needs {}",
         zeros.size(), n, k, group, groups));
+  // One decode table for the 256 bytes.
+  double table[256];
+  for (int byte = 0; byte < 256; ++byte)
+    table[byte] = weightValue(format, int8_t(uint8_t(byte)));
   for (int64_t r = 0; r < n; ++r)
     for (int64_t c = 0; c < k; ++c) {
       size_t g = size_t(c / group * n + r);
       int zero = zeros.empty() ? 0 : zeros[g];
-      if (zero > 15)
+      if (zero > info.maxValue)
         return llvm::createStringError(fmt::format(
-            "the zero point of channel n = {}, k {}..{} is {}, above 15", r,
-            c / group * group, c / group * group + group - 1, zero));
-      weights[r * k + c] = float(values[r * k + c] - zero) * scales[g];
+            "the zero point of channel n = {}, k {}..{} is {}, above {}", r,
+            c / group * group, c / group * group + group - 1, zero,
+            info.maxValue));
+      weights[r * k + c] =
+          float((table[uint8_t(values[r * k + c])] - zero) * scales[g]);
     }
   return llvm::Error::success();
 }

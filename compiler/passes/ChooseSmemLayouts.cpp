@@ -46,7 +46,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
   if (operand == 'b' && view.weightQuant) {
     bool mmaA = gemmTarget(view.arch).weightIsMmaA();
     smem.set("layout", tir::Attr::string(
-                           packedInt4Layout(view.weightRows(), view.bk).str(),
+                           packedWeightLayout(4, view.weightRows(), view.bk).str(),
                            layout->loc));
     smem.set("why", tir::Attr::string(
                         mmaA ? "the packed 4-bit order (ir/WeightPack.h): 16 x "

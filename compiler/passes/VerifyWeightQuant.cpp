@@ -52,7 +52,7 @@ void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
                 "group(128)");
   } else {
     int64_t g = group->list[0].intValue;
-    if (!llvm::is_contained(Int4Groups, g))
+    if (!llvm::is_contained(WeightGroups, g))
       diags.error(group->list[0].loc.isValid() ? group->list[0].loc
                                                : attrLoc(op, "group"),
                   "group(" + llvm::Twine(g) +
@@ -152,16 +152,16 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
   if (const tir::Op *smem = kernel.find("tile.smem", "b"))
     if (const tir::Attr *layout = smem->get("layout");
         layout && !layout->isIdent("auto") &&
-        !(layout->isString() && view.weightRows() % PackedInt4BlockN == 0 &&
-          view.bk % PackedInt4BlockK == 0 &&
-          layout->str == packedInt4Layout(view.weightRows(), view.bk).str()))
+        !(layout->isString() && view.weightRows() % PackedWeightBlockN == 0 &&
+          view.bk % packedWeightBlockK(4) == 0 &&
+          layout->str == packedWeightLayout(4, view.weightRows(), view.bk).str()))
       diags.error(attrLoc(*smem, "layout"),
                   "a 4-bit weight is staged in its packed order; write "
                   "'smem b = auto'");
   const tir::Op *tile = kernel.find("tile.tile");
   bool mmaA = arch && gemmTarget(*arch).weightIsMmaA();
   const char *rowsKey = mmaA ? "bm" : "bn";
-  if (view.weightRows() % PackedInt4BlockN != 0)
+  if (view.weightRows() % PackedWeightBlockN != 0)
     diags.error(tile ? attrLoc(*tile, rowsKey) : kernel.loc,
                 llvm::Twine(view.mnTileName('b')) + " = " +
                     llvm::Twine(view.weightRows()) +
@@ -169,7 +169,7 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
                     "output channels");
   if (mmaA)
     verifyWeightAsMmaA(kernel, gemmTarget(*arch), view, diags);
-  if (view.bk % PackedInt4BlockK != 0)
+  if (view.bk % packedWeightBlockK(4) != 0)
     diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
                 "BK = " + llvm::Twine(view.bk) +
                     " is not a multiple of 64, the packed weight's block of "

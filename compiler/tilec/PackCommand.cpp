@@ -192,7 +192,7 @@ std::optional<DTypeKind> typeOption(const std::string &value, const char *flag,
   return std::nullopt;
 }
 
-int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
+int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
   int exit = 0;
   std::optional<DTypeKind> inType =
       typeOption(valueOr(dtypeOpt, "f32"), "dtype",
@@ -207,7 +207,8 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
                  " values are already quantized; only the packed words are "
                  "written");
   // Any group divides a packable K, so 32 checks the shape alone.
-  if (llvm::Error e = checkInt4Weight(n, k, quantized ? 32 : groupOpt))
+  if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k,
+                                       quantized ? 32 : groupOpt))
     return diagnostic(llvm::toString(std::move(e)));
   std::string inName = llvm::formatv("{0}[{1}, {2}]", dtypeName(*inType), n, k);
   std::optional<std::vector<uint8_t>> in =
@@ -216,7 +217,7 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
     return exit;
 
   std::vector<int8_t> values;
-  std::optional<QuantizedInt4> q;
+  std::optional<QuantizedWeights> q;
   DTypeKind scaleType = DTypeKind::BF16;
   if (quantized) {
     // A u8 byte past 127 is out of either range; say so before it reads
@@ -227,8 +228,8 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
             "'{0}': the value at (n, k) = ({1}, {2}) is {3}, outside {4}'s "
             "{5}..{6}",
             inOpt, int64_t(i) / k, int64_t(i) % k, int((*in)[i]),
-            int4FormatName(format), int4MinValue(format),
-            int4MaxValue(format)));
+            weightFormatName(format), weightFormatInfo(format).minValue,
+            weightFormatInfo(format).maxValue));
     values.assign(in->begin(), in->end());
   } else {
     std::optional<DTypeKind> st = typeOption(
@@ -239,18 +240,18 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
     if (!st)
       return exit;
     scaleType = *st;
-    llvm::Expected<QuantizedInt4> quant =
-        quantizeInt4(floatsOf(*in, *inType), n, k, groupOpt, format, scaleType);
+    llvm::Expected<QuantizedWeights> quant = quantizeWeights(
+        floatsOf(*in, *inType), n, k, groupOpt, format, scaleType);
     if (!quant)
       return diagnostic(llvm::toString(quant.takeError()));
     q = std::move(*quant);
     values = q->values;
   }
   std::vector<uint32_t> words(n * k / 8);
-  if (llvm::Error e = packInt4Values(values, n, k, format, words))
+  if (llvm::Error e = packWeightValues(values, n, k, format, words))
     return diagnostic("'" + inOpt + "': " + llvm::toString(std::move(e)));
 
-  llvm::outs() << inOpt << ": " << inName << " -> " << int4FormatName(format);
+  llvm::outs() << inOpt << ": " << inName << " -> " << weightFormatName(format);
   if (q)
     llvm::outs() << ", groups of " << groupOpt;
   llvm::outs() << "\n";
@@ -266,7 +267,7 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
     return exit;
   llvm::outs() << llvm::formatv("{0}: {1}[{2}, {3}]\n", scalesPath,
                                 dtypeName(scaleType), k / groupOpt, n);
-  if (format == Int4FormatKind::U4) {
+  if (format == WeightFormatKind::U4) {
     std::string zerosPath = outOpt + ".zeros.bin";
     if (!writeFile(zerosPath, q->zeros, exit))
       return exit;
@@ -276,16 +277,16 @@ int runPackWeights(int64_t n, int64_t k, Int4FormatKind format) {
   return ExitSuccess;
 }
 
-int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
+int runUnpack(int64_t n, int64_t k, WeightFormatKind format) {
   int exit = 0;
   bool dequant = !scalesOpt.empty();
   if (!dequant && !zerosOpt.empty())
     return usage("--zeros needs --scales (the zero points only matter to "
                  "the dequantized weight)");
-  if (format == Int4FormatKind::I4 && !zerosOpt.empty())
+  if (format == WeightFormatKind::I4 && !zerosOpt.empty())
     return usage("--zeros: i4 weights have no zero points (z = 8)");
   DTypeKind valueType =
-      format == Int4FormatKind::I4 ? DTypeKind::I8 : DTypeKind::U8;
+      format == WeightFormatKind::I4 ? DTypeKind::I8 : DTypeKind::U8;
   std::optional<DTypeKind> outType =
       dequant
           ? typeOption(valueOr(dtypeOpt, "f32"), "dtype",
@@ -297,9 +298,9 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
   if (!dequant && (!scaleDTypeOpt.empty() || groupOpt.getNumOccurrences()))
     return usage("--scale-dtype and --group need --scales");
   if (dequant) {
-    if (llvm::Error e = checkInt4Weight(n, k, groupOpt))
+    if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k, groupOpt))
       return diagnostic(llvm::toString(std::move(e)));
-  } else if (llvm::Error e = checkInt4Weight(n, k, 32)) {
+  } else if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k, 32)) {
     return diagnostic(llvm::toString(std::move(e)));
   }
   std::optional<std::vector<uint8_t>> in = readSized(
@@ -312,7 +313,7 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
   for (size_t i = 0; i < words.size(); ++i)
     words[i] = llvm::support::endian::read32le(in->data() + 4 * i);
   std::vector<int8_t> values(n * k);
-  if (llvm::Error e = unpackInt4Values(words, n, k, format, values))
+  if (llvm::Error e = unpackWeightValues(words, n, k, format, values))
     return diagnostic(llvm::toString(std::move(e)));
 
   std::vector<uint8_t> out;
@@ -341,15 +342,16 @@ int runUnpack(int64_t n, int64_t k, Int4FormatKind format) {
       zeros = std::move(*z);
     }
     std::vector<float> weights(n * k);
-    if (llvm::Error e = dequantizeInt4(values, floatsOf(*scaleBytes, *st),
-                                       zeros, n, k, groupOpt, format, weights))
+    if (llvm::Error e =
+            dequantizeWeights(values, floatsOf(*scaleBytes, *st), zeros, n, k,
+                              groupOpt, format, weights))
       return diagnostic(llvm::toString(std::move(e)));
     out = bytesOf(weights, *outType);
   }
   if (!writeFile(outOpt, out, exit))
     return exit;
   llvm::outs() << llvm::formatv("{0}: {1} N = {2} x K = {3} packed\n", inOpt,
-                                int4FormatName(format), n, k)
+                                weightFormatName(format), n, k)
                << llvm::formatv("{0}: {1}[{2}, {3}], {4}\n", outOpt,
                                 dtypeName(*outType), n, k,
                                 dequant ? "dequantized" : "the values");
@@ -371,7 +373,7 @@ int runPack() {
     return usage("--shape takes N,K, two positive integers (e.g. "
                  "4096,14336), not '" +
                  shapeOpt + "'");
-  std::optional<Int4FormatKind> format = parseInt4Format(formatOpt);
+  std::optional<WeightFormatKind> format = parseWeightFormat(formatOpt);
   if (!format)
     return usage("--format '" + formatOpt + "' is not one of i4, u4");
   if (!unpackOpt && (!scalesOpt.empty() || !zerosOpt.empty()))

@@ -355,7 +355,7 @@ def _plan(a, b):
 # 4-bit weights (W4A16, issue 28): tilec.gemm(a, w) with w a PackedWeights.
 # Two kernels: sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
 # dequantization in registers), which runs on every GPU from compute
-# capability 8.0, and on Hopper the sm_90a one (codegen/Sm90Int4Weight:
+# capability 8.0, and on Hopper the sm_90a one (codegen/Sm90WeightDequant:
 # TMA, the weight dequantized into RS wgmma A fragments, swapped);
 # w4a16_arch picks.
 
@@ -467,7 +467,7 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
 
 def _sm90_w4_stages(bm, bn, split=1):
     """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
-    where the kernel takes two (codegen's sm90Int4CtasPerSm: K not split,
+    where the kernel takes two (codegen's sm90WeightCtasPerSm: K not split,
     and BM 64 with BN <= 160 or BN <= 32) with as many stages as leave
     both in the SM's shared memory, up to 16; else one CTA with up to 16
     stages."""
@@ -488,7 +488,7 @@ def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
     K are run-time arguments. arch "sm_80" (mma.sync, the weight the MMA's
     B: BN tiles N) or "sm_90a" (RS wgmma, the weight the MMA's A, swapped:
     BM tiles N in 64 or 128 channels, BN the tokens, BK 64;
-    codegen/Sm90Int4Weight.h)."""
+    codegen/Sm90WeightDequant.h)."""
     if a_type not in ("bf16", "f16"):
         raise ValueError(f"a: type {a_type} (legal with a 4-bit weight: "
                          "bf16, f16)")

@@ -38,12 +38,12 @@ std::string errorText(llvm::Error e) {
 
 TEST(WeightPackTest, LayoutIsTheNibbleFunction) {
   for (auto [n, k] : kShapes) {
-    Layout l = packedInt4Layout(n, k);
+    Layout l = packedWeightLayout(4, n, k);
     ASSERT_EQ(l.size(), n * k);
     std::vector<bool> seen(n * k);
     for (int64_t r = 0; r < n; ++r)
       for (int64_t c = 0; c < k; ++c) {
-        int64_t nib = packedInt4Nibble(r, c, k);
+        int64_t nib = packedWeightCode(4, r, c, k);
         ASSERT_EQ(l(IntTuple{r, c}), nib)
             << n << "x" << k << " at " << r << "," << c;
         ASSERT_GE(nib, 0);
@@ -55,21 +55,21 @@ TEST(WeightPackTest, LayoutIsTheNibbleFunction) {
 }
 
 TEST(WeightPackTest, LayoutPrints) {
-  EXPECT_EQ(packedInt4Layout(16, 64).str(),
+  EXPECT_EQ(packedWeightLayout(4, 16, 64).str(),
             "((8,2,1),(2,4,2,4,1)):((128,2,1024),(4,32,1,8,1024))");
-  EXPECT_EQ(packedInt4Layout(4096, 4096).str(),
+  EXPECT_EQ(packedWeightLayout(4, 4096, 4096).str(),
             "((8,2,256),(2,4,2,4,64)):((128,2,65536),(4,32,1,8,1024))");
 }
 
 TEST(WeightPackTest, HeaderWorkedExample) {
   // (n, k) = (9, 3) in a 16 x 64 weight: nibble 166, word 20 (lane 5,
   // w = 0), nibble 6 of that word.
-  EXPECT_EQ(packedInt4Nibble(9, 3, 64), 166);
-  EXPECT_EQ(packedInt4Layout(16, 64)(IntTuple{9, 3}), 166);
+  EXPECT_EQ(packedWeightCode(4, 9, 3, 64), 166);
+  EXPECT_EQ(packedWeightLayout(4, 16, 64)(IntTuple{9, 3}), 166);
   std::vector<uint8_t> codes(16 * 64, 0);
   codes[9 * 64 + 3] = 0xb;
   std::vector<uint32_t> words(16 * 64 / 8);
-  packInt4(codes, 16, 64, words);
+  packWeightCodes(4, codes, 16, 64, words);
   for (size_t i = 0; i < words.size(); ++i)
     EXPECT_EQ(words[i], i == 20 ? 0xbu << 24 : 0u) << "word " << i;
 }
@@ -82,7 +82,7 @@ TEST(WeightPackTest, WordsFromTheProse) {
   for (auto [n, k] : kShapes) {
     std::vector<uint8_t> codes = codesOf(n, k);
     std::vector<uint32_t> words(n * k / 8);
-    packInt4(codes, n, k, words);
+    packWeightCodes(4, codes, n, k, words);
     for (int64_t nb = 0; nb < n / 16; ++nb)
       for (int64_t kb = 0; kb < k / 64; ++kb)
         for (int lane = 0; lane < 32; ++lane)
@@ -111,7 +111,7 @@ TEST(WeightPackTest, Lane5Word0ByHand) {
   //   4: (1, 3) = 2    5: (1, 11) = 10  6: (9, 3) = 10   7: (9, 11) = 2
   std::vector<uint8_t> codes = codesOf(16, 64);
   std::vector<uint32_t> words(128);
-  packInt4(codes, 16, 64, words);
+  packWeightCodes(4, codes, 16, 64, words);
   EXPECT_EQ(words[20], 0x2aa2d55du);
 }
 
@@ -122,40 +122,40 @@ TEST(WeightPackTest, RoundTripRandomCodes) {
     for (uint8_t &c : codes)
       c = uint8_t(rng() % 16);
     std::vector<uint32_t> words(n * k / 8);
-    packInt4(codes, n, k, words);
-    unpackInt4(words, n, k, back);
+    packWeightCodes(4, codes, n, k, words);
+    unpackWeightCodes(4, words, n, k, back);
     EXPECT_EQ(codes, back) << n << "x" << k;
   }
 }
 
 TEST(WeightPackTest, CheckPackableMessages) {
-  EXPECT_EQ(errorText(checkPackableInt4(16, 64)), "");
-  EXPECT_EQ(errorText(checkPackableInt4(100, 64)),
+  EXPECT_EQ(errorText(checkPackableWeight(4, 16, 64)), "");
+  EXPECT_EQ(errorText(checkPackableWeight(4, 100, 64)),
             "a packed 4-bit weight needs N > 0 and a multiple of 16; got N = "
             "100");
-  EXPECT_EQ(errorText(checkPackableInt4(0, 64)),
+  EXPECT_EQ(errorText(checkPackableWeight(4, 0, 64)),
             "a packed 4-bit weight needs N > 0 and a multiple of 16; got N = "
             "0");
-  EXPECT_EQ(errorText(checkPackableInt4(16, 96)),
+  EXPECT_EQ(errorText(checkPackableWeight(4, 16, 96)),
             "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
             "96");
-  EXPECT_EQ(errorText(checkPackableInt4(16, -64)),
+  EXPECT_EQ(errorText(checkPackableWeight(4, 16, -64)),
             "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
             "-64");
 }
 
 TEST(WeightQuantTest, CheckWeightMessages) {
-  EXPECT_EQ(errorText(checkInt4Weight(4096, 4096, 128)), "");
-  EXPECT_EQ(errorText(checkInt4Weight(100, 64, 32)),
+  EXPECT_EQ(errorText(checkWeightShape(WeightFormatKind::I4, 4096, 4096, 128)), "");
+  EXPECT_EQ(errorText(checkWeightShape(WeightFormatKind::I4, 100, 64, 32)),
             "a packed 4-bit weight needs N > 0 and a multiple of 16; got N = "
             "100 (the nearest legal N are 96 and 112)");
-  EXPECT_EQ(errorText(checkInt4Weight(16, 32, 32)),
+  EXPECT_EQ(errorText(checkWeightShape(WeightFormatKind::I4, 16, 32, 32)),
             "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
             "32 (the smallest legal K is 64)");
-  EXPECT_EQ(errorText(checkInt4Weight(16, 64, 96)),
+  EXPECT_EQ(errorText(checkWeightShape(WeightFormatKind::I4, 16, 64, 96)),
             "the group size 96 is not one of 32, 64, 128 (the K extent one "
             "scale covers)");
-  EXPECT_EQ(errorText(checkInt4Weight(16, 192, 128)),
+  EXPECT_EQ(errorText(checkWeightShape(WeightFormatKind::I4, 16, 192, 128)),
             "K = 192 is not a multiple of the group size 128 (groups of 32 "
             "or 64 divide it)");
 }
@@ -168,8 +168,8 @@ TEST(WeightQuantTest, HeaderExampleI4) {
   w[1] = -0.6f;
   w[2] = 0.375f; // 1.5: a tie, to even: 2
   w[3] = 0.625f; // 2.5: to even: 2
-  llvm::Expected<QuantizedInt4> q =
-      quantizeInt4(w, 16, 64, 32, Int4FormatKind::I4, DTypeKind::BF16);
+  llvm::Expected<QuantizedWeights> q =
+      quantizeWeights(w, 16, 64, 32, WeightFormatKind::I4, DTypeKind::BF16);
   ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
   EXPECT_EQ(q->scales.size(), 2u * 16);
   EXPECT_EQ(q->scales[0], 0.25f);
@@ -182,12 +182,12 @@ TEST(WeightQuantTest, HeaderExampleI4) {
   EXPECT_EQ(q->values[3], 2);
   std::vector<uint32_t> words(128);
   ASSERT_FALSE(
-      bool(packInt4Values(q->values, 16, 64, Int4FormatKind::I4, words)));
+      bool(packWeightValues(q->values, 16, 64, WeightFormatKind::I4, words)));
   // (0, 1): g = 0, t = 0, e = 1: lane 0, word 0, nibble 4: code 8 - 2 = 6.
   EXPECT_EQ((words[0] >> 16) & 0xf, 6u);
   std::vector<float> deq(16 * 64);
-  ASSERT_FALSE(bool(dequantizeInt4(q->values, q->scales, q->zeros, 16, 64, 32,
-                                   Int4FormatKind::I4, deq)));
+  ASSERT_FALSE(bool(dequantizeWeights(q->values, q->scales, q->zeros, 16, 64, 32,
+                                   WeightFormatKind::I4, deq)));
   EXPECT_EQ(deq[0], 1.75f);
   EXPECT_EQ(deq[1], -0.5f);
 }
@@ -198,8 +198,8 @@ TEST(WeightQuantTest, U4ZeroPoints) {
   std::vector<float> w(16 * 64, 0.0f);
   for (int c = 0; c < 32; ++c)
     w[c] = -1.0f + 3.0f * float(c) / 31.0f;
-  llvm::Expected<QuantizedInt4> q =
-      quantizeInt4(w, 16, 64, 32, Int4FormatKind::U4, DTypeKind::F16);
+  llvm::Expected<QuantizedWeights> q =
+      quantizeWeights(w, 16, 64, 32, WeightFormatKind::U4, DTypeKind::F16);
   ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
   float scale =
       bits16ToFloat(floatToBits16(0.2f, DTypeKind::F16), DTypeKind::F16);
@@ -210,7 +210,7 @@ TEST(WeightQuantTest, U4ZeroPoints) {
   EXPECT_EQ(q->values[31], 15);
   // An all-positive group still represents 0 (lo = 0): zero point 0.
   std::vector<float> pos(16 * 64, 0.5f);
-  q = quantizeInt4(pos, 16, 64, 64, Int4FormatKind::U4, DTypeKind::F32);
+  q = quantizeWeights(pos, 16, 64, 64, WeightFormatKind::U4, DTypeKind::F32);
   ASSERT_TRUE(bool(q));
   EXPECT_EQ(q->zeros[0], 0);
   EXPECT_EQ(q->values[0], 15);
@@ -224,26 +224,26 @@ TEST(WeightQuantTest, DequantizedWithinHalfAStep) {
   std::vector<float> w(n * k);
   for (float &x : w)
     x = normal(rng);
-  for (Int4FormatKind f : {Int4FormatKind::I4, Int4FormatKind::U4})
-    for (int64_t group : Int4Groups)
+  for (WeightFormatKind f : {WeightFormatKind::I4, WeightFormatKind::U4})
+    for (int64_t group : WeightGroups)
       for (DTypeKind st : {DTypeKind::BF16, DTypeKind::F16}) {
-        llvm::Expected<QuantizedInt4> q = quantizeInt4(w, n, k, group, f, st);
+        llvm::Expected<QuantizedWeights> q = quantizeWeights(w, n, k, group, f, st);
         ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
         std::vector<uint32_t> words(n * k / 8);
         std::vector<int8_t> back(n * k);
-        ASSERT_FALSE(bool(packInt4Values(q->values, n, k, f, words)));
-        ASSERT_FALSE(bool(unpackInt4Values(words, n, k, f, back)));
+        ASSERT_FALSE(bool(packWeightValues(q->values, n, k, f, words)));
+        ASSERT_FALSE(bool(unpackWeightValues(words, n, k, f, back)));
         EXPECT_EQ(back, q->values);
         std::vector<float> deq(n * k);
         ASSERT_FALSE(bool(
-            dequantizeInt4(back, q->scales, q->zeros, n, k, group, f, deq)));
+            dequantizeWeights(back, q->scales, q->zeros, n, k, group, f, deq)));
         for (int64_t r = 0; r < n; ++r)
           for (int64_t c = 0; c < k; ++c) {
             float scale = q->scales[c / group * n + r];
             // Half a step, and the scale's own rounding at the range's end.
             ASSERT_LE(std::fabs(deq[r * k + c] - w[r * k + c]),
                       scale * (0.5f + 1.0f / 16))
-                << int4FormatName(f).str() << " group " << group << " at " << r
+                << weightFormatName(f).str() << " group " << group << " at " << r
                 << "," << c;
           }
       }
@@ -253,17 +253,17 @@ TEST(WeightQuantTest, Errors) {
   std::vector<float> w(16 * 64, 0.0f);
   w[70] = NAN;
   EXPECT_EQ(
-      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::BF16)
+      errorText(quantizeWeights(w, 16, 64, 64, WeightFormatKind::I4, DTypeKind::BF16)
                     .takeError()),
       "the weight at (n, k) = (1, 6) is nan; only finite weights can be "
       "quantized");
   w[70] = 1e6f;
   EXPECT_EQ(
-      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::F16)
+      errorText(quantizeWeights(w, 16, 64, 64, WeightFormatKind::I4, DTypeKind::F16)
                     .takeError()),
       "the scale of channel n = 1, k 0..63 (1000000 / 7) overflows f16");
   EXPECT_EQ(
-      errorText(quantizeInt4(w, 16, 64, 64, Int4FormatKind::I4, DTypeKind::E4M3)
+      errorText(quantizeWeights(w, 16, 64, 64, WeightFormatKind::I4, DTypeKind::E4M3)
                     .takeError()),
       "scales cannot be e4m3; they are f16, bf16 (the activation's "
       "type) or f32");
@@ -271,16 +271,16 @@ TEST(WeightQuantTest, Errors) {
   values[65] = 8;
   std::vector<uint32_t> words(128);
   EXPECT_EQ(
-      errorText(packInt4Values(values, 16, 64, Int4FormatKind::I4, words)),
+      errorText(packWeightValues(values, 16, 64, WeightFormatKind::I4, words)),
       "the value at (n, k) = (1, 1) is 8, outside i4's -8..7");
   EXPECT_EQ(
-      errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4, words)), "");
+      errorText(packWeightValues(values, 16, 64, WeightFormatKind::U4, words)), "");
   values[65] = -1;
   EXPECT_EQ(
-      errorText(packInt4Values(values, 16, 64, Int4FormatKind::U4, words)),
-      "the value at (n, k) = (1, 1) is -1, outside u4's 0..15");
+      errorText(packWeightValues(values, 16, 64, WeightFormatKind::U4, words)),
+      "the value at (n, k) = (1, 1) is 255, outside u4's 0..15");
   EXPECT_EQ(
-      errorText(packInt4Values(values, 16, 96, Int4FormatKind::U4, words)),
+      errorText(packWeightValues(values, 16, 96, WeightFormatKind::U4, words)),
       "a packed 4-bit weight needs K > 0 and a multiple of 64; got K = "
       "96");
 }

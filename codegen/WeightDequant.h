@@ -1,7 +1,7 @@
-//===- codegen/Int4Dequant.h - 4-bit codes to 16-bit MMA inputs -*- C++ -*-===//
+//===- codegen/WeightDequant.h - 4-bit codes to 16-bit MMA inputs -*- C++ -*-===//
 //
 // Internal to codegen/: what the sm_80 (mma.sync B fragments,
-// Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments, Sm90Int4Weight.cpp)
+// Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments, Sm90WeightDequant.cpp)
 // kernels share when they turn a packed 4-bit weight (ir/WeightPack.h)
 // into 16-bit floats in registers. One 32-bit word of the packed order
 // holds eight codes; for i = 0..3
@@ -25,7 +25,7 @@
 namespace tilec {
 
 /// The facts of a 4-bit weight GEMM the generators check.
-struct Int4WeightShape {
+struct QuantWeightShape {
   DTypeKind aType, bType;
   MajorKind bMajor;
   WeightQuantSpec quant;
@@ -38,7 +38,7 @@ struct Int4WeightShape {
 /// swap-AB: \p rowsName) a multiple of 16, BK of 64, BK and the group
 /// nested. The verify pass reports the same at the .tile lines; this is
 /// the generators' own check.
-llvm::Error checkInt4Weight(const Int4WeightShape &spec,
+llvm::Error checkInt4Weight(const QuantWeightShape &spec,
                             llvm::StringRef rowsName, unsigned rows);
 
 /// A 16-bit value in both halves of a b32 register.
@@ -54,11 +54,11 @@ llvm::Value *dequantInt4Pair(llvm::IRBuilderBase &b, DTypeKind type,
                              llvm::Value *word, unsigned i, llvm::Value *scale,
                              llvm::Value *base);
 
-/// Checks over every lane that \p packed (packedInt4Layout(rows, bk) of a
+/// Checks over every lane that \p packed (packedWeightLayout(4, rows, bk) of a
 /// stage) is where the fragment loads read: lane l's 16 bytes of block
 /// (r, c) at byte 512 (r * bk / 64 + c) + 16 l, nibble 4 e + 2 j + h of
 /// word w holding (n, k) = (16 r + 8 j + g, 64 c + 16 w + 2 t + e + 8 h).
-llvm::Error checkInt4FragmentReads(const Layout &packed, unsigned rows,
+llvm::Error checkWeightFragmentReads(const Layout &packed, unsigned rows,
                                    unsigned bk);
 
 } // namespace tilec

@@ -1,11 +1,11 @@
-//===- codegen/Sm90Int4Weight.cpp - 4-bit weights as wgmma A --------------===//
+//===- codegen/Sm90WeightDequant.cpp - 4-bit weights as wgmma A --------------===//
 //
-// See Sm90Int4Weight.h.
+// See Sm90WeightDequant.h.
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 
-#include "codegen/Int4Dequant.h"
+#include "codegen/WeightDequant.h"
 #include "codegen/Sm90SmemMap.h"
 #include "ir/Arch.h"
 #include "ir/WeightPack.h"
@@ -34,9 +34,9 @@ TmaOperandTile plainTile(DTypeKind dtype, unsigned inner, unsigned outer,
 
 } // namespace
 
-Sm90Int4Stage sm90Int4Stage(const Sm90GemmConfig &config) {
+Sm90WeightStage sm90WeightStage(const Sm90GemmConfig &config) {
   const WeightQuantSpec &quant = *config.weightQuant;
-  Sm90Int4Stage stage;
+  Sm90WeightStage stage;
   stage.codeBytes = config.bm * config.bk / 2;
   stage.scaleRows = std::max(1u, config.bk / quant.group);
   stage.scaleBytes = roundUp128(stage.scaleRows * config.bm * 2);
@@ -44,21 +44,21 @@ Sm90Int4Stage sm90Int4Stage(const Sm90GemmConfig &config) {
   return stage;
 }
 
-Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config) {
-  Sm90Int4Stage stage = sm90Int4Stage(config);
+Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config) {
+  Sm90WeightStage stage = sm90WeightStage(config);
   unsigned rows = stage.scaleRows;
-  Sm90Int4Tiles tiles;
-  tiles.codes = plainTile(config.bType, config.bk, config.bm / PackedInt4BlockN,
+  Sm90WeightTiles tiles;
+  tiles.codes = plainTile(config.bType, config.bk, config.bm / PackedWeightBlockN,
                           stage.codeBytes);
   tiles.codes.rows = config.bm;
-  tiles.codes.layout = packedInt4Layout(config.bm, config.bk).str();
+  tiles.codes.layout = packedWeightLayout(4, config.bm, config.bk).str();
   tiles.scales = plainTile(config.weightQuant->scaleType, config.bm, rows,
                            rows * config.bm * 2);
   tiles.zeros = plainTile(DTypeKind::U8, config.bm, rows, rows * config.bm);
   return tiles;
 }
 
-unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config) {
+unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config) {
   if (config.splitK || (config.bm > 64 && config.bn > 32))
     return 1;
   Sm90GemmConfig two = config;
@@ -71,7 +71,7 @@ unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config) {
   return 2 * (sm90SmemMap(two).totalBytes() + 1024) <= perSm ? 2 : 1;
 }
 
-llvm::Error verifySm90Int4Weight(const Sm90GemmConfig &config) {
+llvm::Error verifySm90Weight(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
@@ -101,16 +101,16 @@ llvm::Error verifySm90Int4Weight(const Sm90GemmConfig &config) {
   if (other)
     return fail(std::string("a 4-bit weight GEMM with ") + other +
                 " is not implemented on sm_90a");
-  Layout packed = packedInt4Layout(config.bm, config.bk);
-  return checkInt4FragmentReads(packed, config.bm, config.bk);
+  Layout packed = packedWeightLayout(4, config.bm, config.bk);
+  return checkWeightFragmentReads(packed, config.bm, config.bk);
 }
 
 std::vector<std::array<llvm::Value *, 4>>
-loadSm90Int4Fragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
+loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
                       llvm::Value *codes, llvm::Value *scales,
                       llvm::Value *zeros, llvm::Value *blockRow,
                       llvm::Value *lane) {
-  Sm90Int4Stage stage = sm90Int4Stage(config);
+  Sm90WeightStage stage = sm90WeightStage(config);
   const WeightQuantSpec &quant = *config.weightQuant;
   DTypeKind type = config.aType;
   llvm::Type *shared = llvm::PointerType::get(b.getContext(), 3);
@@ -119,13 +119,13 @@ loadSm90Int4Fragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
     return constant ? b.CreateConstGEP1_32(b.getInt8Ty(), ptr, constant) : ptr;
   };
   // The lane's 16 bytes of each 64-K block of its block row.
-  unsigned blockRowBytes = config.bk / PackedInt4BlockK * PackedInt4BlockBytes;
+  unsigned blockRowBytes = config.bk / packedWeightBlockK(4) * PackedWeightBlockBytes;
   llvm::Value *laneCodes = b.CreateAdd(
       codes, b.CreateAdd(b.CreateMul(blockRow, b.getInt32(blockRowBytes)),
                          b.CreateShl(lane, 4)));
   // The lane's channels: g and g + 8 of its block row.
   llvm::Value *channel =
-      b.CreateAdd(b.CreateMul(blockRow, b.getInt32(PackedInt4BlockN)),
+      b.CreateAdd(b.CreateMul(blockRow, b.getInt32(PackedWeightBlockN)),
                   b.CreateLShr(lane, 2), "w.channel");
   llvm::Value *scaleLane = b.CreateAdd(scales, b.CreateShl(channel, 1));
   llvm::Value *zeroLane = zeros ? b.CreateAdd(zeros, channel) : nullptr;
@@ -156,7 +156,7 @@ loadSm90Int4Fragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
   for (unsigned ks = 0; ks < config.bk / 16; ++ks) {
     if (ks % 4 == 0)
       words =
-          b.CreateAlignedLoad(v4, at(laneCodes, ks / 4 * PackedInt4BlockBytes),
+          b.CreateAlignedLoad(v4, at(laneCodes, ks / 4 * PackedWeightBlockBytes),
                               llvm::Align(16), "w.codes");
     llvm::Value *word = b.CreateExtractElement(words, uint64_t(ks % 4));
     unsigned row = stage.scaleRows > 1 ? 16 * ks / quant.group : 0;

@@ -1,5 +1,5 @@
-//===- codegen/Int4Dequant.cpp - 4-bit codes to 16-bit MMA inputs ---------===//
-#include "codegen/Int4Dequant.h"
+//===- codegen/WeightDequant.cpp - 4-bit codes to 16-bit MMA inputs ---------===//
+#include "codegen/WeightDequant.h"
 
 #include "ir/WeightPack.h"
 #include "ir/WeightQuant.h"
@@ -57,7 +57,7 @@ llvm::Error fail(const llvm::Twine &message) {
 
 } // namespace
 
-llvm::Error checkInt4Weight(const Int4WeightShape &spec,
+llvm::Error checkInt4Weight(const QuantWeightShape &spec,
                             llvm::StringRef rowsName, unsigned rows) {
   const WeightQuantSpec &quant = spec.quant;
   if (spec.aType != DTypeKind::BF16 && spec.aType != DTypeKind::F16)
@@ -71,7 +71,7 @@ llvm::Error checkInt4Weight(const Int4WeightShape &spec,
     return fail("group scales are " + dtypeName(quant.scaleType) +
                 " but A is " + dtypeName(spec.aType) +
                 "; they must be A's type");
-  if (!llvm::is_contained(Int4Groups, int64_t(quant.group)))
+  if (!llvm::is_contained(WeightGroups, int64_t(quant.group)))
     return fail(llvm::formatv("group({0}) is not implemented; legal: "
                               "32, 64, 128",
                               quant.group));
@@ -79,7 +79,7 @@ llvm::Error checkInt4Weight(const Int4WeightShape &spec,
     return fail("zero points apply to a u4 weight; i4 is symmetric");
   if (spec.bMajor != MajorKind::K)
     return fail("a 4-bit weight is packed along K; B must be K-major");
-  if (rows % PackedInt4BlockN != 0 || spec.bk % PackedInt4BlockK != 0)
+  if (rows % PackedWeightBlockN != 0 || spec.bk % packedWeightBlockK(4) != 0)
     return fail(llvm::formatv(
         "a 4-bit weight needs {0} a multiple of 16 and BK of 64; got {0} = "
         "{1}, BK = {2}",
@@ -111,10 +111,10 @@ llvm::Value *dequantInt4Pair(llvm::IRBuilderBase &b, DTypeKind type,
   return fmaX2(b, type, d, scale, b.getInt32(0x80008000u));
 }
 
-llvm::Error checkInt4FragmentReads(const Layout &packed, unsigned rows,
+llvm::Error checkWeightFragmentReads(const Layout &packed, unsigned rows,
                                    unsigned bk) {
-  unsigned kBlocks = bk / PackedInt4BlockK;
-  for (unsigned r = 0; r < rows / PackedInt4BlockN; ++r)
+  unsigned kBlocks = bk / packedWeightBlockK(4);
+  for (unsigned r = 0; r < rows / PackedWeightBlockN; ++r)
     for (unsigned c = 0; c < kBlocks; ++c)
       for (unsigned lane = 0; lane < 32; ++lane)
         for (unsigned w = 0; w < 4; ++w)

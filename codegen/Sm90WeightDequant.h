@@ -1,4 +1,4 @@
-//===- codegen/Sm90Int4Weight.h - 4-bit weights as wgmma A -------*- C++
+//===- codegen/Sm90WeightDequant.h - 4-bit weights as wgmma A -------*- C++
 //-*-===//
 //
 // Internal to codegen/: the sm_90a GEMM (Sm90Gemm.h) when B is a 4-bit
@@ -14,7 +14,7 @@
 //     8 K bytes each, so the global weight is a 2-D u64 tensor of N / 16
 //     rows by K (one u64: one k of a block row's 16 channels), and a slot's
 //     BM x BK codes are one box of BM / 16 rows by BK, landing block row by
-//     block row: packedInt4Layout(BM, BK), the sm_80 stage's order;
+//     block row: packedWeightLayout(4, BM, BK), the sm_80 stage's order;
 //   - the scales SB[ceil(K / G), N] and zero points ZB (u8, same shape):
 //     one box of BM channels by max(1, BK / G) group rows each.
 // TMA fills past N and K with zeros: a zero code and a zero scale make a
@@ -24,7 +24,7 @@
 // slot it loads its lane's 16 bytes of each 64-K block (ld.shared.v4, 512
 // contiguous bytes per warp: no bank conflict), its two channels' scale and
 // zero point per group row, and turns each word into the four A registers
-// of one k16 step (codegen/Int4Dequant.h): the weight's packed registers
+// of one k16 step (codegen/WeightDequant.h): the weight's packed registers
 // i = 2 j + h (n8 tile j, k half h) are the wgmma A fragment's a0..a3 in
 // the order (i = 0, 2, 1, 3), since a warp's slice of the m64k16 A fragment
 // is mma.sync's m16k16 A (rows g and g + 8, k halves 2 t and 2 t + 8).
@@ -46,7 +46,7 @@
 namespace tilec {
 
 /// The weight's share of one ring slot.
-struct Sm90Int4Stage {
+struct Sm90WeightStage {
   unsigned codeBytes = 0;  ///< BM * BK / 2: the A ring's slot.
   unsigned scaleRows = 0;  ///< Group rows per slot: max(1, BK / group).
   unsigned scaleBytes = 0; ///< scaleRows * BM * 2, rounded up to 128.
@@ -57,15 +57,15 @@ struct Sm90Int4Stage {
 };
 
 /// The slot geometry of \p config (weightQuant set).
-Sm90Int4Stage sm90Int4Stage(const Sm90GemmConfig &config);
+Sm90WeightStage sm90WeightStage(const Sm90GemmConfig &config);
 
 /// The A-role tile of the codes (u64 elements, no swizzle, box (BK, BM /
 /// 16)) and the scale and zero-point tiles (box (BM, scaleRows)), as
 /// TMA-loaded tiles (K-major: coordinates (first element, row)).
-struct Sm90Int4Tiles {
+struct Sm90WeightTiles {
   TmaOperandTile codes, scales, zeros;
 };
-Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
+Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config);
 
 /// CTAs per SM of \p config's 4-bit weight kernel: 2 where two fit the SM
 /// (shared memory, and registers for the accumulators beside the
@@ -81,21 +81,21 @@ Sm90Int4Tiles sm90Int4Tiles(const Sm90GemmConfig &config);
 /// at two CTAs ran 30 launches each without a wrong output with the
 /// wgmmas serialized, but the fixed loop at two CTAs with split-K has not
 /// run on a GPU yet, so the split tiles keep one CTA until it has.
-unsigned sm90Int4CtasPerSm(const Sm90GemmConfig &config);
+unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config);
 
 /// What the 4-bit weight asks of \p config: swapAB, A (the activations)
 /// bf16 or f16 with scales of its type, B u4/i4 K-major, BM 64 or 128
 /// (block rows of 16 per consumer warp), BK 64 (one 128-byte swizzle row of
 /// the activations, one packed block), no block scales, batch, group or
 /// cluster; the fragment reads checked against the packed layout.
-llvm::Error verifySm90Int4Weight(const Sm90GemmConfig &config);
+llvm::Error verifySm90Weight(const Sm90GemmConfig &config);
 
 /// The slot's A fragments of one consumer warp: per k16 step the four
 /// registers of wgmma's A. \p codes, \p scales and \p zeros are the slot's
 /// shared addresses (i32; zeros null without zero points), \p blockRow the
 /// warp's 16-channel block row in the tile, \p lane its lane.
 std::vector<std::array<llvm::Value *, 4>>
-loadSm90Int4Fragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
+loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
                       llvm::Value *codes, llvm::Value *scales,
                       llvm::Value *zeros, llvm::Value *blockRow,
                       llvm::Value *lane);

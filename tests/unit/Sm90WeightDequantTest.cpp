@@ -1,12 +1,12 @@
-//===- tests/unit/Sm90Int4WeightTest.cpp - 4-bit weights on sm_90a --------===//
+//===- tests/unit/Sm90WeightDequantTest.cpp - 4-bit weights on sm_90a --------===//
 //
-// The sm_90a W4A16 kernel's plan (codegen/Sm90Int4Weight.h): the RS wgmma
+// The sm_90a W4A16 kernel's plan (codegen/Sm90WeightDequant.h): the RS wgmma
 // text, the slot geometry and TMA tiles against hand-computed figures, the
 // CTAs per SM, the generator's own refusals, and the emitted kernel through
 // ptxas (no wgmma serialization, no spill).
 //
 //===----------------------------------------------------------------------===//
-#include "codegen/Sm90Int4Weight.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Ptxas.h"
 #include "codegen/Sm90Gemm.h"
@@ -33,7 +33,7 @@ Sm90GemmConfig int4Config(unsigned bm, unsigned bn, unsigned group,
   return config;
 }
 
-TEST(Sm90Int4Weight, RsWgmmaTextTakesFourARegistersAndTransB) {
+TEST(Sm90WeightDequant, RsWgmmaTextTakesFourARegistersAndTransB) {
   ptx::WgmmaShape shape;
   shape.n = 8;
   // m64n8: 4 accumulators ($0..$3, tied $4..$7), A $8..$11, B $12, d $13.
@@ -46,25 +46,25 @@ TEST(Sm90Int4Weight, RsWgmmaTextTakesFourARegistersAndTransB) {
             std::string::npos);
 }
 
-TEST(Sm90Int4Weight, SlotGeometryByHand) {
+TEST(Sm90WeightDequant, SlotGeometryByHand) {
   // BM 128, BK 64, group 32: 4096 code bytes, two group rows of 128 bf16
   // scales (512 bytes) and u8 zero points (256).
-  Sm90Int4Stage stage = sm90Int4Stage(int4Config(128, 16, 32, true));
+  Sm90WeightStage stage = sm90WeightStage(int4Config(128, 16, 32, true));
   EXPECT_EQ(stage.codeBytes, 4096u);
   EXPECT_EQ(stage.scaleRows, 2u);
   EXPECT_EQ(stage.scaleBytes, 512u);
   EXPECT_EQ(stage.zeroBytes, 256u);
   // BM 64, group 128 (one row for two slots), no zero points: 64 scales of
   // 2 bytes rounded up to 128.
-  stage = sm90Int4Stage(int4Config(64, 16, 128, false));
+  stage = sm90WeightStage(int4Config(64, 16, 128, false));
   EXPECT_EQ(stage.codeBytes, 2048u);
   EXPECT_EQ(stage.scaleRows, 1u);
   EXPECT_EQ(stage.scaleBytes, 128u);
   EXPECT_EQ(stage.zeroBytes, 0u);
 }
 
-TEST(Sm90Int4Weight, CodesAreOneU64BoxOfBlockRows) {
-  Sm90Int4Tiles tiles = sm90Int4Tiles(int4Config(128, 16, 32, true));
+TEST(Sm90WeightDequant, CodesAreOneU64BoxOfBlockRows) {
+  Sm90WeightTiles tiles = sm90WeightTiles(int4Config(128, 16, 32, true));
   // Box (BK, BM / 16): 64 u64 of 8 block rows = 4096 bytes, no swizzle.
   EXPECT_EQ(tiles.codes.boxDims[0], 64u);
   EXPECT_EQ(tiles.codes.boxDims[1], 8u);
@@ -79,32 +79,32 @@ TEST(Sm90Int4Weight, CodesAreOneU64BoxOfBlockRows) {
   EXPECT_EQ(tiles.zeros.bytes, 256u);
 }
 
-TEST(Sm90Int4Weight, TwoCtasWhereTheyFit) {
+TEST(Sm90WeightDequant, TwoCtasWhereTheyFit) {
   // BM 64: 256 threads at 128 registers each, 16 slots of 2048 + 2048 +
   // 256 bytes: two fit.
   Sm90GemmConfig config = int4Config(64, 16, 128, true);
   config.stages = 16;
-  EXPECT_EQ(sm90Int4CtasPerSm(config), 2u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 2u);
   // BM 128 with BN 64: the two consumers' registers at 80 a thread would
   // not hold m64n64 beside the dequantization.
   config = int4Config(128, 64, 128, true);
-  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
   // BM 64 with BN 64 in 16 slots: 16 x 10496 bytes do not fit twice.
   config = int4Config(64, 64, 128, true);
   config.stages = 16;
-  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
   // BM 64 with BN 208 in 3 slots fits twice in shared memory, but 104
   // accumulators and the dequantization do not fit 128 registers.
   config = int4Config(64, 208, 128, true);
   config.stages = 3;
-  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
   // A split kernel keeps one CTA per SM.
   config = int4Config(64, 16, 128, true);
   config.splitK = true;
-  EXPECT_EQ(sm90Int4CtasPerSm(config), 1u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
 }
 
-TEST(Sm90Int4Weight, GeneratorRefusesWhatTheKernelCannotDo) {
+TEST(Sm90WeightDequant, GeneratorRefusesWhatTheKernelCannotDo) {
   auto message = [](const Sm90GemmConfig &config) {
     llvm::Error err = verifySm90GemmConfig(config);
     return err ? llvm::toString(std::move(err)) : std::string();
@@ -124,7 +124,7 @@ TEST(Sm90Int4Weight, GeneratorRefusesWhatTheKernelCannotDo) {
             std::string::npos);
 }
 
-TEST(Sm90Int4Weight, KernelAssemblesWithoutSerializationOrSpills) {
+TEST(Sm90WeightDequant, KernelAssemblesWithoutSerializationOrSpills) {
   if (!findPtxas())
     GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
   for (auto [bm, bn, stages] : {std::tuple{64u, 8u, 8u},
@@ -134,7 +134,7 @@ TEST(Sm90Int4Weight, KernelAssemblesWithoutSerializationOrSpills) {
                                 {64u, 208u, 3u}}) {
     Sm90GemmConfig config = int4Config(bm, bn, 128, true);
     config.stages = stages;
-    config.ctasPerSm = sm90Int4CtasPerSm(config);
+    config.ctasPerSm = sm90WeightCtasPerSm(config);
     auto kernel = emitSm90Gemm(config);
     ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
     llvm::Expected<PtxasRun> run =
