@@ -248,9 +248,10 @@ llvm::Expected<LayoutValue> evalTileToShape(const Call &c) {
   });
 }
 
-// packed_int4(N, K): the packed order of a 4-bit weight [N, K], (n, k) ->
-// nibble offset (ir/WeightPack.h).
-llvm::Expected<LayoutValue> evalPackedInt4(const Call &c) {
+// packed_int4(N, K), packed_int8(N, K): the packed order of a weight [N, K]
+// of 4-bit or 8-bit codes, (n, k) -> nibble or byte offset
+// (ir/WeightPack.h).
+llvm::Expected<LayoutValue> evalPackedWeight(const Call &c, unsigned bits) {
   int64_t ext[2];
   for (size_t i = 0; i < 2; ++i) {
     llvm::Expected<int64_t> x =
@@ -259,14 +260,14 @@ llvm::Expected<LayoutValue> evalPackedInt4(const Call &c) {
       return x.takeError();
     ext[i] = *x;
   }
-  if (llvm::Error e = checkPackableWeight(4, ext[0], ext[1]))
+  if (llvm::Error e = checkPackableWeight(bits, ext[0], ext[1]))
     return errorAt(c.argCol(ext[0] <= 0 || ext[0] % PackedWeightBlockN ? 0 : 1),
-                   "packed_int4: " + llvm::toString(std::move(e)));
+                   c.f.str() + ": " + llvm::toString(std::move(e)));
   if (ext[0] >= kMaxInt / ext[1])
-    return errorAt(c.col, llvm::formatv("packed_int4: N x K = {0} x {1} is "
+    return errorAt(c.col, llvm::formatv("{0}: N x K = {1} x {2} is "
                                         "not below 2^31",
-                                        ext[0], ext[1]));
-  return c.result(packedWeightLayout(4, ext[0], ext[1]));
+                                        c.f, ext[0], ext[1]));
+  return c.result(packedWeightLayout(bits, ext[0], ext[1]));
 }
 
 // The functions of the language, one row each (FunctionInfo in
@@ -399,7 +400,8 @@ const FunctionInfo kFunctions[] = {
        return rewrap(c, *in, filter(in->layout));
      }},
     {"order", 1, 8, evalOrder},
-    {"packed_int4", 2, 2, evalPackedInt4},
+    {"packed_int4", 2, 2, [](const Call &c) { return evalPackedWeight(c, 4); }},
+    {"packed_int8", 2, 2, [](const Call &c) { return evalPackedWeight(c, 8); }},
 };
 
 } // namespace

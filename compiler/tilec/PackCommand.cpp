@@ -1,9 +1,10 @@
 //===- compiler/tilec/PackCommand.cpp - `tilec pack` ----------------------===//
 //
-// The offline packer of 4-bit GEMM weights (W4A16) on raw little-endian
-// files: quantizes a float weight [N, K] in groups of K (ir/WeightQuant.h)
-// or takes already-quantized values, and writes the packed words in the
-// order the kernels read (ir/WeightPack.h), the scales and the zero points;
+// The offline packer of quantized GEMM weights (W4A16, W8A16) on raw
+// little-endian files: quantizes a float weight [N, K] in groups of K to
+// one of ir/WeightQuant.h's formats (i4, u4, i8, u8, e4m3, e5m2) or takes
+// already-quantized values, and writes the packed words in the order the
+// kernels read (ir/WeightPack.h), the scales and the zero points;
 // `--unpack` is the inverse (the values, or with --scales the dequantized
 // weight). The contract is docs/cli.md.
 //
@@ -32,8 +33,8 @@ namespace {
 namespace cl = llvm::cl;
 
 cl::SubCommand packCommand("pack",
-                           "quantize and pack 4-bit GEMM weights (W4A16), or "
-                           "unpack them");
+                           "quantize and pack GEMM weights (4-bit, 8-bit or "
+                           "fp8 codes), or unpack them");
 
 cl::opt<std::string> inOpt("in",
                            cl::desc("the input file (raw, little-endian)"),
@@ -45,13 +46,15 @@ cl::opt<std::string> shapeOpt("shape", cl::desc("the weight's extents N,K"),
 cl::opt<std::string>
     dtypeOpt("dtype",
              cl::desc("the element type of --in: f32, f16, bf16 (quantized "
-                      "here) or i8, u8 (quantized values); with --unpack, of "
-                      "the output"),
+                      "here) or i8, u8, e4m3, e5m2 (quantized values); with "
+                      "--unpack, of the output"),
              cl::value_desc("T"), cl::sub(packCommand),
              cl::cat(tilecCategory()));
-cl::opt<std::string> formatOpt("format", cl::desc("i4 or u4"),
-                               cl::value_desc("i4|u4"), cl::init("i4"),
-                               cl::sub(packCommand), cl::cat(tilecCategory()));
+cl::opt<std::string>
+    formatOpt("format",
+              cl::desc("the values' format: i4, u4, i8, u8, e4m3 or e5m2"),
+              cl::value_desc("F"), cl::init("i4"), cl::sub(packCommand),
+              cl::cat(tilecCategory()));
 cl::opt<int64_t> groupOpt("group",
                           cl::desc("K elements per scale: 32, 64 or 128"),
                           cl::value_desc("G"), cl::init(128),
@@ -77,7 +80,8 @@ cl::opt<std::string> scalesOpt("scales",
                                cl::value_desc("FILE"), cl::sub(packCommand),
                                cl::cat(tilecCategory()));
 cl::opt<std::string> zerosOpt("zeros",
-                              cl::desc("--unpack: the u4 zero points [K/G, N]"),
+                              cl::desc("--unpack: the u4/u8 zero points [K/G, "
+                                       "N]"),
                               cl::value_desc("FILE"), cl::sub(packCommand),
                               cl::cat(tilecCategory()));
 
@@ -192,23 +196,61 @@ std::optional<DTypeKind> typeOption(const std::string &value, const char *flag,
   return std::nullopt;
 }
 
+/// The type of the values of \p format, one byte each: i8 (i4, i8), u8 (u4,
+/// u8), the fp8 type (e4m3, e5m2).
+DTypeKind valueTypeOf(WeightFormatKind format) {
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (info.isFloat)
+    return info.dtype;
+  return info.minValue < 0 ? DTypeKind::I8 : DTypeKind::U8;
+}
+
+/// The quantized values of \p format in \p in, elements of \p inType (i8,
+/// u8, or the fp8 type itself). An i8 read by an unsigned format or a u8
+/// past 127 by a signed one is outside either range: a diagnostic names it
+/// before its byte reads as another number.
+std::optional<std::vector<int8_t>> valuesOf(llvm::ArrayRef<uint8_t> in,
+                                            DTypeKind inType, int64_t k,
+                                            WeightFormatKind format,
+                                            int &exit) {
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (!info.isFloat && inType != valueTypeOf(format))
+    for (size_t i = 0; i < in.size(); ++i) {
+      int v = inType == DTypeKind::I8 ? int(int8_t(in[i])) : int(in[i]);
+      if (v < 0 || v > 127) {
+        exit = diagnostic(llvm::formatv(
+            "'{0}': the value at (n, k) = ({1}, {2}) is {3}, outside {4}'s "
+            "{5}..{6}",
+            inOpt, int64_t(i) / k, int64_t(i) % k, v, info.name, info.minValue,
+            info.maxValue));
+        return std::nullopt;
+      }
+    }
+  return std::vector<int8_t>(in.begin(), in.end());
+}
+
 int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
   int exit = 0;
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  // Floats to quantize, or values: i8 and u8 for the integer formats, the
+  // fp8 bit patterns for e4m3 and e5m2.
+  std::vector<DTypeKind> inTypes = {DTypeKind::F32, DTypeKind::F16,
+                                    DTypeKind::BF16};
+  if (info.isFloat)
+    inTypes.push_back(info.dtype);
+  else
+    inTypes.insert(inTypes.end(), {DTypeKind::I8, DTypeKind::U8});
   std::optional<DTypeKind> inType =
-      typeOption(valueOr(dtypeOpt, "f32"), "dtype",
-                 {DTypeKind::F32, DTypeKind::F16, DTypeKind::BF16,
-                  DTypeKind::I8, DTypeKind::U8},
-                 exit);
+      typeOption(valueOr(dtypeOpt, "f32"), "dtype", inTypes, exit);
   if (!inType)
     return exit;
-  bool quantized = *inType == DTypeKind::I8 || *inType == DTypeKind::U8;
+  bool quantized = dtypeBits(*inType) == 8;
   if (quantized && (!scaleDTypeOpt.empty() || groupOpt.getNumOccurrences()))
     return usage("--scale-dtype and --group: --dtype " + dtypeName(*inType) +
                  " values are already quantized; only the packed words are "
                  "written");
   // Any group divides a packable K, so 32 checks the shape alone.
-  if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k,
-                                       quantized ? 32 : groupOpt))
+  if (llvm::Error e = checkWeightShape(format, n, k, quantized ? 32 : groupOpt))
     return diagnostic(llvm::toString(std::move(e)));
   std::string inName = llvm::formatv("{0}[{1}, {2}]", dtypeName(*inType), n, k);
   std::optional<std::vector<uint8_t>> in =
@@ -220,17 +262,11 @@ int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
   std::optional<QuantizedWeights> q;
   DTypeKind scaleType = DTypeKind::BF16;
   if (quantized) {
-    // A u8 byte past 127 is out of either range; say so before it reads
-    // as a negative int8.
-    for (size_t i = 0; *inType == DTypeKind::U8 && i < in->size(); ++i)
-      if ((*in)[i] > 127)
-        return diagnostic(llvm::formatv(
-            "'{0}': the value at (n, k) = ({1}, {2}) is {3}, outside {4}'s "
-            "{5}..{6}",
-            inOpt, int64_t(i) / k, int64_t(i) % k, int((*in)[i]),
-            weightFormatName(format), weightFormatInfo(format).minValue,
-            weightFormatInfo(format).maxValue));
-    values.assign(in->begin(), in->end());
+    std::optional<std::vector<int8_t>> v =
+        valuesOf(*in, *inType, k, format, exit);
+    if (!v)
+      return exit;
+    values = std::move(*v);
   } else {
     std::optional<DTypeKind> st = typeOption(
         !scaleDTypeOpt.empty()      ? scaleDTypeOpt.getValue()
@@ -247,11 +283,11 @@ int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
     q = std::move(*quant);
     values = q->values;
   }
-  std::vector<uint32_t> words(n * k / 8);
+  std::vector<uint32_t> words(n * k * info.bits / 32);
   if (llvm::Error e = packWeightValues(values, n, k, format, words))
     return diagnostic("'" + inOpt + "': " + llvm::toString(std::move(e)));
 
-  llvm::outs() << inOpt << ": " << inName << " -> " << weightFormatName(format);
+  llvm::outs() << inOpt << ": " << inName << " -> " << info.name;
   if (q)
     llvm::outs() << ", groups of " << groupOpt;
   llvm::outs() << "\n";
@@ -259,7 +295,7 @@ int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
   if (!writeFile(weightPath, bytesOfWords(words), exit))
     return exit;
   llvm::outs() << llvm::formatv("{0}: int32[{1}, {2}], the packed order\n",
-                                weightPath, n, k / 8);
+                                weightPath, n, k * info.bits / 32);
   if (!q)
     return ExitSuccess;
   std::string scalesPath = outOpt + ".scales.bin";
@@ -267,7 +303,7 @@ int runPackWeights(int64_t n, int64_t k, WeightFormatKind format) {
     return exit;
   llvm::outs() << llvm::formatv("{0}: {1}[{2}, {3}]\n", scalesPath,
                                 dtypeName(scaleType), k / groupOpt, n);
-  if (format == WeightFormatKind::U4) {
+  if (info.takesZeros) {
     std::string zerosPath = outOpt + ".zeros.bin";
     if (!writeFile(zerosPath, q->zeros, exit))
       return exit;
@@ -283,10 +319,15 @@ int runUnpack(int64_t n, int64_t k, WeightFormatKind format) {
   if (!dequant && !zerosOpt.empty())
     return usage("--zeros needs --scales (the zero points only matter to "
                  "the dequantized weight)");
-  if (format == WeightFormatKind::I4 && !zerosOpt.empty())
-    return usage("--zeros: i4 weights have no zero points (z = 8)");
-  DTypeKind valueType =
-      format == WeightFormatKind::I4 ? DTypeKind::I8 : DTypeKind::U8;
+  const WeightFormatInfo &info = weightFormatInfo(format);
+  if (!info.takesZeros && !zerosOpt.empty())
+    return usage(llvm::formatv("--zeros: {0} weights have no zero points ({1})",
+                               info.name,
+                               info.codeOffset
+                                   ? "z = " + std::to_string(info.codeOffset)
+                                   : std::string("only u4 and u8 take them"))
+                     .str());
+  DTypeKind valueType = valueTypeOf(format);
   std::optional<DTypeKind> outType =
       dequant
           ? typeOption(valueOr(dtypeOpt, "f32"), "dtype",
@@ -297,19 +338,18 @@ int runUnpack(int64_t n, int64_t k, WeightFormatKind format) {
     return exit;
   if (!dequant && (!scaleDTypeOpt.empty() || groupOpt.getNumOccurrences()))
     return usage("--scale-dtype and --group need --scales");
-  if (dequant) {
-    if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k, groupOpt))
-      return diagnostic(llvm::toString(std::move(e)));
-  } else if (llvm::Error e = checkWeightShape(WeightFormatKind::I4, n, k, 32)) {
+  // Any group divides a packable K, so 32 checks the shape alone.
+  if (llvm::Error e = checkWeightShape(format, n, k, dequant ? groupOpt : 32))
     return diagnostic(llvm::toString(std::move(e)));
-  }
-  std::optional<std::vector<uint8_t>> in = readSized(
-      inOpt, n * k / 8, 4,
-      llvm::formatv("int32[{0}, {1}] (N = {0} x K = {2} packed)", n, k / 8, k),
-      exit);
+  int64_t wordsPerRow = k * info.bits / 32;
+  std::optional<std::vector<uint8_t>> in =
+      readSized(inOpt, n * wordsPerRow, 4,
+                llvm::formatv("int32[{0}, {1}] (N = {0} x K = {2} packed)", n,
+                              wordsPerRow, k),
+                exit);
   if (!in)
     return exit;
-  std::vector<uint32_t> words(n * k / 8);
+  std::vector<uint32_t> words(n * wordsPerRow);
   for (size_t i = 0; i < words.size(); ++i)
     words[i] = llvm::support::endian::read32le(in->data() + 4 * i);
   std::vector<int8_t> values(n * k);
@@ -375,7 +415,8 @@ int runPack() {
                  shapeOpt + "'");
   std::optional<WeightFormatKind> format = parseWeightFormat(formatOpt);
   if (!format)
-    return usage("--format '" + formatOpt + "' is not one of i4, u4");
+    return usage("--format '" + formatOpt + "' is not one of " +
+                 weightFormatNames());
   if (!unpackOpt && (!scalesOpt.empty() || !zerosOpt.empty()))
     return usage("--scales and --zeros are inputs of --unpack; packing "
                  "writes PREFIX.scales.bin and PREFIX.zeros.bin");

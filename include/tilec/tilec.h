@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 14
+#define TILEC_API_VERSION 15
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -388,52 +388,100 @@ TILEC_API const char *tilec_descriptor_report(tilec_descriptor desc);
 TILEC_API size_t tilec_descriptor_offsets(tilec_descriptor desc, int64_t *out,
                                           size_t capacity);
 
-/*===-- API 11: 4-bit weights (W4A16) ------------------------------------===*/
+/*===-- API 11: quantized weights (W4A16; API 15: 8-bit, fp8) ------------===*/
 
-/* The offline packer of the W4A16 GEMMs, the one `tilec pack` and Python's
- * tilec.pack_weights use (ir/WeightQuant.h). A weight W[N, K] (N % 16 == 0,
- * K % 64 == 0) is quantized in groups of G = 32, 64 or 128 consecutive k per
- * output channel n:
- *   values  int8 [N, K] row-major, q in -8..7 (i4) or 0..15 (u4);
- *   packed  N * K / 8 words, an int32 [N, K/8] tensor in an opaque tiled
- *           order (16 x 64 blocks in the mma.sync B-fragment order; the
- *           layout `packed_int4(N, K)` of tilec_layout_eval maps (n, k) to
- *           its nibble), not row-major nibbles;
+/* The offline packer of the quantized-weight GEMMs, the one `tilec pack`
+ * and Python's tilec.pack_weights use (ir/WeightQuant.h). A weight W[N, K]
+ * (N % 16 == 0; K % 64 == 0 for 4-bit codes, K % 32 == 0 for 8-bit) is
+ * quantized in groups of G = 32, 64 or 128 consecutive k per output
+ * channel n. The formats (tilec_weight_format):
+ *   format  q, one byte a value       code      packed words  weight
+ *   I4      int8 -8..7                q + 8     N * K / 8     q * scale
+ *   U4      uint8 0..15               q         N * K / 8     (q - zero) s
+ *   I8      int8 -128..127            q + 128   N * K / 4     q * scale
+ *   U8      uint8 0..255              q         N * K / 4     (q - zero) s
+ *   E4M3    an fp8 e4m3 bit pattern   q         N * K / 4     q * scale
+ *   E5M2    an fp8 e5m2 bit pattern   q         N * K / 4     q * scale
+ * The buffers:
+ *   values  [N, K] row-major, one byte per value as above (int8_t *);
+ *   packed  N * K * bits / 32 words, an int32 [N, K * bits / 32] tensor in
+ *           an opaque tiled order (the mma.sync B-fragment order in 16 x 64
+ *           blocks of 4-bit codes, 16 x 32 of 8-bit; the layouts
+ *           `packed_int4(N, K)` and `packed_int8(N, K)` of
+ *           tilec_layout_eval map (n, k) to its nibble or byte), not
+ *           row-major codes;
  *   scales  [K/G, N] row-major (N contiguous), "bf16", "f16" or "f32";
- *   zeros   uint8 [K/G, N] row-major, 0..15 (u4 only).
- * i4 is symmetric: scale = max |w| / 7, q = round(w / scale), stored as the
- * code q + 8. u4 is asymmetric (GPTQ's rule): lo = min(min w, 0), hi =
- * max(max w, 0), scale = (hi - lo) / 15, zero = round(-lo / scale), q =
- * round(w / scale) + zero; rounding to nearest even, q clamped to the
- * format's range, each scale rounded to its type before q is computed. The
- * weight is (q - zero) * scale (zero 0 for i4 and for u4 without zeros).
- * Bad extents, groups or values are TILEC_ERROR_INVALID_ARGUMENT with the
- * numbers and what is legal in tilec_last_error(). */
-typedef enum tilec_int4_format {
-  TILEC_INT4_I4 = 0, /* signed -8..7, stored as q + 8 */
-  TILEC_INT4_U4 = 1  /* unsigned 0..15, optional zero points */
-} tilec_int4_format;
+ *   zeros   uint8 [K/G, N] row-major, at most the largest q (U4, U8 only;
+ *           optional).
+ * The rules, per group, with round() to nearest even and each scale
+ * rounded to its type before q is computed:
+ *   I4, I8: symmetric, scale = max |w| / 7 (127), q = round(w / scale);
+ *   U4, U8: asymmetric (GPTQ's rule), lo = min(min w, 0), hi = max(max w,
+ *           0), scale = (hi - lo) / 15 (255), zero = round(-lo / scale),
+ *           q = round(w / scale) + zero;
+ *   E4M3, E5M2: scale = max |w| / 448 (57344), q = w / scale rounded to
+ *           the fp8 format, saturated at its largest finite value;
+ * q clamped to the format's range; an all-zero group gets scale 1, q = 0.
+ * Bad extents, groups, formats or values are TILEC_ERROR_INVALID_ARGUMENT
+ * with the numbers and what is legal in tilec_last_error(). */
+typedef enum tilec_weight_format {
+  TILEC_WEIGHT_I4 = 0,   /* signed -8..7, stored as q + 8 */
+  TILEC_WEIGHT_U4 = 1,   /* unsigned 0..15, optional zero points */
+  TILEC_WEIGHT_I8 = 2,   /* API 15: signed -128..127, stored as q + 128 */
+  TILEC_WEIGHT_U8 = 3,   /* API 15: unsigned 0..255, optional zero points */
+  TILEC_WEIGHT_E4M3 = 4, /* API 15: fp8 e4m3 (fn), largest finite 448 */
+  TILEC_WEIGHT_E5M2 = 5  /* API 15: fp8 e5m2, largest finite 57344 */
+} tilec_weight_format;
 
-/* TILEC_OK when an [n, k] weight in groups of \p group can be packed;
- * otherwise the error says which extent and what is legal. */
+/* API 15: the packer for every format (\p format a tilec_weight_format).
+ * TILEC_OK when an [n, k] weight of \p format in groups of \p group can be
+ * packed; otherwise the error says which extent and what is legal. */
+TILEC_API tilec_status tilec_check_weights(int64_t n, int64_t k, int64_t group,
+                                           int format);
+/* Quantizes \p weights (float [n, k]) into \p values (n * k bytes),
+ * \p scales (k / group * n elements of \p scale_dtype) and, for U4 and U8,
+ * \p zeros (k / group * n bytes; NULL for the other formats). */
+TILEC_API tilec_status tilec_quantize_weights(
+    const float *weights, int64_t n, int64_t k, int64_t group, int format,
+    const char *scale_dtype, int8_t *values, void *scales, uint8_t *zeros);
+/* Packs \p values ([n, k], one byte each) into \p packed (n * k * bits / 32
+ * words). */
+TILEC_API tilec_status tilec_pack_weights(const int8_t *values, int64_t n,
+                                          int64_t k, int format,
+                                          int32_t *packed);
+/* The inverse: the values of \p packed (n * k * bits / 32 words) into
+ * \p values (n * k bytes). */
+TILEC_API tilec_status tilec_unpack_weights(const int32_t *packed, int64_t n,
+                                            int64_t k, int format,
+                                            int8_t *values);
+/* The dequantized weight value(q) * scale ((q - zero) * scale for U4, U8)
+ * as float [n, k] in \p out; \p zeros may be NULL (U4, U8 without zero
+ * points; always NULL for the other formats). */
+TILEC_API tilec_status tilec_dequantize_weights(const int8_t *values, int64_t n,
+                                                int64_t k, int64_t group,
+                                                int format, const void *scales,
+                                                const char *scale_dtype,
+                                                const uint8_t *zeros,
+                                                float *out);
+
+/* The 4-bit spellings (API 11), kept for callers built against them: the
+ * functions above with \p format TILEC_INT4_I4 or TILEC_INT4_U4 (an 8-bit
+ * format is refused; tilec_check_int4_weights checks for I4). */
+typedef enum tilec_int4_format {
+  TILEC_INT4_I4 = 0, /* TILEC_WEIGHT_I4 */
+  TILEC_INT4_U4 = 1  /* TILEC_WEIGHT_U4 */
+} tilec_int4_format;
 TILEC_API tilec_status tilec_check_int4_weights(int64_t n, int64_t k,
                                                 int64_t group);
-/* Quantizes \p weights (float [n, k]) into \p values (n * k bytes),
- * \p scales (k / group * n elements of \p scale_dtype) and, for u4,
- * \p zeros (k / group * n bytes; NULL for i4). */
 TILEC_API tilec_status tilec_quantize_int4_weights(
     const float *weights, int64_t n, int64_t k, int64_t group, int format,
     const char *scale_dtype, int8_t *values, void *scales, uint8_t *zeros);
-/* Packs quantized \p values (int8 [n, k]) into \p packed (n * k / 8). */
 TILEC_API tilec_status tilec_pack_int4_weights(const int8_t *values, int64_t n,
                                                int64_t k, int format,
                                                int32_t *packed);
-/* The inverse: the values q of \p packed (n * k / 8 words) into \p values. */
 TILEC_API tilec_status tilec_unpack_int4_weights(const int32_t *packed,
                                                  int64_t n, int64_t k,
                                                  int format, int8_t *values);
-/* The dequantized weight (q - zero) * scale as float [n, k] in \p out;
- * \p zeros may be NULL (u4 without zero points; always NULL for i4). */
 TILEC_API tilec_status tilec_dequantize_int4_weights(
     const int8_t *values, int64_t n, int64_t k, int64_t group, int format,
     const void *scales, const char *scale_dtype, const uint8_t *zeros,

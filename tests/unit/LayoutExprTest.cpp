@@ -57,6 +57,50 @@ TEST(LayoutExprTest, OrderSpelling) {
             std::string::npos);
 }
 
+// packed_int8(N, K): ir/WeightPack.h's 8-bit order, checked here against
+// the header's prose (lane l = 4 g + t at byte 16 l, word w = 2 s + j,
+// byte 2 h + e; 16 x 32 blocks 512 bytes apart, block rows 16 K apart) for
+// every (n, k) of a 32 x 64 weight, and its diagnostics at the argument.
+TEST(LayoutExprTest, PackedInt8) {
+  EXPECT_EQ(evalStr("packed_int8(16, 32)"),
+            "((8,2,1),(2,4,2,2,1)):((64,4,512),(1,16,2,8,512))");
+  EXPECT_EQ(evalStr("packed_int8(32, 64)"),
+            "((8,2,2),(2,4,2,2,2)):((64,4,1024),(1,16,2,8,512))");
+  const int64_t n = 32, k = 64;
+  Layout l = eval("packed_int8(32, 64)").getLayout();
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = 0; c < k; ++c) {
+      int64_t g = r % 8, j = r / 8 % 2, nb = r / 16;
+      int64_t e = c % 2, t = c / 2 % 4, h = c / 8 % 2, s = c / 16 % 2,
+              kb = c / 32;
+      int64_t byte = nb * 16 * k + kb * 512 + 16 * (4 * g + t) +
+                     4 * (2 * s + j) + 2 * h + e;
+      ASSERT_EQ(l(IntTuple{r, c}), byte) << r << "," << c;
+    }
+  // The header's worked example: (9, 3) of a 16 x 32 weight is byte 85.
+  EXPECT_EQ(eval("packed_int8(16, 32)").getLayout()(IntTuple{9, 3}), 85);
+  EXPECT_EQ(evalStr("cosize(packed_int8(16, 32))"), "512");
+
+  llvm::Expected<LayoutValue> v = evaluateLayoutExpr("packed_int8(16, 48)");
+  ASSERT_FALSE(bool(v));
+  LayoutExprDiag d = toLayoutExprDiag(v.takeError());
+  EXPECT_EQ(d.column, 16u); // 0-based: K's
+  EXPECT_EQ(d.message, "packed_int8: a packed 8-bit weight needs K > 0 and a "
+                       "multiple of 32; got K = 48");
+  v = evaluateLayoutExpr("packed_int8(24, 32)");
+  ASSERT_FALSE(bool(v));
+  d = toLayoutExprDiag(v.takeError());
+  EXPECT_EQ(d.column, 12u); // N's
+  EXPECT_EQ(d.message, "packed_int8: a packed 8-bit weight needs N > 0 and a "
+                       "multiple of 16; got N = 24");
+  // K = 32 is one 8-bit block, half a 4-bit one.
+  v = evaluateLayoutExpr("packed_int4(16, 32)");
+  ASSERT_FALSE(bool(v));
+  EXPECT_EQ(toLayoutExprDiag(v.takeError()).message,
+            "packed_int4: a packed 4-bit weight needs K > 0 and a multiple "
+            "of 64; got K = 32");
+}
+
 TEST(LayoutExprTest, Environment) {
   LayoutEnv env;
   env.emplace("BM", LayoutValue(int64_t(128)));
@@ -179,7 +223,8 @@ TEST(LayoutExprTest, BoundedRandomInputNeverCrashes) {
                                  "size",
                                  "cosize",
                                  "flatten",
-                                 "packed_int4"};
+                                 "packed_int4",
+                                 "packed_int8"};
   static const char *seeds[] = {
       "zipped_divide(((8,16),(64,2)):((64,512),(1,8192)), (64,16))",
       "recast(((64,16),(2,(4,2))):((64,1),(4096,(16,8192))), 16, 128)",
@@ -290,8 +335,8 @@ TEST(LayoutExprCuTeTest, TiledDivideByAOneModeTupleOfARankOneLayout) {
             "((4,2),4,4):((1,16),4,32)");
   // Law: every divide is the same function of the flat index.
   for (const char *tiler : {"(4)", "(2)", "(8)", "4:1", "(2:2)"}) {
-    Layout zipped = eval(std::string("zipped_divide(16:1, ") + tiler + ")")
-                        .getLayout();
+    Layout zipped =
+        eval(std::string("zipped_divide(16:1, ") + tiler + ")").getLayout();
     for (const char *fn : {"tiled_divide", "flat_divide"}) {
       Layout other =
           eval(std::string(fn) + "(16:1, " + tiler + ")").getLayout();
