@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 14
+API_VERSION = 15
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -227,7 +227,20 @@ _signatures = {
     "tilec_descriptor_report": (_S, [_P]),
     "tilec_descriptor_offsets": (ctypes.c_size_t, [
         _P, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]),
-    # API 11: 4-bit weights (python/tilec/_pack.py).
+    # API 11: 4-bit weights; API 15: every format (python/tilec/_pack.py
+    # calls the general ones).
+    "tilec_check_weights": (ctypes.c_int, [
+        ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int]),
+    "tilec_quantize_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _S,
+        _P, _P, _P]),
+    "tilec_pack_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
+    "tilec_unpack_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
+    "tilec_dequantize_weights": (ctypes.c_int, [
+        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P,
+        _S, _P, _P]),
     "tilec_check_int4_weights": (ctypes.c_int, [
         ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
     "tilec_quantize_int4_weights": (ctypes.c_int, [

@@ -2,10 +2,16 @@
 
   weights.py f32|f16|bf16 N K FILE     normal weights (sigma 0.02, seeded)
   weights.py values i4|u4 N K FILE     q = (3 n + 5 k) % 16 (- 8 for i4)
+  weights.py values i8|u8|e4m3|e5m2 N K FILE
+      code (3 n + 5 k) % 256: q = code - 128 (i8), code (u8), the fp8 bit
+      pattern code (e4m3, e5m2; a NaN or Inf pattern becomes 0)
   weights.py word FILE INDEX           the 32-bit word at INDEX, in hex
-  weights.py close W DEQ N K G SCALES STYPE
-      every |deq - w| at most 0.56 of its group's scale, and the error
-      is not zero everywhere
+  weights.py close W DEQ N K G SCALES STYPE [MAX]
+      every |deq - w| at most MAX (default 0.56) of its group's scale, and
+      the error is not zero everywhere
+  weights.py closefp W DEQ N K G SCALES STYPE REL SUB
+      every |deq - w| at most REL |w| + SUB scale (an fp8 value's half
+      spacing, relative, and its subnormals'), and not zero everywhere
 """
 import random
 import struct
@@ -42,14 +48,26 @@ def main(argv):
         open(path, "wb").write(b"".join(enc(x) for x in w))
     elif cmd == "values":
         fmt, n, k, path = argv[2], int(argv[3]), int(argv[4]), argv[5]
-        bias = 8 if fmt == "i4" else 0
-        open(path, "wb").write(bytes(((3 * r + 5 * c) % 16 - bias) & 0xff
-                                     for r in range(n) for c in range(k)))
+        if fmt in ("i4", "u4"):
+            bias = 8 if fmt == "i4" else 0
+            data = bytes(((3 * r + 5 * c) % 16 - bias) & 0xff
+                         for r in range(n) for c in range(k))
+        else:
+            def finite(b):
+                if fmt == "e4m3":
+                    return b & 0x7f != 0x7f
+                return fmt != "e5m2" or b & 0x7c != 0x7c
+            codes = ((3 * r + 5 * c) % 256 for r in range(n)
+                     for c in range(k))
+            bias = 128 if fmt == "i8" else 0
+            data = bytes((b - bias) & 0xff if finite(b) else 0
+                         for b in codes)
+        open(path, "wb").write(data)
     elif cmd == "word":
         data = open(argv[2], "rb").read()
         i = int(argv[3])
         print("0x%08x" % struct.unpack("<I", data[4 * i:4 * i + 4])[0])
-    elif cmd == "close":
+    elif cmd in ("close", "closefp"):
         wpath, dpath = argv[2], argv[3]
         n, k, g = int(argv[4]), int(argv[5]), int(argv[6])
         spath, stype = argv[7], argv[8]
@@ -59,10 +77,21 @@ def main(argv):
         worst = 0.0
         for r in range(n):
             for c in range(k):
-                err = abs(w[r * k + c] - d[r * k + c])
-                worst = max(worst, err / s[c // g * n + r])
-        assert 0 < worst <= 0.56, worst
-        print("close: %d weights within %.3f of a step" % (n * k, worst))
+                x, scale = w[r * k + c], s[c // g * n + r]
+                err = abs(x - d[r * k + c])
+                if cmd == "close":
+                    worst = max(worst, err / scale)
+                else:
+                    bound = float(argv[9]) * abs(x) + float(argv[10]) * scale
+                    worst = max(worst, err / bound)
+        if cmd == "close":
+            top = float(argv[9]) if len(argv) > 9 else 0.56
+            assert 0 < worst <= top, worst
+            print("close: %d weights within %.3f of a step" % (n * k, worst))
+        else:
+            assert 0 < worst <= 1, worst
+            print("close: %d weights within %.3f of the bound" % (n * k,
+                                                                 worst))
     else:
         sys.exit("weights.py: unknown command " + cmd)
 
