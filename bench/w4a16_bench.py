@@ -1,18 +1,20 @@
-"""4-bit-weight GEMM (W4A16) benchmark (issue 28), run on the GPU by
-scripts/gpu-python.sh (W4A16_BENCH=1 after the other steps, W4A16_BENCH=only
-alone, BENCH_ARGS appended).
+"""Quantized-weight GEMM (W4A16, W8A16) benchmark (issue 28), run on the
+GPU by scripts/gpu-python.sh (W4A16_BENCH=1 after the other steps,
+W4A16_BENCH=only alone, BENCH_ARGS appended).
 
-Each shape: bf16 activations A (M x K, row-major) times a 4-bit weight W
-(N x K): u4 codes with a bf16 scale and a u8 zero point per output channel
-and group of 128 k (W = (q - z) s), random codes, zero points and scales
-packed by tilec.pack_weights; C = A W^T in bf16. Sides, in one process:
+Each shape: bf16 activations A (M x K, row-major) times a quantized weight
+W (N x K): by default u4 codes with a bf16 scale and a u8 zero point per
+output channel and group of 128 k (W = (q - z) s); --fmt i4, u8 (with zero
+points), i8, e4m3 or e5m2 (W = value(q) s) instead; random codes, zero
+points and scales packed by tilec.pack_weights; C = A W^T in bf16. Sides,
+in one process:
   tilec    the program tilec.gemm(a, w) runs (tilec._gemm.w4a16_source with
            w4a16_tile's tile, sm_80 code on every GPU), launched as
            Kernel(a, w.weight, c, sb=w.scales, zb=w.zeros); with --tiles
            one side per tile BMxBNxBKxSTAGES instead (the rule's tile is
            then not added unless listed);
   cuBLAS   torch.mm on the dequantized bf16 weight W (N x K, as w.t());
-  int4     torch._weight_int4pack_mm (torch's int4 kernel) on the same
+  int4     (u4 only) torch._weight_int4pack_mm (torch's int4 kernel) on the same
            codes, packed by torch._convert_weight_to_int4pack, with
            (scale, (8 - z) s) as its scale-and-zero (its W = (q - 8) s +
            zero); 'n/a' where this torch lacks it or refuses the shape;
@@ -91,10 +93,10 @@ def tile_name(arch, tile):
         map(str, tile))
 
 
-def hopper_variants(m, n, k, sms):
+def hopper_variants(m, n, k, sms, bits=4):
     """The sm_90a rule's tile and its neighbours: BM 64 and 128, each with
     the largest one-wave split and none (--sweep90)."""
-    rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms)
+    rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)
     out = [rule]
     bn, bk = rule[1], rule[2]
     k_tiles = -(-k // bk)
@@ -103,7 +105,7 @@ def hopper_variants(m, n, k, sms):
             continue
         best = _gemm._one_wave_split(-(-n // bm) * -(-m // bn), k_tiles, sms)
         for s in sorted({1, best, max(1, best // 2)}):
-            t = (bm, bn, bk, _gemm._sm90_w4_stages(bm, bn, s)[0], s)
+            t = (bm, bn, bk, _gemm._sm90_w4_stages(bm, bn, s, bits)[0], s)
             if t not in out:
                 out.append(t)
     return out
@@ -119,30 +121,54 @@ def copies_for(nbytes, l2):
     return max(2, math.ceil(2 * l2 / max(nbytes, 1)) + 1)
 
 
-def quantized_weight(n, k, gen):
-    """Random u4 codes, zero points and bf16 scales (about 2^-6) on the
-    GPU, packed by tilec: (PackedWeights on the GPU, q uint8 [N, K] on the
-    GPU)."""
+# --fmt: (values dtype, lowest q, highest q, zero points) of each format;
+# fp8 values are random finite bit patterns.
+FORMATS = {"u4": (torch.uint8, 0, 15, True), "i4": (torch.int8, -8, 7, False),
+           "u8": (torch.uint8, 0, 255, True),
+           "i8": (torch.int8, -128, 127, False),
+           "e4m3": (torch.float8_e4m3fn, None, None, False),
+           "e5m2": (torch.float8_e5m2, None, None, False)}
+
+
+def quantized_weight(n, k, gen, fmt="u4"):
+    """Random codes of `fmt` (zero points for u4/u8) and bf16 scales that
+    keep |W| near 2^-2 on the GPU, packed by tilec: (PackedWeights on the
+    GPU, q [N, K] as float32 on the GPU: the value before the scale)."""
     rows = k // GROUP
-    q = torch.randint(0, 16, (n, k), dtype=torch.uint8, generator=gen)
-    z = torch.randint(0, 16, (rows, n), dtype=torch.uint8, generator=gen)
-    s = (torch.rand((rows, n), generator=gen) * 0.5 + 0.5) * 2.0 ** -6
+    dtype, lo, hi, zeros = FORMATS[fmt]
+    if lo is None:  # fp8: any finite pattern
+        bits = torch.randint(0, 256, (n, k), dtype=torch.uint8, generator=gen)
+        q = bits.view(dtype)
+        finite = torch.isfinite(q.float())
+        q = torch.where(finite, q.float(), 0.0).to(dtype)
+        top = 448.0 if fmt == "e4m3" else 57344.0
+    else:
+        q = torch.randint(lo, hi + 1, (n, k), generator=gen).to(dtype)
+        top = float(hi - lo)
+    z = torch.randint(0, hi + 1, (rows, n), dtype=torch.uint8,
+                      generator=gen) if zeros else None
+    s = (torch.rand((rows, n), generator=gen) * 0.5 + 0.5) * 2.0 ** -2 / top
     s = s.to(torch.bfloat16)
-    packed = tilec.pack_weights(q, s, z, fmt="u4", group=GROUP)
-    return packed.to("cuda"), q.to("cuda")
+    packed = tilec.pack_weights(q, s, z, fmt=fmt, group=GROUP)
+    return packed.to("cuda"), q.float().to("cuda")
 
 
 def dequantized(q, w):
-    """(q - z) s as bf16 [N, K] (the weight cuBLAS multiplies) and f32."""
-    z = w.zeros.t().float().repeat_interleave(GROUP, dim=1)
+    """(q - z) s as bf16 [N, K] (the weight cuBLAS multiplies) and f32,
+    computed here by torch from the values (not by tilec)."""
     s = w.scales.t().float().repeat_interleave(GROUP, dim=1)
-    w32 = (q.float() - z) * s
+    w32 = q * s
+    if w.zeros is not None:
+        w32 = (q - w.zeros.t().float().repeat_interleave(GROUP, dim=1)) * s
     return w32.to(torch.bfloat16), w32
 
 
 def int4_side(q, w, m):
     """(fn(a, packed, sz) -> C, packed, scale_and_zero) for
     torch._weight_int4pack_mm, or (None, reason)."""
+    if w.fmt != "u4":
+        return None, f"not a u4 weight ({w.fmt})"
+    q = q.to(torch.uint8)
     convert = getattr(torch, "_convert_weight_to_int4pack", None)
     mm = getattr(torch, "_weight_int4pack_mm", None)
     if convert is None or mm is None:
@@ -182,16 +208,18 @@ def cycle(copies):
 
 
 def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
-    w0, q = quantized_weight(n, k, gen)
+    w0, q = quantized_weight(n, k, gen, args.fmt)
+    zeros = w0.zeros is not None
     wd16, w32 = dequantized(q, w0)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     packed_bytes = (w0.weight.numel() * 4 + w0.scales.numel() * 2 +
-                    w0.zeros.numel())
+                    (w0.zeros.numel() if zeros else 0))
     nq = copies_for(packed_bytes, l2)
     # Distinct copies of the same weight: other addresses, so L2 cannot
     # serve one launch from the previous launch's reads.
     ws = [w0] + [tilec.PackedWeights(w0.weight.clone(), w0.scales.clone(),
-                                     w0.zeros.clone(), "u4", GROUP)
+                                     w0.zeros.clone() if zeros else None,
+                                     args.fmt, GROUP)
                  for _ in range(nq - 1)]
     nb = copies_for(wd16.numel() * 2, l2)
     wds = [wd16] + [wd16.clone() for _ in range(nb - 1)]
@@ -207,18 +235,19 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
         a = (torch.randn((m, k), generator=gen) * 0.5).to(
             torch.bfloat16).cuda()
         c = torch.empty((m, n), dtype=torch.bfloat16, device="cuda")
+        bits = w0.bits
         row_tiles = tiles or [("sm_80", _gemm.w4a16_tile(m, n, k, GROUP,
-                                                         sms))]
+                                                         sms, bits))]
         if args.hopper and not tiles:
             row_tiles += [("sm_90a", t) for t in (
-                hopper_variants(m, n, k, sms) if args.sweep90 else
-                [_gemm.w4a16_tile_sm90(m, n, k, GROUP, sms)])]
+                hopper_variants(m, n, k, sms, bits) if args.sweep90 else
+                [_gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)])]
         sides, notes = {}, []
         for arch, tile in row_tiles:
             name = tile_name(arch, tile)
             try:
-                kernel = _gemm.w4a16_kernel("bf16", "u4", GROUP, True, tile,
-                                            arch)
+                kernel = _gemm.w4a16_kernel("bf16", args.fmt, GROUP, zeros,
+                                            tile, arch)
             except (tilec.CompileError, ValueError) as e:
                 print(f"SKIP {name}: {str(e).splitlines()[0]}", flush=True)
                 continue
@@ -307,6 +336,9 @@ def main():
     parser.add_argument("--sweep90", action="store_true",
                         help="with --hopper: also the sm_90a rule's "
                         "neighbours (hopper_variants)")
+    parser.add_argument("--fmt", choices=sorted(FORMATS), default="u4",
+                        help="the weight format (u4, u8 with zero points; "
+                        "default u4)")
     parser.add_argument("--repeat-check", type=int, default=1,
                         help="check each kernel this many launches")
     parser.add_argument("--verbose", action="store_true",
@@ -322,7 +354,9 @@ def main():
     l2 = l2_bytes()
     print(f"{props.name}, {props.multi_processor_count} SMs, L2 "
           f"{l2 >> 20} MiB; torch {torch.__version__}; tilec "
-          f"{tilec.__version__}; u4 zero(u8) group({GROUP}), bf16")
+          f"{tilec.__version__}; {args.fmt}"
+          f"{' zero(u8)' if FORMATS[args.fmt][3] else ''} group({GROUP}), "
+          "bf16")
     names = ([tile_name(arch, t) for arch, t in args.tiles]
              if args.tiles else ["tilec (rule)"] +
              (["tilec h(rule)"] if args.hopper else []))
@@ -343,7 +377,8 @@ def main():
             continue
         bench_nk(n, k, ms, args.tiles, args, l2, gen, results, begin)
     if args.json:
-        text = json.dumps(dict(device=props.name, group=GROUP, rows=results),
+        text = json.dumps(dict(device=props.name, group=GROUP, fmt=args.fmt,
+                               rows=results),
                           indent=1)
         if args.json == "-":
             print(text)

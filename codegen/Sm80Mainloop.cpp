@@ -320,9 +320,11 @@ std::vector<llvm::Value **> carried(Fragments &f) {
         regs.push_back(&reg);
   for (llvm::Value *&word : f.weight.words)
     regs.push_back(&word);
-  for (auto &quad : f.weight.scaleBase)
-    for (llvm::Value *&reg : quad)
-      regs.push_back(&reg);
+  for (auto &tiles : f.weight.scaleBase)
+    for (GroupScaleBase &sb : tiles)
+      for (llvm::Value **reg : {&sb.scale, &sb.base})
+        if (*reg) // No base for the fp8 formats.
+          regs.push_back(reg);
   return regs;
 }
 

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm80WeightDequant.h"
 
-#include "codegen/WeightDequant.h"
 #include "codegen/Sm80Gemm.h"
+#include "codegen/WeightDequant.h"
 #include "ir/WeightPack.h"
 
 namespace tilec {
@@ -70,20 +70,23 @@ void copyVectorTile(Sm80Kernel &kernel, const VectorTile &tile) {
 } // namespace
 
 llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
-  if (llvm::Error err = checkInt4Weight(
+  if (llvm::Error err = checkQuantWeight(
           {spec.aType, spec.bType, spec.bMajor, *spec.weightQuant, spec.bk},
           "BN", spec.bn))
     return err;
   const WeightQuantSpec &quant = *spec.weightQuant;
   Sm80WeightPlan plan;
   plan.quant = quant;
-  plan.packed = packedWeightLayout(4, spec.bn, spec.bk);
-  plan.codeBytes = spec.bn * spec.bk / 2;
+  plan.format = &weightFormatOfB(spec.bType);
+  unsigned bits = plan.format->bits;
+  plan.packed = packedWeightLayout(bits, spec.bn, spec.bk);
+  plan.codeBytes = spec.bn * spec.bk * bits / 8;
   plan.scaleRows = std::max(1u, spec.bk / quant.group);
   plan.scaleBytes = roundUp128(plan.scaleRows * spec.bn * 2);
   plan.zeroBytes = quant.zeros ? roundUp128(plan.scaleRows * spec.bn) : 0;
 
-  if (llvm::Error err = checkWeightFragmentReads(plan.packed, spec.bn, spec.bk))
+  if (llvm::Error err =
+          checkWeightFragmentReads(plan.packed, bits, spec.bn, spec.bk))
     return err;
   return plan;
 }
@@ -94,7 +97,9 @@ Sm80WeightLoads setUpSm80WeightLoads(Sm80Kernel &kernel) {
   Sm80WeightLoads loads;
   loads.plan = &*plan.weight;
   // The warp's first n16 block row, then the lane's 16 bytes.
-  unsigned blockRowBytes = plan.spec.bk / packedWeightBlockK(4) * 512;
+  unsigned blockRowBytes = plan.spec.bk /
+                           packedWeightBlockK(plan.weight->format->bits) *
+                           PackedWeightBlockBytes;
   llvm::Value *warpRow =
       b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent / 16));
   loads.fragmentBase =
@@ -120,13 +125,14 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
     return b.CreateAdd(b.getInt32(region),
                        b.CreateMul(stage, b.getInt32(bytes)));
   };
-  // Codes: a row is one n16 block row, 8 bytes per K.
+  // Codes: a row is one n16 block row, 2 bits bytes per K (16 channels).
+  unsigned perK = 2 * w.format->bits;
   copyVectorTile(kernel,
-                 {spec.bn / 16, spec.bk * 8, kernel.b,
-                  b.CreateMul(b.CreateZExt(kernel.k, i64), b.getInt64(8)),
+                 {spec.bn / 16, spec.bk * perK, kernel.b,
+                  b.CreateMul(b.CreateZExt(kernel.k, i64), b.getInt64(perK)),
                   b.CreateLShr(kernel.n0, 4), b.CreateLShr(kernel.n, 4),
-                  b.CreateMul(kTile, b.getInt32(spec.bk * 8)),
-                  b.CreateMul(kernel.kLimit, b.getInt32(8)),
+                  b.CreateMul(kTile, b.getInt32(spec.bk * perK)),
+                  b.CreateMul(kernel.kLimit, b.getInt32(perK)),
                   stageAt(w.codeRegion, w.codeBytes)});
   // Scales and zero points: rows of ceil(K / group), N wide.
   llvm::Value *groupRow = b.CreateUDiv(b.CreateMul(kTile, b.getInt32(spec.bk)),
@@ -156,7 +162,10 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   const Sm80WeightPlan &w = *loads.plan;
   const GemmSpec &spec = kernel.plan.spec;
   unsigned pairs = kernel.plan.b.warpExtent / 16;
-  unsigned kBlocks = spec.bk / packedWeightBlockK(4);
+  const WeightFormatInfo &format = *w.format;
+  unsigned stepsPerLoad = weightStepsPerLoad(format);
+  unsigned wordsPerStep = weightWordsPerStep(format);
+  unsigned kBlocks = spec.bk / unsigned(packedWeightBlockK(format.bits));
   kernel.at(KernelPart::SmemB);
   // Each address as (runtime part) + (constant part), the form
   // InstCombine leaves alone (an add of the constant inside the runtime
@@ -167,13 +176,14 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
     return constant ? b.CreateConstGEP1_64(b.getInt8Ty(), ptr, constant) : ptr;
   };
   std::vector<llvm::Value *> &words = regs.words;
-  if (ks % 4 == 0) {
+  if (ks % stepsPerLoad == 0) {
     words.assign(pairs, nullptr);
     llvm::Value *lane = b.CreateAdd(b.CreateMul(stage, b.getInt32(w.codeBytes)),
                                     loads.fragmentBase);
     auto *v4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
     for (unsigned p = 0; p < pairs; ++p) {
-      unsigned block = w.codeRegion + (p * kBlocks + ks / 4) * 512;
+      unsigned block = w.codeRegion + (p * kBlocks + ks / stepsPerLoad) *
+                                          PackedWeightBlockBytes;
       words[p] = b.CreateAlignedLoad(v4, smemAt(lane, block), llvm::Align(16),
                                      "w.codes");
     }
@@ -193,7 +203,6 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
         w.quant.zeros ? b.CreateAdd(b.CreateMul(stage, b.getInt32(w.zeroBytes)),
                                     loads.channel)
                       : nullptr;
-    uint32_t fixedZero = spec.bType == DTypeKind::I4 ? 8 : 0;
     for (unsigned p = 0; p < pairs; ++p)
       for (unsigned j = 0; j < 2; ++j) {
         unsigned n = 16 * p + 8 * j; // Past the lane's channel.
@@ -201,8 +210,7 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
             b.getInt16Ty(),
             smemAt(scaleLane, w.scaleRegion + (row * spec.bn + n) * 2),
             llvm::Align(2), "w.scale");
-        regs.scaleBase[p][j] = splat16(b, b.CreateZExt(s, b.getInt32Ty()));
-        llvm::Value *z = b.getInt32(fixedZero);
+        llvm::Value *z = nullptr;
         if (zeroLane)
           z = b.CreateZExt(
               b.CreateAlignedLoad(
@@ -210,17 +218,19 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                   smemAt(zeroLane, w.zeroRegion + row * spec.bn + n),
                   llvm::Align(1), "w.zero"),
               b.getInt32Ty());
-        regs.scaleBase[p][2 + j] = int4Base(b, spec.aType, z);
+        regs.scaleBase[p][j] = groupScaleBase(b, spec.aType, format, s, z);
       }
   }
   std::vector<std::array<llvm::Value *, 4>> quads;
   for (unsigned p = 0; p < pairs; ++p) {
-    llvm::Value *word = b.CreateExtractElement(words[p], uint64_t(ks % 4));
-    const std::array<llvm::Value *, 4> &sb = regs.scaleBase[p];
+    llvm::SmallVector<llvm::Value *, 2> step;
+    for (unsigned x = 0; x < wordsPerStep; ++x)
+      step.push_back(b.CreateExtractElement(
+          words[p], uint64_t(ks % stepsPerLoad * wordsPerStep + x)));
     std::array<llvm::Value *, 4> quad;
     for (unsigned i = 0; i < 4; ++i)
-      quad[i] =
-          dequantInt4Pair(b, spec.aType, word, i, sb[i / 2], sb[2 + i / 2]);
+      quad[i] = dequantWeightPair(b, spec.aType, format, step, i,
+                                  regs.scaleBase[p][i / 2]);
     quads.push_back(quad);
   }
   kernel.at(KernelPart::Kernel);

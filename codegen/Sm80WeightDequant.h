@@ -1,25 +1,24 @@
-//===- codegen/Sm80WeightDequant.h - 4-bit weights on sm_80 -----*- C++ -*-===//
+//===- codegen/Sm80WeightDequant.h - Quantized weights on sm_80 -*- C++ -*-===//
 //
-// Internal to codegen/: the sm_80 GEMM's B side when B is a 4-bit weight
-// (GemmSpec::weightQuant). Per pipeline stage the CTA copies, with cp.async,
-//   - its bn x bk packed codes: (bn / 16) x (bk / 64) blocks of 512 bytes,
-//     stored as in global memory (ir/WeightPack.h), which is the layout
-//     packedWeightLayout(4, bn, bk) of the stage;
+// Internal to codegen/: the sm_80 GEMM's B side when B is a quantized
+// weight (GemmSpec::weightQuant: 4-bit or 8-bit codes, ir/WeightQuant.h).
+// Per pipeline stage the CTA copies, with cp.async,
+//   - its bn x bk packed codes: (bn / 16) x (bk / blockK) blocks of 512
+//     bytes (blockK 64 for 4-bit codes, 32 for 8-bit), stored as in global
+//     memory (ir/WeightPack.h), which is the layout packedWeightLayout(bits,
+//     bn, bk) of the stage;
 //   - the stage's scaleRows = max(1, bk / group) rows of bn scales (SB),
 //     and as many rows of bn u8 zero points (ZB) when the weight has them.
-// Each warp then loads, per k64 block and pair of n8 tiles, its lane's 16
-// bytes (one ld.shared.v4: four k16 steps) and per k16 step turns one
-// 32-bit word into the two n8 tiles' B fragments:
-//   x  = (word >> 4 i) & 0x000f000f | magic   (two 16-bit floats m + code)
-//   d  = fma(x, 1, -(m + z))                  (exact: code - z)
-//   b  = fma(d, scale, -0)                    (one rounding: (code - z) s)
-// with m = 128 for bf16 (0x4300) and 1024 for f16 (0x6400), i = 2 j + h
-// for n8 tile j's register h.
+// Each warp then loads, per block and pair of n8 tiles, its lane's 16
+// bytes (one ld.shared.v4: four k16 steps of 4-bit codes, two of 8-bit)
+// and per k16 step turns its one or two words into the two n8 tiles' B
+// fragments (codegen/WeightDequant.h has the arithmetic per format).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM80WEIGHTDEQUANT_H
 #define TILEC_CODEGEN_SM80WEIGHTDEQUANT_H
 
+#include "codegen/WeightDequant.h"
 #include "ir/GemmSpec.h"
 #include "ir/Layout.h"
 
@@ -36,8 +35,10 @@ struct Sm80Kernel;
 /// The 4-bit weight's stage geometry, decided with the rest of the plan.
 struct Sm80WeightPlan {
   WeightQuantSpec quant;
-  Layout packed;           ///< packedWeightLayout(4, bn, bk): (n, k) -> nibble.
-  unsigned codeBytes = 0;  ///< bn * bk / 2 per stage.
+  const WeightFormatInfo *format = nullptr; ///< B's (ir/WeightQuant.h).
+  Layout packed;           ///< packedWeightLayout(bits, bn, bk): (n, k) ->
+                           ///< code offset.
+  unsigned codeBytes = 0;  ///< bn * bk * bits / 8 per stage.
   unsigned scaleRows = 0;  ///< Group rows per stage: max(1, bk / group).
   unsigned scaleBytes = 0; ///< scaleRows * bn * 2, rounded up to 128.
   unsigned zeroBytes = 0;  ///< scaleRows * bn (0 without zero points),
@@ -74,7 +75,7 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
 /// bases (-(m + z) in both halves) of the current group row.
 struct Sm80WeightRegs {
   std::vector<llvm::Value *> words;
-  std::vector<std::array<llvm::Value *, 4>> scaleBase; ///< s0, s1, b0, b1
+  std::vector<std::array<GroupScaleBase, 2>> scaleBase; ///< Tile j's.
   int groupRow = -1; ///< The stage's group row scaleBase holds.
 };
 

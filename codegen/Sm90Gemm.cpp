@@ -14,6 +14,7 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/TileOrder.h"
+#include "codegen/WeightDequant.h"
 
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
@@ -364,12 +365,15 @@ void Sm90KernelBuilder::loadRoleTile(const TmaOperandTile &tile,
 }
 
 void Sm90KernelBuilder::loadWeightSlot(llvm::Value *slot, llvm::Value *kc,
-                                     llvm::Value *full) {
+                                       llvm::Value *full) {
   const Sm90WeightTiles &tiles = *weightTiles;
-  // Codes: block rows m0 / 16 .., K u64 from kc (one u64 per k).
+  // Codes: block rows m0 / 16 .., u64 from kc (one u64 per k of 4-bit
+  // codes, two of 8-bit).
+  unsigned perK = weightFormatOfB(config.bType).bits / 4;
   loadTile(tiles.codes,
            b.CreateAdd(aBase, b.CreateMul(slot, i32(tiles.codes.bytes))), tmapA,
-           kc, b.CreateLShr(m0, 4), full, nullptr);
+           perK == 1 ? kc : b.CreateMul(kc, i32(perK)), b.CreateLShr(m0, 4),
+           full, nullptr);
   // Scales and zero points: channels m0 .., group rows from kc / G.
   llvm::Value *side = b.CreateAdd(
       weightRing, b.CreateMul(slot, i32(sm90WeightStage(config).sideBytes())));

@@ -1,12 +1,12 @@
-//===- codegen/Sm90WeightDequant.cpp - 4-bit weights as wgmma A --------------===//
+//===- codegen/Sm90WeightDequant.cpp - Quantized weights as wgmma A -------===//
 //
 // See Sm90WeightDequant.h.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90WeightDequant.h"
 
-#include "codegen/WeightDequant.h"
 #include "codegen/Sm90SmemMap.h"
+#include "codegen/WeightDequant.h"
 #include "ir/Arch.h"
 #include "ir/WeightPack.h"
 
@@ -37,7 +37,8 @@ TmaOperandTile plainTile(DTypeKind dtype, unsigned inner, unsigned outer,
 Sm90WeightStage sm90WeightStage(const Sm90GemmConfig &config) {
   const WeightQuantSpec &quant = *config.weightQuant;
   Sm90WeightStage stage;
-  stage.codeBytes = config.bm * config.bk / 2;
+  stage.codeBytes =
+      config.bm * config.bk * weightFormatOfB(config.bType).bits / 8;
   stage.scaleRows = std::max(1u, config.bk / quant.group);
   stage.scaleBytes = roundUp128(stage.scaleRows * config.bm * 2);
   stage.zeroBytes = quant.zeros ? roundUp128(stage.scaleRows * config.bm) : 0;
@@ -48,10 +49,12 @@ Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config) {
   Sm90WeightStage stage = sm90WeightStage(config);
   unsigned rows = stage.scaleRows;
   Sm90WeightTiles tiles;
-  tiles.codes = plainTile(config.bType, config.bk, config.bm / PackedWeightBlockN,
-                          stage.codeBytes);
+  unsigned bits = weightFormatOfB(config.bType).bits;
+  // One u64 holds a block row's 16 codes of 4 bits at one k (8-bit: half).
+  tiles.codes = plainTile(config.bType, config.bk * bits / 4,
+                          config.bm / PackedWeightBlockN, stage.codeBytes);
   tiles.codes.rows = config.bm;
-  tiles.codes.layout = packedWeightLayout(4, config.bm, config.bk).str();
+  tiles.codes.layout = packedWeightLayout(bits, config.bm, config.bk).str();
   tiles.scales = plainTile(config.weightQuant->scaleType, config.bm, rows,
                            rows * config.bm * 2);
   tiles.zeros = plainTile(DTypeKind::U8, config.bm, rows, rows * config.bm);
@@ -76,21 +79,22 @@ llvm::Error verifySm90Weight(const Sm90GemmConfig &config) {
     return llvm::createStringError(message);
   };
   if (llvm::Error err =
-          checkInt4Weight({config.aType, config.bType, config.bMajor,
-                           *config.weightQuant, config.bk},
-                          "BM", config.bm))
+          checkQuantWeight({config.aType, config.bType, config.bMajor,
+                            *config.weightQuant, config.bk},
+                           "BM", config.bm))
     return err;
   if (!config.swapAB)
-    return fail("a 4-bit weight on sm_90a is the wgmma A operand, read from "
-                "registers: the kernel needs swapAB (C^T = W * A^T)");
+    return fail(
+        "a quantized weight on sm_90a is the wgmma A operand, read from "
+        "registers: the kernel needs swapAB (C^T = W * A^T)");
   if (config.bm != 64 && config.bm != 128)
     return fail("BM = " + std::to_string(config.bm) +
-                " weight rows: a 4-bit weight takes BM 64 or 128 (one or "
+                " weight rows: a quantized weight takes BM 64 or 128 (one or "
                 "two consumer warpgroups of 64 channels)");
   if (config.bk != 64)
     return fail("BK = " + std::to_string(config.bk) +
-                ": a 4-bit weight on sm_90a takes BK 64 (one 128-byte "
-                "swizzle row of the activations, one packed block)");
+                ": a quantized weight on sm_90a takes BK 64 (one 128-byte "
+                "swizzle row of the activations)");
   const char *other = config.blockScale               ? "block scales"
                       : config.batch                  ? "a batch"
                       : config.group                  ? "a group"
@@ -99,27 +103,31 @@ llvm::Error verifySm90Weight(const Sm90GemmConfig &config) {
                       : config.aMajor != MajorKind::K ? "an MN-major A"
                                                       : nullptr;
   if (other)
-    return fail(std::string("a 4-bit weight GEMM with ") + other +
+    return fail(std::string("a quantized weight GEMM with ") + other +
                 " is not implemented on sm_90a");
-  Layout packed = packedWeightLayout(4, config.bm, config.bk);
-  return checkWeightFragmentReads(packed, config.bm, config.bk);
+  unsigned bits = weightFormatOfB(config.bType).bits;
+  Layout packed = packedWeightLayout(bits, config.bm, config.bk);
+  return checkWeightFragmentReads(packed, bits, config.bm, config.bk);
 }
 
 std::vector<std::array<llvm::Value *, 4>>
 loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
-                      llvm::Value *codes, llvm::Value *scales,
-                      llvm::Value *zeros, llvm::Value *blockRow,
-                      llvm::Value *lane) {
+                        llvm::Value *codes, llvm::Value *scales,
+                        llvm::Value *zeros, llvm::Value *blockRow,
+                        llvm::Value *lane) {
   Sm90WeightStage stage = sm90WeightStage(config);
   const WeightQuantSpec &quant = *config.weightQuant;
+  const WeightFormatInfo &format = weightFormatOfB(config.bType);
   DTypeKind type = config.aType;
   llvm::Type *shared = llvm::PointerType::get(b.getContext(), 3);
   auto at = [&](llvm::Value *address, unsigned constant) {
     llvm::Value *ptr = b.CreateIntToPtr(address, shared);
     return constant ? b.CreateConstGEP1_32(b.getInt8Ty(), ptr, constant) : ptr;
   };
-  // The lane's 16 bytes of each 64-K block of its block row.
-  unsigned blockRowBytes = config.bk / packedWeightBlockK(4) * PackedWeightBlockBytes;
+  // The lane's 16 bytes of each packed block of its block row.
+  unsigned blockRowBytes = config.bk /
+                           unsigned(packedWeightBlockK(format.bits)) *
+                           PackedWeightBlockBytes;
   llvm::Value *laneCodes = b.CreateAdd(
       codes, b.CreateAdd(b.CreateMul(blockRow, b.getInt32(blockRowBytes)),
                          b.CreateShl(lane, 4)));
@@ -129,41 +137,44 @@ loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
                   b.CreateLShr(lane, 2), "w.channel");
   llvm::Value *scaleLane = b.CreateAdd(scales, b.CreateShl(channel, 1));
   llvm::Value *zeroLane = zeros ? b.CreateAdd(zeros, channel) : nullptr;
-  uint32_t fixedZero = config.bType == DTypeKind::I4 ? 8 : 0;
   // Per group row: the two channels' splatted scales and bases.
-  std::vector<std::array<llvm::Value *, 4>> rowScales;
+  std::vector<std::array<GroupScaleBase, 2>> rowScales;
   for (unsigned row = 0; row < stage.scaleRows; ++row) {
-    std::array<llvm::Value *, 4> sb;
+    std::array<GroupScaleBase, 2> sb;
     for (unsigned j = 0; j < 2; ++j) {
       unsigned n = 8 * j;
       llvm::Value *s = b.CreateAlignedLoad(
           b.getInt16Ty(), at(scaleLane, (row * config.bm + n) * 2),
           llvm::Align(2), "w.scale");
-      sb[j] = splat16(b, b.CreateZExt(s, b.getInt32Ty()));
-      llvm::Value *z = b.getInt32(fixedZero);
+      llvm::Value *z = nullptr;
       if (zeroLane)
         z = b.CreateZExt(b.CreateAlignedLoad(b.getInt8Ty(),
                                              at(zeroLane, row * config.bm + n),
                                              llvm::Align(1), "w.zero"),
                          b.getInt32Ty());
-      sb[2 + j] = int4Base(b, type, z);
+      sb[j] = groupScaleBase(b, type, format, s, z);
     }
     rowScales.push_back(sb);
   }
+  unsigned stepsPerLoad = weightStepsPerLoad(format);
+  unsigned wordsPerStep = weightWordsPerStep(format);
   auto *v4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
   std::vector<std::array<llvm::Value *, 4>> fragments;
   llvm::Value *words = nullptr;
   for (unsigned ks = 0; ks < config.bk / 16; ++ks) {
-    if (ks % 4 == 0)
-      words =
-          b.CreateAlignedLoad(v4, at(laneCodes, ks / 4 * PackedWeightBlockBytes),
-                              llvm::Align(16), "w.codes");
-    llvm::Value *word = b.CreateExtractElement(words, uint64_t(ks % 4));
+    if (ks % stepsPerLoad == 0)
+      words = b.CreateAlignedLoad(
+          v4, at(laneCodes, ks / stepsPerLoad * PackedWeightBlockBytes),
+          llvm::Align(16), "w.codes");
+    llvm::SmallVector<llvm::Value *, 2> step;
+    for (unsigned x = 0; x < wordsPerStep; ++x)
+      step.push_back(b.CreateExtractElement(
+          words, uint64_t(ks % stepsPerLoad * wordsPerStep + x)));
     unsigned row = stage.scaleRows > 1 ? 16 * ks / quant.group : 0;
-    const std::array<llvm::Value *, 4> &sb = rowScales[row];
     std::array<llvm::Value *, 4> pairs;
     for (unsigned i = 0; i < 4; ++i)
-      pairs[i] = dequantInt4Pair(b, type, word, i, sb[i / 2], sb[2 + i / 2]);
+      pairs[i] =
+          dequantWeightPair(b, type, format, step, i, rowScales[row][i / 2]);
     // Packed register i = 2 j + h is A's a[j + 2 h].
     fragments.push_back({pairs[0], pairs[2], pairs[1], pairs[3]});
   }

@@ -1,30 +1,48 @@
-//===- codegen/WeightDequant.h - 4-bit codes to 16-bit MMA inputs -*- C++ -*-===//
+//===- codegen/WeightDequant.h - Quantized codes to 16-bit MMA inputs -*- C++
+//-*-===//
 //
 // Internal to codegen/: what the sm_80 (mma.sync B fragments,
-// Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments, Sm90WeightDequant.cpp)
-// kernels share when they turn a packed 4-bit weight (ir/WeightPack.h)
-// into 16-bit floats in registers. One 32-bit word of the packed order
-// holds eight codes; for i = 0..3
-//   x  = (word >> 4 i) & 0x000f000f | magic   (two 16-bit floats m + code)
-//   d  = fma(x, 1, -(m + z))                  (exact: code - z)
-//   w  = fma(d, scale, -0)                    (one rounding: (code - z) s)
-// with m = 128 for bf16 (0x4300) and 1024 for f16 (0x6400): the pair of
-// lane register i (n8 tile j = i / 2, k half h = i % 2; ir/WeightPack.h).
+// Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments,
+// Sm90WeightDequant.cpp) kernels share when they turn a packed quantized
+// weight (ir/WeightPack.h, formats in ir/WeightQuant.h) into 16-bit floats
+// in registers. Per k16 step a lane holds one 32-bit word (4-bit codes) or
+// two (8-bit codes: one per n8 tile j) and makes the pair of register
+// i = 2 j + h (n8 tile j, k half h) from it. With m the magic number of the
+// activations' type, z the zero point (the code offset 8/128 for i4/i8)
+// and s the group's splatted scale:
+//   4-bit:  x = (word >> 4 i) & 0x000f000f | m      (m + code, exact)
+//           w = fma(fma(x, 1, -(m + z)), s, -0)     (one rounding)
+//           m = 128 (bf16, 0x4300), 1024 (f16, 0x6400)
+//   i8/u8, f16:   x = prmt(word_j, 0x64, bytes 2h, 2h+1)   (1024 + code)
+//           w = fma(fma(x, 1, -(1024 + z)), s, -0)
+//   i8/u8, bf16:  per byte f = f32(2^23 + code) by a prmt into 0x4B000000,
+//           f - (2^23 + z) exact in f32, cvt.rn.bf16x2.f32 (exact: at most
+//           8 significant bits), then fma(., s, -0)
+//   e5m2, f16:    x = prmt(word_j, 0, the bytes into the high halves): an
+//           e5m2 byte is the top byte of its f16; w = fma(x, s, -0)
+//   e4m3 (f16), e4m3 and e5m2 (bf16): the byte's magnitude shifted into
+//           the 16-bit type's exponent and mantissa fields (>> 1, >> 4,
+//           >> 3 of the high byte), the sign kept, then one exact fma by
+//           2^(bias difference: 8, 120, 112) and fma(., s, -0). Subnormal
+//           codes become 16-bit subnormals before the power of two, which
+//           fma handles exactly (no .ftz).
 //
 //===----------------------------------------------------------------------===//
-#ifndef TILEC_CODEGEN_INT4DEQUANT_H
-#define TILEC_CODEGEN_INT4DEQUANT_H
+#ifndef TILEC_CODEGEN_WEIGHTDEQUANT_H
+#define TILEC_CODEGEN_WEIGHTDEQUANT_H
 
 #include "ir/DType.h"
 #include "ir/GemmSpec.h"
 #include "ir/Layout.h"
+#include "ir/WeightQuant.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
 
 namespace tilec {
 
-/// The facts of a 4-bit weight GEMM the generators check.
+/// The facts of a quantized-weight GEMM the generators check.
 struct QuantWeightShape {
   DTypeKind aType, bType;
   MajorKind bMajor;
@@ -32,35 +50,56 @@ struct QuantWeightShape {
   unsigned bk;
 };
 
-/// What a kernel dequantizing a 4-bit weight B asks (bf16/f16 A and scales
-/// of A's type, u4/i4 B K-major, a legal group, zero points with u4 only)
-/// of its tile: \p rows weight rows per CTA (BN on sm_80, BM under sm_90a's
-/// swap-AB: \p rowsName) a multiple of 16, BK of 64, BK and the group
-/// nested. The verify pass reports the same at the .tile lines; this is
-/// the generators' own check.
-llvm::Error checkInt4Weight(const QuantWeightShape &spec,
-                            llvm::StringRef rowsName, unsigned rows);
+/// What a kernel dequantizing a quantized weight B asks (bf16/f16 A and
+/// scales of A's type, B of a weight format K-major, a legal group, zero
+/// points with u4/u8 only) of its tile: \p rows weight rows per CTA (BN on
+/// sm_80, BM under sm_90a's swap-AB: \p rowsName) a multiple of 16, BK a
+/// multiple of the packed block's K, BK and the group nested. The verify
+/// pass reports the same at the .tile lines; this is the generators' own
+/// check.
+llvm::Error checkQuantWeight(const QuantWeightShape &spec,
+                             llvm::StringRef rowsName, unsigned rows);
+
+/// The format of a quantized weight of type \p bType (asserted to be one).
+const WeightFormatInfo &weightFormatOfB(DTypeKind bType);
+
+/// Words of one k16 step a lane dequantizes: 1 (4-bit codes) or 2 (8-bit).
+unsigned weightWordsPerStep(const WeightFormatInfo &format);
+/// k16 steps in one 16-byte lane load: 4 or 2.
+inline unsigned weightStepsPerLoad(const WeightFormatInfo &format) {
+  return 4 / weightWordsPerStep(format);
+}
 
 /// A 16-bit value in both halves of a b32 register.
 llvm::Value *splat16(llvm::IRBuilderBase &b, llvm::Value *half);
 
-/// The splatted base -(m + z) of zero point \p z (i32, 0..15) for
-/// activations of \p type (bf16 or f16).
-llvm::Value *int4Base(llvm::IRBuilderBase &b, DTypeKind type, llvm::Value *z);
+/// The splatted scale and base of one channel's group: \p scale the i16
+/// scale of \p type, \p zero the i32 zero point (null: the format's code
+/// offset). The base is what dequantWeightPair subtracts; null for the fp8
+/// formats.
+struct GroupScaleBase {
+  llvm::Value *scale = nullptr, *base = nullptr;
+};
+GroupScaleBase groupScaleBase(llvm::IRBuilderBase &b, DTypeKind type,
+                              const WeightFormatInfo &format,
+                              llvm::Value *scale, llvm::Value *zero);
 
-/// Register \p i (0..3) of packed \p word dequantized: two \p type values
-/// (code - z) * scale, from the splatted \p scale and \p base (int4Base).
-llvm::Value *dequantInt4Pair(llvm::IRBuilderBase &b, DTypeKind type,
-                             llvm::Value *word, unsigned i, llvm::Value *scale,
-                             llvm::Value *base);
+/// Register \p i (0..3, = 2 j + h) of one k16 step dequantized: two \p type
+/// values of channel j's group, from the step's \p words
+/// (weightWordsPerStep of them) and that channel's \p sb.
+llvm::Value *dequantWeightPair(llvm::IRBuilderBase &b, DTypeKind type,
+                               const WeightFormatInfo &format,
+                               llvm::ArrayRef<llvm::Value *> words, unsigned i,
+                               const GroupScaleBase &sb);
 
-/// Checks over every lane that \p packed (packedWeightLayout(4, rows, bk) of a
-/// stage) is where the fragment loads read: lane l's 16 bytes of block
-/// (r, c) at byte 512 (r * bk / 64 + c) + 16 l, nibble 4 e + 2 j + h of
-/// word w holding (n, k) = (16 r + 8 j + g, 64 c + 16 w + 2 t + e + 8 h).
-llvm::Error checkWeightFragmentReads(const Layout &packed, unsigned rows,
-                                   unsigned bk);
+/// Checks over every lane that \p packed (packedWeightLayout(bits, rows,
+/// bk) of a stage) is where the fragment loads read: lane l's 16 bytes of
+/// block (r, c) at byte 512 (r * blocks + c) + 16 l, step s of the block in
+/// words s * wordsPerStep .., holding (n, k) = (16 r + 8 j + g, K0 + 16 s +
+/// 2 t + e + 8 h) where the header of ir/WeightPack.h puts them.
+llvm::Error checkWeightFragmentReads(const Layout &packed, unsigned bits,
+                                     unsigned rows, unsigned bk);
 
 } // namespace tilec
 
-#endif // TILEC_CODEGEN_INT4DEQUANT_H
+#endif // TILEC_CODEGEN_WEIGHTDEQUANT_H

@@ -156,48 +156,48 @@ rt::Status checkBlockScales(const GemmKernelBinary &kernel,
   return rt::success();
 }
 
-/// A 4-bit weight's packed codes, group scales and zero points
-/// (GemmProblem::sb, zb): N a multiple of 16 and K of 64 (the packed
-/// blocks), ldb = K, sb (and zb with zero points) present and 16-byte
-/// aligned; both 0 for other kernels.
+/// A quantized weight's packed codes, group scales and zero points
+/// (GemmProblem::sb, zb): N a multiple of 16 and K of the packed block's K
+/// (64 for 4-bit codes, 32 for 8-bit), ldb = K, sb (and zb with zero
+/// points) present and 16-byte aligned; both 0 for other kernels.
 rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
                             const GemmProblem &p) {
   if (!kernel.weightQuant) {
     for (auto [name, ptr] : {std::pair{"sb", p.sb}, {"zb", p.zb}})
       if (ptr != 0)
         return fail("kernel '" + kernel.entryName +
-                    "' has no 4-bit weight, but " + name +
+                    "' has no quantized weight, but " + name +
                     " is set; pass 0 or declare b : u4[N, K] with 'scale b "
                     "bf16 group(128)'");
     return rt::success();
   }
   const WeightQuantSpec &quant = *kernel.weightQuant;
+  unsigned bits = dtypeBits(kernel.bType);
+  std::string weight = "the packed " + dtypeName(kernel.bType) + " weight";
+  int64_t blockK = packedWeightBlockK(bits);
   if (p.n % PackedWeightBlockN != 0)
-    return fail("N = " + std::to_string(p.n) +
-                " is not a multiple of 16: the packed 4-bit weight holds "
-                "blocks of 16 output channels (pad N)");
-  if (p.k % packedWeightBlockK(4) != 0)
-    return fail("K = " + std::to_string(p.k) +
-                " is not a multiple of 64: the packed 4-bit weight holds "
-                "blocks of 64 along K (pad K)");
-  // The kernel's byte offsets along a block row of codes (8 per K) are
-  // 32-bit.
-  if (p.k > maxPackedWeightK(4))
-    return fail("K = " + std::to_string(p.k) +
-                " is beyond a packed 4-bit weight's " +
-                std::to_string(maxPackedWeightK(4)) +
+    return fail("N = " + std::to_string(p.n) + " is not a multiple of 16: " +
+                weight + " holds blocks of 16 output channels (pad N)");
+  if (p.k % blockK != 0)
+    return fail("K = " + std::to_string(p.k) + " is not a multiple of " +
+                std::to_string(blockK) + ": " + weight + " holds blocks of " +
+                std::to_string(blockK) + " along K (pad K)");
+  // The kernel's byte offsets along a block row of codes (2 bits per K)
+  // are 32-bit.
+  if (p.k > maxPackedWeightK(bits))
+    return fail("K = " + std::to_string(p.k) + " is beyond " + weight + "'s " +
+                std::to_string(maxPackedWeightK(bits)) +
                 " (its rows' byte offsets are 32-bit); split K");
   if (p.ldb != p.k)
-    return fail("ldb = " + std::to_string(p.ldb) +
-                " but the packed 4-bit weight has no padding: ldb = K = " +
-                std::to_string(p.k));
+    return fail("ldb = " + std::to_string(p.ldb) + " but " + weight +
+                " has no padding: ldb = K = " + std::to_string(p.k));
   std::string rows = std::to_string((p.k + quant.group - 1) / quant.group);
   std::string shape = "[ceil(K / " + std::to_string(quant.group) + "), N] = [" +
                       rows + ", " + std::to_string(p.n) + "]";
   if (!quant.zeros && p.zb != 0)
     return fail("kernel '" + kernel.entryName +
                 "' takes no zero points, but zb is set; pass 0 or write "
-                "'scale b ... group(..) zero(u8)' with b : u4");
+                "'scale b ... group(..) zero(u8)' with b : u4 or u8");
   std::string scales = dtypeName(quant.scaleType) + " group scales " + shape;
   std::string zeros = "u8 zero points " + shape;
   for (auto [name, ptr, what, takes] : {std::tuple{"sb", p.sb, &scales, true},
@@ -205,9 +205,9 @@ rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
     if (!takes)
       continue;
     if (ptr == 0)
-      return fail("kernel '" + kernel.entryName + "' dequantizes a 4-bit " +
-                  "weight: pass " + name + ", its " + *what + " (" + name +
-                  " is null)");
+      return fail("kernel '" + kernel.entryName + "' dequantizes a " +
+                  dtypeName(kernel.bType) + " weight: pass " + name + ", its " +
+                  *what + " (" + name + " is null)");
     if (rt::Status s = checkPointer(name, ptr, 16,
                                     "the kernel copies its rows in 16-byte "
                                     "vectors");
@@ -500,7 +500,7 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
   std::vector<std::optional<rt::TensorMapDesc>> maps;
   for (const TensorMapPlan &plan : kernel.tensorMaps) {
     auto type = plan.packedWeight ? std::optional(rt::TensorMapDTypeKind::U64)
-                                : tensorMapType(plan.dtype);
+                                  : tensorMapType(plan.dtype);
     if (!type)
       return fail("tensor map " + plan.param + ": element type " +
                   dtypeInfo(plan.dtype).name.str() + " has no TMA data type");
@@ -515,8 +515,10 @@ gemmTensorMaps(const GemmKernelBinary &kernel, const GemmProblem &p) {
     case 'B':
       rows = uint64_t(p.n), cols = uint64_t(p.k), ld = uint64_t(p.ldb);
       base = p.b, stride = p.strideB;
-      if (plan.packedWeight) // 16 channels x 4 bits = one u64 per k.
-        rows = uint64_t(p.n) / 16, ld = uint64_t(p.k);
+      if (plan.packedWeight) { // 16 channels x 4 (8) bits: 1 (2) u64 per k.
+        uint64_t perK = dtypeBits(plan.dtype) / 4;
+        rows = uint64_t(p.n) / 16, cols = ld = uint64_t(p.k) * perK;
+      }
       break;
     case 'S':
     case 'Z': {

@@ -664,7 +664,7 @@ struct DenseCheck {
     problem.strideC = strideC;
   }
 
-  /// A 4-bit weight (compiler/WeightQuantDraw.h): B's device bits are the
+  /// A quantized weight (compiler/WeightQuantDraw.h): B's device bits are the
   /// packed codes (ldb = K), its values the dequantized weight; the group
   /// scales and zero points go up once the problem exists (drawScales).
   QuantWeight quant;
@@ -876,9 +876,10 @@ KernelCheckResult checkDenseKernel(const GemmKernelBinary &kernel,
 
 KernelCheckResult checkKernel(const GemmKernelBinary &kernel, const RunShape &s,
                               const KernelCheckOptions &options) {
-  // A 4-bit weight is drawn packed: whole 16 x 64 blocks only.
+  // A quantized weight is drawn packed: whole 16 x 64 (32) blocks only.
   if (kernel.weightQuant)
-    if (llvm::Error err = checkPackableWeight(4, s.n, s.k)) {
+    if (llvm::Error err =
+            checkPackableWeight(dtypeBits(kernel.bType), s.n, s.k)) {
       KernelCheckResult refused;
       refused.detail = llvm::toString(std::move(err)) +
                        " (pass --n and --k whole packed blocks)";

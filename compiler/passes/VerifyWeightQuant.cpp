@@ -1,7 +1,8 @@
-//===- compiler/passes/VerifyWeightQuant.cpp - Rules of 4-bit weights -----===//
+//===- compiler/passes/VerifyWeightQuant.cpp - Rules of quantized weights -===//
 //
 // The scale line first (operand, type, group, zero points), then what a
-// 4-bit weight asks of the rest of the kernel. Every message names the
+// quantized weight (u4, i4 always; u8, i8, e4m3, e5m2 with a group-scale
+// line) asks of the rest of the kernel. Every message names the
 // value written and what would be legal.
 //
 //===----------------------------------------------------------------------===//
@@ -18,19 +19,26 @@ namespace {
 
 bool isInt4(llvm::StringRef dtype) { return dtype == "u4" || dtype == "i4"; }
 
+/// The weight format of a b declared \p dtype, or null.
+const WeightFormatInfo *formatNamed(llvm::StringRef dtype) {
+  std::optional<WeightFormatKind> format = parseWeightFormat(dtype);
+  return format ? &weightFormatInfo(*format) : nullptr;
+}
+
 void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
                           llvm::StringRef aType, DiagnosticEngine &diags) {
   if (op.symbol != "b") {
-    diags.error(op.loc, "group scales apply to the 4-bit weight b, not '" +
+    diags.error(op.loc, "group scales apply to the quantized weight b, not '" +
                             op.symbol + "'; write 'scale b bf16 group(128)'");
     return;
   }
-  if (!isInt4(bType))
-    diags.error(op.loc, "'scale b ... group(..)' scales a 4-bit weight, but b "
-                        "is " +
-                            bType +
-                            "; declare 'b : u4[N, K] major(K)' or "
-                            "'i4', or write block scales "
+  const WeightFormatInfo *format = formatNamed(bType);
+  if (!format)
+    diags.error(op.loc, "'scale b ... group(..)' scales a quantized weight, "
+                        "but b is " +
+                            bType + "; declare 'b : u4[N, K] major(K)' (or " +
+                            weightFormatNames() +
+                            "), or write block scales "
                             "'scale b f32 block(128, 128)'");
   llvm::StringRef dtype = op.getText("dtype");
   if (dtype != "bf16" && dtype != "f16")
@@ -66,12 +74,18 @@ void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
       diags.error(attrLoc(op, "zero"),
                   "zero points of type '" + zero +
                       "' are not implemented; legal: zero(u8) (ZB u8[ceil(K "
-                      "/ G), N], values 0 to 15)");
-    if (bType == "i4")
+                      "/ G), N], values up to 15 for u4, 255 for u8)");
+    if (format && !format->takesZeros)
       diags.error(attrLoc(op, "zero"),
-                  "i4 is symmetric (codes offset by 8) and takes no zero "
-                  "points; declare 'b : u4[N, K]' for zero points, or drop "
-                  "zero(..)");
+                  bType +
+                      (format->isFloat
+                           ? llvm::Twine(" is a float format and takes no "
+                                         "zero points")
+                           : " is symmetric (codes offset by " +
+                                 llvm::Twine(format->codeOffset) +
+                                 ") and takes no zero points") +
+                      "; declare 'b : u4[N, K]' or 'u8' for zero points, or "
+                      "drop zero(..)");
   }
 }
 
@@ -87,19 +101,20 @@ void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
     std::string legal;
     for (unsigned r : rows)
       legal += (legal.empty() ? "" : " or ") + std::to_string(r);
-    diags.error(tile ? attrLoc(*tile, "bm") : kernel.loc,
-                "BM = " + llvm::Twine(view.bm) + " weight rows: the " + arch +
-                    " 4-bit weight kernel runs swapped (BM tiles the weight's "
-                    "N, one consumer warpgroup per 64 rows); legal: BM " +
-                    legal);
+    diags.error(
+        tile ? attrLoc(*tile, "bm") : kernel.loc,
+        "BM = " + llvm::Twine(view.bm) + " weight rows: the " + arch +
+            " quantized weight kernel runs swapped (BM tiles the weight's "
+            "N, one consumer warpgroup per 64 rows); legal: BM " +
+            legal);
   }
   if (view.bk != target.weightBk())
     diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
                 "BK = " + llvm::Twine(view.bk) + ": the " + arch +
-                    " 4-bit weight kernel takes BK " +
+                    " quantized weight kernel takes BK " +
                     llvm::Twine(target.weightBk()) +
-                    " (one 128-byte swizzle row of the 16-bit activations, "
-                    "one packed block of 64 K)");
+                    " (one 128-byte swizzle row of the 16-bit "
+                    "activations)");
   const tir::Op *schedule = kernel.find("tile.schedule");
   if (!schedule || schedule->getText("mode") == "auto")
     return;
@@ -107,7 +122,7 @@ void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
   if (!swap || !swap->isInt() || swap->intValue == 0)
     diags.error(schedule->loc,
                 "on " + arch +
-                    " the 4-bit weight is the wgmma A operand (read from "
+                    " the quantized weight is the wgmma A operand (read from "
                     "registers), so the kernel computes C^T = W * A^T: add "
                     "swap_ab to the schedule (BM then tiles N, BN the "
                     "tokens M)");
@@ -116,47 +131,49 @@ void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
     if (attr && attr->isInt() && attr->intValue > 1)
       diags.error(attrLoc(*schedule, key),
                   llvm::Twine("a ") + arch +
-                      " 4-bit weight kernel takes no thread-block cluster; "
+                      " quantized weight kernel takes no thread-block cluster; "
                       "drop cluster(..) (swap_ab, split_k(S) and persistent "
                       "are legal)");
   }
 }
 
-/// What a 4-bit b asks of its kernel.
+/// What a quantized b asks of its kernel.
 void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
                        std::optional<ArchKind> arch, const KernelView &view,
                        DiagnosticEngine &diags) {
+  unsigned bits = dtypeBits(view.bType);
   if (arch && !gemmTarget(*arch).hasWeightQuant())
     diags.error(attrLoc(bOperand, "dtype"),
-                llvm::Twine("4-bit weights are not implemented for ") +
+                llvm::Twine("quantized weights are not implemented for ") +
                     archInfo(*arch).name + "; legal: arch " +
                     weightQuantTargetNames());
   if (view.aType != DTypeKind::BF16 && view.aType != DTypeKind::F16) {
     const tir::Op *a = kernel.find("tile.operand", "a");
     diags.error(a ? attrLoc(*a, "dtype") : kernel.loc,
-                "a 4-bit weight multiplies bf16 or f16 activations; a is " +
+                "a quantized weight multiplies bf16 or f16 activations; a is " +
                     dtypeName(view.aType) + " (legal: bf16, f16)");
   }
   if (view.bMajor != MajorKind::K)
     diags.error(attrLoc(bOperand, "major"),
-                "a 4-bit weight is packed along K (ir/WeightPack.h); write "
+                "a quantized weight is packed along K (ir/WeightPack.h); write "
                 "major(K)");
   if (view.batch || view.group || kernel.find("tile.group"))
-    diags.error(bOperand.loc, "a 4-bit weight GEMM takes no batch or group "
+    diags.error(bOperand.loc, "a quantized weight GEMM takes no batch or group "
                               "extent; declare b : " +
                                   dtypeName(view.bType) + "[N, K]");
   if (const tir::Op *block = kernel.find("tile.scale"))
-    diags.error(block->loc, "block scales do not combine with a 4-bit "
+    diags.error(block->loc, "block scales do not combine with a quantized "
                             "weight's group scales; drop 'scale " +
                                 block->symbol + " ... block(..)'");
   if (const tir::Op *smem = kernel.find("tile.smem", "b"))
     if (const tir::Attr *layout = smem->get("layout");
         layout && !layout->isIdent("auto") &&
         !(layout->isString() && view.weightRows() % PackedWeightBlockN == 0 &&
-          view.bk % packedWeightBlockK(4) == 0 &&
-          layout->str == packedWeightLayout(4, view.weightRows(), view.bk).str()))
+          view.bk % packedWeightBlockK(bits) == 0 &&
+          layout->str ==
+              packedWeightLayout(bits, view.weightRows(), view.bk).str()))
       diags.error(attrLoc(*smem, "layout"),
-                  "a 4-bit weight is staged in its packed order; write "
+                  "a quantized weight is staged in its packed order; write "
                   "'smem b = auto'");
   const tir::Op *tile = kernel.find("tile.tile");
   bool mmaA = arch && gemmTarget(*arch).weightIsMmaA();
@@ -169,11 +186,11 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
                     "output channels");
   if (mmaA)
     verifyWeightAsMmaA(kernel, gemmTarget(*arch), view, diags);
-  if (view.bk % packedWeightBlockK(4) != 0)
+  if (view.bk % packedWeightBlockK(bits) != 0)
     diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
-                "BK = " + llvm::Twine(view.bk) +
-                    " is not a multiple of 64, the packed weight's block of "
-                    "K");
+                "BK = " + llvm::Twine(view.bk) + " is not a multiple of " +
+                    llvm::Twine(packedWeightBlockK(bits)) + ", the packed " +
+                    llvm::Twine(bits) + "-bit weight's block of K");
   if (view.weightQuant) {
     int64_t g = view.weightQuant->group;
     if (view.bk % g != 0 && g % view.bk != 0)
@@ -206,7 +223,9 @@ void verifyWeightQuant(const tir::Op &kernel, std::optional<ArchKind> arch,
       verifyGroupScaleLine(op, bType, aType, diags);
       scale = &op;
     }
-  if (!b || !isInt4(bType))
+  // u4 and i4 are always weights; an 8-bit b is one with group scales
+  // (without, e4m3/e5m2 is the fp8 GEMM's operand).
+  if (!b || !(isInt4(bType) || (scale && formatNamed(bType))))
     return;
   if (!scale)
     diags.error(b->loc,

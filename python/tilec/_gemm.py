@@ -352,19 +352,22 @@ def _plan(a, b):
     return kernel, copy_a, copy_b
 
 
-# 4-bit weights (W4A16, issue 28): tilec.gemm(a, w) with w a PackedWeights.
-# Two kernels: sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
+# Quantized weights (W4A16 and W8A16, issue 28): tilec.gemm(a, w) with w a
+# PackedWeights of 4-bit (i4, u4) or 8-bit (i8, u8, e4m3, e5m2) codes; the
+# w4a16_* names below serve both widths. Two kernels: sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
 # dequantization in registers), which runs on every GPU from compute
 # capability 8.0, and on Hopper the sm_90a one (codegen/Sm90WeightDequant:
 # TMA, the weight dequantized into RS wgmma A fragments, swapped);
 # w4a16_arch picks.
 
 _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
+# The code width of each weight format (ir/WeightQuant.h).
+_WEIGHT_BITS = {"i4": 4, "u4": 4, "i8": 8, "u8": 8, "e4m3": 8, "e5m2": 8}
 
 
-def w4a16_tile(m, n, k, group, sms=132):
-    """(BM, BN, BK, stages, split_k) of the W4A16 program for an M x N x K
-    problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
+def w4a16_tile(m, n, k, group, sms=132, bits=4):
+    """(BM, BN, BK, stages, split_k) of the W4A16 (W8A16: `bits` 8)
+    program for an M x N x K problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
     32, 64 that holds M; BN 128 with BK 256 for K >= 8192 (N a multiple of
     128), BN 128 with BK 128 where BN 64 would make more than two waves,
     else BN 64 with BK 128 (64 when K is not a multiple of 128); at BM 64
@@ -399,7 +402,7 @@ def w4a16_tile(m, n, k, group, sms=132):
     # nested (one a multiple of the other).
     assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
     # 4 stages, or as many as sm_80's 163 KiB hold (BM 64 x BK 256: 3).
-    stage_bytes = bm * bk * 2 + bn * bk // 2 + 2 * bn * 3
+    stage_bytes = bm * bk * 2 + bn * bk * bits // 8 + 2 * bn * 3
     stages = max(2, min(4, 160000 // stage_bytes))
     # Split K where the tiles leave SMs idle: the most even splits (a
     # divisor of the k-tiles, each at least 4 of them, at most 16) whose
@@ -443,7 +446,7 @@ def w4a16_arch(device_arch, m, k):
     return "sm_80"
 
 
-def w4a16_tile_sm90(m, n, k, group, sms=132):
+def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
     """(BM, BN, BK, stages, split_k) of the sm_90a W4A16 program (RS
     wgmma, swapped: BM weight channels, BN tokens) for an M x N x K
     problem on `sms` SMs: BN the tokens rounded up to 8 (at most 256), BM
@@ -461,17 +464,17 @@ def w4a16_tile_sm90(m, n, k, group, sms=132):
         else 64
     bk = 64
     split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk), sms)
-    stages, _ = _sm90_w4_stages(bm, bn, split)
+    stages, _ = _sm90_w4_stages(bm, bn, split, bits)
     return bm, bn, bk, stages, split
 
 
-def _sm90_w4_stages(bm, bn, split=1):
+def _sm90_w4_stages(bm, bn, split=1, bits=4):
     """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
     where the kernel takes two (codegen's sm90WeightCtasPerSm: K not split,
     and BM 64 with BN <= 160 or BN <= 32) with as many stages as leave
     both in the SM's shared memory, up to 16; else one CTA with up to 16
     stages."""
-    stage = bm * 64 // 2 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
+    stage = bm * 64 * bits // 8 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
     staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
     if split == 1 and ((bm == 64 and bn <= 160) or bn <= 32):
         stages = (112 * 1024 - staging - 2048) // stage
@@ -481,30 +484,32 @@ def _sm90_w4_stages(bm, bn, split=1):
 
 
 def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
-    """(.tile source, cache key) of the W4A16 program: a_type ("bf16" or
-    "f16") activations A [M, K] and output C [M, N] in that type, the
-    4-bit weight b (fmt "u4" or "i4") with group scales in a_type (and u8
-    zero points when `zeros`), tile (BM, BN, BK, stages[, split_k]); M, N,
+    """(.tile source, cache key) of the W4A16 / W8A16 program: a_type
+    ("bf16" or "f16") activations A [M, K] and output C [M, N] in that
+    type, the quantized weight b (fmt "u4", "i4", "u8", "i8", "e4m3" or
+    "e5m2") with group scales in a_type (and u8 zero points when `zeros`:
+    u4 and u8 only), tile (BM, BN, BK, stages[, split_k]); M, N,
     K are run-time arguments. arch "sm_80" (mma.sync, the weight the MMA's
     B: BN tiles N) or "sm_90a" (RS wgmma, the weight the MMA's A, swapped:
     BM tiles N in 64 or 128 channels, BN the tokens, BK 64;
     codegen/Sm90WeightDequant.h)."""
     if a_type not in ("bf16", "f16"):
-        raise ValueError(f"a: type {a_type} (legal with a 4-bit weight: "
-                         "bf16, f16)")
-    if fmt not in ("u4", "i4"):
-        raise ValueError(f"w: format {fmt!r} (legal: 'u4', 'i4')")
-    if zeros and fmt != "u4":
-        raise ValueError("w: i4 weights have no zero points (legal: zeros "
-                         "only with u4)")
+        raise ValueError(f"a: type {a_type} (legal with a quantized "
+                         "weight: bf16, f16)")
+    if fmt not in _WEIGHT_BITS:
+        raise ValueError(f"w: format {fmt!r} (legal: "
+                         + ", ".join(repr(f) for f in _WEIGHT_BITS) + ")")
+    if zeros and fmt not in ("u4", "u8"):
+        raise ValueError(f"w: {fmt} weights have no zero points (legal: "
+                         "zeros only with u4 and u8)")
     if arch not in ("sm_80", "sm_90a"):
         raise ValueError(f"arch: {arch!r} (legal: 'sm_80', 'sm_90a')")
     bm, bn, bk, stages = tile[:4]
     split = tile[4] if len(tile) > 4 else 1
     zero = " zero(u8)" if zeros else ""
     hopper = arch == "sm_90a"
-    name = "tilec_w4a16_{}{}_{}{}_g{}_{}x{}x{}x{}{}".format(
-        "sm90_" if hopper else "", a_type, fmt, "z" if zeros else "", group,
+    name = "tilec_w{}a16_{}{}_{}{}_g{}_{}x{}x{}x{}{}".format(
+        _WEIGHT_BITS[fmt], "sm90_" if hopper else "", a_type, fmt, "z" if zeros else "", group,
         bm, bn, bk, stages, f"_split{split}" if split > 1 else "")
     lines = [f"  arch     {arch}",
              f"  a        : {a_type}[M, K] major(K)",
@@ -540,8 +545,8 @@ def _w4a16_check(a, w):
         raise ValueError(f"a: {type(a).__name__} (legal: a torch tensor)")
     a_type = _W4_TYPES.get(str(a.dtype).replace("torch.", ""))
     if a_type is None:
-        raise ValueError(f"a: dtype {a.dtype} (legal with a 4-bit weight: "
-                         "bfloat16, float16)")
+        raise ValueError(f"a: dtype {a.dtype} (legal with a quantized "
+                         "weight: bfloat16, float16)")
     if a.dim() != 2:
         raise ValueError(f"a: shape {tuple(a.shape)} (legal: 2-D, M x K)")
     if a.shape[1] != w.k:
@@ -562,9 +567,10 @@ def _w4a16_check(a, w):
         raise ValueError(f"w.scales: dtype {w.scales.dtype}, a is {a.dtype} "
                          "(legal: scales in a's dtype; quantize with "
                          "scale_dtype=a.dtype)")
-    if w.n % 16 or w.k % 64:
+    block_k = 256 // _WEIGHT_BITS[w.fmt]
+    if w.n % 16 or w.k % block_k:
         raise ValueError(f"w: (N, K) = {w.shape} (legal: N a multiple of 16 "
-                         "and K of 64)")
+                         f"and K of {block_k} for {w.fmt})")
     _, sms = _device_facts(a.device)  # ValueError below 8.0
     return a_type, sms
 
@@ -594,7 +600,7 @@ def w4a16_impl(a, w, out=None, tile=None):
             rule = w4a16_tile_sm90 if arch == "sm_90a" else w4a16_tile
             source, cache_key = w4a16_source(
                 a_type, w.fmt, w.group, zeros,
-                rule(m, w.n, k, w.group, sms), arch)
+                rule(m, w.n, k, w.group, sms, _WEIGHT_BITS[w.fmt]), arch)
             kernel = _tuned_or_written(source, cache_key, m, w.n, k)
         _w4_plans[key] = kernel
     if not a.is_contiguous():

@@ -448,6 +448,7 @@ bool ClusterRun::step(CtaState &cta, WarpState &w) {
   case OpKind::MadHi:
   case OpKind::Fma:
   case OpKind::Bfe:
+  case OpKind::Prmt:
     forLanes(exec, [&](unsigned l) {
       set(w, ops[0], l,
           arith(ins, get(w, ops[1], l), get(w, ops[2], l), get(w, ops[3], l)),

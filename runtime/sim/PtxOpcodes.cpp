@@ -43,6 +43,7 @@ const std::pair<const char *, OpKind> ArithOps[] = {
     {"bfe", OpKind::Bfe},
     {"bfi", OpKind::Bfi},
     {"lop3", OpKind::Lop3},
+    {"prmt", OpKind::Prmt},
     {"popc", OpKind::Popc},
     {"clz", OpKind::Clz},
     {"brev", OpKind::Brev},

@@ -94,7 +94,7 @@ const std::vector<OperandShape> &operandShapes() {
        2,
        {}},
       {{O::Cvt}, 2, 3, {}},
-      {{O::Mad, O::MadHi, O::MadWide, O::Fma, O::Bfe, O::Selp}, 4, 4, {}},
+      {{O::Mad, O::MadHi, O::MadWide, O::Fma, O::Bfe, O::Prmt, O::Selp}, 4, 4, {}},
       {{O::MmaSync}, 4, 4, {V, V, V, V}},
       {{O::Mapa, O::VoteSync}, 3, 3, {}},
       {{O::Bfi, O::ShflSync, O::Lop3}, 5, 5, {}},

@@ -143,6 +143,7 @@ enum class OpKind : std::uint16_t {
   Bfe,
   Bfi,
   Lop3,
+  Prmt,
   Popc,
   Clz,
   Brev,

@@ -312,6 +312,19 @@ std::uint64_t bitsOf4(const Instr &ins, std::uint64_t a, std::uint64_t b,
 
 std::uint64_t arith(const Instr &ins, std::uint64_t a, std::uint64_t b,
                     std::uint64_t c) {
+  if (ins.op == OpKind::Prmt) {
+    // prmt.b32 (default mode): result byte i is byte (c >> 4 i) & 7 of
+    // {b, a}, or, with bit 3 of that nibble set, its sign bit replicated.
+    std::uint64_t bytes = (b & 0xffffffffu) << 32 | (a & 0xffffffffu), r = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned sel = unsigned(c >> (4 * i)) & 0xf;
+      std::uint64_t byte = (bytes >> (8 * (sel & 7))) & 0xff;
+      if (sel & 8)
+        byte = (byte & 0x80) ? 0xff : 0;
+      r |= byte << (8 * i);
+    }
+    return r;
+  }
   PtxType t = ins.type;
   unsigned bits = ptxTypeBits(t);
   if (t == PtxType::F16x2 || t == PtxType::BF16x2) {

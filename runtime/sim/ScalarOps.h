@@ -45,7 +45,8 @@ bool compare(CmpKind cmp, PtxType t, std::uint64_t a, std::uint64_t b);
 /// cvt of one value (types, rounding and .sat from \p ins).
 std::uint64_t convert(const Instr &ins, std::uint64_t a);
 /// The arithmetic, logic and bit instructions: \p ins's operation on
-/// \p a, \p b (and \p c for fma/mad/bfe) at ins.type.
+/// \p a, \p b (and \p c for fma/mad/bfe, the selector of prmt) at
+/// ins.type.
 /// The four-source bit instructions: bfi (a inserted into b at bit c, d
 /// bits long) and lop3 (bit i is bit (a_i b_i c_i) of the table d: F(0xF0,
 /// 0xCC, 0xAA) of a function F of a, b, c).

@@ -1,6 +1,6 @@
-//===- tests/unit/Sm90WeightDequantTest.cpp - 4-bit weights on sm_90a --------===//
+//===- tests/unit/Sm90WeightDequantTest.cpp - Quantized weights on sm_90a ===//
 //
-// The sm_90a W4A16 kernel's plan (codegen/Sm90WeightDequant.h): the RS wgmma
+// The sm_90a W4A16 / W8A16 kernel's plan (codegen/Sm90WeightDequant.h): the RS wgmma
 // text, the slot geometry and TMA tiles against hand-computed figures, the
 // CTAs per SM, the generator's own refusals, and the emitted kernel through
 // ptxas (no wgmma serialization, no spill).
@@ -120,7 +120,7 @@ TEST(Sm90WeightDequant, GeneratorRefusesWhatTheKernelCannotDo) {
   EXPECT_NE(message(config).find("cluster(2)"), std::string::npos);
   config = int4Config(64, 16, 128, true);
   config.bType = DTypeKind::I4; // i4 is symmetric: no zero points
-  EXPECT_NE(message(config).find("zero points apply to a u4 weight"),
+  EXPECT_NE(message(config).find("zero points apply to a u4 or u8 weight"),
             std::string::npos);
 }
 
@@ -147,6 +147,41 @@ TEST(Sm90WeightDequant, KernelAssemblesWithoutSerializationOrSpills) {
     EXPECT_EQ(said.find("serialized"), std::string::npos) << said;
     EXPECT_NE(said.find("0 bytes spill stores"), std::string::npos) << said;
   }
+}
+
+TEST(Sm90WeightDequant, EightBitKernelsAssembleWithoutSerializationOrSpills) {
+  if (!findPtxas())
+    GTEST_SKIP() << "SKIP: ptxas not found; PTX not assembled";
+  for (DTypeKind b :
+       {DTypeKind::I8, DTypeKind::U8, DTypeKind::E4M3, DTypeKind::E5M2})
+    for (DTypeKind a : {DTypeKind::BF16, DTypeKind::F16})
+      for (auto [bm, bn, stages] : {std::tuple{64u, 8u, 8u},
+                                    {128u, 16u, 8u},
+                                    {64u, 64u, 8u},
+                                    {64u, 160u, 4u}}) {
+        Sm90GemmConfig config = int4Config(bm, bn, 128, b == DTypeKind::U8);
+        config.aType = config.cType = a;
+        config.weightQuant->scaleType = a;
+        config.bType = b;
+        config.stages = stages;
+        config.ctasPerSm = sm90WeightCtasPerSm(config);
+        std::string what = dtypeName(b) + " x " + dtypeName(a) + " BM " +
+                           std::to_string(bm) + " BN " + std::to_string(bn) +
+                           " at " + std::to_string(config.ctasPerSm) +
+                           " CTAs/SM";
+        auto kernel = emitSm90Gemm(config);
+        ASSERT_TRUE(bool(kernel))
+            << what << ": " << llvm::toString(kernel.takeError());
+        llvm::Expected<PtxasRun> run =
+            runPtxas(kernel->ptx, ArchKind::SM90a, {"-v"});
+        ASSERT_TRUE(bool(run)) << llvm::toString(run.takeError());
+        const std::string &said = run->output;
+        ASSERT_EQ(run->exitCode, 0) << what << "\n" << said;
+        EXPECT_EQ(said.find("warning"), std::string::npos) << what << said;
+        EXPECT_EQ(said.find("serialized"), std::string::npos) << what << said;
+        EXPECT_NE(said.find("0 bytes spill stores"), std::string::npos)
+            << what << "\n" << said;
+      }
 }
 
 } // namespace
