@@ -243,16 +243,6 @@ _signatures = {
         _S, _P, _P]),
     "tilec_check_int4_weights": (ctypes.c_int, [
         ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]),
-    "tilec_quantize_int4_weights": (ctypes.c_int, [
-        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _S,
-        _P, _P, _P]),
-    "tilec_pack_int4_weights": (ctypes.c_int, [
-        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
-    "tilec_unpack_int4_weights": (ctypes.c_int, [
-        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P]),
-    "tilec_dequantize_int4_weights": (ctypes.c_int, [
-        _P, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int, _P,
-        _S, _P, _P]),
     # API 13: `tilec tune` (python/tilec/_tune.py).
     "tilec_tune": (ctypes.c_int, [_S, ctypes.c_size_t, _S,
                                   ctypes.POINTER(_S)]),
@@ -264,6 +254,10 @@ _signatures = {
         ctypes.POINTER(GemmProgramRequest), ctypes.POINTER(_S),
         ctypes.POINTER(_S)]),
 }
+# The 4-bit spellings of API 11 take what the general calls take.
+for _name in ("quantize", "pack", "unpack", "dequantize"):
+    _signatures[f"tilec_{_name}_int4_weights"] = \
+        _signatures[f"tilec_{_name}_weights"]
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)
     _fn.restype = _res

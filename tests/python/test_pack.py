@@ -88,49 +88,6 @@ def f32(x):
     return struct.unpack("<f", struct.pack("<f", x))[0]
 
 
-@pytest.mark.parametrize("fmt", ["i4", "u4"])
-def test_quantize_buffer_rule_and_dequantize(fmt):
-    n, k, g = 16, 128, 32
-    rng = random.Random(5)
-    w = [f32(rng.gauss(0.0, 0.02)) for _ in range(n * k)]
-    wbytes = struct.pack("<%df" % (n * k), *w)
-    values, scales, zeros = _pack.quantize_buffer(wbytes, n, k, g, fmt,
-                                                  "bf16")
-    q = struct.unpack("<%db" % (n * k), values)
-    s = [struct.unpack("<f", b"\0\0" + scales[2 * i:2 * i + 2])[0]
-         for i in range(k // g * n)]
-    assert (zeros is None) == (fmt == "i4")
-    for r in range(n):
-        for gi in range(k // g):
-            grp = w[r * k + gi * g:r * k + gi * g + g]
-            lo, hi = min(min(grp), 0.0), max(max(grp), 0.0)
-            scale = s[gi * n + r]
-            if fmt == "i4":
-                assert scale == bf16(f32(max(-lo, hi) / 7))
-                zero = 0
-            else:
-                assert scale == bf16(f32(f32(hi - lo) / 15))
-                zero = zeros[gi * n + r]
-                assert zero == min(max(round(-lo / scale), 0), 15)
-            for c in range(g):
-                x = grp[c]
-                got = q[r * k + gi * g + c]
-                # round() is Python's: to nearest, ties to even.
-                lo_q, hi_q = (-8, 7) if fmt == "i4" else (0, 15)
-                want = min(max(round(f32(x / scale)) + zero, lo_q), hi_q)
-                assert got == want, (r, gi * g + c, x, scale)
-                assert abs((got - zero) * scale - x) <= 0.56 * scale
-    packed = _pack.pack_buffer(values, n, k, fmt)
-    assert _pack.unpack_buffer(packed, n, k, fmt) == values
-    deq = struct.unpack("<%df" % (n * k), _pack.dequantize_buffer(
-        values, n, k, g, fmt, scales, "bf16", zeros))
-    for r in range(n):
-        for c in range(k):
-            i = c // g * n + r
-            zero = zeros[i] if zeros is not None else 0
-            assert deq[r * k + c] == f32((q[r * k + c] - zero) * s[i])
-
-
 def test_buffer_errors():
     with pytest.raises(ValueError, match=r"got N = 100 \(the nearest legal N "
                                          r"are 96 and 112\)"):
@@ -261,24 +218,26 @@ def test_words8_from_the_prose_and_round_trip(fmt):
                     codes[r][c]
 
 
-@pytest.mark.parametrize("fmt", ["i8", "u8", "e4m3", "e5m2"])
-def test_quantize_buffer8_rule_and_dequantize(fmt):
-    n, k, g = 16, 64, 32
-    rng = random.Random(7)
+QMAX = {"i4": 7, "u4": 15, "i8": 127, "u8": 255}
+
+
+@pytest.mark.parametrize("fmt", ["i4", "u4", "i8", "u8", "e4m3", "e5m2"])
+def test_quantize_buffer_rule_and_dequantize(fmt):
+    n, k, g = 16, 128, 32
+    rng = random.Random(5)
     w = [f32(rng.gauss(0.0, 0.02)) for _ in range(n * k)]
     wbytes = struct.pack("<%df" % (n * k), *w)
     values, scales, zeros = _pack.quantize_buffer(wbytes, n, k, g, fmt,
                                                   "bf16")
     s = [struct.unpack("<f", b"\0\0" + scales[2 * i:2 * i + 2])[0]
          for i in range(k // g * n)]
-    assert (zeros is None) == (fmt != "u8")
+    zeroed = fmt in ("u4", "u8")
+    assert (zeros is None) == (not zeroed)
 
     def value(byte):
-        if fmt == "i8":
+        if fmt in ("i4", "i8"):
             return byte - 256 if byte > 127 else byte
-        if fmt == "u8":
-            return byte
-        return fp8_value(byte, fmt)
+        return byte if fmt in QMAX else fp8_value(byte, fmt)
 
     for r in range(n):
         for gi in range(k // g):
@@ -286,25 +245,29 @@ def test_quantize_buffer8_rule_and_dequantize(fmt):
             lo, hi = min(min(grp), 0.0), max(max(grp), 0.0)
             scale = s[gi * n + r]
             zero = 0
-            if fmt == "i8":
-                assert scale == bf16(f32(max(-lo, hi) / 127))
-            elif fmt == "u8":
-                assert scale == bf16(f32(f32(hi - lo) / 255))
+            if zeroed:
+                assert scale == bf16(f32(f32(hi - lo) / QMAX[fmt]))
                 zero = zeros[gi * n + r]
-                assert zero == min(max(round(-lo / scale), 0), 255)
+                assert zero == min(max(round(-lo / scale), 0), QMAX[fmt])
             else:
-                assert scale == bf16(f32(max(-lo, hi) / FP8_LARGEST[fmt]))
+                top = QMAX.get(fmt) or FP8_LARGEST[fmt]
+                assert scale == bf16(f32(max(-lo, hi) / top))
             for c in range(g):
                 x = grp[c]
                 got = value(values[r * k + gi * g + c])
-                if fmt in ("i8", "u8"):
-                    lo_q, hi_q = (-128, 127) if fmt == "i8" else (0, 255)
-                    want = min(max(round(f32(x / scale)) + zero, lo_q), hi_q)
+                if fmt in QMAX:
+                    # round() is Python's: to nearest, ties to even.
+                    lo_q = 0 if zeroed else -QMAX[fmt] - 1
+                    want = min(max(round(f32(x / scale)) + zero, lo_q),
+                               QMAX[fmt])
+                    if QMAX[fmt] < 16:  # 4-bit: within half a step
+                        assert abs((got - zero) * scale - x) <= 0.56 * scale
                 else:
                     want = fp8_round(x / scale, fmt)
                 assert got == want, (r, gi * g + c, x, scale)
     packed = _pack.pack_buffer(values, n, k, fmt)
-    assert len(packed) == n * k
+    bits = 4 if fmt in ("i4", "u4") else 8
+    assert len(packed) == n * k * bits // 8
     assert _pack.unpack_buffer(packed, n, k, fmt) == values
     deq = struct.unpack("<%df" % (n * k), _pack.dequantize_buffer(
         values, n, k, g, fmt, scales, "bf16", zeros))

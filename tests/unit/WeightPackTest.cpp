@@ -22,6 +22,9 @@ namespace {
 
 const std::pair<int64_t, int64_t> kShapes[] = {
     {16, 64}, {32, 64}, {16, 128}, {48, 192}, {64, 256}};
+/// The 8-bit shapes: K a multiple of 32.
+const std::pair<int64_t, int64_t> kShapes8[] = {
+    {16, 32}, {32, 32}, {16, 64}, {48, 96}, {64, 256}};
 
 /// A code that is a known function of (n, k), so a misplaced nibble shows.
 uint8_t codeAt(int64_t n, int64_t k) { return uint8_t((3 * n + 5 * k) % 16); }
@@ -40,42 +43,56 @@ std::string errorText(llvm::Error e) {
 
 } // namespace
 
-TEST(WeightPackTest, LayoutIsTheNibbleFunction) {
-  for (auto [n, k] : kShapes) {
-    Layout l = packedWeightLayout(4, n, k);
-    ASSERT_EQ(l.size(), n * k);
-    std::vector<bool> seen(n * k);
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < k; ++c) {
-        int64_t nib = packedWeightCode(4, r, c, k);
-        ASSERT_EQ(l(IntTuple{r, c}), nib)
-            << n << "x" << k << " at " << r << "," << c;
-        ASSERT_GE(nib, 0);
-        ASSERT_LT(nib, n * k);
-        ASSERT_FALSE(seen[nib]) << "nibble " << nib << " twice";
-        seen[nib] = true;
-      }
-  }
+TEST(WeightPackTest, LayoutIsTheCodeFunction) {
+  // 4-bit: nibble offsets; 8-bit: byte offsets.
+  for (unsigned bits : {4u, 8u})
+    for (auto [n, k] :
+         bits == 4 ? llvm::ArrayRef(kShapes) : llvm::ArrayRef(kShapes8)) {
+      Layout l = packedWeightLayout(bits, n, k);
+      ASSERT_EQ(l.size(), n * k);
+      std::vector<bool> seen(n * k);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < k; ++c) {
+          int64_t at = packedWeightCode(bits, r, c, k);
+          ASSERT_EQ(l(IntTuple{r, c}), at)
+              << bits << "-bit " << n << "x" << k << " at " << r << "," << c;
+          ASSERT_GE(at, 0);
+          ASSERT_LT(at, n * k);
+          ASSERT_FALSE(seen[at]) << "code " << at << " twice";
+          seen[at] = true;
+        }
+    }
 }
 
 TEST(WeightPackTest, LayoutPrints) {
+  EXPECT_EQ(packedWeightLayout(8, 16, 32).str(),
+            "((8,2,1),(2,4,2,2,1)):((64,4,512),(1,16,2,8,512))");
   EXPECT_EQ(packedWeightLayout(4, 16, 64).str(),
             "((8,2,1),(2,4,2,4,1)):((128,2,1024),(4,32,1,8,1024))");
   EXPECT_EQ(packedWeightLayout(4, 4096, 4096).str(),
             "((8,2,256),(2,4,2,4,64)):((128,2,65536),(4,32,1,8,1024))");
 }
 
-TEST(WeightPackTest, HeaderWorkedExample) {
-  // (n, k) = (9, 3) in a 16 x 64 weight: nibble 166, word 20 (lane 5,
-  // w = 0), nibble 6 of that word.
-  EXPECT_EQ(packedWeightCode(4, 9, 3, 64), 166);
-  EXPECT_EQ(packedWeightLayout(4, 16, 64)(IntTuple{9, 3}), 166);
-  std::vector<uint8_t> codes(16 * 64, 0);
-  codes[9 * 64 + 3] = 0xb;
-  std::vector<uint32_t> words(16 * 64 / 8);
-  packWeightCodes(4, codes, 16, 64, words);
-  for (size_t i = 0; i < words.size(); ++i)
-    EXPECT_EQ(words[i], i == 20 ? 0xbu << 24 : 0u) << "word " << i;
+TEST(WeightPackTest, HeaderWorkedExamples) {
+  // (n, k) = (9, 3). 4-bit, 16 x 64: nibble 166, word 20 (lane 5, w = 0),
+  // nibble 6 of that word. 8-bit, 16 x 32: g = 1, j = 1, t = 1, e = 1:
+  // byte 64 + 4 + 16 + 1 = 85, lane 5's word 1 (s = 0, j = 1), byte 1.
+  struct {
+    unsigned bits;
+    int64_t k, offset, word, shift;
+  } cases[] = {{4, 64, 166, 20, 24}, {8, 32, 85, 21, 8}};
+  for (auto [bits, k, offset, word, shift] : cases) {
+    EXPECT_EQ(packedWeightCode(bits, 9, 3, k), offset);
+    EXPECT_EQ(packedWeightLayout(bits, 16, k)(IntTuple{9, 3}), offset);
+    std::vector<uint8_t> codes(16 * k, 0);
+    uint32_t code = bits == 4 ? 0xb : 0xab;
+    codes[9 * k + 3] = uint8_t(code);
+    std::vector<uint32_t> words(16 * k * bits / 32);
+    packWeightCodes(bits, codes, 16, k, words);
+    for (size_t i = 0; i < words.size(); ++i)
+      EXPECT_EQ(words[i], int64_t(i) == word ? code << shift : 0u)
+          << bits << "-bit word " << i;
+  }
 }
 
 TEST(WeightPackTest, WordsFromTheProse) {
@@ -299,9 +316,6 @@ TEST(WeightQuantTest, Errors) {
 
 namespace {
 
-const std::pair<int64_t, int64_t> kShapes8[] = {
-    {16, 32}, {32, 32}, {16, 64}, {48, 96}, {64, 256}};
-
 /// An 8-bit code that is a known function of (n, k).
 uint8_t code8At(int64_t n, int64_t k) { return uint8_t((3 * n + 5 * k) % 256); }
 
@@ -363,47 +377,11 @@ struct Fp8Ref {
 
 const Fp8Ref kE4M3{4, 3, true}, kE5M2{5, 2, false};
 
-const WeightFormatKind kFormats8[] = {
-    WeightFormatKind::I8, WeightFormatKind::U8, WeightFormatKind::E4M3,
-    WeightFormatKind::E5M2};
 const WeightFormatKind kAllFormats[] = {
     WeightFormatKind::I4, WeightFormatKind::U4,   WeightFormatKind::I8,
     WeightFormatKind::U8, WeightFormatKind::E4M3, WeightFormatKind::E5M2};
 
 } // namespace
-
-TEST(WeightPackTest, Layout8IsTheByteFunction) {
-  for (auto [n, k] : kShapes8) {
-    Layout l = packedWeightLayout(8, n, k);
-    ASSERT_EQ(l.size(), n * k);
-    std::vector<bool> seen(n * k);
-    for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < k; ++c) {
-        int64_t byte = packedWeightCode(8, r, c, k);
-        ASSERT_EQ(l(IntTuple{r, c}), byte)
-            << n << "x" << k << " at " << r << "," << c;
-        ASSERT_GE(byte, 0);
-        ASSERT_LT(byte, n * k);
-        ASSERT_FALSE(seen[byte]) << "byte " << byte << " twice";
-        seen[byte] = true;
-      }
-  }
-  EXPECT_EQ(packedWeightLayout(8, 16, 32).str(),
-            "((8,2,1),(2,4,2,2,1)):((64,4,512),(1,16,2,8,512))");
-}
-
-TEST(WeightPackTest, HeaderWorkedExample8) {
-  // (n, k) = (9, 3) in a 16 x 32 weight: g = 1, j = 1, t = 1, e = 1:
-  // byte 64 + 4 + 16 + 1 = 85, lane 5's word 1 (s = 0, j = 1), byte 1.
-  EXPECT_EQ(packedWeightCode(8, 9, 3, 32), 85);
-  EXPECT_EQ(packedWeightLayout(8, 16, 32)(IntTuple{9, 3}), 85);
-  std::vector<uint8_t> codes(16 * 32, 0);
-  codes[9 * 32 + 3] = 0xab;
-  std::vector<uint32_t> words(16 * 32 / 4);
-  packWeightCodes(8, codes, 16, 32, words);
-  for (size_t i = 0; i < words.size(); ++i)
-    EXPECT_EQ(words[i], i == 21 ? 0xabu << 8 : 0u) << "word " << i;
-}
 
 TEST(WeightPackTest, Words8FromTheProse) {
   for (auto [n, k] : kShapes8) {
@@ -581,8 +559,9 @@ TEST(WeightQuantTest, IntegerRules8Random) {
         ASSERT_EQ(q->scales[gi * n + r], scale) << r << "," << gi;
         float zero =
             sym ? 0.0f : std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
-        if (!sym)
+        if (!sym) {
           ASSERT_EQ(q->zeros[gi * n + r], uint8_t(zero));
+        }
         for (int64_t c = 0; c < group; ++c) {
           float want = std::nearbyint(g[c] / scale) + zero;
           want = sym ? std::clamp(want, -128.0f, 127.0f)
