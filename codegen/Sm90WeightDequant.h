@@ -1,8 +1,7 @@
-//===- codegen/Sm90WeightDequant.h - 4-bit weights as wgmma A -------*- C++
-//-*-===//
+//===- codegen/Sm90WeightDequant.h - Weights as wgmma A ---------*- C++ -*-===//
 //
-// Internal to codegen/: the sm_90a GEMM (Sm90Gemm.h) when B is a 4-bit
-// weight (Sm90GemmConfig::weightQuant). The kernel runs swapped: the weight
+// Internal to codegen/: the sm_90a GEMM (Sm90Gemm.h) when B is a quantized
+// weight of 4-bit or 8-bit codes (Sm90GemmConfig::weightQuant). The kernel runs swapped: the weight
 // is the wgmma A role (BM output channels per CTA, 64 per consumer
 // warpgroup), the activations the B role (BN tokens, the wgmma N), and C is
 // stored transposed, so a decode M of 1-64 tokens is the wgmma N and the
@@ -11,20 +10,23 @@
 // Per ring slot the producer's TMA thread loads, beside the activation
 // tile, three tiles of the weight:
 //   - the codes: the packed order (ir/WeightPack.h) is 16-row block rows of
-//     8 K bytes each, so the global weight is a 2-D u64 tensor of N / 16
-//     rows by K (one u64: one k of a block row's 16 channels), and a slot's
-//     BM x BK codes are one box of BM / 16 rows by BK, landing block row by
-//     block row: packedWeightLayout(4, BM, BK), the sm_80 stage's order;
+//     2 bits K bytes each, so the global weight is a 2-D u64 tensor of
+//     N / 16 rows by K bits / 4 (one u64: one k of a block row's 16
+//     channels of 4-bit codes, half a k of 8-bit ones), and a slot's BM x
+//     BK codes are one box of BM / 16 rows by BK bits / 4, landing block
+//     row by block row: packedWeightLayout(bits, BM, BK), the sm_80
+//     stage's order;
 //   - the scales SB[ceil(K / G), N] and zero points ZB (u8, same shape):
 //     one box of BM channels by max(1, BK / G) group rows each.
 // TMA fills past N and K with zeros: a zero code and a zero scale make a
 // zero weight, which meets the activations' zero-filled K columns.
 //
 // Consumer warp w of warpgroup c owns block row 4 c + w (16 channels): per
-// slot it loads its lane's 16 bytes of each 64-K block (ld.shared.v4, 512
-// contiguous bytes per warp: no bank conflict), its two channels' scale and
-// zero point per group row, and turns each word into the four A registers
-// of one k16 step (codegen/WeightDequant.h): the weight's packed registers
+// slot it loads its lane's 16 bytes of each packed block (64 K of 4-bit
+// codes, 32 of 8-bit; ld.shared.v4, 512 contiguous bytes per warp: no bank
+// conflict), its two channels' scale and zero point per group row, and
+// turns each k16 step's one or two words into the four A registers of the
+// step (codegen/WeightDequant.h): the weight's packed registers
 // i = 2 j + h (n8 tile j, k half h) are the wgmma A fragment's a0..a3 in
 // the order (i = 0, 2, 1, 3), since a warp's slice of the m64k16 A fragment
 // is mma.sync's m16k16 A (rows g and g + 8, k halves 2 t and 2 t + 8).
@@ -33,8 +35,8 @@
 // kernel does.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TILEC_CODEGEN_SM90INT4WEIGHT_H
-#define TILEC_CODEGEN_SM90INT4WEIGHT_H
+#ifndef TILEC_CODEGEN_SM90WEIGHTDEQUANT_H
+#define TILEC_CODEGEN_SM90WEIGHTDEQUANT_H
 
 #include "codegen/Sm90Gemm.h"
 
@@ -67,7 +69,7 @@ struct Sm90WeightTiles {
 };
 Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config);
 
-/// CTAs per SM of \p config's 4-bit weight kernel: 2 where two fit the SM
+/// CTAs per SM of \p config's quantized weight kernel: 2 where two fit the SM
 /// (shared memory, and registers for the accumulators beside the
 /// dequantization: BM 64 with BN <= 160, or BM 128 with BN <= 32) and K
 /// is not split,
@@ -83,8 +85,9 @@ Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config);
 /// run on a GPU yet, so the split tiles keep one CTA until it has.
 unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config);
 
-/// What the 4-bit weight asks of \p config: swapAB, A (the activations)
-/// bf16 or f16 with scales of its type, B u4/i4 K-major, BM 64 or 128
+/// What the quantized weight asks of \p config: swapAB, A (the
+/// activations) bf16 or f16 with scales of its type, B of a weight format
+/// K-major, BM 64 or 128
 /// (block rows of 16 per consumer warp), BK 64 (one 128-byte swizzle row of
 /// the activations, one packed block), no block scales, batch, group or
 /// cluster; the fragment reads checked against the packed layout.
@@ -102,4 +105,4 @@ loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
 
 } // namespace tilec
 
-#endif // TILEC_CODEGEN_SM90INT4WEIGHT_H
+#endif // TILEC_CODEGEN_SM90WEIGHTDEQUANT_H

@@ -1,5 +1,4 @@
-//===- codegen/WeightDequant.h - Quantized codes to 16-bit MMA inputs -*- C++
-//-*-===//
+//===- codegen/WeightDequant.h - Codes to 16-bit MMA inputs -----*- C++ -*-===//
 //
 // Internal to codegen/: what the sm_80 (mma.sync B fragments,
 // Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments,

@@ -1,5 +1,4 @@
-//===- compiler/WeightQuantDraw.cpp - Random quantized weights for tilec run
-//-===//
+//===- compiler/WeightQuantDraw.cpp - Weights for tilec run ---------------===//
 #include "compiler/WeightQuantDraw.h"
 
 #include "ir/ElementCodec.h"

@@ -1,5 +1,4 @@
-//===- compiler/WeightQuantDraw.h - Random quantized weights for tilec run -*-
-//C++ -*-===//
+//===- compiler/WeightQuantDraw.h - Weights for tilec run -------*- C++ -*-===//
 //
 // What `tilec run` feeds a quantized weight kernel (GemmSpec.h,
 // WeightQuantSpec; formats in ir/WeightQuant.h): random codes packed in

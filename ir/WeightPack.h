@@ -1,5 +1,4 @@
-//===- ir/WeightPack.h - The packed order of quantized GEMM weights -*- C++
-//-*-===//
+//===- ir/WeightPack.h - Packed order of quantized weights ------*- C++ -*-===//
 //
 // A quantized weight B[N, K] (output channel n, reduction index k) of 4-bit
 // or 8-bit codes is stored in the order the sm_80 mma.sync m16n8k16 B
@@ -25,9 +24,10 @@
 //     two 16-bit halves.
 //
 // As a layout (n, k) -> code offset (nibbles or bytes), N % 16 == 0:
-//   4-bit, K % 64 == 0: ((8,2,N/16),(2,4,2,4,K/64)) :
-//   ((128,2,16K),(4,32,1,8,1024)) 8-bit, K % 32 == 0:
-//   ((8,2,N/16),(2,4,2,2,K/32)) : ((64,4,16K),(1,16,2,8,512))
+//   4-bit, K % 64 == 0:
+//     ((8,2,N/16),(2,4,2,4,K/64)) : ((128,2,16K),(4,32,1,8,1024))
+//   8-bit, K % 32 == 0:
+//     ((8,2,N/16),(2,4,2,2,K/32)) : ((64,4,16K),(1,16,2,8,512))
 // e.g. 4-bit, N = 16, K = 64: (n, k) = (9, 3) is g = 1, j = 1, e = 1, t = 1,
 // so nibble 128 + 2 + 4 + 32 = 166: word 20 (lane 5, w = 0), nibble 6;
 // 8-bit, N = 16, K = 32: (9, 3) is byte 64 + 4 + 1 + 16 = 85: lane 5,

@@ -397,7 +397,8 @@ def w4a16_tile(m, n, k, group, sms=132, bits=4):
         bk = 128
         if n % 256 == 0 and k % 256 == 0 and \
                 sms // 2 <= -(-m // 64) * (n // 256) <= sms:
-            bn, bk = 256, 256
+            # 8-bit codes: BK 128 (two stages of 256 x 256 would not fit).
+            bn, bk = 256, 256 if bits == 4 else 128
     # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
     # nested (one a multiple of the other).
     assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)

@@ -37,11 +37,14 @@ def test_generated_source():
 
 @pytest.mark.parametrize("a_type, fmt, group, zeros", [
     ("bf16", "u4", 128, True), ("f16", "u4", 64, False),
-    ("bf16", "i4", 32, False), ("f16", "i4", 128, False)])
+    ("bf16", "i4", 32, False), ("f16", "i4", 128, False),
+    ("bf16", "i8", 128, False), ("f16", "u8", 64, True),
+    ("bf16", "e4m3", 32, False), ("f16", "e5m2", 128, False)])
 @pytest.mark.parametrize("m", [1, 20, 64])
 def test_every_rule_tile_compiles(a_type, fmt, group, zeros, m):
+    bits = _gemm._WEIGHT_BITS[fmt]
     for n, k in ((4096, 4096), (28672, 4096), (4096, 14336), (64, 192)):
-        tile = _gemm.w4a16_tile(m, n, k, group, 132)
+        tile = _gemm.w4a16_tile(m, n, k, group, 132, bits)
         k_ = kernel(a_type, fmt, group, zeros, tile)
         assert k_.arch == "sm_80"
         info = k_.operands
@@ -53,11 +56,13 @@ def test_every_rule_tile_compiles(a_type, fmt, group, zeros, m):
 
 
 @pytest.mark.parametrize("a_type, fmt, group, zeros", [
-    ("bf16", "u4", 128, True), ("f16", "i4", 32, False)])
+    ("bf16", "u4", 128, True), ("f16", "i4", 32, False),
+    ("bf16", "u8", 128, True), ("f16", "e4m3", 64, False)])
 @pytest.mark.parametrize("m", [1, 16, 64, 200])
 def test_every_sm90_rule_tile_compiles(a_type, fmt, group, zeros, m):
+    bits = _gemm._WEIGHT_BITS[fmt]
     for n, k in ((4096, 4096), (28672, 4096), (6144, 4096), (64, 192)):
-        tile = _gemm.w4a16_tile_sm90(m, n, k, group, 132)
+        tile = _gemm.w4a16_tile_sm90(m, n, k, group, 132, bits)
         source, key = _gemm.w4a16_source(a_type, fmt, group, zeros, tile,
                                          "sm_90a")
         assert "  arch     sm_90a\n" in source
@@ -114,6 +119,14 @@ def test_bad_program_arguments():
         _gemm.w4a16_source("e4m3", "u4", 128, True, (16, 32, 128, 4))
     with pytest.raises(ValueError, match="i4 weights have no zero points"):
         _gemm.w4a16_source("bf16", "i4", 128, True, (16, 32, 128, 4))
+    with pytest.raises(ValueError, match="e4m3 weights have no zero points"):
+        _gemm.w4a16_source("bf16", "e4m3", 128, True, (16, 32, 128, 4))
+    with pytest.raises(ValueError, match="format 'i2'"):
+        _gemm.w4a16_source("bf16", "i2", 128, False, (16, 32, 128, 4))
+    source, _ = _gemm.w4a16_source("f16", "e5m2", 64, False,
+                                   (16, 64, 64, 4))
+    assert "kernel tilec_w8a16_f16_e5m2_g64_16x64x64x4 {" in source
+    assert "  b        : e5m2[N, K] major(K)\n" in source
 
 
 def test_other_kernels_report_no_weight():
