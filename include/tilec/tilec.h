@@ -164,13 +164,15 @@ typedef struct tilec_kernel_operand_info {
    * block(1, 128) major(M)`: f32[ceil(K/128), M], a K block's scales
    * contiguous), 0 for f32[M, ceil(K/128)]. */
   int sfa_m_major;
-  /* API 12: a 4-bit weight kernel (`b : u4|i4[N, K] major(K)` with `scale b
-   * bf16|f16 group(G) [zero(u8)]`; b_type "u4" or "i4"): weight_group is G
+  /* API 12: a quantized weight kernel (`b : u4|i4[N, K] major(K)` with
+   * `scale b bf16|f16 group(G) [zero(u8)]`; API 15 also i8, u8 (with
+   * zero(u8)), e4m3 and e5m2; b_type names the format): weight_group is G
    * (32, 64 or 128; 0 for any other kernel), weight_scale_type the group
    * scales' type ("bf16" or "f16", A's type; NULL for other kernels) and
    * weight_zeros 1 when the kernel takes u8 zero points (zb). Such a kernel
-   * takes b as the packed codes (tilec_pack_int4_weights: N * K / 8 words,
-   * ldb = K, N % 16 == 0, K % 64 == 0) and sb / zb in tilec_gemm_args. */
+   * takes b as the packed codes (tilec_pack_weights: N * K * bits / 32
+   * words, ldb = K, N % 16 == 0, K % 64 == 0 for 4-bit codes and % 32 for
+   * 8-bit ones) and sb / zb in tilec_gemm_args. */
   int64_t weight_group;
   const char *weight_scale_type;
   int weight_zeros;
@@ -281,7 +283,7 @@ typedef struct tilec_gemm_args {
    * gives a masked kernel's grid. */
   int64_t groups;
   uint64_t group_index, group_rows;
-  /* API 12: a 4-bit weight kernel's (tilec_kernel_operand_info.
+  /* API 12: a quantized weight kernel's (tilec_kernel_operand_info.
    * weight_group != 0) group scales sb, [ceil(K / G), N] row-major in A's
    * type, and with zero points (weight_zeros) zb, u8 [ceil(K / G), N]
    * row-major, both 16-byte aligned; b then holds the packed codes with
