@@ -16,6 +16,7 @@ if not torch.cuda.is_available():
 
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
+from weight_checks import activations, check_close  # noqa: E402
 
 
 def weights(n, k, group, fmt, zeros, dtype, seed):
@@ -28,21 +29,6 @@ def weights(n, k, group, fmt, zeros, dtype, seed):
     # The kernel's dequantized weight: (q - z) s rounded to the scale type.
     w32 = tilec.unpack_weights(p, dequantize=True).to(dtype).float()
     return p, w32
-
-
-def activations(m, k, dtype, seed):
-    gen = torch.Generator().manual_seed(seed)
-    return (torch.randn((m, k), generator=gen) * 0.5).to(dtype).cuda()
-
-
-def check_close(c, a, w32):
-    ref = a.float() @ w32.t()
-    mag = a.float().abs() @ w32.abs().t()
-    err = (c.float() - ref).abs()
-    bound = 2.0 ** -8 * mag + 2.0 ** -7 * ref.abs()
-    bad = ~(err <= bound)
-    assert not bool(bad.any()), (
-        f"{int(bad.sum())}/{bad.numel()} wrong, max err {float(err.max())}")
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
