@@ -23,9 +23,10 @@ in one process:
            is the bytes it must move (packed weight + scales + zero points
            + A + C) at the bandwidth that copy reaches (it reads and writes
            its bytes: 2 x bytes / time).
-Shapes: M in {1, 4, 16, 64} x the Llama-3-8B/70B projections (N, K) in
-{(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336), (8192, 8192),
-(8192, 28672)}, or --shapes MxNxK,...
+Shapes: M in {1, 4, 16, 64} x the issue's (N, K) in {(4096, 4096),
+(14336, 4096), (4096, 14336), (28672, 8192), (8192, 28672), (2112, 7168)}
+(the sessions before 21 ran (6144, 4096), (28672, 4096) and (8192, 8192)
+in place of the second, fourth and sixth), or --shapes MxNxK,...
 
 Method (DESIGN.md, performance): before timing, tilec's output (C poisoned
 with NaN) is checked element by element against an fp32 reference computed
@@ -59,8 +60,9 @@ import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
 from torch_timing import BATCH, time_graph  # noqa: E402
 
-NK = [(6144, 4096), (4096, 4096), (28672, 4096), (4096, 14336),
-      (8192, 8192), (8192, 28672)]
+# The (N, K) (Llama-3-8B/70B and DeepSeek-V3 projections).
+NK = [(4096, 4096), (14336, 4096), (4096, 14336), (28672, 8192),
+      (8192, 28672), (2112, 7168)]
 SHAPES = [(m, n, k) for n, k in NK for m in (1, 4, 16, 64)]
 GROUP = 128
 

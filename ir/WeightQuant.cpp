@@ -7,6 +7,7 @@
 #include "ir/WeightPack.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -224,12 +225,13 @@ quantizeWeights(llvm::ArrayRef<float> weights, int64_t n, int64_t k,
 namespace {
 
 /// The code of stored \p byte, or an error naming (n, k) of index \p i
-/// when the byte is outside the format (an fp8 NaN).
+/// when the byte is outside the format (an fp8 NaN; \p finite says which
+/// fp8 patterns are finite).
 llvm::Expected<uint8_t> codeOf(const WeightFormatInfo &info, int8_t byte,
-                               size_t i, int64_t k) {
+                               size_t i, int64_t k,
+                               const std::array<bool, 256> &finite) {
   if (info.isFloat) {
-    double v = ElementCodec(info.dtype).decode(uint8_t(byte));
-    if (!std::isfinite(v))
+    if (!finite[uint8_t(byte)])
       return llvm::createStringError(fmt::format(
           "the value at (n, k) = ({}, {}) is the {} pattern {:#04x}, which "
           "is not finite",
@@ -258,9 +260,12 @@ llvm::Error packWeightValues(llvm::ArrayRef<int8_t> values, int64_t n,
     return llvm::createStringError(fmt::format(
         "packing N = {} x K = {} takes {} values into {} words; got {} and {}",
         n, k, n * k, wordCount, values.size(), words.size()));
+  std::array<bool, 256> finite{};
+  for (int byte = 0; byte < 256; ++byte)
+    finite[byte] = std::isfinite(weightValue(format, int8_t(uint8_t(byte))));
   std::vector<uint8_t> codes(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    llvm::Expected<uint8_t> code = codeOf(info, values[i], i, k);
+    llvm::Expected<uint8_t> code = codeOf(info, values[i], i, k, finite);
     if (!code)
       return code.takeError();
     codes[i] = *code;

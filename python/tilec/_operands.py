@@ -327,7 +327,7 @@ class Operands(namedtuple("Operands", "a b c bias scale residual sfa sfb "
     """The device addresses check() found (0 for an operand not given), the
     residual's leading dimension ldr (elements; 0 without one), for a
     grouped kernel the group count and its group tensor's address, and for
-    a 4-bit weight kernel its group scales sb and zero points zb."""
+    a quantized weight kernel its group scales sb and zero points zb."""
     __slots__ = ()
 
 
@@ -402,35 +402,40 @@ def _m_major(x, name, present, rows, cols):
                          "major(M)")
 
 
-def _packed_weight(op, n, k):
-    """(n, k, ldb) of a 4-bit weight's packed codes: a contiguous int32
-    [N, K/8] tensor (tilec.pack_weights), N % 16 == 0, K % 64 == 0."""
-    if n % 16 or k % 64:
+def _packed_weight(op, n, k, fmt):
+    """(n, k, ldb) of a quantized weight's packed codes (`fmt` the kernel's
+    b type: 4-bit u4/i4 or 8-bit i8/u8/e4m3/e5m2): a contiguous int32
+    [N, K * bits / 32] tensor (tilec.pack_weights), N % 16 == 0, K a
+    multiple of the packed block's K (64 for 4-bit codes, 32 for 8-bit)."""
+    bits = 4 if fmt in ("u4", "i4") else 8
+    block_k, cols = 256 // bits, k * bits // 32
+    what = f"the packed {fmt} weight"
+    if n % 16 or k % block_k:
         raise ValueError(
-            f"b: N = {n}, K = {k}: the packed 4-bit weight holds blocks of "
-            "16 output channels x 64 K (legal: N a multiple of 16 and K of "
-            "64; pad the weight before packing)")
+            f"b: N = {n}, K = {k}: {what} holds blocks of 16 output "
+            f"channels x {block_k} K (legal: N a multiple of 16 and K of "
+            f"{block_k}; pad the weight before packing)")
     if op.dtype != "i32":
-        raise ValueError(f"b: dtype {op.dtype} is not a packed 4-bit weight "
-                         f"(legal: the int32 [N, K/8] = [{n}, {k // 8}] "
-                         "tensor of tilec.pack_weights)")
-    if tuple(op.shape) != (n, k // 8) or (op.strides[1] != 1) or (
-            n > 1 and op.strides[0] != k // 8):
+        raise ValueError(f"b: dtype {op.dtype} is not {what} (legal: the "
+                         f"int32 [N, K*{bits}/32] = [{n}, {cols}] tensor of "
+                         "tilec.pack_weights)")
+    if tuple(op.shape) != (n, cols) or (op.strides[1] != 1) or (
+            n > 1 and op.strides[0] != cols):
         raise ValueError(f"b: shape {op.shape} strides {op.strides} (legal: "
-                         f"a contiguous int32 [N, K/8] = [{n}, {k // 8}] "
-                         "tensor from tilec.pack_weights, N from c and K "
-                         "from a)")
+                         f"a contiguous int32 [N, K*{bits}/32] = [{n}, "
+                         f"{cols}] tensor from tilec.pack_weights, N from c "
+                         "and K from a)")
     return n, k, k
 
 
 def _group_tensor(x, name, present, dtype, rows, n, group, what, need):
-    """A 4-bit weight's group scales (sb) or zero points (zb): a contiguous
+    """A quantized weight's group scales (sb) or zero points (zb): a contiguous
     row-major dtype[ceil(K/G), N] tensor; x None exactly when the kernel
     reads it (`present`)."""
     shape = f"{dtype}[ceil(K / {group}), N] = [{rows}, {n}]"
     if x is None:
         if present:
-            raise ValueError(f"{name}: the kernel dequantizes a 4-bit weight "
+            raise ValueError(f"{name}: the kernel dequantizes a quantized weight "
                              f"with {what} (legal: a contiguous CUDA {shape} "
                              "tensor, e.g. PackedWeights." +
                              ("scales" if name == "sb" else "zeros") + ")")
@@ -493,7 +498,7 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
             f"{tile_n // 2} columns, or compile swiglu(interleaved))")
     ma, ka, lda = _matrix(ops["a"], "a", "M", m, None, info["a_major"])
     if group:
-        nb, kb, ldb = _packed_weight(ops["b"], n, ka)
+        nb, kb, ldb = _packed_weight(ops["b"], n, ka, info["b_type"])
     else:
         nb, kb, ldb = _matrix(ops["b"], "b", "N", n, ka, info["b_major"])
     k = ka

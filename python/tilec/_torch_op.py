@@ -84,7 +84,7 @@ def gemm(a, b, out=None, *, sfa=None, sfb=None):
         raise ValueError("sfa, sfb: give both block scales or neither")
     if type(b).__name__ == "PackedWeights":
         if sfa is not None:
-            raise ValueError("sfa, sfb: a 4-bit weight takes no block "
+            raise ValueError("sfa, sfb: a quantized weight takes no block "
                              "scales (legal: None)")
         return _gemm_w4a16(a, b, out)
     if sfa is not None:

@@ -134,7 +134,7 @@ def test_bad_arguments():
         (lambda: tilec.gemm(a.half(), p), "w.scales: dtype torch.bfloat16, "
          "a is torch.float16"),
         (lambda: tilec.gemm(a, p.to("cpu")), "w.weight: on cpu"),
-        (lambda: tilec.gemm(a, p, sfa=a, sfb=a), "sfa, sfb: a 4-bit weight "
+        (lambda: tilec.gemm(a, p, sfa=a, sfb=a), "sfa, sfb: a quantized weight "
          "takes no block scales"),
     ]
     for call, message in bad:

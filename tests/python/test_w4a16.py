@@ -168,9 +168,9 @@ def test_packed_weights_object_fills_sb_and_zb():
 
 
 @pytest.mark.parametrize("change, message", [
-    (dict(sb=None), "sb: the kernel dequantizes a 4-bit weight with group "
+    (dict(sb=None), "sb: the kernel dequantizes a quantized weight with group "
      "scales (legal: a contiguous CUDA f16[ceil(K / 128), N] = [4, 256]"),
-    (dict(zb=None), "zb: the kernel dequantizes a 4-bit weight with zero "
+    (dict(zb=None), "zb: the kernel dequantizes a quantized weight with zero "
      "points (legal: a contiguous CUDA u8[ceil(K / 128), N] = [4, 256]"),
     (dict(sb=Fake((4, 256), "<f4", ptr=BASE + 3 * MB)),
      "sb: dtype f32 is not the kernel's sb type (legal: f16)"),
@@ -181,12 +181,12 @@ def test_packed_weights_object_fills_sb_and_zb():
     (dict(zb=Fake((4, 256), "|u1", ptr=BASE + 4 * MB + 8)),
      "zb: data pointer 0x7f0000400008 is not 16-byte aligned"),
     (dict(b=Fake((256, 512), ptr=BASE + MB)),
-     "b: dtype f16 is not a packed 4-bit weight (legal: the int32 [N, K/8] "
-     "= [256, 64] tensor of tilec.pack_weights)"),
+     "b: dtype f16 is not the packed u4 weight (legal: the int32 "
+     "[N, K*4/32] = [256, 64] tensor of tilec.pack_weights)"),
     (dict(b=Fake((256, 32), "<i4", ptr=BASE + MB)),
      "b: shape (256, 32) strides (32, 1) (legal: a contiguous int32"),
     (dict(a=Fake((4, 480)), b=Fake((256, 60), "<i4", ptr=BASE + MB)),
-     "b: N = 256, K = 480: the packed 4-bit weight holds blocks of 16 "
+     "b: N = 256, K = 480: the packed u4 weight holds blocks of 16 "
      "output channels x 64 K"),
     (dict(c=Fake((4, 200), ptr=BASE + 2 * MB)), "b: N = 200"),
 ])
