@@ -97,7 +97,8 @@ def tile_name(arch, tile):
 
 def hopper_variants(m, n, k, sms, bits=4):
     """The sm_90a rule's tile and its neighbours: BM 64 and 128, each with
-    the largest one-wave split and none (--sweep90)."""
+    the largest one-wave split at the tile's CTAs per SM, at one CTA per
+    SM, and none (--sweep90)."""
     rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)
     out = [rule]
     bn, bk = rule[1], rule[2]
@@ -105,9 +106,12 @@ def hopper_variants(m, n, k, sms, bits=4):
     for bm in (64, 128):
         if n % bm:
             continue
-        best = _gemm._one_wave_split(-(-n // bm) * -(-m // bn), k_tiles, sms)
-        for s in sorted({1, best, max(1, best // 2)}):
-            t = (bm, bn, bk, _gemm._sm90_w4_stages(bm, bn, s, bits)[0], s)
+        stages, per_sm = _gemm._sm90_w4_stages(bm, bn, bits)
+        tiles = -(-n // bm) * -(-m // bn)
+        splits = {1, _gemm._one_wave_split(tiles, k_tiles, sms),
+                  _gemm._one_wave_split(tiles, k_tiles, sms * per_sm)}
+        for s in sorted(splits):
+            t = (bm, bn, bk, stages, s)
             if t not in out:
                 out.append(t)
     return out

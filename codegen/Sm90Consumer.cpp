@@ -144,13 +144,17 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWeightWgmmas(
   // Warp w of consumer warpgroup c (warps 4 + 4 c + w of the CTA) owns
   // block row 4 c + w.
   llvm::Value *blockRow = b.CreateSub(b.CreateLShr(tid, i32(5)), i32(4));
-  std::vector<std::array<llvm::Value *, 4>> fragments =
-      loadSm90WeightFragments(b, config, codes, scales, zeros, blockRow, lane);
-  ptx::wgmmaFence(b);
-  for (unsigned kk = 0; kk < fragments.size(); ++kk)
-    acc = ptx::wgmmaRs(
-        b, shape, acc, fragments[kk],
-        descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes))));
+  // Each k16 step's wgmma is issued as soon as its fragment is
+  // dequantized, behind a fence (its A registers were just written), so
+  // the next step's arithmetic overlaps the tensor cores.
+  loadSm90WeightFragments(
+      b, config, codes, scales, zeros, blockRow, lane,
+      [&](unsigned kk, const std::array<llvm::Value *, 4> &fragment) {
+        ptx::wgmmaFence(b);
+        acc = ptx::wgmmaRs(
+            b, shape, acc, fragment,
+            descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes))));
+      });
   return acc;
 }
 

@@ -62,7 +62,7 @@ Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config) {
 }
 
 unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config) {
-  if (config.splitK || (config.bm > 64 && config.bn > 32))
+  if (config.bm > 64 && config.bn > 32)
     return 1;
   Sm90GemmConfig two = config;
   two.ctasPerSm = 2;
@@ -110,11 +110,12 @@ llvm::Error verifySm90Weight(const Sm90GemmConfig &config) {
   return checkWeightFragmentReads(packed, bits, config.bm, config.bk);
 }
 
-std::vector<std::array<llvm::Value *, 4>>
-loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
-                        llvm::Value *codes, llvm::Value *scales,
-                        llvm::Value *zeros, llvm::Value *blockRow,
-                        llvm::Value *lane) {
+void loadSm90WeightFragments(
+    llvm::IRBuilderBase &b, const Sm90GemmConfig &config, llvm::Value *codes,
+    llvm::Value *scales, llvm::Value *zeros, llvm::Value *blockRow,
+    llvm::Value *lane,
+    llvm::function_ref<void(unsigned, const std::array<llvm::Value *, 4> &)>
+        issue) {
   Sm90WeightStage stage = sm90WeightStage(config);
   const WeightQuantSpec &quant = *config.weightQuant;
   const WeightFormatInfo &format = weightFormatOfB(config.bType);
@@ -159,7 +160,6 @@ loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
   unsigned stepsPerLoad = weightStepsPerLoad(format);
   unsigned wordsPerStep = weightWordsPerStep(format);
   auto *v4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
-  std::vector<std::array<llvm::Value *, 4>> fragments;
   llvm::Value *words = nullptr;
   for (unsigned ks = 0; ks < config.bk / 16; ++ks) {
     if (ks % stepsPerLoad == 0)
@@ -176,9 +176,8 @@ loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
       pairs[i] =
           dequantWeightPair(b, type, format, step, i, rowScales[row][i / 2]);
     // Packed register i = 2 j + h is A's a[j + 2 h].
-    fragments.push_back({pairs[0], pairs[2], pairs[1], pairs[3]});
+    issue(ks, {pairs[0], pairs[2], pairs[1], pairs[3]});
   }
-  return fragments;
 }
 
 } // namespace tilec

@@ -1,10 +1,10 @@
 //===- codegen/Sm90WeightDequant.h - Weights as wgmma A ---------*- C++ -*-===//
 //
 // Internal to codegen/: the sm_90a GEMM (Sm90Gemm.h) when B is a quantized
-// weight of 4-bit or 8-bit codes (Sm90GemmConfig::weightQuant). The kernel runs swapped: the weight
-// is the wgmma A role (BM output channels per CTA, 64 per consumer
-// warpgroup), the activations the B role (BN tokens, the wgmma N), and C is
-// stored transposed, so a decode M of 1-64 tokens is the wgmma N and the
+// weight of 4-bit or 8-bit codes (Sm90GemmConfig::weightQuant). The kernel runs
+// swapped: the weight is the wgmma A role (BM output channels per CTA, 64 per
+// consumer warpgroup), the activations the B role (BN tokens, the wgmma N), and
+// C is stored transposed, so a decode M of 1-64 tokens is the wgmma N and the
 // weight rows fill the M = 64 atoms.
 //
 // Per ring slot the producer's TMA thread loads, beside the activation
@@ -69,20 +69,20 @@ struct Sm90WeightTiles {
 };
 Sm90WeightTiles sm90WeightTiles(const Sm90GemmConfig &config);
 
-/// CTAs per SM of \p config's quantized weight kernel: 2 where two fit the SM
-/// (shared memory, and registers for the accumulators beside the
-/// dequantization: BM 64 with BN <= 160, or BM 128 with BN <= 32) and K
-/// is not split,
-/// else 1. Its loop is latency-bound at one CTA (H200, 16 x 8192 x 28672:
-/// 0.57 instructions issued per scheduler cycle with 3 warps each), so a
-/// second CTA's warps fill the issue slots (1 x 28672 x 4096: 30.6 -> 24.7
-/// us). Split-K kernels stay at one for now: at two, 1 to 3 of 20 launches
-/// of some split tiles summed a warp's outputs wrong on the H200. The cause
-/// was the K loop writing the A registers of a pending RS wgmma (fixed in
-/// Sm90Consumer.cpp, and reported by the simulator since); split kernels
-/// at two CTAs ran 30 launches each without a wrong output with the
-/// wgmmas serialized, but the fixed loop at two CTAs with split-K has not
-/// run on a GPU yet, so the split tiles keep one CTA until it has.
+/// CTAs per SM of \p config's quantized weight kernel: 2 where two fit
+/// the SM (shared memory, and registers for the accumulators beside the
+/// dequantization: BM 64 with BN <= 160, or BM 128 with BN <= 32), else 1;
+/// split-K or not (a split kernel at two reduces through the workspace:
+/// sm90SplitKClusterFits wants one). Its loop is latency-bound at one CTA
+/// (H200, 16 x 8192 x 28672: 0.57 instructions issued per scheduler cycle
+/// with 3 warps each), so a second CTA's warps fill the issue slots (1 x
+/// 28672 x 4096: 30.6 -> 24.7 us). Split kernels ran at one CTA until
+/// session 21: at two, 1 to 3 of 20 launches of some split tiles had
+/// summed a warp's outputs wrong on the H200, which was the K loop writing
+/// the A registers of a pending RS wgmma (fixed in Sm90Consumer.cpp, and
+/// reported by the simulator since); the fixed loop at two CTAs with
+/// split-K then ran bench/w4a16_bench.py's stress (--repeat-check 30)
+/// without a wrong output (bench/W4A16Results.md, session 21).
 unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config);
 
 /// What the quantized weight asks of \p config: swapAB, A (the
@@ -97,11 +97,15 @@ llvm::Error verifySm90Weight(const Sm90GemmConfig &config);
 /// registers of wgmma's A. \p codes, \p scales and \p zeros are the slot's
 /// shared addresses (i32; zeros null without zero points), \p blockRow the
 /// warp's 16-channel block row in the tile, \p lane its lane.
-std::vector<std::array<llvm::Value *, 4>>
-loadSm90WeightFragments(llvm::IRBuilderBase &b, const Sm90GemmConfig &config,
-                      llvm::Value *codes, llvm::Value *scales,
-                      llvm::Value *zeros, llvm::Value *blockRow,
-                      llvm::Value *lane);
+/// \p issue is called with each step's index and fragment as soon as it
+/// is dequantized, so the caller can issue its wgmma before the next
+/// step's arithmetic.
+void loadSm90WeightFragments(
+    llvm::IRBuilderBase &b, const Sm90GemmConfig &config, llvm::Value *codes,
+    llvm::Value *scales, llvm::Value *zeros, llvm::Value *blockRow,
+    llvm::Value *lane,
+    llvm::function_ref<void(unsigned, const std::array<llvm::Value *, 4> &)>
+        issue);
 
 } // namespace tilec
 

@@ -464,20 +464,21 @@ def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
     bm = 128 if -(-n // 128) * token_tiles >= sms // 3 and n % 128 == 0 \
         else 64
     bk = 64
-    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk), sms)
-    stages, _ = _sm90_w4_stages(bm, bn, split, bits)
+    stages, per_sm = _sm90_w4_stages(bm, bn, bits)
+    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk),
+                            sms * per_sm)
     return bm, bn, bk, stages, split
 
 
-def _sm90_w4_stages(bm, bn, split=1, bits=4):
-    """(stages, CTAs per SM) of the sm_90a W4A16 tile BM x BN: two CTAs
-    where the kernel takes two (codegen's sm90WeightCtasPerSm: K not split,
-    and BM 64 with BN <= 160 or BN <= 32) with as many stages as leave
-    both in the SM's shared memory, up to 16; else one CTA with up to 16
-    stages."""
+def _sm90_w4_stages(bm, bn, bits=4):
+    """(stages, CTAs per SM) of the sm_90a W4A16 / W8A16 tile BM x BN
+    (`bits` the code width): two CTAs where the kernel takes two (codegen's
+    sm90WeightCtasPerSm: BM 64 with BN <= 160 or BN <= 32, K split or
+    not) with as many stages as leave both in the SM's shared memory, up
+    to 16; else one CTA with up to 16 stages."""
     stage = bm * 64 * bits // 8 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
     staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
-    if split == 1 and ((bm == 64 and bn <= 160) or bn <= 32):
+    if (bm == 64 and bn <= 160) or bn <= 32:
         stages = (112 * 1024 - staging - 2048) // stage
         if stages >= 4:
             return min(16, stages), 2

@@ -76,12 +76,13 @@ def test_every_sm90_rule_tile_compiles(a_type, fmt, group, zeros, m):
 
 def test_sm90_tile_rule_and_arch():
     # BN the tokens rounded up to 8; BM 128 where its tiles are a third of
-    # the SMs (6144 / 128 = 48 >= 44), K split into one wave: 96 CTAs.
+    # the SMs (6144 / 128 = 48 >= 44), K split into one wave of two CTAs
+    # per SM: 4 splits, 192 CTAs.
     assert _gemm.w4a16_tile_sm90(1, 6144, 4096, 128, 132)[:2] == (128, 8)
-    assert _gemm.w4a16_tile_sm90(1, 6144, 4096, 128, 132)[4] == 2
-    # N = 4096: 32 tiles of 128 are fewer: BM 64, 64 tiles, split 2.
+    assert _gemm.w4a16_tile_sm90(1, 6144, 4096, 128, 132)[4] == 4
+    # N = 4096: 32 tiles of 128 are fewer: BM 64, 64 tiles, split 4.
     assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[:2] == (64, 16)
-    assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[4] == 2
+    assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[4] == 4
     # 224 tiles fill the SMs: no split, two CTAs per SM (16 stages fit).
     assert _gemm.w4a16_tile_sm90(1, 28672, 4096, 128, 132) == \
         (128, 8, 64, 16, 1)

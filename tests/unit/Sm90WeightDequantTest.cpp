@@ -98,10 +98,13 @@ TEST(Sm90WeightDequant, TwoCtasWhereTheyFit) {
   config = int4Config(64, 208, 128, true);
   config.stages = 3;
   EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
-  // A split kernel keeps one CTA per SM.
+  // A split kernel takes two as well (it reduces through the workspace:
+  // the cluster reduction wants one CTA per SM).
   config = int4Config(64, 16, 128, true);
   config.splitK = true;
-  EXPECT_EQ(sm90WeightCtasPerSm(config), 1u);
+  EXPECT_EQ(sm90WeightCtasPerSm(config), 2u);
+  config.ctasPerSm = 2;
+  EXPECT_FALSE(sm90SplitKClusterFits(config, 4));
 }
 
 TEST(Sm90WeightDequant, GeneratorRefusesWhatTheKernelCannotDo) {
