@@ -145,15 +145,8 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWeightWgmmas(
   // block row 4 c + w.
   llvm::Value *blockRow = b.CreateSub(b.CreateLShr(tid, i32(5)), i32(4));
   // Each k16 step's wgmma is issued as soon as its fragment is
-  // dequantized, behind a fence (its A registers were just written), in a
-  // group of its own, so the next step's arithmetic overlaps the tensor
-  // cores. Step s's registers are written again by the next slot's step
-  // s, four groups later: waiting until at most 3 groups are pending
-  // after each commit retires the group that read the registers the next
-  // dequantization writes (after step s: the previous slot's step s + 1,
-  // after step 3 this slot's step 0), and leaves up to three steps' wgmmas
-  // running across the slot boundary.
-  unsigned steps = config.bk / 16;
+  // dequantized, behind a fence (its A registers were just written), so
+  // the next step's arithmetic overlaps the tensor cores.
   loadSm90WeightFragments(
       b, config, codes, scales, zeros, blockRow, lane,
       [&](unsigned kk, const std::array<llvm::Value *, 4> &fragment) {
@@ -161,8 +154,6 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issueWeightWgmmas(
         acc = ptx::wgmmaRs(
             b, shape, acc, fragment,
             descriptor(tileB, b.CreateAdd(bRows, i32(kk * tileB.kStepBytes))));
-        ptx::wgmmaCommitGroup(b);
-        ptx::wgmmaWaitGroup(b, steps - 1, {});
       });
   return acc;
 }
@@ -307,35 +298,41 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
       std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
     }
   } else {
-    // Every row block's wgmmas in one group (a quantized weight: one
-    // group a k16 step, committed and waited for in issueWeightWgmmas).
+    // Every row block's wgmmas in one group.
     if (weightTiles)
       cur = issueWeightWgmmas(shape, cur, slot, lane, bSlot);
     for (unsigned j = 0; j < rowBlocks && !weightTiles; ++j) {
       llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
       std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
     }
-    if (!weightTiles)
-      ptx::wgmmaCommitGroup(b);
+    ptx::wgmmaCommitGroup(b);
     // RS wgmmas read their A registers asynchronously, and the next
     // iteration's dequantization writes the same PTX registers (one loop
-    // body): writing them before the group completes is undefined. One
-    // group for the whole slot with wait_group 1 here made the two-CTA BM
-    // 128 kernel (80 registers) sum one warp's 16 channels wrong now and
-    // then on the H200 (ptxas did not serialize it); two slots an
-    // iteration in registers of their own made ptxas serialize every
-    // wgmma (C7513), 1.4-1.8x slower. A group per step, waited for four
-    // groups later (issueWeightWgmmas), retires each group before its
-    // registers are written again; the previous slot is free then.
-    if (!weightTiles)
+    // body): writing them before the group completes is undefined. The
+    // two-CTA BM 128 kernel (80 registers) summed one warp's 16 channels
+    // wrong now and then on the H200 with wait_group 1 here (ptxas did not
+    // serialize it), so a 4-bit weight's slot waits for its own group and
+    // is freed at once. Dequantizing the next slot into other registers
+    // while this group runs (two slots an iteration) made ptxas serialize
+    // every wgmma (C7513: "non wgmma instructions defining input registers
+    // of a wgmma between start and end of the pipeline stage"), 1.4-1.8x
+    // slower on the H200. A group per k16 step, each commit waiting until
+    // at most 3 were pending (a slot's last steps running across the slot
+    // boundary, the previous slot freed a slot later), was correct and not
+    // serialized, but no faster: u4 16 x 28672 x 8192 51.0 -> 55.3 us, 16 x
+    // 8192 x 28672 49.4 -> 51.8, the small shapes 1-3% faster (H200, the
+    // two wheels alternating, bench/results/w4a16_h200_session21_ab_*).
+    if (weightTiles)
+      cur = ptx::wgmmaWaitGroup(b, 0, cur);
+    else
       ptx::wgmmaWaitGroup(b, 1, {});
   }
   lines->at(KernelPart::Kernel);
   // Free a slot whose wgmmas have completed, one arrival per consumer
-  // warp: with block scales this one (the promotion took all of them;
-  // halves: freed above), else the previous one (at most one group of it
-  // is pending: none after a quantized weight's last step).
-  bool waitedAll = scaled;
+  // warp: with block scales or a 4-bit weight this one (the promotion or
+  // the wait took all of them; halves: freed above), else the previous
+  // one (at most one group is pending).
+  bool waitedAll = scaled || weightTiles.has_value();
   llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
   if (releaseAfterWait) {
     // Freed before the second half's promotion (above).
