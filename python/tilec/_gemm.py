@@ -434,17 +434,15 @@ def _one_wave_split(tiles, k_tiles, resident):
 
 
 def w4a16_arch(device_arch, m, k):
-    """The W4A16 program's target on a GPU of `device_arch`: the sm_90a
-    kernel (RS wgmma) on Hopper except at M <= 16 with K > 8192, where the
-    sm_80 one (16 x 128 x 256 tiles, 3 CTAs per SM) was faster; sm_80
-    elsewhere. H200, bench/W4A16Results.md (session 20): at M = 64 the
-    sm_90a kernel takes 64 x 4096 x 4096 from 16.4 to 9.7 us and 64 x 8192
-    x 28672 from 124 to 76; at M <= 16 it wins up to K = 8192 (1 x 28672 x
-    4096: 29.2 -> 24.7 us) and loses at K = 14336 and 28672 (18.0 against
-    21.0 us, 48.3 against 51.2)."""
-    if device_arch == "sm_90a" and (m > 16 or k <= 8192):
-        return "sm_90a"
-    return "sm_80"
+    """The W4A16 / W8A16 program's target on a GPU of `device_arch`: the
+    sm_90a kernel (RS wgmma) on Hopper, sm_80 code elsewhere. H200,
+    bench/W4A16Results.md (session 21): with two CTAs per SM also under
+    split-K the sm_90a kernel is as fast as or faster than the sm_80 one
+    on every shape of the issue, M = 1 to 64 (u4 16 x 8192 x 28672: 49.4
+    against 52.2 us; at session 20 it lost at M <= 16 with K > 8192).
+    `m` and `k` are kept for rules that need them."""
+    del m, k
+    return "sm_90a" if device_arch == "sm_90a" else "sm_80"
 
 
 def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
@@ -463,6 +461,11 @@ def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
     # SM then), two CTAs per SM where they fill it unsplit.
     bm = 128 if -(-n // 128) * token_tiles >= sms // 3 and n % 128 == 0 \
         else 64
+    # 8-bit codes (session 21, e4m3): BM 64 unless its tiles would be
+    # more than a wave of two CTAs per SM (14336 x 4096: 21.3 against 23.2
+    # us at BM 128; 28672 x 8192: 76.9 against 73.1).
+    if bits == 8 and -(-n // 64) * token_tiles <= 2 * sms:
+        bm = 64
     bk = 64
     stages, per_sm = _sm90_w4_stages(bm, bn, bits)
     split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk),

@@ -88,7 +88,10 @@ def test_sm90_tile_rule_and_arch():
         (128, 8, 64, 16, 1)
     assert _gemm.w4a16_arch("sm_90a", 64, 28672) == "sm_90a"
     assert _gemm.w4a16_arch("sm_90a", 16, 4096) == "sm_90a"
-    assert _gemm.w4a16_arch("sm_90a", 16, 14336) == "sm_80"
+    assert _gemm.w4a16_arch("sm_90a", 16, 14336) == "sm_90a"
+    # 8-bit codes: BM 64 while its tiles fit a wave of two CTAs per SM.
+    assert _gemm.w4a16_tile_sm90(16, 14336, 4096, 128, 132, 8)[0] == 64
+    assert _gemm.w4a16_tile_sm90(16, 28672, 8192, 128, 132, 8)[0] == 128
     assert _gemm.w4a16_arch("sm_80", 64, 4096) == "sm_80"
     with pytest.raises(ValueError, match="arch"):
         _gemm.w4a16_source("bf16", "u4", 128, True, (64, 8, 64, 4),
