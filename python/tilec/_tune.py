@@ -50,6 +50,19 @@ def tune(source_or_path, shapes, kernel=None, arch=None, vary=None,
     return json.loads(out.value.decode())
 
 
+def _current_arch():
+    """The current GPU's target ("sm_80", "sm_90a", ...) through torch,
+    else "sm_80" (code every GPU from 8.0 runs)."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            from ._gemm import arch_of
+            return arch_of(torch.cuda.get_device_capability(0))
+    except ImportError:
+        pass
+    return "sm_80"
+
+
 def _current_sms():
     """The current GPU's SM count through torch, else 0 (the rules' 132)."""
     try:
@@ -99,16 +112,23 @@ def _tuned(source, m, n, k, budget_s, dry_run):
 
 
 def tune_w4a16(m, n, k, fmt="u4", group=128, zeros=True, dtype="bf16",
-               sms=None, budget_s=20.0, dry_run=False):
-    """Tunes the W4A16 program tilec.gemm(a, w) runs for an M x K
+               sms=None, budget_s=20.0, dry_run=False, arch=None):
+    """Tunes the W4A16 / W8A16 program tilec.gemm(a, w) runs for an M x K
     activation of dtype ("bf16", "f16") against an N x K packed weight of
-    fmt ("u4", "i4") with group scales (and u8 zero points when zeros),
-    every item varied, so that tilec.gemm then runs the winner for that
-    shape bucket on this GPU. Returns the report as tune() does."""
-    from ._gemm import w4a16_source, w4a16_tile
+    fmt ("u4", "i4", "u8", "i8", "e4m3", "e5m2") with group scales (and u8
+    zero points when zeros: u4, u8), every item varied, so that tilec.gemm
+    then runs the winner for that shape bucket on this GPU. arch: the
+    program's target, by default the one tilec.gemm takes on the current
+    GPU (_gemm.w4a16_arch: sm_90a on Hopper, else sm_80). Returns the
+    report as tune() does."""
+    from ._gemm import (_WEIGHT_BITS, w4a16_arch, w4a16_source, w4a16_tile,
+                        w4a16_tile_sm90)
     if sms is None:
         sms = _current_sms()
-    tile = w4a16_tile(m, n, k, group, sms or 132)
-    source, _ = w4a16_source(dtype, fmt, group, zeros, tile)
+    if arch is None:
+        arch = w4a16_arch(_current_arch(), m, k)
+    rule = w4a16_tile_sm90 if arch == "sm_90a" else w4a16_tile
+    tile = rule(m, n, k, group, sms or 132, _WEIGHT_BITS.get(fmt, 4))
+    source, _ = w4a16_source(dtype, fmt, group, zeros, tile, arch)
     return _tuned(source, m, n, k, budget_s, dry_run)
 
