@@ -14,8 +14,8 @@ in one process:
            one side per tile BMxBNxBKxSTAGES instead (the rule's tile is
            then not added unless listed);
   cuBLAS   torch.mm on the dequantized bf16 weight W (N x K, as w.t());
-  int4     (u4 only) torch._weight_int4pack_mm (torch's int4 kernel) on the same
-           codes, packed by torch._convert_weight_to_int4pack, with
+  int4     (u4 only) torch._weight_int4pack_mm (torch's int4 kernel) on
+           the same codes, packed by torch._convert_weight_to_int4pack, with
            (scale, (8 - z) s) as its scale-and-zero (its W = (q - 8) s +
            zero); 'n/a' where this torch lacks it or refuses the shape;
   copy     a device-to-device copy of the packed weight's bytes (codes,

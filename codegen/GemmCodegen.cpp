@@ -38,7 +38,7 @@ llvm::Error checkSchedule(const GemmSpec &spec) {
           .str());
 }
 
-/// A 4-bit weight on a target that does not dequantize, or beside a
+/// A quantized weight on a target that does not dequantize, or beside a
 /// schedule or operand form its kernel does not take
 /// (compiler/passes/VerifyWeightQuant.cpp says the same at the source).
 llvm::Error checkWeightQuant(const GemmSpec &spec) {
@@ -46,11 +46,11 @@ llvm::Error checkWeightQuant(const GemmSpec &spec) {
     return llvm::Error::success();
   if (!gemmTarget(spec.arch).hasWeightQuant())
     return llvm::createStringError(
-        "4-bit weights are not implemented for " + archInfo(spec.arch).name +
+        "quantized weights are not implemented for " + archInfo(spec.arch).name +
         "; " + weightQuantTargetNames() + " kernels dequantize them");
   if (spec.batch || spec.group || spec.blockScale)
     return llvm::createStringError(
-        "a 4-bit weight GEMM takes no batch, group or block scales");
+        "a quantized weight GEMM takes no batch, group or block scales");
   return llvm::Error::success();
 }
 

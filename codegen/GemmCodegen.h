@@ -90,7 +90,7 @@ struct KernelParam {
 struct TensorMapPlan {
   std::string param; ///< The kernel parameter it is passed as ("tmapA").
   /// The user's matrix it covers: 'A' (M x K), 'B' (N x K) or 'C' (M x N),
-  /// or a 4-bit weight's group scales 'S' or zero points 'Z' ([ceil(K /
+  /// or a quantized weight's group scales 'S' or zero points 'Z' ([ceil(K /
   /// G), N], N contiguous: GemmProblem::sb, zb).
   char matrix = 'A';
   DTypeKind dtype = DTypeKind::BF16;
@@ -113,8 +113,9 @@ struct TensorMapPlan {
   /// dim 1, batch} with the batch stride (GemmProblem::strideA ..) as
   /// dimension 2's and a box extent of 1 there.
   bool batched = false;
-  /// B is a packed 4-bit weight (ir/WeightPack.h): the map is N / 16 block
-  /// rows of K u64 elements (one u64 holds one k of 16 channels), ldb = K.
+  /// B is a packed quantized weight (ir/WeightPack.h): the map is N / 16
+  /// block rows of K * bits / 4 u64 elements (one u64 holds one k of 16
+  /// channels of 4-bit codes, half a k of 8-bit ones), ldb = K.
   bool packedWeight = false;
 
   /// {dim 0, dim 1} in elements for a matrix of \p rows x \p k (the user's

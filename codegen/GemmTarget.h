@@ -129,10 +129,10 @@ public:
   /// Whether the target implements grouped GEMM (`group contiguous|masked`,
   /// GemmSpec::group).
   virtual bool hasGroup() const { return false; }
-  /// Whether the target dequantizes 4-bit weights (`b : u4[N, K]` with
-  /// `scale b bf16 group(G)`, GemmSpec::weightQuant).
+  /// Whether the target dequantizes quantized weights (`b : u4[N, K]`,
+  /// `e4m3`, ... with `scale b bf16 group(G)`, GemmSpec::weightQuant).
   virtual bool hasWeightQuant() const { return false; }
-  /// Whether the 4-bit weight is the MMA's A operand, read from registers
+  /// Whether the quantized weight is the MMA's A operand, read from registers
   /// (sm_90a's RS wgmma): the kernel always swaps A and B, BM tiles the
   /// weight's N and BN the tokens; else the weight is the MMA's B and BN
   /// tiles it (sm_80).

@@ -1,4 +1,4 @@
-//===- codegen/Sm80WeightDequant.cpp - 4-bit weights on sm_80 -------------===//
+//===- codegen/Sm80WeightDequant.cpp - Quantized weights on sm_80 --------===//
 //
 // See Sm80WeightDequant.h. The copies are three small 2-D tiles of 16-byte
 // vectors (codes, scales, zero points) spread over the CTA's threads, each
@@ -16,8 +16,6 @@
 namespace tilec {
 
 namespace {
-
-unsigned roundUp128(unsigned bytes) { return (bytes + 127) / 128 * 128; }
 
 /// One 2-D tile of 16-byte vectors copied per stage: \p rows rows of
 /// \p rowBytes, row r of the tile at global row rowOrigin + r (stride
@@ -80,10 +78,8 @@ llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec) {
   plan.format = &weightFormatOfB(spec.bType);
   unsigned bits = plan.format->bits;
   plan.packed = packedWeightLayout(bits, spec.bn, spec.bk);
-  plan.codeBytes = spec.bn * spec.bk * bits / 8;
-  plan.scaleRows = std::max(1u, spec.bk / quant.group);
-  plan.scaleBytes = roundUp128(plan.scaleRows * spec.bn * 2);
-  plan.zeroBytes = quant.zeros ? roundUp128(plan.scaleRows * spec.bn) : 0;
+  static_cast<WeightStageBytes &>(plan) =
+      weightStageBytes(*plan.format, quant, spec.bn, spec.bk);
 
   if (llvm::Error err =
           checkWeightFragmentReads(plan.packed, bits, spec.bn, spec.bk))
@@ -97,9 +93,8 @@ Sm80WeightLoads setUpSm80WeightLoads(Sm80Kernel &kernel) {
   Sm80WeightLoads loads;
   loads.plan = &*plan.weight;
   // The warp's first n16 block row, then the lane's 16 bytes.
-  unsigned blockRowBytes = plan.spec.bk /
-                           packedWeightBlockK(plan.weight->format->bits) *
-                           PackedWeightBlockBytes;
+  unsigned blockRowBytes =
+      packedBlockRowBytes(*plan.weight->format, plan.spec.bk);
   llvm::Value *warpRow =
       b.CreateMul(kernel.warpN, b.getInt32(plan.b.warpExtent / 16));
   loads.fragmentBase =
@@ -164,7 +159,6 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   unsigned pairs = kernel.plan.b.warpExtent / 16;
   const WeightFormatInfo &format = *w.format;
   unsigned stepsPerLoad = weightStepsPerLoad(format);
-  unsigned wordsPerStep = weightWordsPerStep(format);
   unsigned kBlocks = spec.bk / unsigned(packedWeightBlockK(format.bits));
   kernel.at(KernelPart::SmemB);
   // Each address as (runtime part) + (constant part), the form
@@ -223,10 +217,8 @@ loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
   }
   std::vector<std::array<llvm::Value *, 4>> quads;
   for (unsigned p = 0; p < pairs; ++p) {
-    llvm::SmallVector<llvm::Value *, 2> step;
-    for (unsigned x = 0; x < wordsPerStep; ++x)
-      step.push_back(b.CreateExtractElement(
-          words[p], uint64_t(ks % stepsPerLoad * wordsPerStep + x)));
+    llvm::SmallVector<llvm::Value *, 2> step =
+        stepWords(b, words[p], ks, format);
     std::array<llvm::Value *, 4> quad;
     for (unsigned i = 0; i < 4; ++i)
       quad[i] = dequantWeightPair(b, spec.aType, format, step, i,

@@ -32,17 +32,12 @@ namespace tilec {
 
 struct Sm80Kernel;
 
-/// The 4-bit weight's stage geometry, decided with the rest of the plan.
-struct Sm80WeightPlan {
+/// The quantized weight's stage geometry, decided with the rest of the plan.
+/// The stage bytes (WeightStageBytes) are of the bn x bk tile.
+struct Sm80WeightPlan : WeightStageBytes {
   WeightQuantSpec quant;
   const WeightFormatInfo *format = nullptr; ///< B's (ir/WeightQuant.h).
-  Layout packed;           ///< packedWeightLayout(bits, bn, bk): (n, k) ->
-                           ///< code offset.
-  unsigned codeBytes = 0;  ///< bn * bk * bits / 8 per stage.
-  unsigned scaleRows = 0;  ///< Group rows per stage: max(1, bk / group).
-  unsigned scaleBytes = 0; ///< scaleRows * bn * 2, rounded up to 128.
-  unsigned zeroBytes = 0;  ///< scaleRows * bn (0 without zero points),
-                           ///< rounded up to 128.
+  Layout packed; ///< packedWeightLayout(bits, bn, bk): (n, k) -> code offset.
   /// Byte offsets of the three stage rings after A's (set by the plan).
   unsigned codeRegion = 0, scaleRegion = 0, zeroRegion = 0;
 
@@ -50,10 +45,11 @@ struct Sm80WeightPlan {
 };
 
 /// Checks what the sm_80 dequantizing kernel takes (A f16/bf16, scales of
-/// A's type, group 32/64/128, bn % 16, bk % 64, bk and group nested, K-major
-/// B) and derives the stage geometry; verifies over every lane that the
-/// fragment loads read the layout's words (lane l's 16 bytes of a block at
-/// byte 16 l). Errors name the field and what is legal.
+/// A's type, group 32/64/128, bn % 16, bk a multiple of the packed block's
+/// K (64 for 4-bit codes, 32 for 8-bit), bk and group nested, K-major B) and
+/// derives the stage geometry; verifies over every lane that the fragment loads
+/// read the layout's words (lane l's 16 bytes of a block at byte 16 l). Errors
+/// name the field and what is legal.
 llvm::Expected<Sm80WeightPlan> planSm80Weight(const GemmSpec &spec);
 
 /// Per-thread state of the weight's copies and fragment loads.
@@ -71,8 +67,8 @@ void issueSm80WeightCopies(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                            llvm::Value *kt, llvm::Value *stage);
 
 /// What the k16 steps of one stage share, per pair of n8 tiles: its 16
-/// bytes of the current k64 block, and the two tiles' splatted scales and
-/// bases (-(m + z) in both halves) of the current group row.
+/// bytes of the current packed block, and the two tiles' splatted scales
+/// and bases (GroupScaleBase) of the current group row.
 struct Sm80WeightRegs {
   std::vector<llvm::Value *> words;
   std::vector<std::array<GroupScaleBase, 2>> scaleBase; ///< Tile j's.
@@ -82,9 +78,10 @@ struct Sm80WeightRegs {
 /// The B fragments of k16 step \p ks from \p stage: one quad per pair of
 /// n8 tiles (tile j's registers at 2 j, 2 j + 1), as the ldmatrix path
 /// returns them. \p regs holds what the stage's earlier steps loaded (the
-/// previous step's, or empty at ks = 0): the words are loaded when ks % 4
-/// == 0, the scales and bases when ks starts a group row (once a stage
-/// when BK <= group), and reused otherwise.
+/// previous step's, or empty at ks = 0): the words are loaded when ks
+/// starts a packed block (every 4 steps of 4-bit codes, 2 of 8-bit), the scales
+/// and bases when ks starts a group row (once a stage when BK <= group), and
+/// reused otherwise.
 std::vector<std::array<llvm::Value *, 4>>
 loadSm80WeightFragments(Sm80Kernel &kernel, const Sm80WeightLoads &loads,
                         llvm::Value *stage, unsigned ks, Sm80WeightRegs &regs);

@@ -321,7 +321,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     // boundary, the previous slot freed a slot later), was correct and not
     // serialized, but no faster: u4 16 x 28672 x 8192 51.0 -> 55.3 us, 16 x
     // 8192 x 28672 49.4 -> 51.8, the small shapes 1-3% faster (H200, the
-    // two wheels alternating, bench/results/w4a16_h200_session21_ab_*).
+    // two wheels alternating, bench/results/w4a16_h200_session21_{u4,e4m3}_{A,B}{1,2}.log).
     if (weightTiles)
       cur = ptx::wgmmaWaitGroup(b, 0, cur);
     else

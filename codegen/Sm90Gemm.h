@@ -221,7 +221,7 @@ struct Sm90GemmConfig {
   /// rank-3 maps with the tile's group as the third coordinate; each tile
   /// looks up its group and is skipped outside it. std::nullopt: one GEMM.
   std::optional<GroupSpec> group;
-  /// A 4-bit weight B with group scales (codegen/Sm90WeightDequant.h): under
+  /// A quantized weight B with group scales (codegen/Sm90WeightDequant.h): under
   /// swapAB the weight is the wgmma A role, TMA-loaded in its packed order
   /// with its scales and zero points and dequantized into the registers of
   /// RS wgmmas; std::nullopt: A and B are wgmma types.
@@ -380,7 +380,7 @@ llvm::Expected<Sm90GemmKernel> emitSm90Gemm(const Sm90GemmConfig &config);
 /// \p blockScaled (codegen/Sm90BlockScale.h), then strideC (i64) when
 /// \p batched, then groups and groupIndex (contiguous) or groupRows
 /// (masked) when \p group is set (codegen/Sm90Group.h), then tmapSB (and
-/// tmapZB with zero points) for a 4-bit weight \p weight
+/// tmapZB with zero points) for a quantized weight \p weight
 /// (codegen/Sm90WeightDequant.h). The kernel is
 /// declared from this list and sm90GemmBinary hands the same list to the
 /// launcher.

@@ -8,8 +8,8 @@
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/warpspec/SpecBasics.h"
 
-#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "ir/LayoutExpr.h"
 #include "ir/WeightPack.h"
 
@@ -83,14 +83,16 @@ llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec) {
       continue;
     if (spec.weightQuant && name[0] == 'b') {
       // The packed codes (Sm90WeightDequant.h); BM tiles the weight.
-      std::string packed = spec.bm % 16 == 0 && spec.bk % 64 == 0
-                               ? packedWeightLayout(4, spec.bm, spec.bk).str()
-                               : std::string("(BM a multiple of 16, BK of 64)");
+      unsigned bits = dtypeBits(spec.bType);
+      int64_t blockK = packedWeightBlockK(bits);
+      std::string packed =
+          spec.bm % 16 == 0 && spec.bk % blockK == 0
+              ? packedWeightLayout(bits, spec.bm, spec.bk).str()
+              : "(BM a multiple of 16, BK of " + std::to_string(blockK) + ")";
       if ((*layout)->str() != packed)
-        return fail("smem b = " + (*layout)->str() +
-                    " is not the packed 4-bit order the sm_90a generator "
-                    "stages: " +
-                    packed);
+        return fail("smem b = " + (*layout)->str() + " is not the packed " +
+                    std::to_string(bits) +
+                    "-bit order the sm_90a generator stages: " + packed);
       continue;
     }
     auto staged = tmaOperandTile(rows, spec.bk, type, major, mmaMN);

@@ -21,8 +21,8 @@
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Group.h"
-#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90SplitReduce.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "codegen/warpspec/KernelBuilder.h"
 
 #include <functional>
@@ -42,8 +42,8 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   llvm::Value *sfa = nullptr, *sfb = nullptr; ///< block scales, if any
   /// The staged block scales' ring (sm90StagesBlockScales), else null.
   llvm::Value *scaleRing = nullptr;
-  /// A 4-bit weight (Sm90WeightDequant.h): its scales' and zero points' maps
-  /// (tmapZB null without zero points), their ring and the slot's tiles.
+  /// A quantized weight (Sm90WeightDequant.h): its scales' and zero points'
+  /// maps (tmapZB null without zero points), their ring and the slot's tiles.
   llvm::Value *tmapSB = nullptr, *tmapZB = nullptr, *weightRing = nullptr;
   std::optional<Sm90WeightTiles> weightTiles;
   /// A batched kernel: the batch (%ctaid.z); C's batch stride is strideC.
@@ -202,17 +202,18 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
               llvm::SmallVector<llvm::Value *> acc, llvm::Value *aRows,
               llvm::Value *bRows, bool overwrite);
 
-  /// The 4-bit weight's loads of ring slot \p slot into it (codes, scales,
+  /// The quantized weight's loads of ring slot \p slot into it (codes, scales,
   /// zero points; Sm90WeightDequant.h), completing on \p full.
   void loadWeightSlot(llvm::Value *slot, llvm::Value *kc, llvm::Value *full);
 
-  /// A wgmma.fence, then one RS wgmma per k16 step of ring slot \p slot
-  /// into \p acc: this warp's dequantized weight rows (Sm90WeightDequant.h)
-  /// against the B-role rows at \p bRows.
+  /// One RS wgmma per k16 step of ring slot \p slot, each behind its own
+  /// wgmma.fence as soon as its fragment is dequantized, into \p acc: this
+  /// warp's dequantized weight rows (Sm90WeightDequant.h) against the B-role
+  /// rows at \p bRows.
   llvm::SmallVector<llvm::Value *>
   issueWeightWgmmas(const ptx::WgmmaShape &shape,
-                  llvm::SmallVector<llvm::Value *> acc, llvm::Value *slot,
-                  llvm::Value *lane, llvm::Value *bRows);
+                    llvm::SmallVector<llvm::Value *> acc, llvm::Value *slot,
+                    llvm::Value *lane, llvm::Value *bRows);
 
   /// Frees ring slot \p slot once per consumer warp (its lane 0).
   void releaseSlotOnce(llvm::Value *lane, llvm::Value *slot);

@@ -3,8 +3,8 @@
 
 #include "codegen/Sm90ColumnStage.h"
 #include "codegen/Sm90Gemm.h"
-#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "ir/Arch.h"
 
 #include <algorithm>

@@ -174,10 +174,10 @@ public:
       return choice;
     }
     if (spec.weightQuant) {
-      // The 4-bit weight is the wgmma A operand, read from registers
+      // The quantized weight is the wgmma A operand, read from registers
       // (Sm90WeightDequant.h); K is split by the decode rule.
       choice.swapAB = true;
-      why = "a 4-bit weight is the wgmma A operand (dequantized into the "
+      why = "a quantized weight is the wgmma A operand (dequantized into the "
             "registers of RS wgmmas): A and B swapped, BM = " +
             std::to_string(spec.bm) +
             " tiles the weight's N and BN = " + std::to_string(spec.bn) +

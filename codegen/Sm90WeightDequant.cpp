@@ -14,8 +14,6 @@ namespace tilec {
 
 namespace {
 
-unsigned roundUp128(unsigned bytes) { return (bytes + 127) / 128 * 128; }
-
 /// A TMA-loaded tile of one box, no swizzle, K-major coordinates.
 TmaOperandTile plainTile(DTypeKind dtype, unsigned inner, unsigned outer,
                          unsigned bytes) {
@@ -35,13 +33,9 @@ TmaOperandTile plainTile(DTypeKind dtype, unsigned inner, unsigned outer,
 } // namespace
 
 Sm90WeightStage sm90WeightStage(const Sm90GemmConfig &config) {
-  const WeightQuantSpec &quant = *config.weightQuant;
   Sm90WeightStage stage;
-  stage.codeBytes =
-      config.bm * config.bk * weightFormatOfB(config.bType).bits / 8;
-  stage.scaleRows = std::max(1u, config.bk / quant.group);
-  stage.scaleBytes = roundUp128(stage.scaleRows * config.bm * 2);
-  stage.zeroBytes = quant.zeros ? roundUp128(stage.scaleRows * config.bm) : 0;
+  static_cast<WeightStageBytes &>(stage) = weightStageBytes(
+      weightFormatOfB(config.bType), *config.weightQuant, config.bm, config.bk);
   return stage;
 }
 
@@ -126,9 +120,7 @@ void loadSm90WeightFragments(
     return constant ? b.CreateConstGEP1_32(b.getInt8Ty(), ptr, constant) : ptr;
   };
   // The lane's 16 bytes of each packed block of its block row.
-  unsigned blockRowBytes = config.bk /
-                           unsigned(packedWeightBlockK(format.bits)) *
-                           PackedWeightBlockBytes;
+  unsigned blockRowBytes = packedBlockRowBytes(format, config.bk);
   llvm::Value *laneCodes = b.CreateAdd(
       codes, b.CreateAdd(b.CreateMul(blockRow, b.getInt32(blockRowBytes)),
                          b.CreateShl(lane, 4)));
@@ -158,7 +150,6 @@ void loadSm90WeightFragments(
     rowScales.push_back(sb);
   }
   unsigned stepsPerLoad = weightStepsPerLoad(format);
-  unsigned wordsPerStep = weightWordsPerStep(format);
   auto *v4 = llvm::FixedVectorType::get(b.getInt32Ty(), 4);
   llvm::Value *words = nullptr;
   for (unsigned ks = 0; ks < config.bk / 16; ++ks) {
@@ -166,10 +157,7 @@ void loadSm90WeightFragments(
       words = b.CreateAlignedLoad(
           v4, at(laneCodes, ks / stepsPerLoad * PackedWeightBlockBytes),
           llvm::Align(16), "w.codes");
-    llvm::SmallVector<llvm::Value *, 2> step;
-    for (unsigned x = 0; x < wordsPerStep; ++x)
-      step.push_back(b.CreateExtractElement(
-          words, uint64_t(ks % stepsPerLoad * wordsPerStep + x)));
+    llvm::SmallVector<llvm::Value *, 2> step = stepWords(b, words, ks, format);
     unsigned row = stage.scaleRows > 1 ? 16 * ks / quant.group : 0;
     std::array<llvm::Value *, 4> pairs;
     for (unsigned i = 0; i < 4; ++i)

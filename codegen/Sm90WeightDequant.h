@@ -39,6 +39,7 @@
 #define TILEC_CODEGEN_SM90WEIGHTDEQUANT_H
 
 #include "codegen/Sm90Gemm.h"
+#include "codegen/WeightDequant.h"
 
 #include "llvm/IR/IRBuilder.h"
 
@@ -47,13 +48,9 @@
 
 namespace tilec {
 
-/// The weight's share of one ring slot.
-struct Sm90WeightStage {
-  unsigned codeBytes = 0;  ///< BM * BK / 2: the A ring's slot.
-  unsigned scaleRows = 0;  ///< Group rows per slot: max(1, BK / group).
-  unsigned scaleBytes = 0; ///< scaleRows * BM * 2, rounded up to 128.
-  unsigned zeroBytes = 0;  ///< scaleRows * BM (0 without zero points),
-                           ///< rounded up to 128.
+/// The weight's share of one ring slot: the WeightStageBytes of the BM x
+/// BK tile (codeBytes the A ring's slot).
+struct Sm90WeightStage : WeightStageBytes {
   /// The scales and zero points of a slot, in the kernel's scale ring.
   unsigned sideBytes() const { return scaleBytes + zeroBytes; }
 };
@@ -61,8 +58,8 @@ struct Sm90WeightStage {
 /// The slot geometry of \p config (weightQuant set).
 Sm90WeightStage sm90WeightStage(const Sm90GemmConfig &config);
 
-/// The A-role tile of the codes (u64 elements, no swizzle, box (BK, BM /
-/// 16)) and the scale and zero-point tiles (box (BM, scaleRows)), as
+/// The A-role tile of the codes (u64 elements, no swizzle, box (BK * bits
+/// / 4, BM / 16)) and the scale and zero-point tiles (box (BM, scaleRows)), as
 /// TMA-loaded tiles (K-major: coordinates (first element, row)).
 struct Sm90WeightTiles {
   TmaOperandTile codes, scales, zeros;
@@ -87,10 +84,10 @@ unsigned sm90WeightCtasPerSm(const Sm90GemmConfig &config);
 
 /// What the quantized weight asks of \p config: swapAB, A (the
 /// activations) bf16 or f16 with scales of its type, B of a weight format
-/// K-major, BM 64 or 128
-/// (block rows of 16 per consumer warp), BK 64 (one 128-byte swizzle row of
-/// the activations, one packed block), no block scales, batch, group or
-/// cluster; the fragment reads checked against the packed layout.
+/// K-major, BM 64 or 128 (block rows of 16 per consumer warp), BK 64 (one
+/// 128-byte swizzle row of the activations: one packed block of 4-bit
+/// codes, two of 8-bit ones), no block scales, batch, group or cluster;
+/// the fragment reads checked against the packed layout.
 llvm::Error verifySm90Weight(const Sm90GemmConfig &config);
 
 /// The slot's A fragments of one consumer warp: per k16 step the four

@@ -146,6 +146,34 @@ llvm::Error checkQuantWeight(const QuantWeightShape &spec,
   return llvm::Error::success();
 }
 
+WeightStageBytes weightStageBytes(const WeightFormatInfo &format,
+                                  const WeightQuantSpec &quant, unsigned rows,
+                                  unsigned bk) {
+  auto roundUp128 = [](unsigned bytes) { return (bytes + 127) / 128 * 128; };
+  WeightStageBytes s;
+  s.codeBytes = rows * bk * format.bits / 8;
+  s.scaleRows = std::max(1u, bk / quant.group);
+  s.scaleBytes = roundUp128(s.scaleRows * rows * 2);
+  s.zeroBytes = quant.zeros ? roundUp128(s.scaleRows * rows) : 0;
+  return s;
+}
+
+unsigned packedBlockRowBytes(const WeightFormatInfo &format, unsigned bk) {
+  return bk / unsigned(packedWeightBlockK(format.bits)) *
+         unsigned(PackedWeightBlockBytes);
+}
+
+llvm::SmallVector<llvm::Value *, 2> stepWords(llvm::IRBuilderBase &b,
+                                              llvm::Value *loaded, unsigned ks,
+                                              const WeightFormatInfo &format) {
+  unsigned perStep = weightWordsPerStep(format);
+  unsigned first = ks % weightStepsPerLoad(format) * perStep;
+  llvm::SmallVector<llvm::Value *, 2> words;
+  for (unsigned x = 0; x < perStep; ++x)
+    words.push_back(b.CreateExtractElement(loaded, uint64_t(first + x)));
+  return words;
+}
+
 llvm::Value *splat16(llvm::IRBuilderBase &b, llvm::Value *half) {
   return b.CreateOr(half, b.CreateShl(half, 16));
 }

@@ -25,6 +25,8 @@
 //           2^(bias difference: 8, 120, 112) and fma(., s, -0). Subnormal
 //           codes become 16-bit subnormals before the power of two, which
 //           fma handles exactly (no .ftz).
+// Codes that are not finite (e4m3 0x7f, e5m2 0x7c..) do not decode to NaN
+// or Inf here (e4m3 0x7f gives 480 s); the packer refuses them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_WEIGHTDEQUANT_H
@@ -68,6 +70,29 @@ unsigned weightWordsPerStep(const WeightFormatInfo &format);
 inline unsigned weightStepsPerLoad(const WeightFormatInfo &format) {
   return 4 / weightWordsPerStep(format);
 }
+
+/// The bytes a quantized weight's tile of \p rows x \p bk takes in one
+/// pipeline stage (sm_80) or ring slot (sm_90a).
+struct WeightStageBytes {
+  unsigned codeBytes = 0;  ///< rows * bk * bits / 8: the packed codes.
+  unsigned scaleRows = 0;  ///< Group rows: max(1, bk / group).
+  unsigned scaleBytes = 0; ///< scaleRows * rows * 2, rounded up to 128.
+  unsigned zeroBytes = 0;  ///< scaleRows * rows (0 without zero points),
+                           ///< rounded up to 128.
+};
+WeightStageBytes weightStageBytes(const WeightFormatInfo &format,
+                                  const WeightQuantSpec &quant, unsigned rows,
+                                  unsigned bk);
+
+/// Bytes of one 16-row block row of a stage's packed codes: bk / blockK
+/// blocks of 512.
+unsigned packedBlockRowBytes(const WeightFormatInfo &format, unsigned bk);
+
+/// The words of k16 step \p ks in \p loaded, a lane's 16-byte load of the
+/// step's packed block (weightWordsPerStep of them).
+llvm::SmallVector<llvm::Value *, 2> stepWords(llvm::IRBuilderBase &b,
+                                              llvm::Value *loaded, unsigned ks,
+                                              const WeightFormatInfo &format);
 
 /// A 16-bit value in both halves of a b32 register.
 llvm::Value *splat16(llvm::IRBuilderBase &b, llvm::Value *half);

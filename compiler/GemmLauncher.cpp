@@ -182,7 +182,7 @@ rt::Status checkWeightQuant(const GemmKernelBinary &kernel,
     return fail("K = " + std::to_string(p.k) + " is not a multiple of " +
                 std::to_string(blockK) + ": " + weight + " holds blocks of " +
                 std::to_string(blockK) + " along K (pad K)");
-  // The kernel's byte offsets along a block row of codes (2 bits per K)
+  // The kernel's byte offsets along a block row of codes (2 bits bytes per K)
   // are 32-bit.
   if (p.k > maxPackedWeightK(bits))
     return fail("K = " + std::to_string(p.k) + " is beyond " + weight + "'s " +

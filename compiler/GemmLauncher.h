@@ -63,8 +63,9 @@ struct GemmProblem {
   /// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0
   /// for an unscaled kernel.
   rt::DevicePtr sfa = 0, sfb = 0;
-  /// A 4-bit weight kernel (GemmKernelBinary::weightQuant): b holds the
-  /// packed codes (ir/WeightPack.h, N * K / 8 words, ldb = K), sb the group
+  /// A quantized weight kernel (GemmKernelBinary::weightQuant): b holds the
+  /// packed codes (ir/WeightPack.h, N * K * bits / 32 words, ldb = K), sb
+  /// the group
   /// scales [ceil(K / group), N] in A's type and zb, with zero points, the
   /// u8 zero points [ceil(K / group), N], both row-major and 16-byte
   /// aligned; 0 for other kernels.

@@ -46,7 +46,7 @@ struct RunShape {
   int64_t groups = 1;
 };
 
-/// The GPU problem of a 4-bit weight kernel when none is given (tilec run,
+/// The GPU problem of a quantized weight kernel when none is given (tilec run,
 /// examples/run_tile): decode-shaped, N and K whole packed blocks (16, 64),
 /// ragged against the tiles and the last scale group.
 inline constexpr RunShape WeightQuantGpuShape{13, 2064, 4160};

@@ -164,7 +164,9 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
     shared.sfb = *sfb;
   }
   // A packed weight's group scales (1.0 in their type) and zero points
-  // (8, mid-range): B's random bytes are its codes.
+  // (8: mid-range for u4, in range for u8): B's random bytes are its codes
+  // (fp8 NaN patterns among them: timing only, the winner's check draws
+  // finite codes).
   if (const std::optional<WeightQuantSpec> &quant = kernel.weightQuant) {
     uint64_t groups = uint64_t((s.k + quant->group - 1) / quant->group);
     uint32_t one = ElementCodec(quant->scaleType).encode(1.0).first;

@@ -91,13 +91,16 @@ enum class GroupKind {
   Masked,
 };
 
-/// A 4-bit quantized weight B (`b : u4[N, K]` or `i4`, with `scale b bf16
-/// group(128) [zero(u8)]`): B's codes are packed in ir/WeightPack.h's order
-/// and the kernel dequantizes them in registers before the MMA:
-///   B[n, k] = (code[n, k] - z) * SB[k / group, n]
-/// with z = 8 for i4 (codes stored offset binary), ZB[k / group, n] for u4
-/// with zero points, 0 for u4 without. SB is row-major [ceil(K / group), N]
-/// of scaleType (A's type); ZB row-major u8 [ceil(K / group), N].
+/// A quantized weight B (`b : u4[N, K]`, `i4`, or with group scales `u8`,
+/// `i8`, `e4m3`, `e5m2`, and `scale b bf16 group(128) [zero(u8)]`; the
+/// formats of ir/WeightQuant.h): B's codes are packed in ir/WeightPack.h's
+/// order and the kernel dequantizes them in registers before the MMA:
+///   B[n, k] = (code[n, k] - z) * SB[k / group, n]   (integer formats)
+///   B[n, k] = fp8(code[n, k]) * SB[k / group, n]     (e4m3, e5m2)
+/// with z = 8 for i4 and 128 for i8 (codes stored offset binary),
+/// ZB[k / group, n] for u4/u8 with zero points, 0 for u4/u8 without. SB is
+/// row-major [ceil(K / group), N] of scaleType (A's type); ZB row-major u8
+/// [ceil(K / group), N].
 struct WeightQuantSpec {
   unsigned group = 128;                  ///< K extent one scale covers.
   DTypeKind scaleType = DTypeKind::BF16; ///< SB's element type.

@@ -130,7 +130,7 @@ quantizeWeights(llvm::ArrayRef<float> weights, int64_t n, int64_t k,
 /// Packs quantized \p values (row-major [n, k], one per byte, in \p
 /// format's range) into n * k * bits / 32 words in the order of
 /// ir/WeightPack.h. An error naming the first (n, k) out of range (an fp8
-/// NaN pattern is out of range) or the shape checkPackableWeight refuses;
+/// pattern that is not finite, NaN or e5m2's Inf, is out of range) or the shape checkPackableWeight refuses;
 /// \p words must hold n * k * bits / 32.
 llvm::Error packWeightValues(llvm::ArrayRef<int8_t> values, int64_t n,
                              int64_t k, WeightFormatKind format,

@@ -41,21 +41,26 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
     }
     return;
   }
-  // A 4-bit weight's stage is its packed blocks as stored (verify has
-  // checked its rows % 16 and BK % 64).
+  // A quantized weight's stage is its packed blocks as stored (verify
+  // has checked its rows % 16 and BK against the block's K).
   if (operand == 'b' && view.weightQuant) {
     bool mmaA = gemmTarget(view.arch).weightIsMmaA();
-    smem.set("layout", tir::Attr::string(
-                           packedWeightLayout(4, view.weightRows(), view.bk).str(),
-                           layout->loc));
-    smem.set("why", tir::Attr::string(
-                        mmaA ? "the packed 4-bit order (ir/WeightPack.h): 16 x "
-                               "64 blocks, TMA-loaded as stored; each warp's "
-                               "16 channels are the wgmma A fragment's rows "
-                               "once dequantized; (n, k) -> nibble offset"
-                             : "the packed 4-bit order (ir/WeightPack.h): 16 "
-                               "x 64 blocks in the mma.sync B-fragment order, "
-                               "copied as stored; (n, k) -> nibble offset"));
+    smem.set("layout",
+             tir::Attr::string(
+                 packedWeightLayout(bits, view.weightRows(), view.bk).str(),
+                 layout->loc));
+    std::string order = "the packed " + std::to_string(bits) +
+                        "-bit order (ir/WeightPack.h): 16 x " +
+                        std::to_string(packedWeightBlockK(bits)) + " blocks";
+    std::string unit = bits == 4 ? "nibble" : "byte";
+    smem.set("why",
+             tir::Attr::string(
+                 order +
+                 (mmaA ? ", TMA-loaded as stored; each warp's 16 channels "
+                         "are the wgmma A fragment's rows once dequantized; "
+                       : " in the mma.sync B-fragment order, copied as "
+                         "stored; ") +
+                 "(n, k) -> " + unit + " offset"));
     return;
   }
   bool kMajor = major == MajorKind::K;

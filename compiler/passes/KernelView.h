@@ -38,11 +38,11 @@ struct KernelView {
   /// leading extent of b, and of a and c when masked, is the group count,
   /// not a batch), else std::nullopt.
   std::optional<GroupSpec> group;
-  /// A 4-bit weight b's group scales (`scale b bf16 group(128)`), else
+  /// A quantized weight b's group scales (`scale b bf16 group(128)`), else
   /// std::nullopt.
   std::optional<WeightQuantSpec> weightQuant;
 
-  /// The type the MMA reads for b: A's for a 4-bit weight (dequantized in
+  /// The type the MMA reads for b: A's for a quantized weight (dequantized in
   /// registers), else b's.
   DTypeKind mmaBType() const { return weightQuant ? aType : bType; }
   /// The tile extent along the weight's N: BM where the target's kernel
@@ -68,7 +68,7 @@ struct KernelView {
   /// each CTA stages BM / 2 rows of a and BN / 2 rows of b), else 1.
   int64_t ctaGroup = 1;
   /// The tile extent along M (a) or N (b) that one CTA stages in shared
-  /// memory: the tile's, divided by ctaGroup (with a 4-bit weight that is
+  /// memory: the tile's, divided by ctaGroup (with a quantized weight that is
   /// the MMA's A, always swapped: BN tokens of a, BM rows of b).
   int64_t mnExtent(char operand) const;
   /// The tile item of that extent: "bm" or "bn" (swapped like mnExtent).

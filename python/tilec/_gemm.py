@@ -26,10 +26,10 @@ DeepGEMM's format: the tile and stages come from codegen's block-scaled
 rule (sm90ChooseBlockScaledConfig), measured on the H100 and H200 (issue
 26).
 
-With b a PackedWeights (tilec.pack_weights: a 4-bit weight, issue 28;
-w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or f16) with
-the W4A16 program of w4a16_source: on Hopper the sm_90a kernel (RS wgmma,
-w4a16_tile_sm90) where w4a16_arch measured it faster, else sm_80 code
+With b a PackedWeights (tilec.pack_weights: a 4-bit or 8-bit weight,
+issue 28; w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or
+f16) with the W4A16 / W8A16 program of w4a16_source: on Hopper the sm_90a
+kernel (RS wgmma, w4a16_tile_sm90; w4a16_arch), else sm_80 code
 (w4a16_tile; it runs on every GPU from 8.0), the group scales and zero
 points passed to the launcher as sb and zb.
 """
@@ -39,6 +39,9 @@ import threading
 
 from . import _lib
 from ._lib import lib
+# The code width of each weight format (ir/WeightQuant.h) and the formats
+# that take zero points: the packer's tables.
+from ._pack import _BITS as _WEIGHT_BITS, _ZEROS
 
 _OUT_DTYPE = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16",
               "e5m2": "bf16"}
@@ -354,24 +357,24 @@ def _plan(a, b):
 
 # Quantized weights (W4A16 and W8A16, issue 28): tilec.gemm(a, w) with w a
 # PackedWeights of 4-bit (i4, u4) or 8-bit (i8, u8, e4m3, e5m2) codes; the
-# w4a16_* names below serve both widths. Two kernels: sm_80 code (codegen/Sm80WeightDequant: cp.async, mma.sync,
-# dequantization in registers), which runs on every GPU from compute
+# w4a16_* names below serve both widths. Two kernels: sm_80 code
+# (codegen/Sm80WeightDequant: cp.async, mma.sync, dequantization in
+# registers), which runs on every GPU from compute
 # capability 8.0, and on Hopper the sm_90a one (codegen/Sm90WeightDequant:
 # TMA, the weight dequantized into RS wgmma A fragments, swapped);
 # w4a16_arch picks.
 
 _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
-# The code width of each weight format (ir/WeightQuant.h).
-_WEIGHT_BITS = {"i4": 4, "u4": 4, "i8": 8, "u8": 8, "e4m3": 8, "e5m2": 8}
 
 
 def w4a16_tile(m, n, k, group, sms=132, bits=4):
     """(BM, BN, BK, stages, split_k) of the W4A16 (W8A16: `bits` 8)
-    program for an M x N x K problem with groups of `group` k on `sms` SMs: BM the smallest of 16,
-    32, 64 that holds M; BN 128 with BK 256 for K >= 8192 (N a multiple of
-    128), BN 128 with BK 128 where BN 64 would make more than two waves,
-    else BN 64 with BK 128 (64 when K is not a multiple of 128); at BM 64
-    BK 128, or BN 256 x BK 256 where those tiles fill half to one wave; 4
+    program for an M x N x K problem with groups of `group` k on `sms`
+    SMs: BM the smallest of 16, 32, 64 that holds M; BN 128 with BK 256
+    for K >= 8192 (N a multiple of 128), BN 128 with BK 128 where BN 64
+    would make more than two waves, else BN 64 with BK 128 (64 when K is
+    not a multiple of 128); at BM 64 BK 128, or BN 256 x BK 256 (BK 128
+    for 8-bit codes) where those tiles fill half to one wave; 4
     stages (fewer where 4 would not fit); and where the output tiles do not
     fill the SMs, K split evenly into one wave of at most 3 CTAs per SM (1
     at BM 64).
@@ -455,10 +458,10 @@ def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
     k-tiles, at most 16 splits), and the stages of _sm90_w4_stages."""
     bn = min(256, max(8, -(-m // 8) * 8))
     token_tiles = -(-m // bn)
-    # H200, bench/W4A16Results.md (session 20): BM 128 where its tiles
-    # are at least a third of the SMs (6144 and more channels), else 64;
-    # K split into one wave where the tiles leave SMs idle (one CTA per
-    # SM then), two CTAs per SM where they fill it unsplit.
+    # H200, bench/W4A16Results.md (sessions 20, 21): BM 128 where its
+    # tiles are at least a third of the SMs (6144 and more channels), else
+    # 64; two CTAs per SM where they fit, K split into one wave of them
+    # where the tiles leave SMs idle.
     bm = 128 if -(-n // 128) * token_tiles >= sms // 3 and n % 128 == 0 \
         else 64
     # 8-bit codes (session 21, e4m3): BM 64 unless its tiles would be
@@ -504,7 +507,7 @@ def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
     if fmt not in _WEIGHT_BITS:
         raise ValueError(f"w: format {fmt!r} (legal: "
                          + ", ".join(repr(f) for f in _WEIGHT_BITS) + ")")
-    if zeros and fmt not in ("u4", "u8"):
+    if zeros and fmt not in _ZEROS:
         raise ValueError(f"w: {fmt} weights have no zero points (legal: "
                          "zeros only with u4 and u8)")
     if arch not in ("sm_80", "sm_90a"):
@@ -514,7 +517,8 @@ def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
     zero = " zero(u8)" if zeros else ""
     hopper = arch == "sm_90a"
     name = "tilec_w{}a16_{}{}_{}{}_g{}_{}x{}x{}x{}{}".format(
-        _WEIGHT_BITS[fmt], "sm90_" if hopper else "", a_type, fmt, "z" if zeros else "", group,
+        _WEIGHT_BITS[fmt], "sm90_" if hopper else "", a_type, fmt,
+        "z" if zeros else "", group,
         bm, bn, bk, stages, f"_split{split}" if split > 1 else "")
     lines = [f"  arch     {arch}",
              f"  a        : {a_type}[M, K] major(K)",

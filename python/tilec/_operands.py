@@ -29,6 +29,8 @@ as the packed codes, the int32 [N, K/8] tensor of tilec.pack_weights
 """
 from collections import namedtuple
 
+from ._pack import code_bits
+
 # Storage dtype names by torch dtype and by __cuda_array_interface__ typestr.
 _TORCH_DTYPES = {
     "torch.bfloat16": "bf16", "torch.float16": "f16", "torch.float32": "f32",
@@ -407,7 +409,7 @@ def _packed_weight(op, n, k, fmt):
     b type: 4-bit u4/i4 or 8-bit i8/u8/e4m3/e5m2): a contiguous int32
     [N, K * bits / 32] tensor (tilec.pack_weights), N % 16 == 0, K a
     multiple of the packed block's K (64 for 4-bit codes, 32 for 8-bit)."""
-    bits = 4 if fmt in ("u4", "i4") else 8
+    bits = code_bits(fmt)
     block_k, cols = 256 // bits, k * bits // 32
     what = f"the packed {fmt} weight"
     if n % 16 or k % block_k:
@@ -435,9 +437,9 @@ def _group_tensor(x, name, present, dtype, rows, n, group, what, need):
     shape = f"{dtype}[ceil(K / {group}), N] = [{rows}, {n}]"
     if x is None:
         if present:
-            raise ValueError(f"{name}: the kernel dequantizes a quantized weight "
-                             f"with {what} (legal: a contiguous CUDA {shape} "
-                             "tensor, e.g. PackedWeights." +
+            raise ValueError(f"{name}: the kernel dequantizes a quantized "
+                             f"weight with {what} (legal: a contiguous CUDA "
+                             f"{shape} tensor, e.g. PackedWeights." +
                              ("scales" if name == "sb" else "zeros") + ")")
         return None
     if not present:

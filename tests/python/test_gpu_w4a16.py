@@ -16,19 +16,7 @@ if not torch.cuda.is_available():
 
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
-from weight_checks import activations, check_close  # noqa: E402
-
-
-def weights(n, k, group, fmt, zeros, dtype, seed):
-    gen = torch.Generator().manual_seed(seed)
-    w = torch.randn((n, k), generator=gen) * 0.05
-    q, s, z = tilec.quantize_weights(w, group, fmt, scale_dtype=dtype)
-    if not zeros:
-        z = None
-    p = tilec.pack_weights(q, s, z, fmt=fmt, group=group).to("cuda")
-    # The kernel's dequantized weight: (q - z) s rounded to the scale type.
-    w32 = tilec.unpack_weights(p, dequantize=True).to(dtype).float()
-    return p, w32
+from weight_checks import activations, check_close, weights  # noqa: E402
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

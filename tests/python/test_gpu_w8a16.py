@@ -17,27 +17,11 @@ if not torch.cuda.is_available():
 
 import tilec  # noqa: E402
 from tilec import _gemm  # noqa: E402
-from weight_checks import activations, check_close  # noqa: E402
+from weight_checks import activations, check_close, weights  # noqa: E402
 
 HOPPER = torch.cuda.get_device_capability() == (9, 0)
 FORMATS = [("i8", False), ("u8", True), ("u8", False), ("e4m3", False),
            ("e5m2", False)]
-
-
-def weights(n, k, group, fmt, zeros, dtype, seed):
-    """(PackedWeights on the GPU, W f32 [N, K] by torch from the values)."""
-    gen = torch.Generator().manual_seed(seed)
-    w = torch.randn((n, k), generator=gen) * 0.05
-    q, s, z = tilec.quantize_weights(w, group, fmt, scale_dtype=dtype)
-    if not zeros:
-        z = None
-    p = tilec.pack_weights(q, s, z, fmt=fmt, group=group).to("cuda")
-    value = q.float()
-    if z is not None:
-        value = value - z.t().float().repeat_interleave(group, dim=1)
-    w32 = value * s.t().float().repeat_interleave(group, dim=1)
-    # The kernel's dequantized weight is rounded once to the 16-bit type.
-    return p, w32.to(dtype).float().cuda()
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

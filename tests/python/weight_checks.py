@@ -1,7 +1,31 @@
 """What the GPU tests of quantized weights (test_gpu_w4a16.py,
-test_gpu_w8a16.py) share: random activations and the element-wise check
-of a GEMM output against a @ W.T in f32."""
+test_gpu_w8a16.py) share: a random weight quantized and packed with the
+weight the kernel should compute computed by torch, random activations,
+and the element-wise check of a GEMM output against a @ W.T in f32."""
 import torch
+
+import tilec
+
+
+def weights(n, k, group, fmt, zeros, dtype, seed):
+    """(PackedWeights on the GPU, W f32 [N, K]): a normal weight quantized
+    to `fmt` in groups of `group` (scales of `dtype`; u4/u8 zero points
+    when `zeros`), and W computed here by torch from the values (q.float(),
+    torch's own int8/uint8/float8 conversion, minus the zero point, times
+    the scale; not tilec's dequantizer), rounded once to `dtype` as the
+    kernel's fma does."""
+    gen = torch.Generator().manual_seed(seed)
+    w = torch.randn((n, k), generator=gen) * 0.05
+    q, s, z = tilec.quantize_weights(w, group, fmt, scale_dtype=dtype)
+    if not zeros:
+        z = None
+    p = tilec.pack_weights(q, s, z, fmt=fmt, group=group).to("cuda")
+    value = q.float()
+    if z is not None:
+        value = value - z.t().float().repeat_interleave(group, dim=1)
+    w32 = value * s.t().float().repeat_interleave(group, dim=1)
+    # The kernel's dequantized weight is rounded once to the 16-bit type.
+    return p, w32.to(dtype).float().cuda()
 
 
 def activations(m, k, dtype, seed):

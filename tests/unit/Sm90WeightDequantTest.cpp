@@ -1,8 +1,8 @@
-//===- tests/unit/Sm90WeightDequantTest.cpp - Quantized weights on sm_90a ===//
+//===- tests/unit/Sm90WeightDequantTest.cpp - Weights on sm_90a -----------===//
 //
-// The sm_90a W4A16 / W8A16 kernel's plan (codegen/Sm90WeightDequant.h): the RS wgmma
-// text, the slot geometry and TMA tiles against hand-computed figures, the
-// CTAs per SM, the generator's own refusals, and the emitted kernel through
+// The sm_90a W4A16 / W8A16 kernel's plan (codegen/Sm90WeightDequant.h): the RS
+// wgmma text, the slot geometry and TMA tiles against hand-computed figures,
+// the CTAs per SM, the generator's own refusals, and the emitted kernel through
 // ptxas (no wgmma serialization, no spill).
 //
 //===----------------------------------------------------------------------===//
@@ -77,6 +77,32 @@ TEST(Sm90WeightDequant, CodesAreOneU64BoxOfBlockRows) {
   EXPECT_EQ(tiles.scales.boxDims[1], 2u);
   EXPECT_EQ(tiles.scales.bytes, 512u);
   EXPECT_EQ(tiles.zeros.bytes, 256u);
+}
+
+TEST(Sm90WeightDequant, EightBitSlotIsTwoU64AK) {
+  // u8 with zero points, BM 128, BK 64, group 32: 128 x 64 bytes of codes,
+  // the box (2 BK = 128 u64, 8 block rows), two packed 16 x 32 blocks a
+  // block row ((8,2,8),(2,4,2,2,2)) with K 64: block row stride 16 K =
+  // 1024 bytes, the second block at 512.
+  Sm90GemmConfig config = int4Config(128, 16, 32, true);
+  config.bType = DTypeKind::U8;
+  Sm90WeightStage stage = sm90WeightStage(config);
+  EXPECT_EQ(stage.codeBytes, 8192u);
+  EXPECT_EQ(stage.scaleRows, 2u);
+  EXPECT_EQ(stage.scaleBytes, 512u);
+  EXPECT_EQ(stage.zeroBytes, 256u);
+  Sm90WeightTiles tiles = sm90WeightTiles(config);
+  EXPECT_EQ(tiles.codes.boxDims[0], 128u);
+  EXPECT_EQ(tiles.codes.boxDims[1], 8u);
+  EXPECT_EQ(tiles.codes.bytes, 8192u);
+  EXPECT_EQ(tiles.codes.layout, "((8,2,8),(2,4,2,2,2)):((64,4,1024),(1,16,2,"
+                                "8,512))");
+  // e4m3 without zero points at BM 64: 4096 code bytes, no zero ring.
+  config = int4Config(64, 16, 128, false);
+  config.bType = DTypeKind::E4M3;
+  stage = sm90WeightStage(config);
+  EXPECT_EQ(stage.codeBytes, 4096u);
+  EXPECT_EQ(stage.zeroBytes, 0u);
 }
 
 TEST(Sm90WeightDequant, TwoCtasWhereTheyFit) {
@@ -183,7 +209,8 @@ TEST(Sm90WeightDequant, EightBitKernelsAssembleWithoutSerializationOrSpills) {
         EXPECT_EQ(said.find("warning"), std::string::npos) << what << said;
         EXPECT_EQ(said.find("serialized"), std::string::npos) << what << said;
         EXPECT_NE(said.find("0 bytes spill stores"), std::string::npos)
-            << what << "\n" << said;
+            << what << "\n"
+            << said;
       }
 }
 

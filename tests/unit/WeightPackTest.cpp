@@ -664,11 +664,15 @@ TEST(WeightQuantTest, EveryFormatWithinHalfAStep) {
           float err = std::fabs(deq[r * k + c] - w[r * k + c]);
           float bound;
           if (!info.isFloat) {
-            // Half a step; past the range's end (q clamped) also the bf16
-            // scale's rounding (2^-8 of the span) and, with zero points,
-            // the zero point's (half a step).
-            bound = scale * (0.5f + float(info.maxValue - info.minValue) / 256 +
-                             (info.takesZeros ? 0.5f : 0.0f) + 1.0f / 64);
+            // Half a step where q is inside the range; at its ends (q
+            // clamped) also the 16-bit scale's rounding (2^-9 of the span)
+            // and, with zero points, the zero point's (half a step).
+            int value = int(weightValue(f, q->values[r * k + c]));
+            bool end = value == info.minValue || value == info.maxValue;
+            bound = scale * (0.5f + 1.0f / 1024 +
+                             (end ? float(info.maxValue - info.minValue) / 512 +
+                                        (info.takesZeros ? 0.5f : 0.0f)
+                                  : 0.0f));
           } else {
             bool e4 = f == WeightFormatKind::E4M3;
             float rel = e4 ? 1.0f / 16 : 1.0f / 8;
