@@ -164,7 +164,7 @@ def fp8_round(x, fmt):
     saturated at the largest: a search over all 256 codes."""
     top = FP8_LARGEST[fmt]
     x = min(max(x, -top), top)
-    best, best_code = None, None
+    best = None
     for code in range(256):
         v = fp8_value(code, fmt)
         if v is None:
@@ -172,7 +172,7 @@ def fp8_round(x, fmt):
         if (best is None or abs(v - x) < abs(best - x)
                 or (abs(v - x) == abs(best - x) and v != best
                     and code % 2 == 0)):
-            best, best_code = v, code
+            best = v
     return best
 
 
