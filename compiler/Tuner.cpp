@@ -249,12 +249,19 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     }
     if (base.blockScale)
       l.bk = {base.blockScale->kBlock};
-    // A 4-bit weight's kernel (sm_80) runs decode M in 16- and 32-row
+    // A quantized weight's sm_80 kernel runs decode M in 16- and 32-row
     // tiles (128 for a prefill M), and its K tile is whole packed blocks
-    // of 64 (the compiler refuses a BK that does not nest with the group).
+    // (the compiler refuses a BK that does not nest with the group); where
+    // the weight is the MMA's A (sm_90a) BM tiles the weight in the
+    // target's row tiles and BK is the target's.
     if (base.weightQuant) {
+      const GemmTarget &target = gemmTarget(base.arch);
       l.bm = {16, 32, 64, 128};
       l.bk = {64, 128, 256};
+      if (target.weightIsMmaA()) {
+        l.bm = target.weightRowTiles();
+        l.bk = {target.weightBk()};
+      }
     }
   } else {
     l.bm = {written.bm};
@@ -268,6 +275,9 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
     l.splits = {1};
     if (target.hasDecodeSchedules() && !grouped)
       l.swap.push_back(true);
+    // A weight that is the MMA's A always runs swapped.
+    if (base.weightQuant && target.weightIsMmaA())
+      l.swap = {true};
     // sm_80 splits K without swapping (GemmTarget::hasSplitK).
     if (target.hasSplitK() && !grouped)
       l.splits = {1, 2, 4, 8};
@@ -539,10 +549,13 @@ llvm::Expected<TuneCost> estimateTuneCost(const GemmSpec &spec,
   double ctaUs = std::max(mmaUs, latencyUs);
   // A packed weight is dequantized in registers before the MMAs: about
   // 0.16 warp instructions a weight (bench/W4A16Results.md, sm_80 code
-  // on the H200), at four warp instructions a clock.
-  if (spec.weightQuant)
-    ctaUs = std::max(ctaUs, double(spec.bn) * double(kPerCta) * 0.16 /
-                                (4 * 1.8e9) * 1e6);
+  // on the H200), at four warp instructions a clock; its rows are BN, or
+  // BM where the weight is the MMA's A (sm_90a, swapped).
+  if (spec.weightQuant) {
+    unsigned rows = gemmTarget(spec.arch).weightIsMmaA() ? spec.bm : spec.bn;
+    ctaUs = std::max(ctaUs,
+                     double(rows) * double(kPerCta) * 0.16 / (4 * 1.8e9) * 1e6);
+  }
   // The epilogue: a BM x BN tile of C per CTA at the SM's share of the
   // memory bandwidth; staged TMA stores coalesce (x0.8), and a persistent
   // kernel overlaps all but the last wave's with the next tile's loads.

@@ -96,6 +96,22 @@ def test_tune_w4a16_varies_the_packed_weight_program():
     assert any(v.startswith("16x") for v in variants[1:])
 
 
+def test_tune_w4a16_on_hopper_varies_the_sm90_program():
+    # tilec.gemm runs the sm_90a program on Hopper, so that is the one
+    # tuned there: only its legal tiles (BM 64/128, BK 64, swapped).
+    for fmt, zeros in (("u4", True), ("e4m3", False)):
+        report = tilec.tune_w4a16(16, 2048, 4096, fmt=fmt, zeros=zeros,
+                                  sms=132, dry_run=True, budget_s=4,
+                                  arch="sm_90a")
+        (result,) = report["results"]
+        assert result["kernel"].startswith("tilec_w%da16_sm90_" %
+                                           (4 if fmt == "u4" else 8))
+        variants = [c["variant"] for c in result["candidates"]]
+        assert len(variants) >= 4 and result["refused"] == 0, result
+        assert all(" swap_ab" in v and v.split("x")[0] in ("64", "128")
+                   for v in variants), variants
+
+
 def test_explain_says_tuned_first():
     # tilec.gemm sets Kernel.tuned when it runs a remembered winner (GPU:
     # test_gpu_tune.py); explain() then leads with it.
