@@ -181,9 +181,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     llvm::ArrayRef<llvm::Value *> aRowOffset) {
   if (sm90OverlapsPromotion(config))
     return emitOverlappedPromotionMainloop(tile, lane, aRowOffset[0]);
-  const ptx::WgmmaShape &shape = tile.shape;
-  unsigned blockRegs = tile.blockRegs;
-  unsigned regs = rowBlocks * blockRegs;
+  unsigned regs = rowBlocks * tile.blockRegs;
   std::optional<Sm90ScalesAhead> &scales = tile.scales;
   bool scaled = scales.has_value();
   llvm::Constant *zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
@@ -217,145 +215,24 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
                                 b.CreateSub(kCount, i32(1)));
     scales->loadNext(b.CreateAdd(kBegin, ahead));
   }
-  llvm::Value *it = b.CreateAdd(itBase, kt);
-  auto [slot, parity] = ringSlot(it);
+  ConsumerSlot step;
+  step.kt = kt;
+  step.it = b.CreateAdd(itBase, kt);
+  auto [slot, parity] = ringSlot(step.it);
+  step.slot = slot;
   ptx::mbarrierWaitParity(b, fullBar(slot), parity, "wait.full");
   llvm::SmallVector<llvm::Value *> cur(phis.begin(), phis.end());
   llvm::Value *aStage = b.CreateAdd(aBase, b.CreateMul(slot, i32(tileA.bytes)));
-  llvm::SmallVector<llvm::Value *> aSlots;
   for (llvm::Value *offset : aRowOffset)
-    aSlots.push_back(b.CreateAdd(aStage, offset));
-  llvm::Value *bSlot = b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
+    step.aSlots.push_back(b.CreateAdd(aStage, offset));
+  step.bSlot = b.CreateAdd(bBase, b.CreateMul(slot, i32(tileB.bytes)));
   lines->at(KernelPart::Mma);
-  auto issue = [&](llvm::SmallVector<llvm::Value *> acc, unsigned j,
-                   llvm::Value *bRows) {
-    return issueWgmmas(shape, std::move(acc), aSlots[j], bRows, scaled);
-  };
-  // Row block j's registers of the accumulator \p all.
-  auto blockOf = [&](llvm::ArrayRef<llvm::Value *> all, unsigned j) {
-    return llvm::SmallVector<llvm::Value *>(
-        all.slice(j * blockRegs, blockRegs));
-  };
-  // A 256-row tile with staged scales (sm90StagesBlockScales): its two
-  // row blocks' promotions are tied together and its slot released by a
-  // predicated arrival (both below).
-  bool stagedTwoBlocks = scaled && scales->isStaged() && rowBlocks == 2;
-  // Block scales promoted in halves (BN 256, A and B as written, K
-  // whole): the slot is free once the second half's wgmmas are waited
-  // for, before its promotion (its scales are in registers by then): one
-  // predicated arrival per consumer warp. H200, session 18
-  // (bench/results/fp8_block_sweep_h200_session18_release_*.log): 64 x
-  // 32768 x 512 BM 64 BN 256 9.46 -> 8.70 us, 128 x 32768 x 512 BM 128
-  // 11.46 -> 11.10; the same release for whole-BN promotions left the 256
-  // x 128 tile unchanged and made BN 192 13-17% slower (4096^3 134 -> 152
-  // us), and BN 224 with split-K 20% slower, so they keep the release
-  // after the promotion.
-  bool releaseAfterWait = scaled && !config.swapAB && !config.splitK &&
-                          sm90PromotionN(config) < config.bn;
-  auto releaseNow = [&] {
-    releaseSlotIf(emptyBar(slot),
-                  b.CreateZExt(b.CreateICmpEQ(lane, i32(0)), b.getInt32Ty()));
-  };
-  if (scaled) {
-    // Block scales: per row block and promotion step (sm90PromotionN:
-    // all of BN, or each half) the first wgmma overwrites (scale-d 0) a
-    // fresh accumulator whose registers need no zeroing; the step's
-    // partial sums are waited for and promoted into their columns of the
-    // block's main accumulator before the next step reuses the fresh
-    // registers.
-    llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
-    // Two staged row blocks: the second block's wgmmas take the first's
-    // waited fresh registers as their (unread, scale-d 0) inputs, so
-    // ptxas keeps the first promotion's FMAs, which read them, above the
-    // second issue instead of hoisting it with two fresh accumulators
-    // live (spills at 256 x 128).
-    bool tieBlocks = stagedTwoBlocks;
-    llvm::SmallVector<llvm::Value *> waited;
-    for (unsigned j = 0; j < rowBlocks; ++j) {
-      llvm::SmallVector<llvm::Value *> main = blockOf(cur, j);
-      // Staged scales: read from the slot (still held) when the block's
-      // wgmmas are issued, so they are live only through its promotion.
-      std::optional<Sm90BlockScales> staged;
-      unsigned steps = config.bn / shape.n;
-      for (unsigned step = 0; step < steps; ++step) {
-        llvm::SmallVector<llvm::Value *> fresh =
-            waited.size() == shape.n / 2
-                ? waited
-                : llvm::SmallVector<llvm::Value *>(shape.n / 2, poison);
-        llvm::SmallVector<llvm::Value *> part =
-            issue(std::move(fresh), j,
-                  b.CreateAdd(bSlot, i32(step * tileB.mAtomBytes)));
-        ptx::wgmmaCommitGroup(b);
-        if (scales->isStaged() && !staged)
-          staged = scales->scaler(j).readStaged(scaleSlot(slot), config.bm);
-        bool last = j + 1 == rowBlocks && step + 1 == steps;
-        main = scales->scaler(j).promote(
-            main, part, staged ? *staged : blockScales[j], step * shape.n / 8,
-            /*younger=*/0, tieBlocks ? &waited : nullptr,
-            last && releaseAfterWait ? llvm::function_ref<void()>(releaseNow)
-                                     : llvm::function_ref<void()>());
-      }
-      std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
-    }
-  } else {
-    // Every row block's wgmmas in one group.
-    if (weightTiles)
-      cur = issueWeightWgmmas(shape, cur, slot, lane, bSlot);
-    for (unsigned j = 0; j < rowBlocks && !weightTiles; ++j) {
-      llvm::SmallVector<llvm::Value *> acc = issue(blockOf(cur, j), j, bSlot);
-      std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
-    }
-    ptx::wgmmaCommitGroup(b);
-    // RS wgmmas read their A registers asynchronously, and the next
-    // iteration's dequantization writes the same PTX registers (one loop
-    // body): writing them before the group completes is undefined. The
-    // two-CTA BM 128 kernel (80 registers) summed one warp's 16 channels
-    // wrong now and then on the H200 with wait_group 1 here (ptxas did not
-    // serialize it), so a 4-bit weight's slot waits for its own group and
-    // is freed at once. Dequantizing the next slot into other registers
-    // while this group runs (two slots an iteration) made ptxas serialize
-    // every wgmma (C7513: "non wgmma instructions defining input registers
-    // of a wgmma between start and end of the pipeline stage"), 1.4-1.8x
-    // slower on the H200. A group per k16 step, each commit waiting until
-    // at most 3 were pending (a slot's last steps running across the slot
-    // boundary, the previous slot freed a slot later), was correct and not
-    // serialized, but no faster: u4 16 x 28672 x 8192 51.0 -> 55.3 us, 16 x
-    // 8192 x 28672 49.4 -> 51.8, the small shapes 1-3% faster (H200, the
-    // two wheels alternating, bench/results/w4a16_h200_session21_{u4,e4m3}_{A,B}{1,2}.log).
-    if (weightTiles)
-      cur = ptx::wgmmaWaitGroup(b, 0, cur);
-    else
-      ptx::wgmmaWaitGroup(b, 1, {});
-  }
+  if (scaled)
+    cur = issuePromotedSlot(tile, step, std::move(cur), blockScales, lane);
+  else
+    cur = issueSlot(tile, step, std::move(cur), lane);
   lines->at(KernelPart::Kernel);
-  // Free a slot whose wgmmas have completed, one arrival per consumer
-  // warp: with block scales or a 4-bit weight this one (the promotion or
-  // the wait took all of them; halves: freed above), else the previous
-  // one (at most one group is pending).
-  bool waitedAll = scaled || weightTiles.has_value();
-  llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
-  if (releaseAfterWait) {
-    // Freed before the second half's promotion (above).
-  } else if (stagedTwoBlocks) {
-    // A predicated arrival, no branch: no block after the promotion into
-    // which its FMAs could be sunk below the next iteration's wgmmas
-    // (sm90StagesBlockScales' 256-row tiles: no cluster, or 1x2).
-    releaseSlotIf(emptyBar(slot), b.CreateZExt(lead, b.getInt32Ty()));
-  } else {
-    llvm::BasicBlock *release = block("release");
-    llvm::BasicBlock *next = block("consume.next");
-    b.CreateCondBr(waitedAll ? lead
-                             : b.CreateAnd(b.CreateICmpUGT(kt, i32(0)), lead),
-                   release, next);
-    b.SetInsertPoint(release);
-    llvm::Value *freed =
-        waitedAll ? slot
-                  : b.CreateURem(b.CreateAdd(it, i32(config.stages - 1)),
-                                 i32(config.stages));
-    releaseSlot(emptyBar(freed));
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
-  }
+  releaseConsumedSlot(tile, step, lane);
   llvm::BasicBlock *next = b.GetInsertBlock();
   kt->addIncoming(b.CreateAdd(kt, i32(1)), next);
   for (unsigned i = 0; i < regs; ++i)
@@ -369,7 +246,7 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
   lines->at(KernelPart::Mma);
   fin = ptx::wgmmaWaitGroup(b, 0, fin);
   lines->at(KernelPart::Kernel);
-  if (config.persistent && !waitedAll) {
+  if (config.persistent && !waitsEverySlot(tile)) {
     // The next tile reuses the ring: free this tile's last slot too
     // (block-scaled tiles freed every slot in the loop).
     llvm::BasicBlock *release = block("release.last");
@@ -385,6 +262,159 @@ llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::emitConsumerMainloop(
     b.SetInsertPoint(after);
   }
   return fin;
+}
+
+bool Sm90KernelBuilder::stagesTwoBlocks(const ConsumerTile &tile) const {
+  return tile.scales && tile.scales->isStaged() && rowBlocks == 2;
+}
+
+// Block scales promoted in halves (BN 256, A and B as written, K whole):
+// the slot is free once the second half's wgmmas are waited for, before
+// its promotion (its scales are in registers by then): one predicated
+// arrival per consumer warp. H200, session 18
+// (bench/results/fp8_block_sweep_h200_session18_release_*.log): 64 x 32768
+// x 512 BM 64 BN 256 9.46 -> 8.70 us, 128 x 32768 x 512 BM 128 11.46 ->
+// 11.10; the same release for whole-BN promotions left the 256 x 128 tile
+// unchanged and made BN 192 13-17% slower (4096^3 134 -> 152 us), and BN
+// 224 with split-K 20% slower, so they keep the release after the
+// promotion.
+bool Sm90KernelBuilder::releasesAfterWait(const ConsumerTile &tile) const {
+  return tile.scales && !config.swapAB && !config.splitK &&
+         sm90PromotionN(config) < config.bn;
+}
+
+bool Sm90KernelBuilder::waitsEverySlot(const ConsumerTile &tile) const {
+  return tile.scales.has_value() || weightTiles.has_value();
+}
+
+llvm::SmallVector<llvm::Value *> Sm90KernelBuilder::issuePromotedSlot(
+    ConsumerTile &tile, const ConsumerSlot &step,
+    llvm::SmallVector<llvm::Value *> cur,
+    llvm::ArrayRef<Sm90BlockScales> blockScales, llvm::Value *lane) {
+  const ptx::WgmmaShape &shape = tile.shape;
+  unsigned blockRegs = tile.blockRegs;
+  Sm90ScalesAhead &scales = *tile.scales;
+  auto releaseNow = [&] {
+    releaseSlotIf(emptyBar(step.slot),
+                  b.CreateZExt(b.CreateICmpEQ(lane, i32(0)), b.getInt32Ty()));
+  };
+  bool releaseAfterWait = releasesAfterWait(tile);
+  // Per row block and promotion step (sm90PromotionN: all of BN, or each
+  // half) the first wgmma overwrites (scale-d 0) a fresh accumulator whose
+  // registers need no zeroing; the step's partial sums are waited for and
+  // promoted into their columns of the block's main accumulator before the
+  // next step reuses the fresh registers.
+  llvm::Value *poison = llvm::PoisonValue::get(b.getFloatTy());
+  // Two staged row blocks (a 256-row tile with staged scales,
+  // sm90StagesBlockScales): the second block's wgmmas take the first's
+  // waited fresh registers as their (unread, scale-d 0) inputs, so ptxas
+  // keeps the first promotion's FMAs, which read them, above the second
+  // issue instead of hoisting it with two fresh accumulators live (spills
+  // at 256 x 128).
+  bool tieBlocks = stagesTwoBlocks(tile);
+  llvm::SmallVector<llvm::Value *> waited;
+  for (unsigned j = 0; j < rowBlocks; ++j) {
+    llvm::SmallVector<llvm::Value *> main(
+        llvm::ArrayRef<llvm::Value *>(cur).slice(j * blockRegs, blockRegs));
+    // Staged scales: read from the slot (still held) when the block's
+    // wgmmas are issued, so they are live only through its promotion.
+    std::optional<Sm90BlockScales> staged;
+    unsigned steps = config.bn / shape.n;
+    for (unsigned s = 0; s < steps; ++s) {
+      llvm::SmallVector<llvm::Value *> fresh =
+          waited.size() == shape.n / 2
+              ? waited
+              : llvm::SmallVector<llvm::Value *>(shape.n / 2, poison);
+      llvm::SmallVector<llvm::Value *> part =
+          issueWgmmas(shape, std::move(fresh), step.aSlots[j],
+                      b.CreateAdd(step.bSlot, i32(s * tileB.mAtomBytes)), true);
+      ptx::wgmmaCommitGroup(b);
+      if (scales.isStaged() && !staged)
+        staged = scales.scaler(j).readStaged(scaleSlot(step.slot), config.bm);
+      bool last = j + 1 == rowBlocks && s + 1 == steps;
+      main = scales.scaler(j).promote(
+          main, part, staged ? *staged : blockScales[j], s * shape.n / 8,
+          /*younger=*/0, tieBlocks ? &waited : nullptr,
+          last && releaseAfterWait ? llvm::function_ref<void()>(releaseNow)
+                                   : llvm::function_ref<void()>());
+    }
+    std::copy(main.begin(), main.end(), cur.begin() + j * blockRegs);
+  }
+  return cur;
+}
+
+llvm::SmallVector<llvm::Value *>
+Sm90KernelBuilder::issueSlot(ConsumerTile &tile, const ConsumerSlot &step,
+                             llvm::SmallVector<llvm::Value *> cur,
+                             llvm::Value *lane) {
+  unsigned blockRegs = tile.blockRegs;
+  // Every row block's wgmmas in one group.
+  if (weightTiles)
+    cur = issueWeightWgmmas(tile.shape, cur, step.slot, lane, step.bSlot);
+  for (unsigned j = 0; j < rowBlocks && !weightTiles; ++j) {
+    llvm::SmallVector<llvm::Value *> acc = issueWgmmas(
+        tile.shape,
+        llvm::SmallVector<llvm::Value *>(
+            llvm::ArrayRef<llvm::Value *>(cur).slice(j * blockRegs, blockRegs)),
+        step.aSlots[j], step.bSlot, false);
+    std::copy(acc.begin(), acc.end(), cur.begin() + j * blockRegs);
+  }
+  ptx::wgmmaCommitGroup(b);
+  // RS wgmmas read their A registers asynchronously, and the next
+  // iteration's dequantization writes the same PTX registers (one loop
+  // body): writing them before the group completes is undefined. The
+  // two-CTA BM 128 kernel (80 registers) summed one warp's 16 channels
+  // wrong now and then on the H200 with wait_group 1 here (ptxas did not
+  // serialize it), so a 4-bit weight's slot waits for its own group and
+  // is freed at once. Dequantizing the next slot into other registers
+  // while this group runs (two slots an iteration) made ptxas serialize
+  // every wgmma (C7513: "non wgmma instructions defining input registers
+  // of a wgmma between start and end of the pipeline stage"), 1.4-1.8x
+  // slower on the H200. A group per k16 step, each commit waiting until
+  // at most 3 were pending (a slot's last steps running across the slot
+  // boundary, the previous slot freed a slot later), was correct and not
+  // serialized, but no faster: u4 16 x 28672 x 8192 51.0 -> 55.3 us, 16 x
+  // 8192 x 28672 49.4 -> 51.8, the small shapes 1-3% faster (H200, the
+  // two wheels alternating,
+  // bench/results/w4a16_h200_session21_{u4,e4m3}_{A,B}{1,2}.log).
+  if (weightTiles)
+    cur = ptx::wgmmaWaitGroup(b, 0, cur);
+  else
+    ptx::wgmmaWaitGroup(b, 1, {});
+  return cur;
+}
+
+void Sm90KernelBuilder::releaseConsumedSlot(const ConsumerTile &tile,
+                                            const ConsumerSlot &step,
+                                            llvm::Value *lane) {
+  // Free a slot whose wgmmas have completed, one arrival per consumer
+  // warp: with block scales or a quantized weight this one (the promotion
+  // or the wait took all of them; halves: freed after the wait), else the
+  // previous one (at most one group is pending).
+  bool waitedAll = waitsEverySlot(tile);
+  llvm::Value *lead = b.CreateICmpEQ(lane, i32(0));
+  if (releasesAfterWait(tile))
+    return; // freed before the second half's promotion
+  if (stagesTwoBlocks(tile)) {
+    // A predicated arrival, no branch: no block after the promotion into
+    // which its FMAs could be sunk below the next iteration's wgmmas
+    // (sm90StagesBlockScales' 256-row tiles: no cluster, or 1x2).
+    releaseSlotIf(emptyBar(step.slot), b.CreateZExt(lead, b.getInt32Ty()));
+    return;
+  }
+  llvm::BasicBlock *release = block("release");
+  llvm::BasicBlock *next = block("consume.next");
+  b.CreateCondBr(
+      waitedAll ? lead : b.CreateAnd(b.CreateICmpUGT(step.kt, i32(0)), lead),
+      release, next);
+  b.SetInsertPoint(release);
+  llvm::Value *freed =
+      waitedAll ? step.slot
+                : b.CreateURem(b.CreateAdd(step.it, i32(config.stages - 1)),
+                               i32(config.stages));
+  releaseSlot(emptyBar(freed));
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
 }
 
 void Sm90KernelBuilder::endConsumerTile(ConsumerTile &tile, llvm::Value *ci,

@@ -185,6 +185,44 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   emitConsumerMainloop(ConsumerTile &tile, llvm::Value *lane,
                        llvm::ArrayRef<llvm::Value *> aRowOffset);
 
+  /// One ring slot of a consumer's K loop: the loop's count kt, the ring
+  /// position it, its slot, the A-role rows of each row block and the
+  /// B-role rows in it.
+  struct ConsumerSlot {
+    llvm::Value *kt = nullptr, *it = nullptr, *slot = nullptr, *bSlot = nullptr;
+    llvm::SmallVector<llvm::Value *> aSlots;
+  };
+
+  /// A block-scaled slot: per row block and promotion step, the wgmmas
+  /// into a fresh accumulator, waited for and promoted into \p cur with
+  /// \p blockScales (or the slot's staged scales).
+  llvm::SmallVector<llvm::Value *>
+  issuePromotedSlot(ConsumerTile &tile, const ConsumerSlot &step,
+                    llvm::SmallVector<llvm::Value *> cur,
+                    llvm::ArrayRef<Sm90BlockScales> blockScales,
+                    llvm::Value *lane);
+
+  /// An unscaled slot: every row block's wgmmas (SS, or RS from the
+  /// dequantized weight) into \p cur in one group.
+  llvm::SmallVector<llvm::Value *>
+  issueSlot(ConsumerTile &tile, const ConsumerSlot &step,
+            llvm::SmallVector<llvm::Value *> cur, llvm::Value *lane);
+
+  /// Frees the slot whose wgmmas have completed after \p step: this one
+  /// when every slot is waited for (waitsEverySlot), else the previous.
+  void releaseConsumedSlot(const ConsumerTile &tile, const ConsumerSlot &step,
+                           llvm::Value *lane);
+
+  /// A 256-row tile with staged scales: its two row blocks' promotions are
+  /// tied together and its slot freed by a predicated arrival.
+  bool stagesTwoBlocks(const ConsumerTile &tile) const;
+  /// Block scales promoted in halves: the slot is freed between the second
+  /// half's wait and its promotion.
+  bool releasesAfterWait(const ConsumerTile &tile) const;
+  /// Each slot's wgmmas are waited for within its iteration (block scales,
+  /// a quantized weight), so the slot itself is freed.
+  bool waitsEverySlot(const ConsumerTile &tile) const;
+
   /// The block-scaled K loop of sm90OverlapsPromotion
   /// (Sm90PromotionOverlap.cpp): two fresh accumulators taking turns, K
   /// block k + 1's wgmmas issued before block k is waited for and
