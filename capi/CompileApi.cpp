@@ -57,6 +57,16 @@ tilec_status readOptions(const tilec_compile_options *in, CompileOptions &out,
   return TILEC_OK;
 }
 
+/// The tilec_vector_axis of \p op's operand: its axis, a column vector
+/// after \p swiglu following C's N/2 columns; none for a matrix or no
+/// operand.
+int vectorAxis(const EpilogueOp &op, const EpilogueOp *swiglu) {
+  return op.axis == EpilogueAxis::Row   ? TILEC_AXIS_ROW
+         : op.axis != EpilogueAxis::Col ? TILEC_AXIS_NONE
+         : swiglu && &op > swiglu       ? TILEC_AXIS_OUT_COL
+                                        : TILEC_AXIS_COL;
+}
+
 } // namespace
 
 extern "C" {
@@ -214,10 +224,7 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   const EpilogueOp *swiglu = findSwiglu(k.epilogueOps);
   for (const EpilogueOp &op : k.epilogueOps) {
     const char *type = dtypeInfo(epilogueOperandType(op, k.cType)).name.data();
-    int axis = op.axis == EpilogueAxis::Row   ? TILEC_AXIS_ROW
-               : op.axis != EpilogueAxis::Col ? TILEC_AXIS_NONE
-               : swiglu && &op > swiglu       ? TILEC_AXIS_OUT_COL
-                                              : TILEC_AXIS_COL;
+    int axis = vectorAxis(op, swiglu);
     if (op.kind == EpilogueOpKind::Bias) {
       info.bias_type = type;
       info.bias_axis = axis;
@@ -252,6 +259,37 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   std::memcpy(out, &info, size);
   out->struct_size = size;
   return capi::ok();
+}
+
+tilec_status tilec_kernel_epilogue_operand(tilec_kernel kernel, size_t index,
+                                           tilec_epilogue_operand_info *out) {
+  if (!kernel || !out || out->struct_size < sizeof(size_t))
+    return fail(TILEC_ERROR_INVALID_ARGUMENT,
+                "kernel and out must not be null and out->struct_size set");
+  const GemmKernelBinary &k = *kernel->kernel;
+  const EpilogueOp *swiglu = findSwiglu(k.epilogueOps);
+  size_t seen = 0;
+  for (const EpilogueOp &op : k.epilogueOps) {
+    const EpilogueOpInfo &row = epilogueOpInfo(op.kind);
+    if (row.operand.empty() || seen++ != index)
+      continue;
+    tilec_epilogue_operand_info info{};
+    info.struct_size = sizeof info;
+    // StringRefs into static tables, NUL-terminated.
+    info.role = row.operand.data();
+    info.type = dtypeInfo(epilogueOperandType(op, k.cType)).name.data();
+    info.ld = row.operandLd.empty() ? nullptr : row.operandLd.data();
+    info.axis = vectorAxis(op, swiglu);
+    size_t size = std::min(out->struct_size, sizeof info);
+    std::memcpy(out, &info, size);
+    out->struct_size = size;
+    return capi::ok();
+  }
+  return fail(TILEC_ERROR_INVALID_ARGUMENT,
+              "index " + std::to_string(index) +
+                  ": the kernel's epilogue ops "
+                  "read " +
+                  std::to_string(seen) + " operand" + (seen == 1 ? "" : "s"));
 }
 
 } // extern "C"

@@ -51,7 +51,9 @@ struct tilec_context_impl {
 };
 
 /// The arguments and stream a PreparedGemm was made for.
-using PreparedKey = std::array<uint64_t, 27>;
+/// Its scalar arguments, then each epilogue operand's pointer and ld.
+constexpr size_t PreparedScalars = 23;
+using PreparedKey = std::array<uint64_t, PreparedScalars + 2 * EpilogueOpCount>;
 
 struct tilec_launcher_impl {
   GemmLauncher launcher;
@@ -116,6 +118,36 @@ tilec_status copyChecked(uint64_t device, const void *host, size_t bytes,
        ? (args)->member                                                        \
        : (fallback))
 
+/// API 16's operands by role into \p p, after the named fields of API 2
+/// and 4; an error names a role the table lacks or one given twice.
+std::optional<std::string> readOperands(const tilec_gemm_args *args,
+                                        GemmProblem &p) {
+  const tilec_epilogue_operand *operands = TILEC_ARG(args, operands, nullptr);
+  size_t count = TILEC_ARG(args, num_operands, 0);
+  if (count && !operands)
+    return "num_operands is " + std::to_string(count) + " but operands is null";
+  for (size_t i = 0; i < count; ++i) {
+    const tilec_epilogue_operand &given = operands[i];
+    std::string where = "operands[" + std::to_string(i) + "]";
+    llvm::StringRef role = given.role ? given.role : "";
+    const EpilogueOpInfo *info = findEpilogueOperand(role);
+    if (!info || info->operand != role) {
+      std::string legal;
+      for (const EpilogueOpInfo *r : epilogueOperandRoles())
+        legal += (legal.empty() ? "" : ", ") + r->operand.str();
+      return where + ".role '" + role.str() +
+             "' is no epilogue operand (legal: " + legal + ")";
+    }
+    GemmProblem::EpilogueOperand &slot = p.operand(info->kind);
+    if (slot.ptr || slot.ld)
+      return where + ": " + role.str() +
+             " is given twice (twice in operands, or also in its "
+             "tilec_gemm_args field)";
+    slot = {given.ptr, given.ld};
+  }
+  return std::nullopt;
+}
+
 GemmProblem readProblem(const GemmKernelBinary &kernel,
                         const tilec_gemm_args *args) {
   GemmProblem p;
@@ -130,10 +162,11 @@ GemmProblem readProblem(const GemmKernelBinary &kernel,
   p.ldc = TILEC_ARG(args, ldc, 0);
   p.alpha = TILEC_ARG(args, alpha, 1.0f);
   p.beta = TILEC_ARG(args, beta, 0.0f);
-  p.bias = TILEC_ARG(args, bias, 0);
-  p.scale = TILEC_ARG(args, scale, 0);
-  p.residual = TILEC_ARG(args, residual, 0);
-  p.ldr = TILEC_ARG(args, ldr, 0);
+  // API 2 and 4's named operand fields: the roles' first spellings.
+  p.operand(EpilogueOpKind::Bias).ptr = TILEC_ARG(args, bias, 0);
+  p.operand(EpilogueOpKind::Scale).ptr = TILEC_ARG(args, scale, 0);
+  p.operand(EpilogueOpKind::Residual) = {TILEC_ARG(args, residual, 0),
+                                         TILEC_ARG(args, ldr, 0)};
   p.batch = TILEC_ARG(args, batch, 1);
   if (p.batch == 0) // A zeroed struct: one GEMM.
     p.batch = 1;
@@ -160,13 +193,35 @@ PreparedKey preparedKey(const GemmProblem &p, void *stream) {
     std::memcpy(&u, &f, sizeof u);
     return uint64_t(u);
   };
-  return {p.a,       p.b,          p.c,          uint64_t(p.m),
-          uint64_t(p.n), uint64_t(p.k), uint64_t(p.lda), uint64_t(p.ldb),
-          uint64_t(p.ldc), bits(p.alpha), bits(p.beta), p.bias,
-          p.scale,   uint64_t(reinterpret_cast<uintptr_t>(stream)),
-          p.residual, uint64_t(p.ldr), uint64_t(p.batch), uint64_t(p.strideA),
-          uint64_t(p.strideB), uint64_t(p.strideC), p.sfa, p.sfb,
-          uint64_t(p.groups), p.groupIndex, p.groupRows, p.sb, p.zb};
+  PreparedKey key{p.a,
+                  p.b,
+                  p.c,
+                  uint64_t(p.m),
+                  uint64_t(p.n),
+                  uint64_t(p.k),
+                  uint64_t(p.lda),
+                  uint64_t(p.ldb),
+                  uint64_t(p.ldc),
+                  bits(p.alpha),
+                  bits(p.beta),
+                  uint64_t(reinterpret_cast<uintptr_t>(stream)),
+                  uint64_t(p.batch),
+                  uint64_t(p.strideA),
+                  uint64_t(p.strideB),
+                  uint64_t(p.strideC),
+                  p.sfa,
+                  p.sfb,
+                  uint64_t(p.groups),
+                  p.groupIndex,
+                  p.groupRows,
+                  p.sb,
+                  p.zb};
+  size_t at = PreparedScalars;
+  for (const GemmProblem::EpilogueOperand &operand : p.operands) {
+    key[at++] = operand.ptr;
+    key[at++] = uint64_t(operand.ld);
+  }
+  return key;
 }
 
 constexpr size_t PreparedSlots = 8;
@@ -174,15 +229,15 @@ constexpr size_t PreparedSlots = 8;
 /// The prepared launch of \p problem on \p stream: from the launcher's
 /// recent ones, or checked and prepared now (growing the workspace). Call
 /// with launcher.mutex held.
-rt::Result<const PreparedGemm *>
-findOrPrepare(tilec_launcher_impl &launcher, const GemmProblem &problem,
-              void *stream) {
+rt::Result<const PreparedGemm *> findOrPrepare(tilec_launcher_impl &launcher,
+                                               const GemmProblem &problem,
+                                               void *stream) {
   PreparedKey key = preparedKey(problem, stream);
   for (const auto &[k, prepared] : launcher.prepared)
     if (k == key)
       return &prepared;
-  rt::Result<PreparedGemm> prepared = launcher.launcher.prepare(
-      problem, static_cast<CUstream_st *>(stream));
+  rt::Result<PreparedGemm> prepared =
+      launcher.launcher.prepare(problem, static_cast<CUstream_st *>(stream));
   if (!prepared)
     return prepared.error();
   if (launcher.prepared.size() < PreparedSlots) {
@@ -240,8 +295,9 @@ std::optional<tilec_status> readChecked(tilec_launcher launcher,
                     std::to_string(args->struct_size) +
                     "; set it to sizeof(tilec_gemm_args)");
   problem = readProblem(launcher->launcher.kernel(), args);
-  if (rt::Status s = checkGemmProblem(launcher->launcher.kernel(), problem);
-      !s)
+  if (std::optional<std::string> bad = readOperands(args, problem))
+    return fail(TILEC_ERROR_LAUNCH_ARGUMENT, *bad);
+  if (rt::Status s = checkGemmProblem(launcher->launcher.kernel(), problem); !s)
     return fail(TILEC_ERROR_LAUNCH_ARGUMENT, s.error().getMessage());
   return std::nullopt;
 }
@@ -355,8 +411,8 @@ tilec_status tilec_launcher_create(tilec_kernel kernel, unsigned smCount,
         GemmLauncher::create(*kernel->kernel, smCount);
     if (!launcher)
       return runtimeError(launcher.error());
-    *out = new tilec_launcher_impl{launcher.take(), currentContext(), {}, {},
-                                   0};
+    *out =
+        new tilec_launcher_impl{launcher.take(), currentContext(), {}, {}, 0};
     return capi::ok();
   });
 }

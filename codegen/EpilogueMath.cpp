@@ -22,8 +22,7 @@ llvm::Value *f32(llvm::IRBuilder<> &b, double value) {
 /// the epilogue's time on the H200 (bench/EpilogueResults.md). Every divisor
 /// here is 1 + e^y or e^y + 1, at least 1; a divisor past 2^126 gives 0,
 /// the limit the formula tends to.
-llvm::Value *emitFastDiv(llvm::IRBuilder<> &b, llvm::Value *a,
-                         llvm::Value *d) {
+llvm::Value *emitFastDiv(llvm::IRBuilder<> &b, llvm::Value *a, llvm::Value *d) {
   llvm::Value *q = b.CreateFDiv(a, d);
   if (auto *inst = llvm::dyn_cast<llvm::Instruction>(q)) {
     llvm::FastMathFlags flags;
@@ -44,8 +43,9 @@ llvm::Value *emitExp(llvm::IRBuilder<> &b, llvm::Value *x) {
 /// 1.5e-7), with the sign of x.
 llvm::Value *emitErf(llvm::IRBuilder<> &b, llvm::Value *x) {
   llvm::Value *ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  llvm::Value *t = emitFastDiv(b, 
-      f32(b, 1.0), b.CreateFAdd(f32(b, 1.0), b.CreateFMul(f32(b, 0.3275911), ax)));
+  llvm::Value *t = emitFastDiv(
+      b, f32(b, 1.0),
+      b.CreateFAdd(f32(b, 1.0), b.CreateFMul(f32(b, 0.3275911), ax)));
   const double a[] = {1.061405429, -1.453152027, 1.421413741, -0.284496736,
                       0.254829592};
   llvm::Value *poly = f32(b, a[0]);
@@ -90,38 +90,41 @@ llvm::Value *emitOperandLoad(llvm::IRBuilder<> &b, llvm::Value *vector,
   llvm::Value *last = b.CreateSub(length, b.getInt32(1));
   llvm::Value *at = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, index, last);
   llvm::Type *element = llvmFloatType(b, type);
-  llvm::Value *ptr = b.CreateInBoundsGEP(
-      element, vector, b.CreateZExt(at, b.getInt64Ty()));
-  llvm::Value *value = b.CreateAlignedLoad(
-      element, ptr, llvm::Align(dtypeBits(type) / 8));
+  llvm::Value *ptr =
+      b.CreateInBoundsGEP(element, vector, b.CreateZExt(at, b.getInt64Ty()));
+  llvm::Value *value =
+      b.CreateAlignedLoad(element, ptr, llvm::Align(dtypeBits(type) / 8));
   return element->isFloatTy() ? value : b.CreateFPExt(value, b.getFloatTy());
 }
 
-/// R[min(row, M - 1)][min(col, cols - 1)] as f32, R row-major with
-/// leading dimension ldr, in C's type.
-llvm::Value *emitResidualLoad(llvm::IRBuilder<> &b, const EpilogueInputs &in,
-                              llvm::Value *row, llvm::Value *col,
-                              llvm::Value *cols) {
+/// R[min(row, M - 1)][min(col, cols - 1)] as f32, \p op's matrix operand
+/// R row-major with its leading dimension (ldr).
+llvm::Value *emitOperandMatrixLoad(llvm::IRBuilder<> &b, const EpilogueOp &op,
+                                   const EpilogueInputs &in, llvm::Value *row,
+                                   llvm::Value *col, llvm::Value *cols) {
   auto clamp = [&](llvm::Value *index, llvm::Value *length) {
     return b.CreateZExt(
         b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, index,
                                 b.CreateSub(length, b.getInt32(1))),
         b.getInt64Ty());
   };
-  llvm::Value *at = b.CreateAdd(
-      b.CreateMul(clamp(row, in.rows), b.CreateZExt(in.ldr, b.getInt64Ty())),
-      clamp(col, cols));
-  llvm::Type *element = llvmFloatType(b, in.cType);
+  size_t role = size_t(op.kind);
+  llvm::Value *at =
+      b.CreateAdd(b.CreateMul(clamp(row, in.rows),
+                              b.CreateZExt(in.operandLd[role], b.getInt64Ty())),
+                  clamp(col, cols));
+  DTypeKind type = epilogueOperandType(op, in.cType);
+  llvm::Type *element = llvmFloatType(b, type);
   llvm::Value *value = b.CreateAlignedLoad(
-      element, b.CreateInBoundsGEP(element, in.residual, at),
-      llvm::Align(dtypeBits(in.cType) / 8));
+      element, b.CreateInBoundsGEP(element, in.operand[role], at),
+      llvm::Align(dtypeBits(type) / 8));
   return element->isFloatTy() ? value : b.CreateFPExt(value, b.getFloatTy());
 }
 
 /// silu(x) = x / (1 + e^-x).
 llvm::Value *emitSilu(llvm::IRBuilder<> &b, llvm::Value *x) {
   return emitFastDiv(b, x,
-                      b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
+                     b.CreateFAdd(f32(b, 1.0), emitExp(b, b.CreateFNeg(x))));
 }
 
 /// \p ops applied to \p x at (\p row, \p col), the column-indexed operands
@@ -131,19 +134,17 @@ llvm::Value *applyOps(llvm::IRBuilder<> &b, llvm::ArrayRef<EpilogueOp> ops,
                       llvm::Value *row, llvm::Value *col, llvm::Value *cols,
                       const EpilogueOperandValues *loaded = nullptr);
 
-/// The f32 value of \p op's bias or scale at (\p row, \p col), the
-/// column-indexed operands being \p cols long.
+/// The f32 value of \p op's vector operand (bias, scale) at (\p row,
+/// \p col), the column-indexed operands being \p cols long.
 llvm::Value *emitOpOperand(llvm::IRBuilder<> &b, const EpilogueOp &op,
                            const EpilogueInputs &in, llvm::Value *row,
                            llvm::Value *col, llvm::Value *cols) {
+  assert(readsOperandVector(op) && "only vector operands preload");
   bool byRow = op.axis == EpilogueAxis::Row;
   llvm::Value *index = byRow ? row : col;
   llvm::Value *length = byRow ? in.rows : cols;
-  if (op.kind == EpilogueOpKind::Bias)
-    return emitOperandLoad(b, in.bias, epilogueOperandType(op, in.cType), index,
-                           length);
-  assert(op.kind == EpilogueOpKind::Scale && "only bias and scale preload");
-  return emitOperandLoad(b, in.scale, DTypeKind::F32, index, length);
+  return emitOperandLoad(b, in.operand[size_t(op.kind)],
+                         epilogueOperandType(op, in.cType), index, length);
 }
 
 } // namespace
@@ -156,8 +157,8 @@ std::vector<KernelParam> tilec::epilogueParams(llvm::ArrayRef<EpilogueOp> ops) {
     for (const EpilogueOp &op : ops)
       if (op.kind == info.kind) {
         params.push_back({info.operand.str(), KernelParam::Pointer});
-        if (op.kind == EpilogueOpKind::Residual)
-          params.push_back({"ldr", KernelParam::I32});
+        if (!info.operandLd.empty())
+          params.push_back({info.operandLd.str(), KernelParam::I32});
         break;
       }
   }
@@ -172,16 +173,11 @@ EpilogueInputs EpilogueInputs::fromFunction(llvm::Function &fn,
   in.rows = rows;
   in.cols = cols;
   in.cType = cType;
-  for (llvm::Argument &arg : fn.args()) {
-    if (arg.getName() == "bias")
-      in.bias = &arg;
-    else if (arg.getName() == "scale")
-      in.scale = &arg;
-    else if (arg.getName() == "residual")
-      in.residual = &arg;
-    else if (arg.getName() == "ldr")
-      in.ldr = &arg;
-  }
+  for (llvm::Argument &arg : fn.args())
+    if (const EpilogueOpInfo *info = findEpilogueOperand(arg.getName()))
+      (arg.getName() == info->operand ? in.operand
+                                      : in.operandLd)[size_t(info->kind)] =
+          &arg;
   return in;
 }
 
@@ -214,8 +210,7 @@ EpilogueOperandValues tilec::emitEpilogueOperandLoads(
   assert(!findSwiglu(ops) && "swiglu goes through emitSwigluElement");
   EpilogueOperandValues values;
   for (const EpilogueOp &op : ops) {
-    bool operand =
-        op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale;
+    bool operand = readsOperandVector(op);
     bool have = op.axis == EpilogueAxis::Row ? row != nullptr : col != nullptr;
     values.perOp.push_back(operand && have
                                ? emitOpOperand(b, op, in, row, col, in.cols)
@@ -254,10 +249,9 @@ llvm::Value *tilec::emitScaledSwigluElement(
     const EpilogueInputs &in, llvm::Value *alpha, llvm::Value *beta,
     llvm::Value *gate, llvm::Value *up, llvm::Value *row, llvm::Value *gateCol,
     llvm::Value *upCol, llvm::Value *col) {
-  return emitSwigluElement(b, ops, in,
-                           emitAlphaBeta(b, alpha, gate, beta, nullptr),
-                           emitAlphaBeta(b, alpha, up, beta, nullptr), row,
-                           gateCol, upCol, col);
+  return emitSwigluElement(
+      b, ops, in, emitAlphaBeta(b, alpha, gate, beta, nullptr),
+      emitAlphaBeta(b, alpha, up, beta, nullptr), row, gateCol, upCol, col);
 }
 
 std::string tilec::describeEpiloguePlacement(const GemmSpec &spec) {
@@ -308,7 +302,7 @@ llvm::Value *applyOps(llvm::IRBuilder<> &b, llvm::ArrayRef<EpilogueOp> ops,
       x = b.CreateFAdd(x, operand());
       break;
     case EpilogueOpKind::Residual:
-      x = b.CreateFAdd(x, emitResidualLoad(b, in, row, col, cols));
+      x = b.CreateFAdd(x, emitOperandMatrixLoad(b, op, in, row, col, cols));
       break;
     case EpilogueOpKind::Swiglu:
       llvm_unreachable("swiglu pairs two elements (emitSwigluElement)");

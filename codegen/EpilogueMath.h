@@ -1,4 +1,5 @@
-//===- codegen/EpilogueMath.h - One element of the epilogue ------*- C++ -*-===//
+//===- codegen/EpilogueMath.h - One element of the epilogue ------*- C++
+//-*-===//
 //
 // The per-element arithmetic of every store path of every target (sm_80's
 // staged copy, sm_90a's direct stores, its stmatrix/TMA-store tiles and
@@ -35,21 +36,23 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 
+#include <array>
 #include <vector>
 
 namespace tilec {
 
 /// The kernel parameters \p ops read: one global pointer per operand role
-/// ("bias", "scale", "residual"), each once, in the op table's order; the
-/// residual's leading dimension "ldr" (i32) right after it.
+/// ("bias", "scale", "residual": ir/EpilogueOps.def), each once, in the op
+/// table's order; a matrix operand's leading dimension ("ldr", i32) right
+/// after it.
 std::vector<KernelParam> epilogueParams(llvm::ArrayRef<EpilogueOp> ops);
 
-/// What the ops read besides the element: the operand pointers (null when
-/// no op reads them), C's extents M and N (i32) for clamping, C's type (the
-/// bias's type).
+/// What the ops read besides the element: each op's operand pointer and,
+/// for a matrix, its leading dimension (indexed by EpilogueOpKind; null
+/// when no op reads them), C's extents M and N (i32) for clamping, C's type
+/// (the bias's type).
 struct EpilogueInputs {
-  llvm::Value *bias = nullptr, *scale = nullptr;
-  llvm::Value *residual = nullptr, *ldr = nullptr;
+  std::array<llvm::Value *, EpilogueOpCount> operand{}, operandLd{};
   /// M and the accumulator's N (C has N / 2 columns with swiglu).
   llvm::Value *rows = nullptr, *cols = nullptr;
   DTypeKind cType = DTypeKind::BF16;

@@ -46,8 +46,9 @@ llvm::Error checkWeightQuant(const GemmSpec &spec) {
     return llvm::Error::success();
   if (!gemmTarget(spec.arch).hasWeightQuant())
     return llvm::createStringError(
-        "quantized weights are not implemented for " + archInfo(spec.arch).name +
-        "; " + weightQuantTargetNames() + " kernels dequantize them");
+        "quantized weights are not implemented for " +
+        archInfo(spec.arch).name + "; " + weightQuantTargetNames() +
+        " kernels dequantize them");
   if (spec.batch || spec.group || spec.blockScale)
     return llvm::createStringError(
         "a quantized weight GEMM takes no batch, group or block scales");
@@ -82,9 +83,10 @@ llvm::Error checkBatch(const GemmSpec &spec) {
     return llvm::createStringError(
         "block scales are not implemented for a batched kernel");
   for (const EpilogueOp &op : spec.epilogueOps)
-    if (op.kind == EpilogueOpKind::Residual)
-      return llvm::createStringError("epilogue op 'residual' is not "
-                                     "implemented for a batched kernel");
+    if (readsOperandMatrix(op))
+      return llvm::createStringError(
+          "epilogue op '" + epilogueOpInfo(op.kind).name +
+          "' is not implemented for a batched kernel");
   return llvm::Error::success();
 }
 

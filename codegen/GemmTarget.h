@@ -153,6 +153,14 @@ public:
   /// Whether the target implements `cluster_n(2)`: 1x2 clusters whose
   /// CTAs take neighbouring tile columns and multicast the A tile.
   virtual bool hasColumnClusters() const { return false; }
+  /// The tiles `tilec tune` tries when the program leaves them to it: BM
+  /// and BN, and BK as bytes of the operand's element (64: BK 32 for
+  /// bf16; 128: BK 64), the shapes the target's MMA takes well.
+  struct TuneTiles {
+    std::vector<unsigned> bm = {64, 128, 256}, bn = {64, 128, 256},
+                          kBytes = {128};
+  };
+  virtual TuneTiles tuneTiles() const { return {}; }
   /// The row's own rules on how a kernel's items combine (beyond the
   /// questions above), in the order the verify pass reports them.
   virtual std::vector<GemmItemRule>

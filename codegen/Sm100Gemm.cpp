@@ -672,9 +672,11 @@ struct Sm100Parts {
 };
 
 llvm::Expected<Sm100Parts> buildSm100Module(const Sm100GemmConfig &config,
-                                            llvm::Module &module) {
-  if (llvm::Error err = verifySm100GemmConfig(config))
-    return err;
+                                            llvm::Module &module,
+                                            Sm100ConfigVerified verified) {
+  if (verified == Sm100ConfigVerified::No)
+    if (llvm::Error err = verifySm100GemmConfig(config))
+      return err;
   if (llvm::Error err = configureModuleForArch(module, ArchKind::SM100a))
     return err;
   unsigned rowsA = sm100CtaRows(config, 'a'), rowsB = sm100CtaRows(config, 'b');
@@ -719,18 +721,19 @@ std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops,
   return params;
 }
 
-llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
+llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config,
+                                              Sm100ConfigVerified verified) {
   Sm100GemmKernel kernel;
-  auto ptxText = kernelPtx(config.name, ArchKind::SM100a,
-                           [&](llvm::Module &module) -> llvm::Error {
-                             auto parts = buildSm100Module(config, module);
-                             if (!parts)
-                               return parts.takeError();
-                             kernel.a = std::move(parts->a);
-                             kernel.b = std::move(parts->b);
-                             kernel.idesc = parts->idesc;
-                             return llvm::Error::success();
-                           });
+  auto ptxText = kernelPtx(
+      config.name, ArchKind::SM100a, [&](llvm::Module &module) -> llvm::Error {
+        auto parts = buildSm100Module(config, module, verified);
+        if (!parts)
+          return parts.takeError();
+        kernel.a = std::move(parts->a);
+        kernel.b = std::move(parts->b);
+        kernel.idesc = parts->idesc;
+        return llvm::Error::success();
+      });
   if (!ptxText)
     return ptxText.takeError();
   kernel.ptx = std::move(*ptxText);
@@ -741,9 +744,10 @@ llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config) {
   return kernel;
 }
 
-llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config) {
+llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config,
+                                                Sm100ConfigVerified verified) {
   return kernelLlvmIr(config.name, [&](llvm::Module &module) {
-    return buildSm100Module(config, module).takeError();
+    return buildSm100Module(config, module, verified).takeError();
   });
 }
 

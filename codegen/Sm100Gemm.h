@@ -364,11 +364,20 @@ std::vector<KernelParam> sm100KernelParams(llvm::ArrayRef<EpilogueOp> ops = {},
                                            bool batched = false,
                                            bool staged = false);
 
+/// Whether the config handed to the emitters was verified already
+/// (sm100ConfigFromSpec verifies what it returns, so a spec is verified
+/// once); a config built by hand is verified by the emitter.
+enum class Sm100ConfigVerified { No, Yes };
+
 /// Builds the kernel and returns its PTX for sm_100a.
-llvm::Expected<Sm100GemmKernel> emitSm100Gemm(const Sm100GemmConfig &config);
+llvm::Expected<Sm100GemmKernel>
+emitSm100Gemm(const Sm100GemmConfig &config,
+              Sm100ConfigVerified verified = Sm100ConfigVerified::No);
 
 /// The kernel's LLVM IR as text, before optimization (--emit=llvm).
-llvm::Expected<std::string> emitSm100GemmLlvmIr(const Sm100GemmConfig &config);
+llvm::Expected<std::string>
+emitSm100GemmLlvmIr(const Sm100GemmConfig &config,
+                    Sm100ConfigVerified verified = Sm100ConfigVerified::No);
 
 } // namespace tilec
 

@@ -113,6 +113,11 @@ public:
 
   // Batched: the persistent units are batch x tiles (Sm100Gemm.h).
   bool hasBatch() const override { return true; }
+  TuneTiles tuneTiles() const override {
+    TuneTiles t;
+    t.bn = {64, 128, 192, 256};
+    return t;
+  }
   bool batchWalksTiles() const override { return true; }
 
   std::string describeBatch(const GemmSpec &spec) const override {
@@ -326,7 +331,7 @@ public:
     auto config = sm100ConfigFromSpec(spec);
     if (!config)
       return config.takeError();
-    auto kernel = emitSm100Gemm(*config);
+    auto kernel = emitSm100Gemm(*config, Sm100ConfigVerified::Yes);
     if (!kernel)
       return kernel.takeError();
     return sm100GemmBinary(std::move(*kernel));
@@ -336,7 +341,7 @@ public:
     auto config = sm100ConfigFromSpec(spec);
     if (!config)
       return config.takeError();
-    return emitSm100GemmLlvmIr(*config);
+    return emitSm100GemmLlvmIr(*config, Sm100ConfigVerified::Yes);
   }
 };
 

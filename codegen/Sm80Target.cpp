@@ -130,6 +130,11 @@ public:
   }
 
   bool hasBatch() const override { return true; }
+  TuneTiles tuneTiles() const override {
+    TuneTiles t;
+    t.kBytes = {64, 128};
+    return t;
+  }
   bool hasWeightQuant() const override { return true; }
   bool hasSplitK() const override { return true; }
 

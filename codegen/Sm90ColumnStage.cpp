@@ -14,8 +14,7 @@ Sm90ColumnStage tilec::sm90ColumnStageOf(const Sm90GemmConfig &config) {
       sm90PreloadedBlocks(config) >= config.bn / 8)
     return stage;
   for (const EpilogueOp &op : config.epilogueOps) {
-    bool operand =
-        op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale;
+    bool operand = readsOperandVector(op);
     // The kernel's columns are C's rows under swap-AB.
     bool perColumn = (op.axis == EpilogueAxis::Col) != config.swapAB;
     stage.arrayOf.push_back(operand && perColumn ? int(stage.arrays++) : -1);

@@ -88,7 +88,7 @@ std::pair<unsigned, unsigned> operandOpsByAxis(const Sm90GemmConfig &config) {
   if (findSwiglu(config.epilogueOps))
     return {0, 0};
   for (const EpilogueOp &op : config.epilogueOps)
-    if (op.kind == EpilogueOpKind::Bias || op.kind == EpilogueOpKind::Scale)
+    if (readsOperandVector(op))
       ++((op.axis == EpilogueAxis::Col) != config.swapAB ? perColumn : perRow);
   return {perColumn, perRow};
 }

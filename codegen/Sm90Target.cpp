@@ -98,6 +98,11 @@ public:
   bool hasPersistentSchedule() const override { return true; }
   bool hasColumnClusters() const override { return true; }
   bool hasBatch() const override { return true; }
+  TuneTiles tuneTiles() const override {
+    TuneTiles t;
+    t.bn = {16, 32, 64, 128, 192, 256}; // wgmma's N; the decode tiles
+    return t;
+  }
   bool hasGroup() const override { return true; }
   bool hasBlockScale() const override { return true; }
   bool hasWeightQuant() const override { return true; }

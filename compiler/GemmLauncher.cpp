@@ -429,55 +429,54 @@ rt::Status checkGemmProblem(const GemmKernelBinary &kernel,
                                   "the epilogue's stores need it");
       !s)
     return s;
-  // The epilogue ops' vectors: bound by role, present exactly when an op
-  // reads them.
+  // The epilogue ops' operands: bound by role (the op table's operand
+  // columns), present exactly when an op reads them.
   for (const EpilogueOp &op : kernel.epilogueOps) {
     const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
     if (info.operand.empty())
       continue;
-    rt::DevicePtr ptr = op.kind == EpilogueOpKind::Bias    ? p.bias
-                        : op.kind == EpilogueOpKind::Scale ? p.scale
-                                                           : p.residual;
+    const GemmProblem::EpilogueOperand &arg = p.operand(op.kind);
     DTypeKind type = epilogueOperandType(op, kernel.cType);
     bool byRow = op.axis == EpilogueAxis::Row;
     // A column vector after swiglu follows C's N/2 columns.
     bool half = swiglu && &op > findSwiglu(kernel.epilogueOps);
-    std::string what = op.kind == EpilogueOpKind::Residual
-                           ? "residual, an M x " + std::string(cColsName) +
-                                 " = " + std::to_string(p.m) + " x " +
-                                 std::to_string(cCols) + " " +
-                                 dtypeInfo(type).name.str() +
-                                 " tensor with leading "
-                                 "dimension ldr"
-                           : info.operand.str() + ", a vector of " +
-                                 (byRow  ? "M = " + std::to_string(p.m)
-                                  : half ? "N/2 = " + std::to_string(cCols)
-                                         : "N = " + std::to_string(p.n)) +
-                                 " " + dtypeInfo(type).name.str();
-    if (ptr == 0)
+    std::string what =
+        !info.operandLd.empty()
+            ? info.operand.str() + ", an M x " + std::string(cColsName) +
+                  " = " + std::to_string(p.m) + " x " + std::to_string(cCols) +
+                  " " + dtypeInfo(type).name.str() +
+                  " tensor with leading dimension " + info.operandLd.str()
+            : info.operand.str() + ", a vector of " +
+                  (byRow  ? "M = " + std::to_string(p.m)
+                   : half ? "N/2 = " + std::to_string(cCols)
+                          : "N = " + std::to_string(p.n)) +
+                  " " + dtypeInfo(type).name.str();
+    if (arg.ptr == 0)
       return fail("kernel '" + kernel.entryName + "' applies " +
                   formatEpilogueOp(op) + ": pass " + what + " (" +
                   info.operand.str() + " is null)");
-    if (rt::Status s =
-            checkPointer(info.operand.str().c_str(), ptr, dtypeBits(type) / 8,
-                         "its elements are read one by one");
+    if (rt::Status s = checkPointer(info.operand.str().c_str(), arg.ptr,
+                                    dtypeBits(type) / 8,
+                                    "its elements are read one by one");
         !s)
       return s;
-    if (op.kind == EpilogueOpKind::Residual)
-      if (rt::Status s = checkLd("ldr", p.ldr, cColsName, cCols, type, 1); !s)
+    if (!info.operandLd.empty())
+      if (rt::Status s = checkLd(info.operandLd.str().c_str(), arg.ld,
+                                 cColsName, cCols, type, 1);
+          !s)
         return s;
   }
-  for (auto [name, ptr] : {std::pair{"bias", p.bias},
-                           {"scale", p.scale},
-                           {"residual", p.residual}}) {
-    if (ptr == 0 && hasParam(kernel, name))
+  for (const EpilogueOpInfo *info : epilogueOperandRoles()) {
+    std::string name = info->operand.str();
+    rt::DevicePtr ptr = p.operand(info->kind).ptr;
+    if (ptr == 0 && hasParam(kernel, name.c_str()))
       return fail("kernel '" + kernel.entryName + "' reads a " + name +
                   " vector, but " + name + " is null");
-    if (ptr != 0 && !hasParam(kernel, name))
+    if (ptr != 0 && !hasParam(kernel, name.c_str()))
       return fail("kernel '" + kernel.entryName + "' has no " + name +
                   " op in its epilogue, but " + name +
                   " is set; pass 0 or add the op (epilogue " + name +
-                  (std::string(name) == "residual" ? "" : "(col)") + " ...)");
+                  (info->takesAxis ? "(col)" : "") + " ...)");
   }
   if (rt::Status s = checkBlockScales(kernel, p); !s)
     return s;
@@ -696,13 +695,12 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.alpha);
     else if (name == "beta")
       args.add(p.beta);
-    else if (name == "bias")
-      args.add(p.bias);
-    else if (name == "scale")
-      args.add(p.scale);
-    else if (name == "residual")
-      args.add(p.residual);
-    else if (name == "sfa")
+    else if (const EpilogueOpInfo *role = findEpilogueOperand(name)) {
+      if (name == role->operand)
+        args.add(p.operand(role->kind).ptr);
+      else
+        i32(p.operand(role->kind).ld);
+    } else if (name == "sfa")
       args.add(p.sfa);
     else if (name == "sfb")
       args.add(p.sfb);
@@ -710,8 +708,6 @@ rt::Result<PreparedGemm> GemmLauncher::prepare(const GemmProblem &p,
       args.add(p.sb);
     else if (name == "zb")
       args.add(p.zb);
-    else if (name == "ldr")
-      i32(p.ldr);
     else if (name == "batch")
       i32(kernel.batch ? p.batch : 1);
     else if (name == "strideA")

@@ -33,6 +33,7 @@
 #include "runtime/Status.h"
 #include "runtime/TensorMap.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,14 +51,23 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
-  /// The vectors the epilogue ops read (ir/EpilogueOps.h): bias in C's
-  /// dtype (or the type `bias(col, T)` names), scale in f32, each of N
-  /// elements (`(col)`) or M (`(row)`); 0 when the kernel has no such op.
-  rt::DevicePtr bias = 0, scale = 0;
-  /// The `residual` op's tensor: C's shape and dtype, row-major with
-  /// leading dimension ldr (elements); 0 without the op.
-  rt::DevicePtr residual = 0;
-  int64_t ldr = 0;
+  /// What an epilogue op reads (ir/EpilogueOps.def's operand columns): a
+  /// vector (bias in C's dtype or the type `bias(col, T)` names, scale in
+  /// f32; N elements for `(col)`, N/2 after swiglu, M for `(row)`), or a
+  /// matrix of C's shape, row-major with leading dimension ld in elements
+  /// (residual: its ldr). Unset (0) when the kernel has no such op.
+  struct EpilogueOperand {
+    rt::DevicePtr ptr = 0;
+    int64_t ld = 0;
+  };
+  /// By the op that reads them: operand(EpilogueOpKind::Bias).ptr = ...
+  std::array<EpilogueOperand, EpilogueOpCount> operands{};
+  EpilogueOperand &operand(EpilogueOpKind kind) {
+    return operands[size_t(kind)];
+  }
+  const EpilogueOperand &operand(EpilogueOpKind kind) const {
+    return operands[size_t(kind)];
+  }
   /// Block scales of a block-scaled fp8 kernel (`scale a f32 block(1,
   /// 128)`, `scale b f32 block(128, 128)`): sfa f32[M, ceil(K / 128)] and
   /// sfb f32[ceil(N / 128), ceil(K / 128)], row-major, 4-byte aligned; 0

@@ -148,30 +148,27 @@ bool bothNonFinite(double got, double ref) {
 /// The largest |C| integer inputs of magnitude \p v can produce in \p
 /// kernel at depth \p k: alpha * K products of v * v (times 16, the
 /// largest pair of integer-mode block scales, 2^2 * 2^2), plus beta * v,
-/// then the epilogue ops in order (a bias or residual adds v, a scale
-/// multiplies by v, swiglu multiplies its gate by its up; the activations
-/// and clamp do not grow |x|).
+/// then the epilogue ops in order: each op's reference at the bound's
+/// extremes (+-bound, with an operand of +-v: a bias or residual adds v, a
+/// scale multiplies by v; the activations and clamp do not grow |x|), and
+/// swiglu multiplies its gate by its up.
 double integerBound(const GemmKernelBinary &kernel, int64_t k,
                     const KernelCheckOptions &options, double v,
                     bool blockScaled) {
   double bound = std::fabs(double(options.alpha)) * double(k) * v * v *
                      (blockScaled ? 16.0 : 1.0) +
                  std::fabs(double(options.beta)) * v;
-  for (const EpilogueOp &op : kernel.epilogueOps)
-    switch (op.kind) {
-    case EpilogueOpKind::Bias:
-    case EpilogueOpKind::Residual:
-      bound += v;
-      break;
-    case EpilogueOpKind::Scale:
-      bound *= v;
-      break;
-    case EpilogueOpKind::Swiglu:
+  for (const EpilogueOp &op : kernel.epilogueOps) {
+    if (op.kind == EpilogueOpKind::Swiglu) {
       bound *= bound;
-      break;
-    default:
-      break;
+      continue;
     }
+    double grown = 0;
+    for (double x : {-bound, bound})
+      for (double operand : {-v, v})
+        grown = std::max(grown, std::fabs(referenceEpilogueOp(op, x, operand)));
+    bound = std::max(bound, grown);
+  }
   return bound;
 }
 
@@ -372,8 +369,8 @@ GroupLayout drawGroups(const GemmKernelBinary &kernel, const RunShape &s,
   return layout;
 }
 
-/// A grouped kernel's epilogue vectors (bias, scale; residual and swiglu
-/// are refused before): N columns or M rows (masked: per group's row,
+/// A grouped kernel's epilogue vectors (bias, scale; matrix operands and
+/// swiglu are refused before): N columns or M rows (masked: per group's row,
 /// shared by the groups), uploaded into \p problem.
 std::map<EpilogueOpKind, OperandVector>
 drawGroupedVectors(const GemmKernelBinary &kernel, const RunShape &s,
@@ -387,7 +384,7 @@ drawGroupedVectors(const GemmKernelBinary &kernel, const RunShape &s,
     OperandVector v = drawVector(
         ElementCodec(epilogueOperandType(op, kernel.cType)),
         op.axis == EpilogueAxis::Row ? s.m : s.n, integerRange(options), rng);
-    (op.kind == EpilogueOpKind::Bias ? problem.bias : problem.scale) =
+    problem.operand(op.kind).ptr =
         uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
     vectors[op.kind] = std::move(v);
   }
@@ -405,10 +402,10 @@ KernelCheckResult checkGroupedKernel(const GemmKernelBinary &kernel,
     return result;
   };
   for (const EpilogueOp &op : kernel.epilogueOps)
-    if (op.kind == EpilogueOpKind::Swiglu ||
-        op.kind == EpilogueOpKind::Residual)
-      return failWith("tilec run does not check swiglu or residual in a "
-                      "grouped kernel");
+    if (op.kind == EpilogueOpKind::Swiglu || readsOperandMatrix(op))
+      return failWith("tilec run does not check " +
+                      epilogueOpInfo(op.kind).name.str() +
+                      " in a grouped kernel");
   if (options.beta != 0.0f)
     return failWith("a grouped kernel writes C without reading it: run it "
                     "with beta 0");
@@ -679,11 +676,11 @@ struct DenseCheck {
 
   /// The epilogue ops' vectors (bias in C's type or its own, scale in
   /// f32), each of M or N (N / 2 after swiglu) elements as its op's axis
-  /// says; the residual, M x cCols in C's type with a leading dimension of
-  /// its own (not a multiple of anything: its elements are read one by
-  /// one).
+  /// says; a matrix operand (the residual), M x cCols in its type with a
+  /// leading dimension of its own (not a multiple of anything: its
+  /// elements are read one by one).
   void drawEpilogueOperands() {
-    int64_t ldr = cCols + 5;
+    int64_t ld = cCols + 5;
     bool afterSwiglu = false;
     for (const EpilogueOp &op : kernel.epilogueOps) {
       afterSwiglu |= op.kind == EpilogueOpKind::Swiglu;
@@ -691,11 +688,11 @@ struct DenseCheck {
         continue;
       ElementCodec codec(epilogueOperandType(op, kernel.cType));
       OperandVector v;
-      if (op.kind == EpilogueOpKind::Residual) {
-        Operand r = drawOperand(codec, s.m, cCols, true, ldr,
+      if (readsOperandMatrix(op)) {
+        Operand r = drawOperand(codec, s.m, cCols, true, ld,
                                 integerRange(options), rng);
         v = {std::move(r.bits), std::move(r.values)};
-        problem.ldr = ldr;
+        problem.operand(op.kind).ld = ld;
       } else {
         v = drawVector(codec,
                        op.axis == EpilogueAxis::Row ? s.m
@@ -703,9 +700,7 @@ struct DenseCheck {
                                                     : s.n,
                        integerRange(options), rng);
       }
-      (op.kind == EpilogueOpKind::Bias    ? problem.bias
-       : op.kind == EpilogueOpKind::Scale ? problem.scale
-                                          : problem.residual) =
+      problem.operand(op.kind).ptr =
           uploadBuffer(v.bits.data(), v.bits.size(), keep, error);
       vectors[op.kind] = std::move(v);
     }
@@ -770,7 +765,7 @@ struct DenseCheck {
       for (size_t at = first; at < last; ++at) {
         const EpilogueOp &op = kernel.epilogueOps[at];
         auto v = vectors.find(op.kind);
-        size_t index = op.kind == EpilogueOpKind::Residual
+        size_t index = readsOperandMatrix(op)
                            ? size_t(i * cCols + j)
                            : size_t(op.axis == EpilogueAxis::Row ? i : j);
         x = referenceEpilogueOp(

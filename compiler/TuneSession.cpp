@@ -129,10 +129,15 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
   uint64_t aBytes = bytesOf((aK ? s.m : s.k) * lda, kernel.aType);
   uint64_t bBytes = bytesOf((bK ? s.n : s.k) * ldb, kernel.bType);
   uint64_t cBytes = bytesOf(s.m * ldc, kernel.cType);
-  bool residual = llvm::any_of(kernel.epilogueOps, [](const EpilogueOp &op) {
-    return op.kind == EpilogueOpKind::Residual;
-  });
-  ops.setBytes = aBytes + bBytes + cBytes * (residual ? 2 : 1);
+  // Matrix operands (the residual): C's shape, rotated with the copies.
+  llvm::SmallVector<std::pair<EpilogueOpKind, uint64_t>> matrices;
+  for (const EpilogueOp &op : kernel.epilogueOps)
+    if (readsOperandMatrix(op))
+      matrices.push_back(
+          {op.kind, bytesOf(s.m * ldc, epilogueOperandType(op, kernel.cType))});
+  ops.setBytes = aBytes + bBytes + cBytes;
+  for (auto [kind, bytes] : matrices)
+    ops.setBytes += bytes;
   uint64_t copies = std::clamp<uint64_t>(
       (2 * device.l2Bytes + ops.setBytes - 1) / ops.setBytes + 1, 2, 64);
   while (copies > 1 && device.memoryBytes &&
@@ -140,7 +145,8 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
     --copies;
 
   // Shared by every copy: the block scales (1.0) and the epilogue's
-  // vectors (bias 0, scale 1.0), long enough for any of their types.
+  // vectors (1.0 in f32, 1.0 and 0 alternating in 16-bit types), long
+  // enough for any of their types.
   GemmProblem shared;
   shared.m = s.m;
   shared.n = s.n;
@@ -185,17 +191,12 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
   }
   uint64_t vectorBytes = uint64_t(std::max(s.m, s.n)) * 4;
   for (const EpilogueOp &op : kernel.epilogueOps) {
-    if (op.kind == EpilogueOpKind::Bias && !shared.bias) {
-      auto bias = filledNew(ops.buffers, vectorBytes, 0);
-      if (!bias)
-        return bias.error();
-      shared.bias = *bias;
-    } else if (op.kind == EpilogueOpKind::Scale && !shared.scale) {
-      auto scale = filledNew(ops.buffers, vectorBytes, One);
-      if (!scale)
-        return scale.error();
-      shared.scale = *scale;
-    }
+    if (!readsOperandVector(op) || shared.operand(op.kind).ptr)
+      continue;
+    auto vector = filledNew(ops.buffers, vectorBytes, One);
+    if (!vector)
+      return vector.error();
+    shared.operand(op.kind).ptr = *vector;
   }
   std::vector<uint8_t> aBits = randomBits(kernel.aType, aBytes, rng);
   std::vector<uint8_t> bBits = randomBits(kernel.bType, bBytes, rng);
@@ -213,12 +214,11 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
     p.a = *a;
     p.b = *b;
     p.c = *c;
-    if (residual) {
-      auto r = filledNew(ops.buffers, cBytes, 0);
+    for (auto [kind, bytes] : matrices) {
+      auto r = filledNew(ops.buffers, bytes, 0);
       if (!r)
         return r.error();
-      p.residual = *r;
-      p.ldr = ldc;
+      p.operand(kind) = {*r, ldc};
     }
     ops.problems.push_back(p);
   }
@@ -303,7 +303,7 @@ double bandwidthOf(const rt::DeviceInfo &d) {
 std::string archMismatch(ArchKind arch, const TuneDevice &device) {
   unsigned needs = archInfo(arch).computeCapability;
   unsigned cc = device.computeCapability;
-  bool exact = arch != ArchKind::SM80;
+  bool exact = archInfo(arch).archSpecific;
   if (exact ? cc == needs : cc >= needs)
     return "";
   return llvm::formatv("{0} code needs compute capability {1}.{2}, the GPU "

@@ -77,7 +77,8 @@ unsigned openItemsOf(const tir::Op &kernel, ArchKind arch) {
        target.hasPersistentSchedule()) &&
       (!schedule || schedule->getText("mode") == "auto"))
     items |= TuneSchedule;
-  if (arch != ArchKind::SM80 && storeIsAuto(kernel.find("tile.epilogue")))
+  if (archInfo(arch).hasStmatrix && archInfo(arch).hasTma &&
+      storeIsAuto(kernel.find("tile.epilogue")))
     items |= TuneStore;
   return items;
 }
@@ -190,19 +191,14 @@ GemmSpec specWith(const GemmSpec &base, const TuneVariant &v) {
   return spec;
 }
 
-/// Dense tensor-core peak of the reference part of each target (flop/s)
-/// for 16-bit inputs, and its SM count: A100 312 T / 108, H100 989 T / 132,
-/// B200 2250 T / 148. 8-bit inputs double it, tf32 halves it.
+/// Dense tensor-core peak of the reference part of each target (flop/s,
+/// ir/Arch.h's ReferenceGpu) for 16-bit inputs, and its SM count: A100
+/// 312 T / 108, H200 989 T / 132, B200 2250 T / 148. 8-bit inputs double
+/// it, tf32 halves it.
 std::pair<double, unsigned> referencePeak(ArchKind arch, DTypeKind a) {
-  double peak = 989e12;
-  unsigned sms = 132;
-  if (arch == ArchKind::SM80) {
-    peak = 312e12;
-    sms = 108;
-  } else if (arch == ArchKind::SM100a) {
-    peak = 2250e12;
-    sms = 148;
-  }
+  const ArchInfo::ReferenceGpu &gpu = archInfo(arch).reference;
+  double peak = gpu.denseFlops16;
+  unsigned sms = gpu.smCount;
   unsigned bits = dtypeBits(a);
   if (bits <= 8)
     peak *= 2;
@@ -228,25 +224,12 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
                           const TuneVariant &written) {
   VariantLists l;
   unsigned bits = std::max(1u, dtypeBits(base.aType));
-  unsigned bk128 = 1024 / bits, bk64 = 512 / bits;
   if (items & TuneTile) {
-    switch (base.arch) {
-    case ArchKind::SM80:
-      l.bm = {64, 128, 256};
-      l.bn = {64, 128, 256};
-      l.bk = {bk64, bk128};
-      break;
-    case ArchKind::SM90a:
-      l.bm = {64, 128, 256};
-      l.bn = {16, 32, 64, 128, 192, 256};
-      l.bk = {bk128};
-      break;
-    case ArchKind::SM100a:
-      l.bm = {64, 128, 256};
-      l.bn = {64, 128, 192, 256};
-      l.bk = {bk128};
-      break;
-    }
+    GemmTarget::TuneTiles tiles = gemmTarget(base.arch).tuneTiles();
+    l.bm = tiles.bm;
+    l.bn = tiles.bn;
+    for (unsigned bytes : tiles.kBytes)
+      l.bk.push_back(bytes * 8 / bits);
     if (base.blockScale)
       l.bk = {base.blockScale->kBlock};
     // A quantized weight's sm_80 kernel runs decode M in 16- and 32-row
@@ -307,7 +290,8 @@ VariantLists variantLists(const GemmSpec &base, unsigned items,
   }
   if (items & TuneStore) {
     l.storeTma = {false};
-    if (base.arch != ArchKind::SM80 && dtypeBits(base.cType) == 16)
+    if (archInfo(base.arch).hasStmatrix && archInfo(base.arch).hasTma &&
+        dtypeBits(base.cType) == 16)
       l.storeTma.push_back(true);
   } else {
     l.storeTma = {written.storeTma};
@@ -484,26 +468,13 @@ std::optional<TuneVariant> TuneVariant::fromJson(const llvm::json::Object &o) {
 }
 
 TuneDevice TuneDevice::modelFor(ArchKind arch) {
+  const ArchInfo &info = archInfo(arch);
   TuneDevice d;
-  switch (arch) {
-  case ArchKind::SM80:
-    d.name = "model A100 (no GPU)";
-    d.smCount = 108;
-    d.computeCapability = 80;
-    d.l2Bytes = 40u << 20;
-    d.memoryBytesPerSecond = 2.0e12;
-    break;
-  case ArchKind::SM90a:
-    d.name = "model H200 (no GPU)";
-    break;
-  case ArchKind::SM100a:
-    d.name = "model B200 (no GPU)";
-    d.smCount = 148;
-    d.computeCapability = 100;
-    d.l2Bytes = 126u << 20;
-    d.memoryBytesPerSecond = 8.0e12;
-    break;
-  }
+  d.name = "model " + info.reference.name.str() + " (no GPU)";
+  d.smCount = info.reference.smCount;
+  d.computeCapability = info.computeCapability;
+  d.l2Bytes = info.reference.l2Bytes;
+  d.memoryBytesPerSecond = info.reference.memoryBytesPerSecond;
   return d;
 }
 

@@ -16,8 +16,16 @@ using namespace tilec;
 namespace {
 
 const EpilogueOpInfo OpTable[] = {
-#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, APPROXIMATE, ...) \
-  {NAME, EpilogueOpKind::KIND, AXIS, BOUNDS, OPERAND, APPROXIMATE},
+#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, OPERAND_LD,       \
+                          OPERAND_TYPE, APPROXIMATE, ...)                      \
+  {NAME,                                                                       \
+   EpilogueOpKind::KIND,                                                       \
+   AXIS,                                                                       \
+   BOUNDS,                                                                     \
+   OPERAND,                                                                    \
+   OPERAND_LD,                                                                 \
+   EpilogueOperandType::OPERAND_TYPE,                                          \
+   APPROXIMATE},
 #include "ir/EpilogueOps.def"
 };
 
@@ -83,7 +91,8 @@ double tilec::referenceEpilogueOp(const EpilogueOp &op, double x,
                                   double operand) {
   [[maybe_unused]] double v = operand;
   switch (op.kind) {
-#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, APPROXIMATE, ...) \
+#define TILEC_EPILOGUE_OP(KIND, NAME, AXIS, BOUNDS, OPERAND, OPERAND_LD,       \
+                          OPERAND_TYPE, APPROXIMATE, ...)                      \
   case EpilogueOpKind::KIND:                                                   \
     return __VA_ARGS__;
 #include "ir/EpilogueOps.def"
@@ -92,9 +101,46 @@ double tilec::referenceEpilogueOp(const EpilogueOp &op, double x,
 }
 
 DTypeKind tilec::epilogueOperandType(const EpilogueOp &op, DTypeKind cType) {
-  if (op.kind == EpilogueOpKind::Scale)
+  switch (epilogueOpInfo(op.kind).operandType) {
+  case EpilogueOperandType::F32:
     return DTypeKind::F32;
-  return op.operandType.value_or(cType);
+  case EpilogueOperandType::OfCOrWritten:
+    return op.operandType.value_or(cType);
+  case EpilogueOperandType::OfC:
+  case EpilogueOperandType::None:
+    break;
+  }
+  return cType;
+}
+
+bool tilec::readsOperandVector(const EpilogueOp &op) {
+  const EpilogueOpInfo &info = epilogueOpInfo(op.kind);
+  return !info.operand.empty() && info.operandLd.empty();
+}
+
+bool tilec::readsOperandMatrix(const EpilogueOp &op) {
+  return !epilogueOpInfo(op.kind).operandLd.empty();
+}
+
+llvm::SmallVector<const EpilogueOpInfo *> tilec::epilogueOperandRoles() {
+  llvm::SmallVector<const EpilogueOpInfo *> roles;
+  for (const EpilogueOpInfo &info : OpTable)
+    if (!info.operand.empty())
+      roles.push_back(&info);
+  return roles;
+}
+
+const EpilogueOpInfo *tilec::findEpilogueOperand(llvm::StringRef name) {
+  for (const EpilogueOpInfo &info : OpTable)
+    if (!info.operand.empty() &&
+        (info.operand == name || info.operandLd == name))
+      return &info;
+  return nullptr;
+}
+
+std::string tilec::describeEpilogueOperand(const EpilogueOpInfo &info) {
+  return "a " + info.operand.str() +
+         (info.operandLd.empty() ? " vector" : " tensor");
 }
 
 const EpilogueOp *tilec::findSwiglu(llvm::ArrayRef<EpilogueOp> ops) {
@@ -162,19 +208,18 @@ llvm::Expected<EpilogueOp> tilec::parseEpilogueOp(llvm::StringRef text) {
       bool legal =
           dtype && (*dtype == DTypeKind::BF16 || *dtype == DTypeKind::F16 ||
                     *dtype == DTypeKind::F32);
-      if (op.kind != EpilogueOpKind::Bias || !legal)
-        return fail(op.kind != EpilogueOpKind::Bias
-                        ? "epilogue op '" + info->name +
-                              "' reads f32 only; "
-                              "write " +
-                              info->name + "(" + axis + "), not '" +
-                              info->name + "(" + args->str() + ")'"
-                        : "bias's vector type '" + type +
-                              "' is not "
-                              "bf16, f16 or f32; e.g. bias(" +
-                              axis +
-                              ", f32), "
-                              "or bias(" +
+      bool written = info->operandType == EpilogueOperandType::OfCOrWritten;
+      if (!written || !legal)
+        return fail(!written
+                        ? "epilogue op '" + info->name + "' reads " +
+                              (info->operandType == EpilogueOperandType::F32
+                                   ? "f32"
+                                   : "C's type") +
+                              " only; write " + info->name + "(" + axis +
+                              "), not '" + info->name + "(" + args->str() + ")'"
+                        : info->name + "'s vector type '" + type +
+                              "' is not bf16, f16 or f32; e.g. " + info->name +
+                              "(" + axis + ", f32), or " + info->name + "(" +
                               axis + ") for C's type");
       op.operandType = *dtype;
     }

@@ -46,6 +46,7 @@
 #include "ir/DType.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -59,6 +60,21 @@ namespace tilec {
 enum class EpilogueOpKind {
 #define TILEC_EPILOGUE_OP(KIND, ...) KIND,
 #include "ir/EpilogueOps.def"
+};
+
+/// How many ops the table has (an array indexed by EpilogueOpKind).
+inline constexpr size_t EpilogueOpCount = 0
+#define TILEC_EPILOGUE_OP(KIND, ...) +1
+#include "ir/EpilogueOps.def"
+    ;
+
+/// The element type of the operand an op reads (ir/EpilogueOps.def's
+/// operandType column).
+enum class EpilogueOperandType {
+  None,         ///< The op reads no operand.
+  OfC,          ///< C's type.
+  OfCOrWritten, ///< C's, or the type written (`bias(col, f32)`).
+  F32,          ///< Always f32.
 };
 
 /// How swiglu pairs the gate and up columns (the header's comment).
@@ -93,9 +109,12 @@ struct EpilogueOpInfo {
   bool takesAxis;   ///< `(col)` or `(row)` required.
   bool takesBounds; ///< `(lo, hi)` required.
   /// The kernel parameter (and launcher role) of its operand: "bias",
-  /// "scale", "residual" (with its leading dimension "ldr"); empty when it
-  /// reads none.
+  /// "scale", "residual"; empty when it reads none.
   llvm::StringRef operand;
+  /// Empty for a vector operand (along the op's axis); for a matrix of C's
+  /// shape, its leading dimension's parameter ("ldr").
+  llvm::StringRef operandLd;
+  EpilogueOperandType operandType;
   /// Computed on the GPU with approximate instructions (a fast exp2,
   /// tanh.approx.f32; docs/language.md has the bounds), so even an
   /// integer-input result is not exact.
@@ -118,8 +137,21 @@ const EpilogueOpInfo &epilogueOpInfo(EpilogueOpKind kind);
 double referenceEpilogueOp(const EpilogueOp &op, double x, double operand);
 
 /// The element type of the operand \p op reads in a kernel whose C is
-/// \p cType: bias's written type or C's, scale f32, residual C's.
+/// \p cType (the table's operandType): bias's written type or C's, scale
+/// f32, residual C's.
 DTypeKind epilogueOperandType(const EpilogueOp &op, DTypeKind cType);
+/// Whether \p op reads a vector operand (one value per row or column).
+bool readsOperandVector(const EpilogueOp &op);
+/// Whether \p op reads a matrix operand of C's shape.
+bool readsOperandMatrix(const EpilogueOp &op);
+/// The op table's rows that read an operand, in table order.
+llvm::SmallVector<const EpilogueOpInfo *> epilogueOperandRoles();
+/// The row whose operand (or its leading dimension) is the kernel
+/// parameter \p name, or null.
+const EpilogueOpInfo *findEpilogueOperand(llvm::StringRef name);
+/// "a bias vector", "a residual tensor": what the op's operand is, in
+/// messages.
+std::string describeEpilogueOperand(const EpilogueOpInfo &info);
 
 /// The swiglu op of \p ops, or null.
 const EpilogueOp *findSwiglu(llvm::ArrayRef<EpilogueOp> ops);

@@ -29,18 +29,27 @@ namespace tilec {
 
 namespace {
 
-/// One epilogue step: the first target that has it and the options it takes.
+/// One epilogue step: the instruction it needs (ir/Arch.h's feature
+/// questions; null: every target has it) and the options it takes.
 struct EpilogueStepInfo {
   llvm::StringRef name;
-  ArchKind minArch;
+  bool ArchInfo::*needs;
   bool takesSwizzle;
 };
 const EpilogueStepInfo EpilogueSteps[] = {
-    {"auto", ArchKind::SM80, false},
-    {"store", ArchKind::SM80, false},
-    {"stmatrix", ArchKind::SM90a, true},
-    {"tma_store", ArchKind::SM90a, false},
+    {"auto", nullptr, false},
+    {"store", nullptr, false},
+    {"stmatrix", &ArchInfo::hasStmatrix, true},
+    {"tma_store", &ArchInfo::hasTma, false},
 };
+
+/// The first target (in ArchKind's order) that has \p feature.
+const ArchInfo &firstArchWith(bool ArchInfo::*feature) {
+  for (const ArchInfo &info : allArchs())
+    if (info.*feature)
+      return info;
+  return allArchs().back();
+}
 
 /// The extents of each operand in the TN view and which may be contiguous.
 struct OperandRole {
@@ -297,13 +306,16 @@ void Verifier::verifySwiglu(
     return;
   const EpilogueOp &swiglu = at->first;
   llvm::SMLoc loc = at->second;
-  // A residual has C's shape: after swiglu, M x N / 2.
+  // A matrix operand (residual) has C's shape: after swiglu, M x N / 2.
   for (auto it = ops.begin(); it != at; ++it)
-    if (it->first.kind == EpilogueOpKind::Residual)
+    if (readsOperandMatrix(it->first)) {
+      std::string name = epilogueOpInfo(it->first.kind).name.str();
       diags.error(it->second,
-                  "epilogue op 'residual' adds a tensor of C's shape, which "
-                  "swiglu halves to M x N/2; write it after swiglu, e.g. "
-                  "'epilogue swiglu residual'");
+                  "epilogue op '" + name +
+                      "' adds a tensor of C's shape, which swiglu halves to "
+                      "M x N/2; write it after swiglu, e.g. 'epilogue swiglu " +
+                      name + "'");
+    }
   if (swiglu.pairing == SwigluPairingKind::Interleaved && staged)
     diags.error(loc, "swiglu(interleaved) leaves one element of C per "
                      "accumulator pair, which stmatrix cannot stage; write "
@@ -356,7 +368,9 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
       }
       const EpilogueOp *parsed = &text.epilogueOp;
       parsedOps.push_back({*parsed, loc});
-      llvm::StringRef operand = epilogueOpInfo(parsed->kind).operand;
+      const EpilogueOpInfo &info = epilogueOpInfo(parsed->kind);
+      llvm::StringRef operand = info.operand;
+      const char *shape = info.operandLd.empty() ? " vector" : " tensor";
       if (parsed->kind == EpilogueOpKind::Swiglu)
         operand = "swiglu"; // Once: it halves C's columns.
       if (!operand.empty()) {
@@ -367,13 +381,11 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                                "', which already halves C's columns; a "
                                "kernel takes one swiglu");
         else if (!fresh)
-          diags.error(
-              loc, "epilogue op '" + text.str + "' reads the " + operand.str() +
-                       (operand == "residual" ? " tensor" : " vector") +
-                       ", which '" + it->second +
-                       "' already reads; a kernel takes one " + operand.str() +
-                       (operand == "residual" ? " tensor" : " vector") +
-                       ", applied once");
+          diags.error(loc, "epilogue op '" + text.str + "' reads the " +
+                               operand.str() + shape + ", which '" +
+                               it->second +
+                               "' already reads; a kernel takes one " +
+                               operand.str() + shape + ", applied once");
       }
     }
   }
@@ -397,10 +409,9 @@ void Verifier::verifyEpilogue(const tir::Op &op, std::optional<ArchKind> arch,
                            "'; legal: auto, store, stmatrix, tma_store");
       continue;
     }
-    if (arch && archInfo(*arch).computeCapability <
-                    archInfo(info->minArch).computeCapability)
+    if (arch && info->needs && !(archInfo(*arch).*(info->needs)))
       diags.error(loc, "epilogue step '" + name.str + "' needs " +
-                           archInfo(info->minArch).name +
+                           firstArchWith(info->needs).name +
                            " or newer; this kernel targets " +
                            archInfo(*arch).name + ", where 'store' is legal");
     for (size_t i = 1; i < step.list.size(); ++i) {

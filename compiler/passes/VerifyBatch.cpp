@@ -33,8 +33,7 @@ bool sameExtent(const tir::Attr &x, const tir::Attr &y) {
 
 void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                  DiagnosticEngine &diags) {
-  const tir::Attr *a = batchExtent(kernel, "a"),
-                  *b = batchExtent(kernel, "b"),
+  const tir::Attr *a = batchExtent(kernel, "a"), *b = batchExtent(kernel, "b"),
                   *c = batchExtent(kernel, "c");
   if (!a && !b && !c)
     return;
@@ -74,8 +73,8 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
       continue;
     diags.error(locOf(extent, name),
                 "operand " + std::string(name) + " has batch extent '" +
-                    extentText(*extent) + "' but " + refName.str() +
-                    " has '" + extentText(*ref) +
+                    extentText(*extent) + "' but " + refName.str() + " has '" +
+                    extentText(*ref) +
                     "'; batched operands share one batch extent (write '" +
                     extentText(*ref) + "')");
     diags.note(locOf(ref, refName), refName + " declares its batch here");
@@ -84,8 +83,8 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
     const tir::Attr *batched = a ? a : b;
     const char *which = a ? "a" : "b";
     diags.error(locOf(nullptr, "c"),
-                std::string("operand ") + which + " is batched (batch extent '" +
-                    extentText(*batched) +
+                std::string("operand ") + which +
+                    " is batched (batch extent '" + extentText(*batched) +
                     "') but c is not: each batch writes its own C; write c "
                     ": T[" +
                     extentText(*batched) + ", M, N]");
@@ -99,10 +98,10 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                     ", M, K]");
   }
   if (arch && !gemmTarget(*arch).hasBatch())
-    diags.error(locOf(ref, refName),
-                "batched GEMM is not implemented for " +
-                    archInfo(*arch).name.str() + "; " + batchTargetNames() +
-                    " kernels take a batch extent");
+    diags.error(locOf(ref, refName), "batched GEMM is not implemented for " +
+                                         archInfo(*arch).name.str() + "; " +
+                                         batchTargetNames() +
+                                         " kernels take a batch extent");
   // What the batch shares grid z or the tile loop with. sm_100a's
   // persistent CTAs walk batch x tiles: its persistent(G) and cluster(2)
   // stay legal, split-K (one GEMM's workspace and counters) does not.
@@ -146,12 +145,14 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                   "kernel; drop it (the batch runs on grid z)");
   }
   for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
-    if (written.op.kind == EpilogueOpKind::Residual)
+    if (readsOperandMatrix(written.op)) {
+      std::string name = epilogueOpInfo(written.op.kind).name.str();
       diags.error(written.loc,
-                  "epilogue op 'residual' is not implemented for a "
-                  "batched kernel (one residual tensor, not one per "
-                  "batch); bias and scale vectors are shared by every "
-                  "batch and legal");
+                  "epilogue op '" + name +
+                      "' is not implemented for a batched kernel (one " + name +
+                      " tensor, not one per batch); bias and scale vectors "
+                      "are shared by every batch and legal");
+    }
   if (const tir::Op *scale = kernel.find("tile.scale"))
     diags.error(scale->loc, "block scales are not implemented for a batched "
                             "kernel; drop the batch extent or the 'scale' "

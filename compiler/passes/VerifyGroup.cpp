@@ -146,13 +146,10 @@ void verifyGroupedKernel(const tir::Op &kernel, const tir::Op &group,
     }
   }
   for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
-    if (written.op.kind == EpilogueOpKind::Residual ||
+    if (readsOperandMatrix(written.op) ||
         written.op.kind == EpilogueOpKind::Swiglu)
       diags.error(written.loc,
-                  "epilogue op '" +
-                      std::string(written.op.kind == EpilogueOpKind::Residual
-                                      ? "residual"
-                                      : "swiglu") +
+                  "epilogue op '" + epilogueOpInfo(written.op.kind).name.str() +
                       "' is not implemented for a grouped kernel; the "
                       "element-wise ops and bias and scale vectors "
                       "(shared by every group) are legal");

@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 15
+#define TILEC_API_VERSION 16
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -194,6 +194,22 @@ typedef enum tilec_vector_axis {
 TILEC_API tilec_status tilec_kernel_operands(tilec_kernel kernel,
                                              tilec_kernel_operand_info *out);
 
+/* API 16: the operand the \p index-th epilogue op that reads one reads (in
+ * the order written): its role (the tilec_epilogue_operand's, and the
+ * keyword of Python's Kernel), its element type ("bf16", "f32", ...), for
+ * a vector the extent it follows (axis; TILEC_AXIS_NONE for a matrix) and
+ * for a matrix of C's shape (M x N, N/2 after swiglu) the name of its
+ * leading dimension (ld, e.g. "ldr"; NULL for a vector). The strings are
+ * static. TILEC_ERROR_INVALID_ARGUMENT past the last (count: index 0, 1,
+ * ... until it fails). */
+typedef struct tilec_epilogue_operand_info {
+  size_t struct_size; /* sizeof(tilec_epilogue_operand_info) */
+  const char *role, *type, *ld;
+  int axis; /* tilec_vector_axis */
+} tilec_epilogue_operand_info;
+TILEC_API tilec_status tilec_kernel_epilogue_operand(
+    tilec_kernel kernel, size_t index, tilec_epilogue_operand_info *out);
+
 /*===-- Layouts -----------------------------------------------------------===*/
 
 typedef struct tilec_layout_impl *tilec_layout;
@@ -235,6 +251,17 @@ TILEC_API tilec_status tilec_copy_to_device(uint64_t dst, const void *src,
                                             size_t bytes);
 TILEC_API tilec_status tilec_copy_to_host(void *dst, uint64_t src,
                                           size_t bytes);
+
+/* API 16: one epilogue op's operand, named by its role (the op table's
+ * operand name, ir/EpilogueOps.def: "bias", "scale", "residual"; a
+ * kernel's are listed by tilec_kernel_epilogue_operand): its device pointer
+ * and, for a matrix operand (the residual), its leading dimension in
+ * elements (0 for a vector). */
+typedef struct tilec_epilogue_operand {
+  const char *role;
+  uint64_t ptr; /* CUdeviceptr */
+  int64_t ld;
+} tilec_epilogue_operand;
 
 /* One GEMM: C = ops(alpha * A * B^T + beta * C), A M x K, B N x K (stored
  * as the kernel's majorness says), C M x N row-major; leading dimensions in
@@ -289,6 +316,13 @@ typedef struct tilec_gemm_args {
    * row-major, both 16-byte aligned; b then holds the packed codes with
    * ldb = K. 0 for other kernels. */
   uint64_t sb, zb;
+  /* API 16: the epilogue ops' operands by role, num_operands entries (NULL
+   * and 0: none): the roles of bias, scale, residual and ldr above and of
+   * any op the table gains later, with no new field. A role the table does
+   * not have, or one given twice (here and in its field above, or twice
+   * here), is refused by name. */
+  const tilec_epilogue_operand *operands;
+  size_t num_operands;
 } tilec_gemm_args;
 
 /* Loads \p kernel into the current context. \p sm_count sizes a persistent
@@ -519,9 +553,9 @@ TILEC_API tilec_status tilec_tuned_source(const char *source, size_t len,
 
 /* What a caller that writes no tile has (API 14). */
 typedef struct tilec_gemm_program_request {
-  size_t struct_size; /* sizeof(tilec_gemm_program_request) */
-  const char *arch;   /* "sm_90a" or "sm_80" */
-  const char *dtype;  /* A's and B's: "bf16", "f16", "tf32", "e4m3", "e5m2" */
+  size_t struct_size;  /* sizeof(tilec_gemm_program_request) */
+  const char *arch;    /* "sm_90a" or "sm_80" */
+  const char *dtype;   /* A's and B's: "bf16", "f16", "tf32", "e4m3", "e5m2" */
   const char *a_major; /* "K" or "M" (NULL: "K") */
   const char *b_major; /* "K" or "N" (NULL: "K") */
   int64_t m, n, k;     /* C (M x N) = A (M x K) B^T */
@@ -538,12 +572,12 @@ typedef struct tilec_gemm_program_request {
  * (tilec_sm90_choose / tilec_sm90_choose_block_scaled_sfa), or with
  * request->tuned the remembered winner of `tilec tune` for it, where one
  * matches. *out_source (compile it with tilec_compile) is valid on this
- * thread until the next tilec_gemm_program call; *out_note (when not null) says what was
- * tuned, or is NULL for the rules' program. Bad fields
+ * thread until the next tilec_gemm_program call; *out_note (when not null) says
+ * what was tuned, or is NULL for the rules' program. Bad fields
  * TILEC_ERROR_INVALID_ARGUMENT, naming the field and what is legal. */
-TILEC_API tilec_status tilec_gemm_program(
-    const tilec_gemm_program_request *request, const char **out_source,
-    const char **out_note);
+TILEC_API tilec_status
+tilec_gemm_program(const tilec_gemm_program_request *request,
+                   const char **out_source, const char **out_note);
 
 #ifdef __cplusplus
 }

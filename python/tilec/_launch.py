@@ -119,6 +119,21 @@ def _capturing():
     return bool(torch and torch.cuda.is_current_stream_capturing())
 
 
+def _epilogue_operands(handle):
+    """The operands the kernel's epilogue ops read (API 16), in the order
+    written: dicts of role, type, ld (a matrix's leading dimension's name,
+    None for a vector) and axis (tilec_vector_axis)."""
+    found = []
+    while True:
+        e = _lib.EpilogueOperandInfo()
+        e.struct_size = ctypes.sizeof(e)
+        if lib.tilec_kernel_epilogue_operand(handle, len(found),
+                                             ctypes.byref(e)) != _lib.OK:
+            return found
+        found.append(dict(role=e.role.decode(), type=e.type.decode(),
+                          ld=e.ld.decode() if e.ld else None, axis=e.axis))
+
+
 class Launchable:
     """The launching half of Kernel; needs self._handle."""
 
@@ -131,11 +146,13 @@ class Launchable:
                                          ctypes.byref(info)) != _lib.OK:
                 raise RuntimeError(_lib.last_error())
             names = [p[0] for p in self.params]
+            info = {f: (getattr(info, f).decode()
+                        if isinstance(getattr(info, f), bytes)
+                        else getattr(info, f))
+                    for f, _ in _lib.OperandInfo._fields_[1:]}
+            info["epilogue"] = _epilogue_operands(self._handle)
             state = self.__dict__["_state"] = {
-                "info": {f: (getattr(info, f).decode()
-                             if isinstance(getattr(info, f), bytes)
-                             else getattr(info, f))
-                         for f, _ in _lib.OperandInfo._fields_[1:]},
+                "info": info,
                 "workspace": "workspace" in names,
                 "launchers": {}, "ready": {}, "lock": threading.Lock(),
                 "fast": {},
@@ -177,22 +194,23 @@ class Launchable:
                 launcher = state["launchers"][index] = handle
         return launcher
 
-    def check(self, a, b, c, bias=None, scale=None, residual=None,
-              sfa=None, sfb=None, group_index=None, group_rows=None,
-              sb=None, zb=None):
+    def check(self, a, b, c, *, sfa=None, sfb=None, group_index=None,
+              group_rows=None, sb=None, zb=None, **operands):
         """The checks a launch makes, without launching: (m, n, k, lda, ldb,
-        ldc, Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr, groups,
-        group_index, group_rows, sb, zb), device index), the Operands their
-        addresses (0: not given). A grouped kernel's operands are checked
-        per group (split_group: B [G, N, K], masked A and C [G, Mmax, ...])
-        and m is then the rows of A (contiguous) or Mmax (masked).
-        ValueError names what is wrong."""
+        ldc, Operands(a, b, c, epilogue, sfa, sfb, groups, group_index,
+        group_rows, sb, zb), device index), the Operands their addresses
+        (0: not given; epilogue: the epilogue ops' operands by role, each
+        (address, leading dimension)). The epilogue ops' operands come as
+        keywords named by their role (bias=, scale=, residual=). A grouped
+        kernel's operands are checked per group (split_group: B [G, N, K],
+        masked A and C [G, Mmax, ...]) and m is then the rows of A
+        (contiguous) or Mmax (masked). ValueError names what is wrong."""
         info = self._launch_state()["info"]
         groups, og, a, b, c, sfa, sfb = split_group(
             info, a, b, c, group_index, group_rows, sfa, sfb)
         b, sb, zb = _unpack_weights(b, sb, zb)
         m, n, k, lda, ldb, ldc, p, device = resolve(
-            info, a, b, c, bias, scale, residual, sfa, sfb, sb, zb)
+            info, a, b, c, sfa=sfa, sfb=sfb, sb=sb, zb=zb, operands=operands)
         if og is not None:
             masked = info.get("group_kind") == GROUP_MASKED
             p = p._replace(groups=groups,
@@ -206,17 +224,21 @@ class Launchable:
         batch, strides, a, b, c = split_batch(self._launch_state()["info"],
                                               a, b, c)
         m, n, k, lda, ldb, ldc, p, device = self.check(a, b, c, **extra)
+        roles = (_lib.EpilogueOperand * max(1, len(p.epilogue)))(*(
+            _lib.EpilogueOperand(role.encode(), ptr, ld)
+            for role, (ptr, ld) in p.epilogue.items()))
         args = _lib.GemmArgs(ctypes.sizeof(_lib.GemmArgs), p.a, p.b, p.c, m,
-                             n, k, lda, ldb, ldc, alpha, beta, p.bias,
-                             p.scale, p.residual, p.ldr, batch, *strides,
-                             p.sfa, p.sfb, p.groups, p.group_index,
-                             p.group_rows, p.sb, p.zb)
+                             n, k, lda, ldb, ldc, alpha, beta, 0, 0, 0, 0,
+                             batch, *strides, p.sfa, p.sfb, p.groups,
+                             p.group_index, p.group_rows, p.sb, p.zb, roles,
+                             len(p.epilogue))
+        args._roles = roles  # the array (and its role strings) lives as long
         return args, (m, n), _device_index(device)
 
     def prepare(self, a=None, b=None, c=None, alpha=1.0, beta=0.0,
-                stream=None, bias=None, scale=None, device=None,
-                residual=None, sfa=None, sfb=None, group_index=None,
-                group_rows=None, sb=None, zb=None):
+                stream=None, *, device=None, sfa=None, sfb=None,
+                group_index=None, group_rows=None, sb=None, zb=None,
+                **operands):
         """Loads the module on a device (prepare(device)) and, given
         operands, prepares their launch (the tensor maps and the split-K
         workspace), without launching: do it before a CUDA graph capture."""
@@ -224,8 +246,8 @@ class Launchable:
             self._launcher(_device_index(device))
             return self
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
-            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
-            group_index=group_index, group_rows=group_rows, sb=sb, zb=zb))
+            sfa=sfa, sfb=sfb, group_index=group_index, group_rows=group_rows,
+            sb=sb, zb=zb, **operands))
         launcher = self._launcher(index)
         status = lib.tilec_launch_prepare(launcher, ctypes.byref(args),
                                           _stream_handle(stream, index))
@@ -248,16 +270,17 @@ class Launchable:
             raise ValueError(_lib.last_error())
         raise RuntimeError(_lib.last_error())
 
-    def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, bias=None,
-                 scale=None, residual=None, sfa=None, sfb=None,
-                 group_index=None, group_rows=None, sb=None, zb=None):
+    def __call__(self, a, b, c, alpha=1.0, beta=0.0, stream=None, *,
+                 sfa=None, sfb=None, group_index=None, group_rows=None,
+                 sb=None, zb=None, **operands):
         """C = alpha * A B^T + beta * C (then the epilogue ops) on device
         tensors, on `stream` (None: torch's current stream). Returns c.
 
-        The epilogue ops' operands: bias (`bias(col|row[, T])`: a vector in
-        C's dtype or T), scale (`scale(col|row)`: f32), residual
-        (`residual`: C's shape, row-major, any leading dimension); with
-        `swiglu` C is M x N/2. A block-scaled fp8 kernel (`scale a f32
+        The epilogue ops' operands are keywords named by their role (the
+        op table's, ir/EpilogueOps.def; Kernel.operands["epilogue"] lists
+        the kernel's): bias (`bias(col|row[, T])`: a vector in C's dtype or
+        T), scale (`scale(col|row)`: f32), residual (`residual`: C's shape,
+        row-major, any leading dimension); with `swiglu` C is M x N/2. A block-scaled fp8 kernel (`scale a f32
         block(1, 128)`, `scale b f32 block(128, 128)`) takes sfa, f32
         [M, ceil(K/128)], and sfb, f32 [ceil(N/128), ceil(K/128)], both
         contiguous row-major.
@@ -277,8 +300,9 @@ class Launchable:
         scales and zeros then fill sb and zb."""
         state = self.__dict__.get("_state") or self._launch_state()
         b, sb, zb = _unpack_weights(b, sb, zb)
-        extra = (bias, scale, residual, sfa, sfb, group_index, group_rows,
-                 sb, zb)
+        roles = tuple(sorted(operands))
+        extra = (sfa, sfb, group_index, group_rows, sb, zb) + tuple(
+            operands[role] for role in roles)
         # Fast path: torch tensors launched before with the same pointers,
         # shapes, strides, dtypes and devices passed every check then, and
         # the launcher then loaded the module and grew the workspace.
@@ -289,7 +313,7 @@ class Launchable:
             key = (a.data_ptr(), b.data_ptr(), c.data_ptr(), a.shape,
                    b.shape, c.shape, a.stride(), b.stride(), c.stride(),
                    a.dtype, b.dtype, c.dtype, a.get_device(),
-                   b.get_device(), c.get_device(), alpha, beta)
+                   b.get_device(), c.get_device(), alpha, beta, roles)
             if any(x is not None for x in extra):
                 key += tuple(None if x is None else
                              (i, x.data_ptr(), x.shape, x.stride(), x.dtype,
@@ -306,8 +330,8 @@ class Launchable:
                     self._raise_for(status)
                 return c
         args, mn, index = self._args(a, b, c, alpha, beta, dict(
-            bias=bias, scale=scale, residual=residual, sfa=sfa, sfb=sfb,
-            group_index=group_index, group_rows=group_rows, sb=sb, zb=zb))
+            sfa=sfa, sfb=sfb, group_index=group_index, group_rows=group_rows,
+            sb=sb, zb=zb, **operands))
         launcher = self._launcher(index)
         if state["workspace"] and _capturing():
             need = lib.tilec_kernel_workspace_bytes(self._handle, *mn)

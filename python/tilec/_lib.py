@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 15
+API_VERSION = 16
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -29,11 +29,26 @@ class CompileOptions(ctypes.Structure):
     ]
 
 
+class EpilogueOperand(ctypes.Structure):
+    """tilec_epilogue_operand (API 16): an epilogue op's operand by role."""
+    _fields_ = [("role", ctypes.c_char_p), ("ptr", ctypes.c_uint64),
+                ("ld", ctypes.c_int64)]
+
+
+class EpilogueOperandInfo(ctypes.Structure):
+    """tilec_epilogue_operand_info (API 16): what one operand is."""
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("role", ctypes.c_char_p), ("type", ctypes.c_char_p),
+                ("ld", ctypes.c_char_p), ("axis", ctypes.c_int)]
+
+
 class GemmArgs(ctypes.Structure):
     """tilec_gemm_args, up to the fields this package sets (API 5: the
     batch and its strides; API 6: the block scales; API 7: the groups and
-    their device tensor; API 12: a 4-bit weight's group scales and zero
-    points); the library reads only what struct_size covers."""
+    their device tensor; API 12: a quantized weight's group scales and zero
+    points; API 16: the epilogue operands by role, which this package uses
+    instead of the named bias, scale, residual and ldr); the library reads
+    only what struct_size covers."""
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
         ("a", ctypes.c_uint64), ("b", ctypes.c_uint64),
@@ -52,6 +67,9 @@ class GemmArgs(ctypes.Structure):
         ("group_rows", ctypes.c_uint64),
         # API 12: 4-bit weights (W4A16).
         ("sb", ctypes.c_uint64), ("zb", ctypes.c_uint64),
+        # API 16: the epilogue ops' operands by role.
+        ("operands", ctypes.POINTER(EpilogueOperand)),
+        ("num_operands", ctypes.c_size_t),
     ]
 
 
@@ -211,6 +229,8 @@ _signatures = {
     "tilec_kernel_workspace_bytes": (ctypes.c_uint64, [_P, ctypes.c_int64,
                                                        ctypes.c_int64]),
     "tilec_kernel_operands": (ctypes.c_int, [_P, ctypes.POINTER(OperandInfo)]),
+    "tilec_kernel_epilogue_operand": (ctypes.c_int, [
+        _P, ctypes.c_size_t, ctypes.POINTER(EpilogueOperandInfo)]),
     "tilec_sm90_choose": (ctypes.c_int, [ctypes.c_int64, ctypes.c_int64,
                                          ctypes.c_int64, ctypes.c_uint,
                                          ctypes.POINTER(Sm90Choice)]),

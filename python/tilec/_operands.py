@@ -16,10 +16,11 @@ b = w.t() with w = torch.empty(2112, 7168, bf16) contiguous, c = (64, 2112):
 M = 64, N = 2112, K = 7168, lda = 7168, ldb = 7168, ldc = 2112.
 
 The epilogue's operands are checked the same way against what the kernel
-reads (tilec_kernel_operand_info, API 6): bias(col|row[, T]) and
-scale(col|row) vectors, the residual tensor (C's shape, its own leading
-dimension ldr), C and B of a swiglu kernel (C is M x N/2), and the block
-scales sfa and sfb of a block-scaled fp8 kernel.
+reads, bound by role (tilec_kernel_epilogue_operand, API 16: each op's
+operand from ir/EpilogueOps.def, so a new op needs nothing here):
+bias(col|row[, T]) and scale(col|row) vectors, the residual tensor (C's
+shape, its own leading dimension ldr); C and B of a swiglu kernel (C is
+M x N/2), and the block scales sfa and sfb of a block-scaled fp8 kernel.
 
 A 4-bit weight kernel (`b : u4|i4[N, K]` with `scale b T group(G)
 [zero(u8)]`, API 12: weight_group, weight_scale_type, weight_zeros) takes b
@@ -323,13 +324,15 @@ def split_group(info, a, b, c, group_index=None, group_rows=None, sfa=None,
     return groups, og, oa, ob, oc, out[0], out[1]
 
 
-class Operands(namedtuple("Operands", "a b c bias scale residual sfa sfb "
-                                  "ldr groups group_index group_rows sb zb",
+class Operands(namedtuple("Operands", "a b c epilogue sfa sfb groups "
+                                  "group_index group_rows sb zb",
                           defaults=(1, 0, 0, 0, 0))):
-    """The device addresses check() found (0 for an operand not given), the
-    residual's leading dimension ldr (elements; 0 without one), for a
-    grouped kernel the group count and its group tensor's address, and for
-    a quantized weight kernel its group scales sb and zero points zb."""
+    """The device addresses check() found (0 for an operand not given): the
+    epilogue ops' operands by role ({"bias": (address, 0), "residual":
+    (address, ldr)}: a matrix's leading dimension in elements, 0 for a
+    vector), for a grouped kernel the group count and its group tensor's
+    address, and for a quantized weight kernel its group scales sb and zero
+    points zb."""
     __slots__ = ()
 
 
@@ -363,6 +366,29 @@ def _vector(x, name, present, want, length, what):
                          f"(legal: a contiguous vector of {what}, as its op's "
                          "axis says)")
     return op
+
+
+def _matrix_operand(x, name, want, ld_name, m, cols, cols_name):
+    """(operand, leading dimension) of an epilogue matrix of C's shape, M x
+    cols of `want`, row-major with any leading dimension (named ld_name)."""
+    shape = f"M x {cols_name} = {m} x {cols}"
+    if x is None:
+        raise ValueError(f"{name}: the kernel's epilogue reads a {name} "
+                         f"tensor (legal: a CUDA {want} {shape} row-major "
+                         "tensor)")
+    op = operand(x, name)
+    _check_dtype(op, name, want)
+    if len(op.shape) != 2 or tuple(op.shape) != (m, cols) or (
+            op.strides[1] != 1 and cols != 1):
+        raise ValueError(f"{name}: shape {op.shape} strides {op.strides} "
+                         f"(legal: an {shape} tensor, row-major: stride 1 "
+                         "along its columns)")
+    ld = op.strides[0] if m > 1 else max(op.strides[0], cols)
+    if ld < cols or ld > 2**31 - 1:
+        raise ValueError(f"{name}: leading dimension {ld_name} = {ld} "
+                         f"elements (legal: at least {cols} and at most "
+                         f"{2**31 - 1})")
+    return op, ld
 
 
 def _scale_tensor(x, name, present, rows, cols, strides, legal, need):
@@ -455,16 +481,16 @@ def _group_tensor(x, name, present, dtype, rows, n, group, what, need):
     return op
 
 
-def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
-            sfb=None, sb=None, zb=None):
+def resolve(info, a, b, c, sfa=None, sfb=None, sb=None, zb=None,
+            operands=None):
     """Checks a, b, c and the operands the kernel's epilogue and block
     scales read against its OperandInfo (a dict: a_type, b_type, c_type,
     a_major, b_major, fixed_m/n/k, ldc_multiple, c_align_bytes and, API 6,
-    bias_type, bias_axis, scale_axis, residual_type, swiglu, tile_n,
-    block_scaled; API 12, weight_group, weight_scale_type, weight_zeros; a
-    key left out means no such op) and returns (m, n, k, lda, ldb, ldc,
-    Operands(a, b, c, bias, scale, residual, sfa, sfb, ldr, sb=, zb=),
-    device index or None).
+    swiglu, tile_n, block_scaled; API 12, weight_group, weight_scale_type,
+    weight_zeros; API 16, epilogue: the epilogue ops' operands, dicts of
+    role, type, ld and axis; a key left out means no such op); `operands`
+    maps roles to the tensors given. Returns (m, n, k, lda, ldb, ldc,
+    Operands(a, b, c, epilogue, sfa, sfb, sb=, zb=), device index or None).
 
     With swiglu C is M x N/2: N is twice C's columns (B has N rows), a
     bias(col) before swiglu has N elements, one after it and the residual
@@ -525,41 +551,23 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
     _check_align(oc, "c", max(1, info["c_align_bytes"]))
 
     # The epilogue's operands, bound by role; each aligned to its element.
-    half = "N/2 (swiglu)" if swiglu else "N"
+    found, lds = {}, {}
+    given = {role: x for role, x in (operands or {}).items() if x is not None}
     lengths = {AXIS_COL: (n, f"N = {n} elements"),
                AXIS_ROW: (m, f"M = {m} elements"),
                AXIS_OUT_COL: (c_cols, f"N/2 = {c_cols} elements (after "
                               "swiglu)")}
-    found = {}
-    for name, x, axis, want in (
-            ("bias", bias, info.get("bias_axis", 0),
-             info.get("bias_type") or info["c_type"]),
-            ("scale", scale, info.get("scale_axis", 0), "f32")):
-        length, what = lengths.get(axis, (0, ""))
-        found[name] = _vector(x, name, axis != AXIS_NONE, want, length, what)
-    rtype = info.get("residual_type")
-    shape = f"M x {half} = {m} x {c_cols}"
-    found["residual"], ldr = None, 0
-    if residual is None and rtype:
-        raise ValueError(f"residual: the kernel's epilogue adds a residual "
-                         f"(legal: a CUDA {rtype} {shape} row-major tensor)")
-    if residual is not None:
-        if not rtype:
-            raise ValueError("residual: the kernel has no residual op (legal: "
-                             "None)")
-        op = operand(residual, "residual")
-        _check_dtype(op, "residual", rtype)
-        if len(op.shape) != 2 or tuple(op.shape) != (m, c_cols) or (
-                op.strides[1] != 1 and c_cols != 1):
-            raise ValueError(f"residual: shape {op.shape} strides "
-                             f"{op.strides} (legal: an {shape} tensor, "
-                             "row-major: stride 1 along its columns)")
-        ldr = op.strides[0] if m > 1 else max(op.strides[0], c_cols)
-        if ldr < c_cols or ldr > 2**31 - 1:
-            raise ValueError(f"residual: leading dimension ldr = {ldr} "
-                             f"elements (legal: at least {c_cols} and at most "
-                             f"{2**31 - 1})")
-        found["residual"] = op
+    for e in info.get("epilogue", ()):
+        role, x = e["role"], given.pop(e["role"], None)
+        if e["ld"]:
+            found[role], lds[role] = _matrix_operand(
+                x, role, e["type"], e["ld"], m, c_cols,
+                "N/2 (swiglu)" if swiglu else "N")
+        else:
+            length, what = lengths[e["axis"]]
+            found[role] = _vector(x, role, True, e["type"], length, what)
+    for role in given:
+        raise ValueError(f"{role}: the kernel has no {role} op (legal: None)")
     scaled = bool(info.get("block_scaled"))
     k_blocks, n_blocks = -(-k // 128), -(-n // 128)
     if info.get("sfa_m_major"):
@@ -592,8 +600,9 @@ def resolve(info, a, b, c, bias=None, scale=None, residual=None, sfa=None,
         _on_device(op, name, devices)
         _check_align(op, name, _BYTES[op.dtype])
         ptrs[name] = op.ptr
+    epilogue = {e["role"]: (ptrs[e["role"]], lds.get(e["role"], 0))
+                for e in info.get("epilogue", ())}
     return (m, n, k, lda, ldb, ldc,
-            Operands(ops["a"].ptr, ops["b"].ptr, oc.ptr, ptrs["bias"],
-                     ptrs["scale"], ptrs["residual"], ptrs["sfa"],
-                     ptrs["sfb"], ldr, sb=ptrs["sb"], zb=ptrs["zb"]),
+            Operands(ops["a"].ptr, ops["b"].ptr, oc.ptr, epilogue,
+                     ptrs["sfa"], ptrs["sfb"], sb=ptrs["sb"], zb=ptrs["zb"]),
             devices.pop())

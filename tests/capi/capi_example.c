@@ -41,7 +41,8 @@ static uint64_t upload(const void *host, size_t bytes) {
   return device;
 }
 
-/* Frees the \p count device buffers at \p buffers (each counted when it fails). */
+/* Frees the \p count device buffers at \p buffers (each counted when it fails).
+ */
 static void release(const uint64_t *buffers, int count) {
   for (int i = 0; i < count; ++i)
     CHECK(tilec_device_free(buffers[i]) == TILEC_OK);
@@ -144,6 +145,29 @@ static void launchAndCheck(tilec_kernel kernel, int withBias) {
     CHECK(tilec_launch(launcher, &old, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
     CHECK(strstr(tilec_last_error(), "bias") != NULL);
     args.bias = dbias;
+
+    /* API 16: the kernel lists the operand its ops read, and takes it by
+     * role; a role the op table lacks or one given twice is refused by
+     * name. */
+    tilec_epilogue_operand_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK(tilec_kernel_epilogue_operand(kernel, 0, &info) == TILEC_OK);
+    CHECK(info.role && strcmp(info.role, "bias") == 0);
+    CHECK(info.type && strcmp(info.type, "bf16") == 0);
+    CHECK(info.ld == NULL && info.axis == TILEC_AXIS_COL);
+    CHECK(tilec_kernel_epilogue_operand(kernel, 1, &info) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    tilec_epilogue_operand roles[2] = {{"bias", dbias, 0}, {"biass", dbias, 0}};
+    tilec_gemm_args byRole = args;
+    byRole.operands = roles;
+    byRole.num_operands = 1; /* and args.bias: twice */
+    CHECK(tilec_launch(launcher, &byRole, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "bias is given twice") != NULL);
+    byRole.bias = 0;
+    byRole.num_operands = 2;
+    CHECK(tilec_launch(launcher, &byRole, NULL) == TILEC_ERROR_LAUNCH_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "'biass' is no epilogue operand") != NULL);
   }
 
   /* A refused problem is an error with a message, and nothing launches. */
@@ -163,6 +187,26 @@ static void launchAndCheck(tilec_kernel kernel, int withBias) {
   printf("launch %dx%dx%d%s: %d/%d wrong\n", M, N, K,
          withBias ? " bias(col) relu" : "", wrong, M * N);
   CHECK(wrong == 0);
+
+  if (withBias) {
+    /* The same launch with the bias passed by role (API 16). */
+    tilec_epilogue_operand role = {"bias", dbias, 0};
+    tilec_gemm_args byRole = args;
+    byRole.bias = 0;
+    byRole.operands = &role;
+    byRole.num_operands = 1;
+    memset(c, 0xff, sizeof c);
+    CHECK(tilec_copy_to_device(dc, c, sizeof c) == TILEC_OK);
+    CHECK(tilec_launch(launcher, &byRole, NULL) == TILEC_OK);
+    CHECK(tilec_context_synchronize(ctx) == TILEC_OK);
+    CHECK(tilec_copy_to_host(c, dc, sizeof c) == TILEC_OK);
+    wrong = 0;
+    for (int i = 0; i < M * N; ++i)
+      wrong += fromBf16(c[i]) != ref[i];
+    printf("launch %dx%dx%d bias(col) relu, bias by role: %d/%d wrong\n", M, N,
+           K, wrong, M * N);
+    CHECK(wrong == 0);
+  }
 
   tilec_launcher_destroy(launcher);
   release((uint64_t[]){da, db, dc, dbias}, 4);
@@ -585,8 +629,8 @@ int main(int argc, char **argv) {
   /* API 14: tilec.gemm's program for a request, which compiles; with
    * tuned set and no remembered winner, the rules' program and no note. */
   {
-    tilec_gemm_program_request req = {
-        .struct_size = sizeof(tilec_gemm_program_request)};
+    tilec_gemm_program_request req = {.struct_size =
+                                          sizeof(tilec_gemm_program_request)};
     req.arch = "sm_90a", req.dtype = "bf16", req.m = 64, req.n = 2112,
     req.k = 7168, req.sms = 132, req.tuned = 1;
     const char *program = NULL, *note = "unset";

@@ -42,6 +42,11 @@ def test_operand_info_reports_the_ops():
     assert (info["bias_type"], info["bias_axis"], info["scale_axis"],
             info["residual_type"], info["swiglu"], info["tile_n"],
             info["block_scaled"]) == ("f32", 1, 3, "f16", 1, 128, 0)
+    # API 16: the same by role, in the order written.
+    assert info["epilogue"] == [
+        dict(role="bias", type="f32", ld=None, axis=1),
+        dict(role="scale", type="f32", ld=None, axis=3),
+        dict(role="residual", type="f16", ld="ldr", axis=0)]
     info = fused("scale(row) swiglu(interleaved) bias(row)").operands
     assert (info["bias_type"], info["bias_axis"], info["scale_axis"],
             info["residual_type"], info["swiglu"]) == ("f16", 2, 2, None, 2)
@@ -59,14 +64,14 @@ def test_typed_bias_and_residual():
     m, n, kk, lda, ldb, ldc, p, _ = k.check(**ops, bias=bias,
                                             residual=residual)
     assert (m, n, kk, lda, ldb, ldc) == (64, 256, 128, 128, 128, 256)
-    assert (p.bias, p.residual, p.ldr, p.scale, p.sfa) == (
-        BASE + 3 * MB, BASE + 4 * MB + 2, 264, 0, 0)
+    assert (p.epilogue, p.sfa) == (
+        {"bias": (BASE + 3 * MB, 0), "residual": (BASE + 4 * MB + 2, 264)}, 0)
     # M = 1: ldr is at least C's columns whatever dim 0's stride says.
     one = dict(a=Fake((1, 128)), b=Fake((256, 128), ptr=BASE + MB),
                c=Fake((1, 256), ptr=BASE + 2 * MB))
     operands = k.check(**one, bias=bias, residual=Fake(
         (1, 256), strides=(1, 1), ptr=BASE + 4 * MB))[6]
-    assert operands.ldr == 256
+    assert operands.epilogue["residual"][1] == 256
 
 
 @pytest.mark.parametrize("change, message", [
@@ -80,8 +85,8 @@ def test_typed_bias_and_residual():
      "bias: shape (256,) strides (2,)"),
     (dict(bias=Fake((256,), "<f4", ptr=BASE + 3 * MB + 2)),
      "bias: data pointer 0x7f0000300002 is not 4-byte aligned"),
-    (dict(residual=None), "residual: the kernel's epilogue adds a residual "
-     "(legal: a CUDA f16 M x N = 64 x 256 row-major tensor)"),
+    (dict(residual=None), "residual: the kernel's epilogue reads a residual "
+     "tensor (legal: a CUDA f16 M x N = 64 x 256 row-major tensor)"),
     (dict(residual=Fake((64, 256), "<f4", ptr=BASE + 4 * MB)),
      "residual: dtype f32 is not the kernel's residual type (legal: f16)"),
     (dict(residual=Fake((64, 128), ptr=BASE + 4 * MB)),
@@ -96,6 +101,8 @@ def test_typed_bias_and_residual():
     (dict(residual=Fake((64, 256), ptr=BASE + 4 * MB), scale=Fake(
         (256,), "<f4")), "scale: the kernel has no scale op (legal: None)"),
     (dict(residual=object()), "residual: object is not a tensor"),
+    (dict(biass=Fake((256,), "<f4")),
+     "biass: the kernel has no biass op (legal: None)"),
     (dict(sfa=Fake((64, 1), "<f4")), "sfa: the kernel has no block scales"),
 ])
 def test_bias_and_residual_errors_name_the_argument(change, message):
@@ -126,7 +133,8 @@ def test_swiglu_halves_c_and_its_vectors():
         bias=Fake((256,), "<f4", ptr=BASE + 3 * MB),
         scale=Fake((128,), "<f4", ptr=BASE + 4 * MB),
         residual=Fake((64, 128), ptr=BASE + 5 * MB))
-    assert (m, n, kk, ldc, p.ldr) == (64, 256, 128, 128, 128)
+    assert (m, n, kk, ldc, p.epilogue["residual"][1]) == (64, 256, 128, 128,
+                                                           128)
     with pytest.raises(ValueError, match=r"scale: shape \(256,\) strides "
                        r"\(1,\) \(legal: a contiguous vector of N/2 = 128 "
                        r"elements \(after swiglu\)"):

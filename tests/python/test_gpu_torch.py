@@ -357,7 +357,7 @@ def test_epilogue_operands(arch, ops):
             kernel(a, b, c, **dict(vectors,
                                    residual=vectors["residual"].float()))
         with pytest.raises(ValueError, match="residual: the kernel's "
-                           "epilogue adds a residual"):
+                           "epilogue reads a residual tensor"):
             kernel(a, b, c, **dict(vectors, residual=None))
     if "bias" in vectors:
         with pytest.raises(ValueError, match="bias: shape"):

@@ -176,18 +176,19 @@ TEST(GemmLauncher, ChecksTheResidual) {
   EXPECT_EQ(check(kernel, p),
             "kernel 'k80' applies residual: pass residual, an M x N = 100 x "
             "64 bf16 tensor with leading dimension ldr (residual is null)");
-  p.residual = 0x40001;
-  p.ldr = 64;
+  p.operand(EpilogueOpKind::Residual).ptr = 0x40001;
+  p.operand(EpilogueOpKind::Residual).ld = 64;
   EXPECT_EQ(check(kernel, p),
             "residual = 0x40001 is not 2-byte aligned (offset 1); its "
             "elements are read one by one");
-  p.residual = 0x40002;
-  p.ldr = 63;
+  p.operand(EpilogueOpKind::Residual).ptr = 0x40002;
+  p.operand(EpilogueOpKind::Residual).ld = 63;
   EXPECT_EQ(check(kernel, p), "ldr = 63 must be at least N = 64");
-  p.ldr = 67; // Any ldr >= N: the residual is read element by element.
+  p.operand(EpilogueOpKind::Residual).ld =
+      67; // Any ldr >= N: the residual is read element by element.
   EXPECT_EQ(check(kernel, p), "ok");
   GemmProblem extra = problem(100, 64, 32);
-  extra.residual = 0x40000;
+  extra.operand(EpilogueOpKind::Residual).ptr = 0x40000;
   EXPECT_EQ(check(sm80Binary(), extra),
             "kernel 'k80' has no residual op in its epilogue, but residual is "
             "set; pass 0 or add the op (epilogue residual ...)");
@@ -197,16 +198,16 @@ TEST(GemmLauncher, ChecksSwiglusShapes) {
   GemmKernelBinary kernel =
       withOps(sm90Binary(128, 128, false), {"swiglu", "residual"});
   GemmProblem p = problem(100, 256, 64);
-  p.residual = 0x40000;
-  p.ldr = 128; // C and the residual are M x N/2.
+  p.operand(EpilogueOpKind::Residual).ptr = 0x40000;
+  p.operand(EpilogueOpKind::Residual).ld =
+      128; // C and the residual are M x N/2.
   p.ldc = 128;
   EXPECT_EQ(check(kernel, p), "ok");
-  p.ldr = 127;
+  p.operand(EpilogueOpKind::Residual).ld = 127;
   EXPECT_EQ(check(kernel, p), "ldr = 127 must be at least N/2 (swiglu) = 128");
-  p.ldr = 128;
+  p.operand(EpilogueOpKind::Residual).ld = 128;
   p.ldc = 120;
-  EXPECT_EQ(check(kernel, p),
-            "ldc = 120 must be at least N/2 (swiglu) = 128");
+  EXPECT_EQ(check(kernel, p), "ldc = 120 must be at least N/2 (swiglu) = 128");
   p.ldc = 128;
   p.beta = 0.5f;
   EXPECT_EQ(check(kernel, p),
@@ -215,15 +216,15 @@ TEST(GemmLauncher, ChecksSwiglusShapes) {
             "'residual' op to add a tensor)");
   // The halves of each BN = 128 tile: N a multiple of 128.
   GemmProblem ragged = problem(100, 264, 64);
-  ragged.residual = 0x40000;
-  ragged.ldr = ragged.ldc = 136;
+  ragged.operand(EpilogueOpKind::Residual).ptr = 0x40000;
+  ragged.operand(EpilogueOpKind::Residual).ld = ragged.ldc = 136;
   EXPECT_EQ(check(kernel, ragged),
             "kernel 'k' applies swiglu to the halves of each tile of BN = 128 "
             "columns: N = 264 must be a multiple of 128 (e.g. 384), or "
             "compile swiglu(interleaved), which takes any even N");
   GemmKernelBinary interleaved =
       withOps(sm90Binary(128, 128, false), {"swiglu(interleaved)"});
-  ragged.residual = 0;
+  ragged.operand(EpilogueOpKind::Residual).ptr = 0;
   EXPECT_EQ(check(interleaved, ragged), "ok");
   ragged.n = 265;
   EXPECT_EQ(check(interleaved, ragged),
@@ -246,11 +247,11 @@ TEST(GemmLauncher, ChecksSwiglusShapes) {
 TEST(GemmLauncher, ChecksABiasOfItsOwnType) {
   GemmKernelBinary kernel = withOps(sm80Binary(), {"bias(row, f32)"});
   GemmProblem p = problem(100, 64, 32);
-  p.bias = 0x50002;
+  p.operand(EpilogueOpKind::Bias).ptr = 0x50002;
   EXPECT_EQ(check(kernel, p),
             "bias = 0x50002 is not 4-byte aligned (offset 2); its elements "
             "are read one by one");
-  p.bias = 0;
+  p.operand(EpilogueOpKind::Bias).ptr = 0;
   EXPECT_EQ(check(kernel, p),
             "kernel 'k80' applies bias(row, f32): pass bias, a vector of M = "
             "100 f32 (bias is null)");
@@ -324,8 +325,8 @@ TEST(GemmLauncher, CMapOrFallback) {
   ASSERT_EQ(maps->size(), 3u);
   ASSERT_TRUE((*maps)[2].has_value());
   EXPECT_EQ((*maps)[2]->globalAddress, p.c);
-  EXPECT_EQ((*maps)[2]->globalDims[0], 1304u); // N, contiguous
-  EXPECT_EQ((*maps)[2]->globalDims[1], 1000u); // M
+  EXPECT_EQ((*maps)[2]->globalDims[0], 1304u);    // N, contiguous
+  EXPECT_EQ((*maps)[2]->globalDims[1], 1000u);    // M
   EXPECT_EQ((*maps)[2]->globalStrides[0], 2624u); // 1312 x 2 bytes
   EXPECT_EQ((*maps)[2]->boxDims[0], 64u);
   EXPECT_EQ((*maps)[2]->boxDims[1], 64u);
@@ -466,8 +467,9 @@ kernel k {
 )");
   ASSERT_FALSE(bool(kernel));
   std::string message = llvm::toString(kernel.takeError());
-  EXPECT_NE(message.find("schedule swap_ab is implemented for sm_90a, sm_100a only"),
-            std::string::npos)
+  EXPECT_NE(
+      message.find("schedule swap_ab is implemented for sm_90a, sm_100a only"),
+      std::string::npos)
       << message;
 }
 
