@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90GemmSpec.h"
-#include "compiler/GemmLauncher.h"
+#include "host/GemmLauncher.h"
 
 #include "runtime/Device.h"
 #include "runtime/Event.h"

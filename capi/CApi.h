@@ -13,7 +13,7 @@
 #include "tilec/tilec.h"
 
 #include "compiler/Compiler.h"
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include <memory>
 #include <mutex>

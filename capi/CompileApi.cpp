@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
-#include "ir/Arch.h"
-#include "ir/DType.h"
-#include "ir/EpilogueOps.h"
-#include "ir/MajorKind.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/MajorKind.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -219,7 +219,7 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   info.a_batched = k.batch && k.batch->aBatched;
   info.b_batched = k.batch && k.batch->bBatched;
   info.batch_fixed = k.batch ? k.batch->fixedCount : 0;
-  // API 6: the epilogue ops' operands (ir/EpilogueOps.h: each read at most
+  // API 6: the epilogue ops' operands (ir/tile/EpilogueOps.h: each read at most
   // once; a column vector after swiglu follows C's N/2 columns).
   const EpilogueOp *swiglu = findSwiglu(k.epilogueOps);
   for (const EpilogueOp &op : k.epilogueOps) {
@@ -240,7 +240,7 @@ tilec_status tilec_kernel_operands(tilec_kernel kernel,
   info.tile_n = k.tileN;
   for (const KernelParam &param : k.params)
     info.block_scaled |= param.name == "sfa";
-  // API 7: grouped kernels (ir/GemmSpec.h GroupSpec).
+  // API 7: grouped kernels (ir/tile/GemmSpec.h GroupSpec).
   if (k.group) {
     info.group_kind = k.group->kind == GroupKind::Masked
                           ? TILEC_GROUP_MASKED

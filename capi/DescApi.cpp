@@ -1,7 +1,7 @@
 //===- capi/DescApi.cpp - Shared-memory descriptors in C ------------------===//
 //
 // tilec_desc derives the shared-memory matrix descriptor of a layout as
-// `tilec desc` does (ir/DescriptorDerivation): the 64-bit value, its fields in
+// `tilec desc` does (ir/arch/DescriptorDerivation): the 64-bit value, its fields in
 // bytes, the report `tilec desc` prints and the start offsets of every MMA
 // subtile. Bad requests name the argument and what is legal.
 //
@@ -12,10 +12,10 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
-#include "ir/DescriptorDerivation.h"
-#include "ir/DescriptorReport.h"
-#include "ir/SmemTileFromLayout.h"
-#include "ir/SwizzleMode.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/arch/DescriptorReport.h"
+#include "ir/arch/SwizzleMode.h"
+#include "ir/layout/SmemTileFromLayout.h"
 
 #include <algorithm>
 #include <memory>

@@ -1,7 +1,7 @@
 //===- capi/LaunchApi.cpp - Contexts, device memory and GEMM launches -----===//
 //
 // The C face of the runtime (runtime/Device.h, runtime/DeviceBuffer.h) and
-// of compiler/GemmLauncher.h. tilec_gemm_args is read field by field up to
+// of host/GemmLauncher.h. tilec_gemm_args is read field by field up to
 // the caller's struct_size, so operands appended later (API 2: the epilogue
 // vectors bias and scale; API 4: the residual and ldr; API 5: the batch and
 // its strides; API 6: the block scales sfa and sfb; API 7: the groups and
@@ -30,7 +30,7 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
-#include "compiler/GemmLauncher.h"
+#include "host/GemmLauncher.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/DriverApi.h"

@@ -1,6 +1,6 @@
 //===- capi/LayoutApi.cpp - Layout expressions through the C API ----------===//
 //
-// tilec_layout_eval and friends over ir/LayoutExpr.h and ir/LayoutRender.h:
+// tilec_layout_eval and friends over ir/layout/LayoutExpr.h and ir/layout/LayoutRender.h:
 // the same evaluator, printer and pictures as `tilec layout`.
 //
 // Example: tilec_layout_eval("(4,2):(2,1)", &l); tilec_layout_str(l) is
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
-#include "ir/LayoutRender.h"
+#include "ir/layout/LayoutRender.h"
 
 using namespace tilec;
 using tilec::capi::fail;

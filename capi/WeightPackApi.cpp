@@ -1,7 +1,7 @@
 //===- capi/WeightPackApi.cpp - Quantized weights through the C API -------===//
 //
 // tilec_quantize_weights, tilec_pack_weights and their inverses for every
-// format of ir/WeightQuant.h (i4, u4, i8, u8, e4m3, e5m2): the same
+// format of ir/tile/WeightQuant.h (i4, u4, i8, u8, e4m3, e5m2): the same
 // quantizer and packed order as `tilec pack` and Python's
 // tilec.pack_weights. The tilec_*_int4_weights functions of API 11 are
 // these with the format limited to i4 and u4. Buffers are the caller's;
@@ -14,8 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
-#include "ir/Float16Bits.h"
-#include "ir/WeightQuant.h"
+#include "ir/arch/Float16Bits.h"
+#include "ir/tile/WeightQuant.h"
 
 #include <cstring>
 
@@ -32,7 +32,7 @@ tilec_status invalid(llvm::Error e) {
   return invalid(llvm::toString(std::move(e)));
 }
 
-// tilec_weight_format counts the formats in ir/WeightQuant.h's order.
+// tilec_weight_format counts the formats in ir/tile/WeightQuant.h's order.
 static_assert(int(WeightFormatKind::I4) == TILEC_WEIGHT_I4 &&
               int(WeightFormatKind::U4) == TILEC_WEIGHT_U4 &&
               int(WeightFormatKind::I8) == TILEC_WEIGHT_I8 &&

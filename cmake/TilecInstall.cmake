@@ -3,9 +3,9 @@
 #
 #   include/tilec/tilec.h                   the C API          tilec::tilec
 #   lib/libtilec.so                         (LLVM linked in)
-#   include/tilec/{ir,codegen,compiler,runtime}/...h
+#   include/tilec/{ir,codegen,compiler,host,runtime}/...h
 #                                           the C++ embedding  tilec::compiler
-#   lib/libtilec_{compiler,codegen,ir,runtime,sim}.a
+#   lib/libtilec_{compiler,host,codegen,ir,runtime,sim}.a
 #   lib/cmake/tilec/                        tilecConfig.cmake and the targets
 #
 # The C++ headers keep their paths under include/tilec, so an embedder writes
@@ -24,7 +24,8 @@ install(EXPORT tilecTargets NAMESPACE tilec::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tilec)
 
 set(TILEC_EMBEDDING_TARGETS
-  tilec_compiler tilec_codegen tilec_ir tilec_runtime tilec_sim tilec_llvm)
+  tilec_compiler tilec_host tilec_codegen tilec_ir tilec_runtime tilec_sim
+  tilec_llvm)
 foreach(target ${TILEC_EMBEDDING_TARGETS})
   string(REPLACE "tilec_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -33,7 +34,7 @@ endforeach()
 target_compile_features(tilec_compiler PUBLIC cxx_std_20)
 install(TARGETS ${TILEC_EMBEDDING_TARGETS} EXPORT tilecCompilerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY ir codegen compiler runtime
+install(DIRECTORY ir codegen compiler host runtime
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec
   FILES_MATCHING PATTERN "*.h" PATTERN "*.def"
   PATTERN "compiler/tilec" EXCLUDE)

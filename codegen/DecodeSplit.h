@@ -11,7 +11,7 @@
 #ifndef TILEC_CODEGEN_DECODESPLIT_H
 #define TILEC_CODEGEN_DECODESPLIT_H
 
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include <cstdint>
 

@@ -6,7 +6,7 @@
 // split-K's final reduce all call it), so the targets round alike:
 //
 //   x = fma(beta, c_old, alpha * acc)      (alpha * acc when C is not read)
-//   x = op_n(... op_1(x))                  (ir/EpilogueOps.h, in order)
+//   x = op_n(... op_1(x))                  (ir/tile/EpilogueOps.h, in order)
 //
 // then the caller casts x to C's type. The ops that read an operand (bias,
 // scale, residual with its leading dimension ldr) take kernel parameters of
@@ -15,7 +15,7 @@
 // never read past it.
 //
 // swiglu combines two accumulator elements into one of C: the store paths
-// find the pair (swigluSources in ir/EpilogueOps.h) and call
+// find the pair (swigluSources in ir/tile/EpilogueOps.h) and call
 // emitSwigluElement, which applies the ops before swiglu to each at its
 // accumulator column, silu(gate) * up, then the ops after it at C's column.
 // C (and a residual) then has N / 2 columns; beta must be 0 (the launcher
@@ -29,9 +29,9 @@
 #define TILEC_CODEGEN_EPILOGUEMATH_H
 
 #include "codegen/GemmCodegen.h"
-#include "ir/DType.h"
-#include "ir/EpilogueOps.h"
-#include "ir/GemmSpec.h"
+#include "ir/arch/DType.h"
+#include "ir/tile/EpilogueOps.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
@@ -42,7 +42,7 @@
 namespace tilec {
 
 /// The kernel parameters \p ops read: one global pointer per operand role
-/// ("bias", "scale", "residual": ir/EpilogueOps.def), each once, in the op
+/// ("bias", "scale", "residual": ir/tile/EpilogueOps.def), each once, in the op
 /// table's order; a matrix operand's leading dimension ("ldr", i32) right
 /// after it.
 std::vector<KernelParam> epilogueParams(llvm::ArrayRef<EpilogueOp> ops);

@@ -40,7 +40,7 @@
 #ifndef TILEC_CODEGEN_GEMMCODEGEN_H
 #define TILEC_CODEGEN_GEMMCODEGEN_H
 
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 
@@ -113,7 +113,7 @@ struct TensorMapPlan {
   /// dim 1, batch} with the batch stride (GemmProblem::strideA ..) as
   /// dimension 2's and a box extent of 1 there.
   bool batched = false;
-  /// B is a packed quantized weight (ir/WeightPack.h): the map is N / 16
+  /// B is a packed quantized weight (ir/layout/WeightPack.h): the map is N / 16
   /// block rows of K * bits / 4 u64 elements (one u64 holds one k of 16
   /// channels of 4-bit codes, half a k of 8-bit ones), ldb = K.
   bool packedWeight = false;

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmTarget.h"
 
-#include "ir/DType.h"
+#include "ir/arch/DType.h"
 
 #include "llvm/Support/ErrorHandling.h"
 

@@ -24,8 +24,8 @@
 #define TILEC_CODEGEN_GEMMTARGET_H
 
 #include "codegen/GemmCodegen.h"
-#include "ir/Arch.h"
-#include "ir/GemmSpec.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 

@@ -10,7 +10,7 @@
 #ifndef TILEC_CODEGEN_NVVMBUILDER_H
 #define TILEC_CODEGEN_NVVMBUILDER_H
 
-#include "ir/DType.h"
+#include "ir/arch/DType.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/IRBuilder.h"

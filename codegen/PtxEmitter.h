@@ -10,7 +10,7 @@
 #ifndef TILEC_CODEGEN_PTXEMITTER_H
 #define TILEC_CODEGEN_PTXEMITTER_H
 
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include "llvm/Support/Error.h"
 

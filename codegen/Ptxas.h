@@ -8,7 +8,7 @@
 #ifndef TILEC_CODEGEN_PTXAS_H
 #define TILEC_CODEGEN_PTXAS_H
 
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include "llvm/Support/Error.h"
 

@@ -8,7 +8,7 @@
 #ifndef TILEC_CODEGEN_SAXPYKERNEL_H
 #define TILEC_CODEGEN_SAXPYKERNEL_H
 
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include "llvm/Support/Error.h"
 

@@ -95,9 +95,9 @@
 // on sm_90a (tmaOperandTile picks the tile, the TMA boxes and the layout);
 // the sm_100 descriptor (version 1, its own layout-type codes) is derived
 // from that layout for the M = 128 or N = BN MMA operand by
-// ir/DescriptorDerivation (tmaOperandTile with arch sm_100a), and the K
+// ir/arch/DescriptorDerivation (tmaOperandTile with arch sm_100a), and the K
 // steps advance the start address by the
-// derived subtile offsets. The instruction descriptor is ir/InstrDescriptor's
+// derived subtile offsets. The instruction descriptor is ir/arch/InstrDescriptor's
 // encoding of (types, M = 128, N = BN, majorness).
 //
 // Tensor memory: per buffer the smallest power of two >= max(32, BN)
@@ -176,11 +176,11 @@
 #include "codegen/GemmCodegen.h"
 #include "codegen/warpspec/EpilogueStaging.h"
 #include "codegen/warpspec/OperandTile.h"
-#include "ir/DType.h"
-#include "ir/EpilogueOps.h"
-#include "ir/InstrDescriptor.h"
-#include "ir/MajorKind.h"
-#include "ir/SourceLines.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/InstrDescriptor.h"
+#include "ir/arch/MajorKind.h"
+#include "ir/tile/EpilogueOps.h"
+#include "ir/tile/SourceLines.h"
 
 #include "llvm/Support/Error.h"
 
@@ -229,7 +229,7 @@ struct Sm100GemmConfig {
   /// is the tile's last sums the S partials in the order z = 0 .. S - 1 and
   /// runs the epilogue (ops applied once, after the sum).
   unsigned splitK = 1;
-  /// A batched GEMM (ir/GemmSpec.h): the persistent walk covers batch x
+  /// A batched GEMM (ir/tile/GemmSpec.h): the persistent walk covers batch x
   /// tiles (unit u: batch u / tilesPerBatch, then the grouped order inside
   /// the batch); batched tensors load through rank-3 tensor maps (batch
   /// outermost, box extent 1, coordinate z), a broadcast one keeps its
@@ -276,7 +276,7 @@ llvm::Expected<Sm100OperandTile> sm100OperandTile(unsigned rows, unsigned bk,
                                                   unsigned mmaMN);
 
 /// Elements of K one tcgen05.mma consumes (32 bytes): 16 for f16/bf16, 8
-/// for tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type it does not
+/// for tf32, 32 for e4m3/e5m2, from ir/arch/InstrTable; 0 for a type it does not
 /// take.
 unsigned sm100MmaK(DTypeKind dtype);
 

@@ -10,8 +10,8 @@
 #include "codegen/warpspec/EpilogueStaging.h"
 
 #include "codegen/Sm90Limits.h"
-#include "ir/Arch.h"
-#include "ir/InstrTable.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/InstrTable.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -242,7 +242,7 @@ llvm::Error verifySm100GemmConfig(const Sm100GemmConfig &config) {
         "the sm_100a generator issues M = 256 (128 rows per CTA) or M = 128 "
         "(64 rows per CTA), so BM must be 256 or 128",
         config.bm));
-  // The smem-operand shape table (ir/InstrTable.cpp): N is a multiple of 8
+  // The smem-operand shape table (ir/arch/InstrTable.cpp): N is a multiple of 8
   // from 8 to 256 with cta_group::1 (M = 64 and 128), of 16 from 16 to 256
   // with cta_group::2 (M = 128 and 256). In the pair's M = 128 (data path
   // layout B, PTX ISA 9.7.16.10.5) each CTA stages BN / 2 rows of B and

@@ -8,7 +8,7 @@
 #include "codegen/Sm100GemmSpec.h"
 #include "codegen/warpspec/SpecBasics.h"
 
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include <algorithm>
 #include <tuple>

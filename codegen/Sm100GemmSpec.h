@@ -11,7 +11,7 @@
 
 #include "codegen/GemmCodegen.h"
 #include "codegen/Sm100Gemm.h"
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 

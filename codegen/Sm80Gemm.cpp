@@ -14,9 +14,9 @@
 #include "codegen/EpilogueMath.h"
 #include "codegen/PtxEmitter.h"
 #include "codegen/TileOrder.h"
-#include "ir/Arch.h"
-#include "ir/LayoutAlgebra.h"
-#include "ir/SwizzleAtom.h"
+#include "ir/arch/Arch.h"
+#include "ir/layout/LayoutAlgebra.h"
+#include "ir/layout/SwizzleAtom.h"
 
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -26,7 +26,7 @@ namespace tilec {
 namespace {
 
 /// Largest dynamic shared memory an sm_80 CTA may opt into (163 KiB). A
-/// function, not a namespace-scope constant: the table of ir/Arch.cpp may be
+/// function, not a namespace-scope constant: the table of ir/arch/Arch.cpp may be
 /// initialized after this file's constants.
 unsigned sm80MaxSharedBytes() {
   return archInfo(ArchKind::SM80).maxSharedBytesPerCta;

@@ -11,7 +11,7 @@
 
 #include "codegen/Sm80Gemm.h"
 #include "codegen/WeightDequant.h"
-#include "ir/WeightPack.h"
+#include "ir/layout/WeightPack.h"
 
 namespace tilec {
 

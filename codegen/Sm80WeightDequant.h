@@ -1,11 +1,11 @@
 //===- codegen/Sm80WeightDequant.h - Quantized weights on sm_80 -*- C++ -*-===//
 //
 // Internal to codegen/: the sm_80 GEMM's B side when B is a quantized
-// weight (GemmSpec::weightQuant: 4-bit or 8-bit codes, ir/WeightQuant.h).
+// weight (GemmSpec::weightQuant: 4-bit or 8-bit codes, ir/tile/WeightQuant.h).
 // Per pipeline stage the CTA copies, with cp.async,
 //   - its bn x bk packed codes: (bn / 16) x (bk / blockK) blocks of 512
 //     bytes (blockK 64 for 4-bit codes, 32 for 8-bit), stored as in global
-//     memory (ir/WeightPack.h), which is the layout packedWeightLayout(bits,
+//     memory (ir/layout/WeightPack.h), which is the layout packedWeightLayout(bits,
 //     bn, bk) of the stage;
 //   - the stage's scaleRows = max(1, bk / group) rows of bn scales (SB),
 //     and as many rows of bn u8 zero points (ZB) when the weight has them.
@@ -19,8 +19,8 @@
 #define TILEC_CODEGEN_SM80WEIGHTDEQUANT_H
 
 #include "codegen/WeightDequant.h"
-#include "ir/GemmSpec.h"
-#include "ir/Layout.h"
+#include "ir/layout/Layout.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/Support/Error.h"
@@ -36,7 +36,7 @@ struct Sm80Kernel;
 /// The stage bytes (WeightStageBytes) are of the bn x bk tile.
 struct Sm80WeightPlan : WeightStageBytes {
   WeightQuantSpec quant;
-  const WeightFormatInfo *format = nullptr; ///< B's (ir/WeightQuant.h).
+  const WeightFormatInfo *format = nullptr; ///< B's (ir/tile/WeightQuant.h).
   Layout packed; ///< packedWeightLayout(bits, bn, bk): (n, k) -> code offset.
   /// Byte offsets of the three stage rings after A's (set by the plan).
   unsigned codeRegion = 0, scaleRegion = 0, zeroRegion = 0;

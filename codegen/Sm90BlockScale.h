@@ -1,7 +1,7 @@
 //===- codegen/Sm90BlockScale.h - Block-scaled fp8 promotion on sm_90a -*- C++
 //-*-===//
 //
-// DeepGEMM-style block scaling (ir/GemmSpec.h, BlockScaleSpec) in the sm_90a
+// DeepGEMM-style block scaling (ir/tile/GemmSpec.h, BlockScaleSpec) in the sm_90a
 // kernel of codegen/Sm90Gemm.h. Per ring slot (BK = 128 = one scale block of
 // K) each consumer warpgroup runs its wgmmas into a fresh zero accumulator,
 // waits for them, and promotes the partial sum into the f32 main
@@ -62,13 +62,13 @@
 //                     f32[ceil(K / 128), M])
 //   .param .u64 sfb   f32[ceil(N / 128), ceil(K / 128)], row-major
 // in the user's M and N under swap-AB too: the launcher passes them by name
-// (compiler/GemmLauncher.cpp), whichever operand takes the wgmma A role.
+// (host/GemmLauncher.cpp), whichever operand takes the wgmma A role.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_CODEGEN_SM90BLOCKSCALE_H
 #define TILEC_CODEGEN_SM90BLOCKSCALE_H
 
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"

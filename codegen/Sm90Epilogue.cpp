@@ -20,8 +20,8 @@
 #include "codegen/Sm90Limits.h"
 #include "codegen/SmemAddress.h"
 #include "codegen/warpspec/EpilogueStaging.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SwizzleAtom.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SwizzleAtom.h"
 
 #include "codegen/NvvmBuilder.h"
 

@@ -146,10 +146,10 @@
 #include "codegen/GemmCodegen.h"
 #include "codegen/warpspec/EpilogueStaging.h"
 #include "codegen/warpspec/OperandTile.h"
-#include "ir/DType.h"
-#include "ir/EpilogueOps.h"
-#include "ir/MajorKind.h"
-#include "ir/SourceLines.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/MajorKind.h"
+#include "ir/tile/EpilogueOps.h"
+#include "ir/tile/SourceLines.h"
 
 #include "llvm/Support/Error.h"
 
@@ -205,14 +205,14 @@ struct Sm90GemmConfig {
   /// The .tile lines of the kernel's parts; with source.emit, PTX line
   /// directives for them (tilec compile --lineinfo).
   SourceLines source;
-  /// The epilogue's element-wise ops (ir/EpilogueOps.h), applied after
+  /// The epilogue's element-wise ops (ir/tile/EpilogueOps.h), applied after
   /// alpha/beta on every store path (and after split-K's reduction).
   std::vector<EpilogueOp> epilogueOps;
   /// Block-scaled fp8 (codegen/Sm90BlockScale.h): per BK = 128 block the
   /// wgmmas sum into a fresh accumulator that is promoted into the main one
   /// with SFA * SFB; std::nullopt: the plain K loop.
   std::optional<BlockScaleSpec> blockScale;
-  /// A batched GEMM (ir/GemmSpec.h): batch z = %ctaid.z; batched tensors
+  /// A batched GEMM (ir/tile/GemmSpec.h): batch z = %ctaid.z; batched tensors
   /// have rank-3 tensor maps (batch outermost, box extent 1) and take z as
   /// the third coordinate; a broadcast one keeps its rank-2 map; the direct
   /// stores write C + z * strideC. std::nullopt: one GEMM.
@@ -265,7 +265,7 @@ struct Sm90GemmKernel {
 llvm::Error verifySm90GemmConfig(const Sm90GemmConfig &config);
 
 /// Elements of K one wgmma consumes (32 bytes): 16 for f16/bf16, 8 for
-/// tf32, 32 for e4m3/e5m2, from ir/InstrTable; 0 for a type no wgmma takes.
+/// tf32, 32 for e4m3/e5m2, from ir/arch/InstrTable; 0 for a type no wgmma takes.
 unsigned sm90WgmmaK(DTypeKind dtype);
 
 /// The wgmma N of one promotion step of a block-scaled consumer

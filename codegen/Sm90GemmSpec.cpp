@@ -10,8 +10,8 @@
 
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90WeightDequant.h"
-#include "ir/LayoutExpr.h"
-#include "ir/WeightPack.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/WeightPack.h"
 
 #include <algorithm>
 #include <tuple>

@@ -12,7 +12,7 @@
 
 #include "codegen/GemmCodegen.h"
 #include "codegen/Sm90Gemm.h"
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 

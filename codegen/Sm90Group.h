@@ -1,6 +1,6 @@
 //===- codegen/Sm90Group.h - Grouped (MoE) GEMM on sm_90a --------*- C++ -*-===//
 //
-// The grouped GEMM of ir/GemmSpec.h (GroupKind) in the sm_90a kernel of
+// The grouped GEMM of ir/tile/GemmSpec.h (GroupKind) in the sm_90a kernel of
 // codegen/Sm90Gemm.h: one launch computes C rows of every group g as A's
 // rows times B_g^T, B being [G, N, K]. B is loaded through a rank-3 TMA
 // map ({K, N, G}, box extent 1 along G) with the tile's group as the third
@@ -47,7 +47,7 @@
 #ifndef TILEC_CODEGEN_SM90GROUP_H
 #define TILEC_CODEGEN_SM90GROUP_H
 
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/IR/IRBuilder.h"
 

@@ -8,7 +8,7 @@
 
 #include "codegen/DecodeSplit.h"
 #include "codegen/Sm90Limits.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include <algorithm>
 #include <optional>

@@ -24,7 +24,7 @@
 #define TILEC_CODEGEN_SM90HEURISTIC_H
 
 #include "codegen/Sm90Gemm.h"
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 namespace tilec {
 

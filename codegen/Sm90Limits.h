@@ -10,14 +10,14 @@
 #ifndef TILEC_CODEGEN_SM90LIMITS_H
 #define TILEC_CODEGEN_SM90LIMITS_H
 
-#include "ir/DType.h"
+#include "ir/arch/DType.h"
 
 #include <string>
 
 namespace tilec {
 namespace sm90 {
 
-// Shared-memory limits are per-target facts of ir/Arch.h
+// Shared-memory limits are per-target facts of ir/arch/Arch.h
 // (archInfo(ArchKind::SM90a).maxSharedBytesPerCta, .sharedBytesPerSm).
 inline constexpr unsigned ProducerRegs = 40;
 inline constexpr unsigned MaxConsumerRegs = 232;

@@ -5,7 +5,7 @@
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90WeightDequant.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/WeightDequant.h"
-#include "ir/Arch.h"
-#include "ir/WeightPack.h"
+#include "ir/arch/Arch.h"
+#include "ir/layout/WeightPack.h"
 
 namespace tilec {
 

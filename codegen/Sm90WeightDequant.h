@@ -9,7 +9,7 @@
 //
 // Per ring slot the producer's TMA thread loads, beside the activation
 // tile, three tiles of the weight:
-//   - the codes: the packed order (ir/WeightPack.h) is 16-row block rows of
+//   - the codes: the packed order (ir/layout/WeightPack.h) is 16-row block rows of
 //     2 bits K bytes each, so the global weight is a 2-D u64 tensor of
 //     N / 16 rows by K bits / 4 (one u64: one k of a block row's 16
 //     channels of 4-bit codes, half a k of 8-bit ones), and a slot's BM x

@@ -1,7 +1,7 @@
 //===- codegen/Sm90WgmmaAnnotation.cpp - --annotate's wgmma comments ------===//
 #include "codegen/Sm90WgmmaAnnotation.h"
 
-#include "ir/PtxDescriptorScan.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 namespace tilec {
 

@@ -23,7 +23,7 @@
 #ifndef TILEC_CODEGEN_SMEMADDRESS_H
 #define TILEC_CODEGEN_SMEMADDRESS_H
 
-#include "ir/ComposedLayout.h"
+#include "ir/layout/ComposedLayout.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -14,7 +14,7 @@
 #ifndef TILEC_CODEGEN_SOURCELINEINFO_H
 #define TILEC_CODEGEN_SOURCELINEINFO_H
 
-#include "ir/SourceLines.h"
+#include "ir/tile/SourceLines.h"
 
 #include "llvm/IR/DIBuilder.h"
 #include "llvm/IR/IRBuilder.h"

@@ -1,8 +1,8 @@
 //===- codegen/WeightDequant.cpp - Quantized codes to 16-bit MMA inputs ---===//
 #include "codegen/WeightDequant.h"
 
-#include "ir/WeightPack.h"
-#include "ir/WeightQuant.h"
+#include "ir/layout/WeightPack.h"
+#include "ir/tile/WeightQuant.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -3,7 +3,7 @@
 // Internal to codegen/: what the sm_80 (mma.sync B fragments,
 // Sm80WeightDequant.cpp) and sm_90a (wgmma A fragments,
 // Sm90WeightDequant.cpp) kernels share when they turn a packed quantized
-// weight (ir/WeightPack.h, formats in ir/WeightQuant.h) into 16-bit floats
+// weight (ir/layout/WeightPack.h, formats in ir/tile/WeightQuant.h) into 16-bit floats
 // in registers. Per k16 step a lane holds one 32-bit word (4-bit codes) or
 // two (8-bit codes: one per n8 tile j) and makes the pair of register
 // i = 2 j + h (n8 tile j, k half h) from it. With m the magic number of the
@@ -32,10 +32,10 @@
 #ifndef TILEC_CODEGEN_WEIGHTDEQUANT_H
 #define TILEC_CODEGEN_WEIGHTDEQUANT_H
 
-#include "ir/DType.h"
-#include "ir/GemmSpec.h"
-#include "ir/Layout.h"
-#include "ir/WeightQuant.h"
+#include "ir/arch/DType.h"
+#include "ir/layout/Layout.h"
+#include "ir/tile/GemmSpec.h"
+#include "ir/tile/WeightQuant.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/IRBuilder.h"
@@ -120,7 +120,7 @@ llvm::Value *dequantWeightPair(llvm::IRBuilderBase &b, DTypeKind type,
 /// bk) of a stage) is where the fragment loads read: lane l's 16 bytes of
 /// block (r, c) at byte 512 (r * blocks + c) + 16 l, step s of the block in
 /// words s * wordsPerStep .., holding (n, k) = (16 r + 8 j + g, K0 + 16 s +
-/// 2 t + e + 8 h) where the header of ir/WeightPack.h puts them.
+/// 2 t + e + 8 h) where the header of ir/layout/WeightPack.h puts them.
 llvm::Error checkWeightFragmentReads(const Layout &packed, unsigned bits,
                                      unsigned rows, unsigned bk);
 

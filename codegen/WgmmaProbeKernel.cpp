@@ -10,7 +10,7 @@
 #include "codegen/WgmmaProbeKernel.h"
 
 #include "codegen/PtxEmitter.h"
-#include "ir/InstrTable.h"
+#include "ir/arch/InstrTable.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"

@@ -14,8 +14,8 @@
 #ifndef TILEC_CODEGEN_WGMMAPROBEKERNEL_H
 #define TILEC_CODEGEN_WGMMAPROBEKERNEL_H
 
-#include "ir/DType.h"
-#include "ir/SmemDescriptor.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/SmemDescriptor.h"
 
 #include "llvm/Support/Error.h"
 

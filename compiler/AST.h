@@ -90,7 +90,7 @@ struct KernelItem {
   /// Epilogue: the steps; Schedule: one step "schedule" holding the words.
   std::vector<EpilogueStep> steps;
   /// Epilogue: the element-wise ops before the steps, as written
-  /// (`bias(col)`, `relu`; ir/EpilogueOps.h).
+  /// (`bias(col)`, `relu`; ir/tile/EpilogueOps.h).
   std::vector<Ident> epilogueOps;
 };
 

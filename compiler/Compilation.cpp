@@ -13,8 +13,8 @@
 #include "compiler/LayoutPrint.h"
 #include "compiler/Parser.h"
 #include "compiler/Sema.h"
-#include "ir/PtxDescriptorScan.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/layout/SmemTileFromLayout.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 namespace tilec {
 

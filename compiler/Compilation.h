@@ -14,7 +14,7 @@
 #include "codegen/GemmCodegen.h"
 #include "compiler/Diagnostics.h"
 #include "compiler/Pipeline.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include <optional>
 #include <string>

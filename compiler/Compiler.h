@@ -4,7 +4,7 @@
 // For inference engines that compile kernels at run time: hand in .tile
 // source text, get PTX and what a launcher needs (entry name, parameters
 // including sm_90a tensor maps, block size, shared memory, cluster, the grid
-// for a given M, N, K, the split-K workspace). compiler/GemmLauncher.h
+// for a given M, N, K, the split-K workspace). host/GemmLauncher.h
 // launches a CompiledKernel in one call. Results are
 // cached by a content hash of the source, the options and the tilec version,
 // so compiling the same thing again costs a hash and a lookup; compiled
@@ -19,7 +19,7 @@
 //   // Either launch it yourself from the metadata:
 //   //   (*kernel)->ptx, entryName, params, grid(m, n, k), block(),
 //   //   sharedBytes, cluster, tensorMaps, workspaceBytes(m, n)
-//   // or in one call (compiler/GemmLauncher.h):
+//   // or in one call (host/GemmLauncher.h):
 //   rt::Status s = tilec::launchGemm(**kernel, a, b, c, m, n, k, lda, ldb,
 //                                    ldc, alpha, beta, stream);
 //
@@ -28,8 +28,8 @@
 #define TILEC_COMPILER_COMPILER_H
 
 #include "codegen/GemmCodegen.h"
-#include "ir/Arch.h"
-#include "ir/GemmSpec.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

@@ -9,13 +9,13 @@
 //   [{"name":"A","kind":"pointer"}, ..., {"name":"alpha","kind":"f32"}]
 //
 // GemmSpec's and GemmKernelBinary's fields are written and read from their
-// field lists (ir/GemmSpecFields.def, codegen/GemmKernelFields.def), one
+// field lists (ir/tile/GemmSpecFields.def, codegen/GemmKernelFields.def), one
 // key per field; the structs they hold have their toJSON/fromJSON here.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/DiskCache.h"
 
-#include "ir/LayoutParser.h"
+#include "ir/layout/LayoutParser.h"
 
 namespace tilec {
 
@@ -212,7 +212,7 @@ bool fromJSON(const llvm::json::Value &value, SourceLines &out,
          o.map("mma", out.mma) && o.map("epilogue", out.epilogue);
 }
 
-/// An epilogue op as its spelling (ir/EpilogueOps.h), read back with
+/// An epilogue op as its spelling (ir/tile/EpilogueOps.h), read back with
 /// parseEpilogueOp; an op that no longer parses makes the entry a miss.
 llvm::json::Value toJSON(const EpilogueOp &op) { return formatEpilogueOp(op); }
 bool fromJSON(const llvm::json::Value &value, EpilogueOp &out,
@@ -317,7 +317,7 @@ bool fromJSON(const llvm::json::Value &value, GemmGridRule &out,
 llvm::json::Value toJSON(const GemmSpec &spec) {
   llvm::json::Object object;
 #define TILEC_SPEC_FIELD(Type, name, init) object[#name] = spec.name;
-#include "ir/GemmSpecFields.def"
+#include "ir/tile/GemmSpecFields.def"
   return object;
 }
 bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
@@ -325,7 +325,7 @@ bool fromJSON(const llvm::json::Value &value, GemmSpec &out,
   llvm::json::ObjectMapper o(value, path);
   return o
 #define TILEC_SPEC_FIELD(Type, name, init) &&o.map(#name, out.name)
-#include "ir/GemmSpecFields.def"
+#include "ir/tile/GemmSpecFields.def"
       ;
 }
 

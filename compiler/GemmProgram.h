@@ -24,9 +24,9 @@
 #ifndef TILEC_COMPILER_GEMMPROGRAM_H
 #define TILEC_COMPILER_GEMMPROGRAM_H
 
-#include "ir/Arch.h"
-#include "ir/DType.h"
-#include "ir/GemmSpec.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/DType.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 

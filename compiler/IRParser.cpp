@@ -5,7 +5,7 @@
 //   attrs := (IDENT '=' value (',' IDENT '=' value)*)?
 //   value := INT | '-' INT | IDENT | STRING | '[' (value (',' value)*)? ']'
 // Whether an op has a region, and so whether a '{' opens its attributes or
-// its region, comes from the op table (ir/TileIR.h).
+// its region, comes from the op table (ir/tile/TileIR.h).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/IRParser.h"

@@ -1,7 +1,7 @@
 //===- compiler/IRParser.h - Reading the textual Tile IR ---------*- C++
 //-*-===//
 //
-// Reads what ir/TileIR.h prints, with the .tile lexer, reporting through the
+// Reads what ir/tile/TileIR.h prints, with the .tile lexer, reporting through the
 // same DiagnosticEngine. `tilec compile` takes Tile IR wherever it takes a
 // .tile file: a buffer whose first token is `tile.module` is IR, so
 // `tilec compile --emit=ir x.tile | tilec compile --emit=ir -` prints the
@@ -12,7 +12,7 @@
 #define TILEC_COMPILER_IRPARSER_H
 
 #include "compiler/Diagnostics.h"
-#include "ir/TileIR.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 

@@ -1,10 +1,10 @@
 //===- compiler/LayoutPrint.cpp - What `print` statements print -----------===//
 //
-// `print L` goes through the layout expression language (ir/LayoutExpr.h)
+// `print L` goes through the layout expression language (ir/layout/LayoutExpr.h)
 // and prints LayoutValue::str(), the line `tilec layout` prints.
 // `print descriptor(L, wgmma|tcgen05, mma(MN, K)[, T][, K|MN])` derives the
-// descriptor of L's first MMA subtile (ir/DescriptorDerivation.h) and prints
-// it with the formatter `tilec desc` uses (ir/DescriptorReport.h). wgmma is
+// descriptor of L's first MMA subtile (ir/arch/DescriptorDerivation.h) and prints
+// it with the formatter `tilec desc` uses (ir/arch/DescriptorReport.h). wgmma is
 // sm_90a, tcgen05 sm_100a; the element type T defaults to the one atom type
 // named in L's text (`K_SW128<bf16>`), the majorness to the mode of L with
 // stride 1.
@@ -12,9 +12,9 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/LayoutPrint.h"
 
-#include "ir/DescriptorReport.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/arch/DescriptorReport.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
 
 #include "llvm/ADT/SmallVector.h"
 

@@ -3,13 +3,13 @@
 // One token of lookahead. Every parse function leaves the parser on the
 // first token it did not use. Layout expressions are taken as raw text up to
 // the end of their line (a line break inside open parentheses continues it),
-// because their grammar belongs to the layout library (ir/LayoutExpr.h).
+// because their grammar belongs to the layout library (ir/layout/LayoutExpr.h).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Parser.h"
 
 #include "compiler/Lexer.h"
-#include "ir/EpilogueOps.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include "llvm/ADT/StringExtras.h"
 

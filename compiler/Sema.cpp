@@ -9,7 +9,7 @@
 
 #include "compiler/LayoutPrint.h"
 #include "compiler/Lexer.h"
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"

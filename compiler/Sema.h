@@ -15,8 +15,8 @@
 
 #include "compiler/AST.h"
 #include "compiler/Diagnostics.h"
-#include "ir/Arch.h"
-#include "ir/TileIR.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 

@@ -8,11 +8,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/TuneSession.h"
 
-#include "compiler/GemmLauncher.h"
-#include "compiler/KernelCheck.h"
 #include "compiler/TuneCache.h"
-#include "ir/ElementCodec.h"
-#include "ir/WeightPack.h"
+#include "host/GemmLauncher.h"
+#include "host/KernelCheck.h"
+#include "ir/arch/ElementCodec.h"
+#include "ir/layout/WeightPack.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"

@@ -4,7 +4,7 @@
 // Python's tilec.tune: for each kernel of a program and each shape, plan
 // (compiler/Tuner.h), then on the GPU compile the candidates in parallel
 // threads, time them and keep the fastest, check it against the CPU
-// reference (compiler/KernelCheck.h) and remember it (compiler/TuneCache.h).
+// reference (host/KernelCheck.h) and remember it (compiler/TuneCache.h).
 //
 // Timing (docs/tune.md): operand copies enough to exceed twice the L2,
 // rotated launch by launch; each candidate replays a CUDA graph of several

@@ -14,7 +14,7 @@
 #include "compiler/IRParser.h"
 #include "compiler/Parser.h"
 #include "compiler/Sema.h"
-#include "ir/TileIR.h"
+#include "ir/tile/TileIR.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -192,7 +192,7 @@ GemmSpec specWith(const GemmSpec &base, const TuneVariant &v) {
 }
 
 /// Dense tensor-core peak of the reference part of each target (flop/s,
-/// ir/Arch.h's ReferenceGpu) for 16-bit inputs, and its SM count: A100
+/// ir/arch/Arch.h's ReferenceGpu) for 16-bit inputs, and its SM count: A100
 /// 312 T / 108, H200 989 T / 132, B200 2250 T / 148. 8-bit inputs double
 /// it, tf32 halves it.
 std::pair<double, unsigned> referencePeak(ArchKind arch, DTypeKind a) {

@@ -31,8 +31,8 @@
 #define TILEC_COMPILER_TUNER_H
 
 #include "compiler/Compiler.h"
-#include "ir/Arch.h"
-#include "ir/GemmSpec.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

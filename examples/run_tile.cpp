@@ -2,7 +2,7 @@
 //
 // A small embedding demo: compile every kernel of a .tile file in-process
 // (tilec::Compiler), then run each on random inputs against a CPU reference
-// through the runtime (compiler/KernelCheck.h, what `tilec run` does), on
+// through the runtime (host/KernelCheck.h, what `tilec run` does), on
 // the GPU or, with TILEC_DEVICE=sim, in the PTX simulator.
 //
 //   run_tile FILE.tile [M N K]
@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
-#include "compiler/KernelCheck.h"
+#include "host/KernelCheck.h"
 #include "runtime/Device.h"
 
 #include "llvm/Support/MemoryBuffer.h"

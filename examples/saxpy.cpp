@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/SaxpyKernel.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Ptxas.h"
 #include "codegen/SaxpyKernel.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -18,7 +18,7 @@ from collections import defaultdict
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 TARGETS = {
     # target: (corpus, the source files it is the fuzzer of)
-    "tilec-layout-expr-fuzzer": ("layout-expr", r"ir/Layout(Parser|Expr)"),
+    "tilec-layout-expr-fuzzer": ("layout-expr", r"ir/layout/Layout(Parser|Expr)"),
     "tilec-tile-fuzzer": ("tile",
                           r"compiler/(Lexer|Parser|IRParser|Sema|passes/)"),
     "tilec-ptx-fuzzer": ("ptx", r"runtime/sim/Ptx"),

@@ -1,9 +1,9 @@
 //===- codegen/warpspec/EpilogueStaging.cpp - C's staging tile -----------===//
 #include "codegen/warpspec/EpilogueStaging.h"
 
-#include "ir/LayoutExpr.h"
-#include "ir/SwizzleAtom.h"
-#include "ir/SwizzleMode.h"
+#include "ir/arch/SwizzleMode.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SwizzleAtom.h"
 
 namespace tilec {
 

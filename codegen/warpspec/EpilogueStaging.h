@@ -21,7 +21,7 @@
 #define TILEC_CODEGEN_WARPSPEC_EPILOGUESTAGING_H
 
 #include "codegen/SmemAddress.h"
-#include "ir/DType.h"
+#include "ir/arch/DType.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,18 +1,18 @@
 //===- codegen/warpspec/OperandTile.cpp - A ring slot's operand tile ------===//
 //
 // tmaOperandTile: the layout algebra picks the tile's swizzle atom and the
-// descriptor derivation (ir/DescriptorDerivation) matches it against the
+// descriptor derivation (ir/arch/DescriptorDerivation) matches it against the
 // PTX ISA's canonical forms for the target's MMA.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/warpspec/OperandTile.h"
 
-#include "ir/Arch.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/InstrTable.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
-#include "ir/SwizzleAtom.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/arch/InstrTable.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
+#include "ir/layout/SwizzleAtom.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -11,9 +11,9 @@
 #ifndef TILEC_CODEGEN_WARPSPEC_OPERANDTILE_H
 #define TILEC_CODEGEN_WARPSPEC_OPERANDTILE_H
 
-#include "ir/Arch.h"
-#include "ir/DType.h"
-#include "ir/MajorKind.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/MajorKind.h"
 
 #include "llvm/Support/Error.h"
 
@@ -27,7 +27,7 @@ namespace tilec {
 inline constexpr unsigned SmemAlignSlack = 1024;
 
 /// The GPU-side facts of one operand tile, derived from its shared-memory
-/// layout by the layout algebra and ir/DescriptorDerivation.
+/// layout by the layout algebra and ir/arch/DescriptorDerivation.
 struct TmaOperandTile {
   std::string layout; ///< e.g. "tile_to_shape(K_SW128<bf16>, (128,64))"
   unsigned rows = 0;  ///< tile rows (M or N side)

@@ -10,7 +10,7 @@
 #ifndef TILEC_CODEGEN_WARPSPEC_SPECBASICS_H
 #define TILEC_CODEGEN_WARPSPEC_SPECBASICS_H
 
-#include "ir/GemmSpec.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/Support/Error.h"
 

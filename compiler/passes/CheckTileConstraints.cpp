@@ -17,8 +17,8 @@
 
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
-#include "ir/InstrTable.h"
-#include "ir/LayoutExpr.h"
+#include "ir/arch/InstrTable.h"
+#include "ir/layout/LayoutExpr.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace tilec {

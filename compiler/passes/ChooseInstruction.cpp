@@ -12,7 +12,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "compiler/passes/KernelView.h"
-#include "ir/InstrTable.h"
+#include "ir/arch/InstrTable.h"
 
 namespace tilec {
 

@@ -16,7 +16,7 @@
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/SmemAtoms.h"
-#include "ir/WeightPack.h"
+#include "ir/layout/WeightPack.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace tilec {
@@ -50,7 +50,7 @@ void chooseForOperand(tir::Op &smem, const KernelView &view,
                  packedWeightLayout(bits, view.weightRows(), view.bk).str(),
                  layout->loc));
     std::string order = "the packed " + std::to_string(bits) +
-                        "-bit order (ir/WeightPack.h): 16 x " +
+                        "-bit order (ir/layout/WeightPack.h): 16 x " +
                         std::to_string(packedWeightBlockK(bits)) + " blocks";
     std::string unit = bits == 4 ? "nibble" : "byte";
     smem.set("why",

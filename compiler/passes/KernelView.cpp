@@ -1,8 +1,8 @@
 //===- compiler/passes/KernelView.cpp - Typed facts of one kernel ---------===//
 #include "compiler/passes/KernelView.h"
 #include "codegen/GemmTarget.h"
-#include "ir/EpilogueOps.h"
-#include "ir/SwizzleMode.h"
+#include "ir/arch/SwizzleMode.h"
+#include "ir/tile/EpilogueOps.h"
 
 namespace tilec {
 

@@ -11,10 +11,10 @@
 #define TILEC_COMPILER_PASSES_KERNELVIEW_H
 
 #include "compiler/Diagnostics.h"
-#include "ir/Arch.h"
-#include "ir/DType.h"
-#include "ir/GemmSpec.h"
-#include "ir/TileIR.h"
+#include "ir/arch/Arch.h"
+#include "ir/arch/DType.h"
+#include "ir/tile/GemmSpec.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 #include <vector>

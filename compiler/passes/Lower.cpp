@@ -1,7 +1,7 @@
 //===- compiler/passes/Lower.cpp - Tile IR to GemmSpec --------------------===//
 //
 // The last pass: every decision must be made (no `auto` left, a pipeline
-// plan present), and each kernel becomes one GemmSpec (ir/GemmSpec.h) in
+// plan present), and each kernel becomes one GemmSpec (ir/tile/GemmSpec.h) in
 // PassContext::specs, in module order, for code generation.
 //
 //===----------------------------------------------------------------------===//
@@ -10,7 +10,7 @@
 #include "codegen/EpilogueMath.h"
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include "llvm/Support/Path.h"
 

@@ -11,9 +11,9 @@
 #define TILEC_COMPILER_PASSES_PASSES_H
 
 #include "compiler/Diagnostics.h"
-#include "ir/Arch.h"
-#include "ir/GemmSpec.h"
-#include "ir/TileIR.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/GemmSpec.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 #include <vector>

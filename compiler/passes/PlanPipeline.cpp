@@ -4,7 +4,7 @@
 // memory; `stages` of them are in flight. The pass computes the bytes with
 // the target's own count (codegen/GemmTarget.h: sm_90a and sm_100a add
 // barriers, staging tiles and alignment), checks them against the most
-// shared memory one block may use on the target (ir/Arch.h: sm_80 163 KiB;
+// shared memory one block may use on the target (ir/arch/Arch.h: sm_80 163 KiB;
 // sm_90a and sm_100a 227 KiB) and records the plan as a tile.pipeline op.
 // Too many stages is an error that says how many fit; one stage is a warning
 // (no load overlaps the MMAs). Where the target's warps depend on the tile
@@ -21,7 +21,7 @@
 
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 
 namespace tilec {
 

@@ -7,17 +7,17 @@
 // An atom of T spans SPAN / sizeof(T) elements along the contiguous extent:
 // K_SW64<bf16> is 8 x 32 elements.
 //
-// The modes are the table of ir/SwizzleMode.h and the layout algebra
-// (ir/SwizzleAtom.h) owns the atoms as layouts; this file only describes
+// The modes are the table of ir/arch/SwizzleMode.h and the layout algebra
+// (ir/layout/SwizzleAtom.h) owns the atoms as layouts; this file only describes
 // them for the checks and finds them in expression text.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEC_COMPILER_PASSES_SMEMATOMS_H
 #define TILEC_COMPILER_PASSES_SMEMATOMS_H
 
-#include "ir/DType.h"
-#include "ir/GemmSpec.h"
-#include "ir/SwizzleMode.h"
+#include "ir/arch/DType.h"
+#include "ir/arch/SwizzleMode.h"
+#include "ir/tile/GemmSpec.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -1,10 +1,10 @@
 //===- compiler/passes/Verify.cpp - The Tile IR verifier ------------------===//
 //
-// Checks the module against the op table (ir/TileIR.h): known ops in the
+// Checks the module against the op table (ir/tile/TileIR.h): known ops in the
 // right place, symbols, required and known attributes of the right kinds,
 // how many of each op a kernel holds; then the values: targets, dtypes,
 // operand shapes and majorness, positive tile sizes, an explicit instruction
-// against the instruction table (ir/InstrTable.h), epilogue steps against
+// against the instruction table (ir/arch/InstrTable.h), epilogue steps against
 // their table. Every message says what would be legal.
 //
 //===----------------------------------------------------------------------===//
@@ -16,10 +16,10 @@
 #include "compiler/passes/VerifyGroup.h"
 #include "compiler/passes/VerifyScale.h"
 #include "compiler/passes/VerifyWeightQuant.h"
-#include "ir/EpilogueOps.h"
-#include "ir/InstrTable.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SwizzleMode.h"
+#include "ir/arch/InstrTable.h"
+#include "ir/arch/SwizzleMode.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -29,7 +29,7 @@ namespace tilec {
 
 namespace {
 
-/// One epilogue step: the instruction it needs (ir/Arch.h's feature
+/// One epilogue step: the instruction it needs (ir/arch/Arch.h's feature
 /// questions; null: every target has it) and the options it takes.
 struct EpilogueStepInfo {
   llvm::StringRef name;

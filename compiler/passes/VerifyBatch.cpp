@@ -3,7 +3,7 @@
 
 #include "codegen/GemmTarget.h"
 #include "compiler/passes/KernelView.h"
-#include "ir/EpilogueOps.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include <string>
 

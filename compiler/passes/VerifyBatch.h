@@ -11,8 +11,8 @@
 #define TILEC_COMPILER_PASSES_VERIFYBATCH_H
 
 #include "compiler/Diagnostics.h"
-#include "ir/Arch.h"
-#include "ir/TileIR.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 

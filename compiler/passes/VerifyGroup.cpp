@@ -8,7 +8,7 @@
 #include "compiler/passes/VerifyGroup.h"
 
 #include "codegen/GemmTarget.h"
-#include "ir/EpilogueOps.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 //===- compiler/passes/VerifyGroup.h - Rules of grouped kernels --*- C++ -*-===//
 //
 // The verify pass's checks of a grouped GEMM (`group contiguous` or `group
-// masked`, the mixture-of-experts GEMM of ir/GemmSpec.h's GroupKind): the
+// masked`, the mixture-of-experts GEMM of ir/tile/GemmSpec.h's GroupKind): the
 // operand shapes each mode takes, the target, and the schedules and
 // layouts the grouped sm_90a kernel implements, each rule a located error
 // that says what would be legal. Kept apart from Verify.cpp, whose other
@@ -14,8 +14,8 @@
 
 #include "compiler/Diagnostics.h"
 #include "compiler/passes/KernelView.h"
-#include "ir/Arch.h"
-#include "ir/TileIR.h"
+#include "ir/arch/Arch.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 

@@ -8,14 +8,14 @@
 #include "compiler/passes/VerifyScale.h"
 
 #include "codegen/GemmTarget.h"
-#include "ir/DType.h"
+#include "ir/arch/DType.h"
 
 namespace tilec {
 
 namespace {
 
 /// The one legal block per operand: DeepGEMM's 1 x 128 activation scales
-/// and 128 x 128 weight scales (ir/GemmSpec.h, BlockScaleSpec).
+/// and 128 x 128 weight scales (ir/tile/GemmSpec.h, BlockScaleSpec).
 struct ScaleRule {
   llvm::StringRef operand;
   int64_t mn, k;

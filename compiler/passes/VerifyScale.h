@@ -13,7 +13,7 @@
 
 #include "compiler/Diagnostics.h"
 #include "compiler/passes/KernelView.h"
-#include "ir/TileIR.h"
+#include "ir/tile/TileIR.h"
 
 #include <optional>
 

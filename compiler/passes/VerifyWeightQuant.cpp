@@ -9,9 +9,9 @@
 #include "compiler/passes/VerifyWeightQuant.h"
 
 #include "codegen/GemmTarget.h"
-#include "ir/DType.h"
-#include "ir/WeightPack.h"
-#include "ir/WeightQuant.h"
+#include "ir/arch/DType.h"
+#include "ir/layout/WeightPack.h"
+#include "ir/tile/WeightQuant.h"
 
 namespace tilec {
 
@@ -155,7 +155,7 @@ void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
   }
   if (view.bMajor != MajorKind::K)
     diags.error(attrLoc(bOperand, "major"),
-                "a quantized weight is packed along K (ir/WeightPack.h); write "
+                "a quantized weight is packed along K (ir/layout/WeightPack.h); write "
                 "major(K)");
   if (view.batch || view.group || kernel.find("tile.group"))
     diags.error(bOperand.loc, "a quantized weight GEMM takes no batch or group "

@@ -9,11 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tilec/Command.h"
 
-#include "ir/DescriptorDerivation.h"
-#include "ir/DescriptorReport.h"
-#include "ir/InstrDescriptor.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/arch/DescriptorReport.h"
+#include "ir/arch/InstrDescriptor.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"

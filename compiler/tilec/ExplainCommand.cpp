@@ -5,7 +5,7 @@
 // Prints the PTX with a `// explain:` comment line before every wgmma and
 // tcgen05.mma: the instruction decoded, then each shared-memory descriptor
 // and instruction descriptor field by field, as far as the PTX text makes
-// its value known (ir/PtxDescriptorScan.h); what is only known at run time
+// its value known (ir/ptx/PtxDescriptorScan.h); what is only known at run time
 // (the smem base address) is said to be so. FILE may be `-` (stdin). The
 // output is still PTX. Exit codes: 0 success, 1 unreadable input or no
 // `.target` to decode descriptors for, 2 a bad command line.
@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tilec/Command.h"
 
-#include "ir/PtxDescriptorScan.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,6 +1,6 @@
 //===- compiler/tilec/LayoutCommand.cpp - `tilec layout` ------------------===//
 //
-// Evaluates a layout expression (ir/LayoutExpr.h) and prints the result on
+// Evaluates a layout expression (ir/layout/LayoutExpr.h) and prints the result on
 // one line in CuTe notation; --offsets adds the line L(0) .. L(size-1),
 // --ascii the 2-D offset grid as CuTe's print_layout, --svg FILE a picture.
 // A bad expression is a diagnostic with the expression and a caret under
@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tilec/Command.h"
 
-#include "ir/DType.h"
-#include "ir/LayoutExpr.h"
-#include "ir/LayoutRender.h"
+#include "ir/arch/DType.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/LayoutRender.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -2,9 +2,9 @@
 //
 // The offline packer of quantized GEMM weights (W4A16, W8A16) on raw
 // little-endian files: quantizes a float weight [N, K] in groups of K to
-// one of ir/WeightQuant.h's formats (i4, u4, i8, u8, e4m3, e5m2) or takes
+// one of ir/tile/WeightQuant.h's formats (i4, u4, i8, u8, e4m3, e5m2) or takes
 // already-quantized values, and writes the packed words in the order the
-// kernels read (ir/WeightPack.h), the scales and the zero points;
+// kernels read (ir/layout/WeightPack.h), the scales and the zero points;
 // `--unpack` is the inverse (the values, or with --scales the dequantized
 // weight). The contract is docs/cli.md.
 //
@@ -15,8 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/tilec/Command.h"
 
-#include "ir/Float16Bits.h"
-#include "ir/WeightQuant.h"
+#include "ir/arch/Float16Bits.h"
+#include "ir/tile/WeightQuant.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"

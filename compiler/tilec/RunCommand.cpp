@@ -9,7 +9,7 @@
 // Compiles each kernel of FILE (or the one --kernel names), runs it on fresh
 // random inputs with C poisoned, on the GPU or, with --sim, in the PTX
 // simulator (runtime/sim/), and checks every element of C against an fp64
-// CPU reference (compiler/KernelCheck.h). One line per kernel:
+// CPU reference (host/KernelCheck.h). One line per kernel:
 //   PASS gemm_tn_bf16 136x264x200: 0/35904 wrong (sim)
 //   FAIL gemm_tn_bf16 136x264x200: 12/35904 wrong (gpu): C[0][3] = ...
 // A batched kernel runs --batch problems (default 3, or the program's fixed
@@ -28,9 +28,9 @@
 #include "compiler/tilec/Command.h"
 
 #include "compiler/Compiler.h"
-#include "compiler/KernelCheck.h"
-#include "compiler/SimProfileReport.h"
 #include "compiler/TuneSession.h"
+#include "host/KernelCheck.h"
+#include "host/SimProfileReport.h"
 #include "runtime/Backend.h"
 #include "runtime/Device.h"
 #include "runtime/SimDriver.h"

@@ -253,7 +253,7 @@ TILEC_API tilec_status tilec_copy_to_host(void *dst, uint64_t src,
                                           size_t bytes);
 
 /* API 16: one epilogue op's operand, named by its role (the op table's
- * operand name, ir/EpilogueOps.def: "bias", "scale", "residual"; a
+ * operand name, ir/tile/EpilogueOps.def: "bias", "scale", "residual"; a
  * kernel's are listed by tilec_kernel_epilogue_operand): its device pointer
  * and, for a matrix operand (the residual), its leading dimension in
  * elements (0 for a vector). */
@@ -427,7 +427,7 @@ TILEC_API size_t tilec_descriptor_offsets(tilec_descriptor desc, int64_t *out,
 /*===-- API 11: quantized weights (W4A16; API 15: 8-bit, fp8) ------------===*/
 
 /* The offline packer of the quantized-weight GEMMs, the one `tilec pack`
- * and Python's tilec.pack_weights use (ir/WeightQuant.h). A weight W[N, K]
+ * and Python's tilec.pack_weights use (ir/tile/WeightQuant.h). A weight W[N, K]
  * (N % 16 == 0; K % 64 == 0 for 4-bit codes, K % 32 == 0 for 8-bit) is
  * quantized in groups of G = 32, 64 or 128 consecutive k per output
  * channel n. The formats (tilec_weight_format):

@@ -39,7 +39,7 @@ import threading
 
 from . import _lib
 from ._lib import lib
-# The code width of each weight format (ir/WeightQuant.h) and the formats
+# The code width of each weight format (ir/tile/WeightQuant.h) and the formats
 # that take zero points: the packer's tables.
 from ._pack import _BITS as _WEIGHT_BITS, _ZEROS
 

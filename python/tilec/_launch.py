@@ -277,7 +277,7 @@ class Launchable:
         tensors, on `stream` (None: torch's current stream). Returns c.
 
         The epilogue ops' operands are keywords named by their role (the
-        op table's, ir/EpilogueOps.def; Kernel.operands["epilogue"] lists
+        op table's, ir/tile/EpilogueOps.def; Kernel.operands["epilogue"] lists
         the kernel's): bias (`bias(col|row[, T])`: a vector in C's dtype or
         T), scale (`scale(col|row)`: f32), residual (`residual`: C's shape,
         row-major, any leading dimension); with `swiglu` C is M x N/2. A block-scaled fp8 kernel (`scale a f32

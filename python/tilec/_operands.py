@@ -17,7 +17,7 @@ M = 64, N = 2112, K = 7168, lda = 7168, ldb = 7168, ldc = 2112.
 
 The epilogue's operands are checked the same way against what the kernel
 reads, bound by role (tilec_kernel_epilogue_operand, API 16: each op's
-operand from ir/EpilogueOps.def, so a new op needs nothing here):
+operand from ir/tile/EpilogueOps.def, so a new op needs nothing here):
 bias(col|row[, T]) and scale(col|row) vectors, the residual tensor (C's
 shape, its own leading dimension ldr); C and B of a swiglu kernel (C is
 M x N/2), and the block scales sfa and sfb of a block-scaled fp8 kernel.

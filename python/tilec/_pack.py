@@ -12,7 +12,7 @@ tensors.
 w is [N, K] (output channel n, reduction index k), N a multiple of 16, K
 of 64 (4-bit formats) or 32 (8-bit); a group of G = 32, 64 or 128
 consecutive k of one channel shares a scale (and for u4/u8 a zero point).
-The formats (fmt), one row of ir/WeightQuant.h's table each:
+The formats (fmt), one row of ir/tile/WeightQuant.h's table each:
   fmt   w_q                          bits  weight int32    rule per group
   i4    int8 -8..7                   4     [N, K/8]        scale max|w|/7
   u4    uint8 0..15, zeros           4     [N, K/8]        (max-min)/15
@@ -30,7 +30,7 @@ i4/i8 are symmetric (q = round(w / scale)); u4/u8 asymmetric with GPTQ's
 rule (the range extended to hold 0, zero = round(-min / scale), q =
 round(w / scale) + zero); e4m3/e5m2 round w / scale to the fp8 format,
 saturating at its largest finite value. round() to nearest even, each scale
-rounded to its type first (include/tilec/tilec.h, ir/WeightQuant.h).
+rounded to its type first (include/tilec/tilec.h, ir/tile/WeightQuant.h).
 Everything is computed on the CPU by the C API, the same code as `tilec
 pack`; results go to the input's device (CPU or CUDA). fp8 values may also
 be passed as their bit patterns in uint8 or int8 tensors.

@@ -1,7 +1,7 @@
 /*===- tests/capi/capi_pack.c - Quantized weights through the C API -------===*\
 |*                                                                            *|
 |* tilec_quantize_int4_weights, tilec_pack_int4_weights and their inverses    *|
-|* from plain C: the header's worked word (ir/WeightPack.h: lane 5's word 0   *|
+|* from plain C: the header's worked word (ir/layout/WeightPack.h: lane 5's word 0   *|
 |* of a 16 x 64 weight), round trips of i4 and u4, the dequantized weight     *|
 |* within half a quantization step, the layout packed_int4(16, 64) agreeing   *|
 |* with where a code lands, and the errors. API 15: the same for the 8-bit    *|

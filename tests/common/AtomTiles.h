@@ -11,7 +11,7 @@
 #ifndef TILEC_TESTS_COMMON_ATOMTILES_H
 #define TILEC_TESTS_COMMON_ATOMTILES_H
 
-#include "ir/DescriptorDerivation.h"
+#include "ir/arch/DescriptorDerivation.h"
 
 #include <utility>
 #include <vector>

@@ -13,9 +13,9 @@
 #define TILEC_TESTS_COMMON_WGMMAPROBECASE_H
 
 #include "codegen/WgmmaProbeKernel.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
 
 #include "llvm/Support/Error.h"
 

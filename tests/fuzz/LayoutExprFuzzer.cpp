@@ -2,8 +2,8 @@
 // either evaluate or give an error with a column inside the text, and
 // whatever evaluates must print a line that reads back to the same text.
 // Build: see tests/fuzz/CMakeLists.txt.
-#include "ir/LayoutExpr.h"
-#include "ir/LayoutRender.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/LayoutRender.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -10,7 +10,7 @@
 #include "GpuTest.h"
 
 #include "codegen/SaxpyKernel.h"
-#include "ir/Arch.h"
+#include "ir/arch/Arch.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
 #include "runtime/Graph.h"

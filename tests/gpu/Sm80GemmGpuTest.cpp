@@ -13,7 +13,7 @@
 #include "GpuTest.h"
 
 #include "codegen/GemmCodegen.h"
-#include "ir/Float16Bits.h"
+#include "ir/arch/Float16Bits.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/Event.h"
 #include "runtime/Launch.h"

@@ -1,7 +1,7 @@
 //===- tests/gpu/Sm90DTypeGpuTest.cpp - sm_90a GEMM types against the CPU -===//
 //
 // The dtype x majorness matrix of the sm_90a GEMM on the GPU. Inputs are
-// drawn in [-1, 1] and rounded and encoded on the CPU by ir/ElementCodec
+// drawn in [-1, 1] and rounded and encoded on the CPU by ir/arch/ElementCodec
 // (independently of the GPU's conversions); those exact bit patterns
 // are uploaded and the decoded values feed a double-precision reference. C
 // is poisoned with all-ones bytes (NaN in bf16, f16 and f32) when beta = 0.
@@ -11,8 +11,8 @@
 #include "GpuTest.h"
 
 #include "codegen/Sm90GemmSpec.h"
-#include "compiler/GemmLauncher.h"
-#include "ir/ElementCodec.h"
+#include "host/GemmLauncher.h"
+#include "ir/arch/ElementCodec.h"
 
 #include "runtime/Stream.h"
 

@@ -10,8 +10,8 @@
 #include "GpuTest.h"
 
 #include "codegen/Sm90GemmSpec.h"
-#include "ir/Float16Bits.h"
-#include "compiler/GemmLauncher.h"
+#include "ir/arch/Float16Bits.h"
+#include "host/GemmLauncher.h"
 #include "runtime/DeviceBuffer.h"
 
 #include <gtest/gtest.h>

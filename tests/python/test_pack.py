@@ -1,7 +1,7 @@
 """Quantized weights (tilec.quantize_weights, tilec.pack_weights,
 tilec.unpack_weights and the *_buffer functions under them) in every
 format (i4, u4, i8, u8, e4m3, e5m2): the packed orders against words
-computed here from ir/WeightPack.h's prose, round trips, the quantization
+computed here from ir/layout/WeightPack.h's prose, round trips, the quantization
 rules and the dequantized values against math written here (fp8 by a
 search over all codes, or torch's own float8 conversion), errors. The
 buffer tests need no torch; the torch tests run where torch is installed,

@@ -9,7 +9,7 @@
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90GemmSpec.h"
 #include "compiler/Compiler.h"
-#include "compiler/GemmLauncher.h"
+#include "host/GemmLauncher.h"
 
 #include <gtest/gtest.h>
 

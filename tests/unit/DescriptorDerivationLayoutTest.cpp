@@ -8,10 +8,10 @@
 // tests/common/AtomTiles.h.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/DescriptorDecoder.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/LayoutExpr.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/arch/DescriptorDecoder.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
 #include "tests/common/AtomTiles.h"
 
 #include <gtest/gtest.h>

@@ -214,7 +214,7 @@ kernel sfa_m {
 }
 
 // GemmSpec and GemmKernelBinary are stored from their field lists
-// (ir/GemmSpecFields.def, codegen/GemmKernelFields.def); the structs inside
+// (ir/tile/GemmSpecFields.def, codegen/GemmKernelFields.def); the structs inside
 // them have their JSON written by hand (compiler/DiskCacheJson.cpp). When
 // one of these changes, add the new field there, then the size here
 // (x86-64 Linux, libstdc++).

@@ -1,5 +1,5 @@
 //===- tests/unit/ElementCodecTest.cpp - Host encoding of operand types ---===//
-#include "ir/ElementCodec.h"
+#include "ir/arch/ElementCodec.h"
 
 #include <gtest/gtest.h>
 

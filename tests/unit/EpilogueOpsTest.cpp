@@ -1,11 +1,11 @@
 //===- tests/unit/EpilogueOpsTest.cpp - The epilogue op table -------------===//
 //
-// ir/EpilogueOps: every spelling parses and prints back unchanged (the disk
+// ir/tile/EpilogueOps: every spelling parses and prints back unchanged (the disk
 // cache stores ops as their spellings, compiler/DiskCacheJson.cpp), the
 // header's examples, swiglu's split and pairing, the operand types.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/EpilogueOps.h"
+#include "ir/tile/EpilogueOps.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 //===- tests/unit/Float16BitsTest.cpp - Host f16/bf16 conversions ---------===//
 //
-// The examples of ir/Float16Bits.h, with bit patterns worked out by hand
+// The examples of ir/arch/Float16Bits.h, with bit patterns worked out by hand
 // from the formats (bf16: 1 sign, 8 exponent, 7 mantissa bits; f16: 1, 5,
 // 10).
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Float16Bits.h"
+#include "ir/arch/Float16Bits.h"
 
 #include <gtest/gtest.h>
 

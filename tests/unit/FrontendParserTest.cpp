@@ -2,7 +2,7 @@
 #include "compiler/IRParser.h"
 #include "compiler/Parser.h"
 #include "compiler/Sema.h"
-#include "ir/TileIR.h"
+#include "ir/tile/TileIR.h"
 
 #include "FrontendTestSupport.h"
 
@@ -108,7 +108,7 @@ TEST(FrontendParserTest, SemaEvaluatesAndSubstitutes) {
 }
 
 TEST(FrontendParserTest, TileIRHeaderExampleRoundTrips) {
-  // Example from ir/TileIR.h.
+  // Example from ir/tile/TileIR.h.
   const char *text = "tile.module {\n"
                      "  tile.kernel @gemm {arch = sm_80} {\n"
                      "    tile.operand @a {dtype = bf16, shape = [M, K], major "

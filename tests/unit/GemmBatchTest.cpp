@@ -3,7 +3,7 @@
 // launcher's checks of the batch and its strides, each message with the
 // numbers and what is legal.
 #include "compiler/Compiler.h"
-#include "compiler/GemmLauncher.h"
+#include "host/GemmLauncher.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
 //===- tests/unit/GemmLauncherTest.cpp - The launch path without a GPU ----===//
 //
-// compiler/GemmLauncher's argument checks and tensor maps, the launch facts
+// host/GemmLauncher's argument checks and tensor maps, the launch facts
 // of GemmKernelBinary (grid, workspace) for sm_80 and sm_90a, and the
 // `schedule` line from .tile text to the sm_90a binary. Expected values are
 // worked out by hand from the kernel contracts in codegen/GemmCodegen.h.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/GemmLauncher.h"
+#include "host/GemmLauncher.h"
 
 #include "codegen/Sm90GemmSpec.h"
 #include "codegen/Sm90Heuristic.h"

@@ -3,7 +3,7 @@
 // Expected values are worked out by hand from the PTX ISA's bit table.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/InstrDescriptor.h"
+#include "ir/arch/InstrDescriptor.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // the table: spellings, the 32-byte K of every MMA, the N ranges.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/InstrTable.h"
+#include "ir/arch/InstrTable.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // every coordinate of many random layouts (fixed-seed RNG).
 #include "LayoutTestSupport.h"
 
-#include "ir/LayoutAlgebra.h"
+#include "ir/layout/LayoutAlgebra.h"
 
 #include <set>
 
@@ -134,7 +134,7 @@ TEST(LayoutSeedTest, Seed001ExactLayouts) {
 }
 
 TEST(LayoutSeedTest, CuTeDocumentationExamples) {
-  // Examples in ir/LayoutAlgebra.h and CuTe's documented results.
+  // Examples in ir/layout/LayoutAlgebra.h and CuTe's documented results.
   EXPECT_EQ(evalStr("composition(20:2, (5,4):(4,1))"), "(5,4):(8,2)");
   EXPECT_EQ(evalStr("complement(4:2, 16)"), "(2,2):(1,8)");
   EXPECT_EQ(evalStr("complement(4:2, 24)"), "(2,3):(1,8)");

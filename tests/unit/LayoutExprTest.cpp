@@ -57,7 +57,7 @@ TEST(LayoutExprTest, OrderSpelling) {
             std::string::npos);
 }
 
-// packed_int8(N, K): ir/WeightPack.h's 8-bit order, checked here against
+// packed_int8(N, K): ir/layout/WeightPack.h's 8-bit order, checked here against
 // the header's prose (lane l = 4 g + t at byte 16 l, word w = 2 s + j,
 // byte 2 h + e; 16 x 32 blocks 512 bytes apart, block rows 16 K apart) for
 // every (n, k) of a 32 x 64 weight, and its diagnostics at the argument.

@@ -1,8 +1,8 @@
 // Layout values: construction, evaluation, coalesce, printing and parsing.
 #include "LayoutTestSupport.h"
 
-#include "ir/Layout.h"
-#include "ir/LayoutRender.h"
+#include "ir/layout/Layout.h"
+#include "ir/layout/LayoutRender.h"
 
 using namespace tilec;
 using namespace tilec::test;
@@ -16,7 +16,7 @@ TEST(IntTupleTest, HeaderExample) {
 }
 
 TEST(IntTupleTest, CompactStrides) {
-  // Examples from ir/IntTuple.h.
+  // Examples from ir/layout/IntTuple.h.
   EXPECT_EQ(compactColMajor(IntTuple({4, IntTuple({2, 3})})).str(),
             "(1,(4,8))");
   EXPECT_EQ(compactRowMajor(IntTuple({4, IntTuple({2, 3})})).str(),
@@ -32,7 +32,7 @@ TEST(IntTupleTest, CompactStrides) {
 }
 
 TEST(LayoutTest, Seed000TVLayoutEvaluation) {
-  // Example table in ir/Layout.h and docs/layout-facts.md: TV((t0,t1),(v0,v1)) =
+  // Example table in ir/layout/Layout.h and docs/layout-facts.md: TV((t0,t1),(v0,v1)) =
   // 32 t0 + t1 + 16 v0 + 8 v1.
   Layout tv = lay("((4,8),(2,2)):((32,1),(16,8))");
   EXPECT_EQ(tv(0), 0);
@@ -65,14 +65,14 @@ TEST(LayoutTest, EvaluationMatchesReference) {
 }
 
 TEST(LayoutTest, Coalesce) {
-  // Example in ir/Layout.h.
+  // Example in ir/layout/Layout.h.
   EXPECT_EQ(coalesce(lay("(2,(1,6)):(1,(6,2))")).str(), "12:1");
   EXPECT_EQ(coalesce(lay("(4,1):(1,0)")).str(), "4:1");
   EXPECT_EQ(coalesce(lay("(1,1):(3,5)")).str(), "1:0");
   EXPECT_EQ(coalesce(lay("(2,4):(1,3)")).str(), "(2,4):(1,3)");
   EXPECT_EQ(coalesce(lay("((8,16),(64,2)):((64,512),(1,8192))")).str(),
             "(128,64,2):(64,1,8192)");
-  // By mode (ir/Layout.h example and a coalesced K-major sA).
+  // By mode (ir/layout/Layout.h example and a coalesced K-major sA).
   llvm::Expected<Layout> byMode =
       coalesce(lay("((8,16),(64,1)):((64,512),(1,0))"), IntTuple({1, 1}));
   ASSERT_TRUE(bool(byMode));
@@ -126,7 +126,7 @@ TEST(LayoutTest, PrintParseRoundTrip) {
 }
 
 TEST(LayoutRenderTest, AsciiGridAsCuTePrintLayout) {
-  // Example in ir/LayoutRender.h.
+  // Example in ir/layout/LayoutRender.h.
   llvm::Expected<std::string> grid = renderAscii(eval("(2,3):(3,1)"));
   ASSERT_TRUE(bool(grid));
   EXPECT_EQ(*grid, "      0   1   2 \n"

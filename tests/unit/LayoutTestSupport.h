@@ -8,8 +8,8 @@
 #ifndef TILEC_TESTS_UNIT_LAYOUTTESTSUPPORT_H
 #define TILEC_TESTS_UNIT_LAYOUTTESTSUPPORT_H
 
-#include "ir/LayoutExpr.h"
-#include "ir/LayoutParser.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/LayoutParser.h"
 
 #include "gtest/gtest.h"
 

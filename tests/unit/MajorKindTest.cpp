@@ -1,13 +1,13 @@
-//===- tests/unit/MajorKindTest.cpp - ir/MajorKind.h ----------------------===//
-#include "ir/GemmSpec.h"
-#include "ir/SmemDescriptor.h"
+//===- tests/unit/MajorKindTest.cpp - ir/arch/MajorKind.h ----------------------===//
+#include "ir/arch/SmemDescriptor.h"
+#include "ir/tile/GemmSpec.h"
 
 #include <gtest/gtest.h>
 
 namespace tilec {
 namespace {
 
-// ir/MajorKind.h's example; including both headers above also checks that
+// ir/arch/MajorKind.h's example; including both headers above also checks that
 // GemmSpec.h and SmemDescriptor.h share one MajorKind.
 TEST(MajorKind, HeaderExample) {
   EXPECT_EQ(parseMajor("n"), MajorKind::MN);

@@ -1,5 +1,5 @@
 //===- tests/unit/PtxDescriptorScanTest.cpp - Descriptors found in PTX ----===//
-#include "ir/PtxDescriptorScan.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // before any `.loc` name nothing, and "<source>" becomes the given name.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/SimProfileReport.h"
+#include "host/SimProfileReport.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // tcgen05.mma in its PTX is checked by scanning it back: the instruction
 // descriptor decodes to the kernel's types, shape and majorness, and each
 // shared-memory descriptor, decoded the way the tensor core reads it
-// (ir/DescriptorDecoder), reproduces the operand tile's layout element by
+// (ir/arch/DescriptorDecoder), reproduces the operand tile's layout element by
 // element for its K step.
 //
 //===----------------------------------------------------------------------===//
@@ -14,11 +14,11 @@
 #include "codegen/Sm100Epilogue.h"
 #include "codegen/Sm100GemmSpec.h"
 #include "codegen/Tcgen05InlineAsm.h"
-#include "ir/DescriptorDecoder.h"
-#include "ir/DescriptorDerivation.h"
-#include "ir/LayoutExpr.h"
-#include "ir/PtxDescriptorScan.h"
-#include "ir/SmemTileFromLayout.h"
+#include "ir/arch/DescriptorDecoder.h"
+#include "ir/arch/DescriptorDerivation.h"
+#include "ir/layout/LayoutExpr.h"
+#include "ir/layout/SmemTileFromLayout.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 #include <gtest/gtest.h>
 

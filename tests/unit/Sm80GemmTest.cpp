@@ -3,8 +3,8 @@
 #include "codegen/Ptxas.h"
 #include "codegen/Sm80Gemm.h"
 #include "codegen/SmemAddress.h"
-#include "ir/LayoutAlgebra.h"
-#include "ir/SwizzleAtom.h"
+#include "ir/layout/LayoutAlgebra.h"
+#include "ir/layout/SwizzleAtom.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -10,7 +10,7 @@
 #include "codegen/PtxInlineAsm.h"
 #include "codegen/Ptxas.h"
 #include "codegen/Sm90Gemm.h"
-#include "ir/PtxDescriptorScan.h"
+#include "ir/ptx/PtxDescriptorScan.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Gemm.h"
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include <gtest/gtest.h>
 

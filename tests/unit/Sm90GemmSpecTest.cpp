@@ -1,6 +1,6 @@
 //===- tests/unit/Sm90GemmSpecTest.cpp - GemmSpec to the sm_90a config ----===//
 #include "codegen/Sm90GemmSpec.h"
-#include "ir/LayoutExpr.h"
+#include "ir/layout/LayoutExpr.h"
 
 #include <gtest/gtest.h>
 

@@ -338,7 +338,7 @@ namespace tilec {
 namespace {
 
 TEST(Sm90Cluster, LaunchMetadataCarriesTheCluster) {
-  // What compiler/GemmLauncher launches with: cluster dims, the half-height
+  // What host/GemmLauncher launches with: cluster dims, the half-height
   // B box, a grid of whole clusters and split-K tiles counted on that grid.
   Sm90GemmConfig config;
   config.clusterM = 2;

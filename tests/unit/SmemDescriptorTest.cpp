@@ -5,9 +5,9 @@
 // hand from the bit table in the PTX ISA, never computed by the code here.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/SmemDescriptor.h"
-#include "ir/DescriptorDecoder.h"
-#include "ir/DescriptorDerivation.h"
+#include "ir/arch/SmemDescriptor.h"
+#include "ir/arch/DescriptorDecoder.h"
+#include "ir/arch/DescriptorDerivation.h"
 #include "tests/common/AtomTiles.h"
 
 #include "llvm/Support/Error.h"

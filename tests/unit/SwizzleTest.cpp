@@ -2,8 +2,8 @@
 // byte-level Sw<B,4,3> of the hardware, 16-byte chunk atomicity.
 #include "LayoutTestSupport.h"
 
-#include "ir/ComposedLayout.h"
-#include "ir/SwizzleAtom.h"
+#include "ir/layout/ComposedLayout.h"
+#include "ir/layout/SwizzleAtom.h"
 
 #include <set>
 
@@ -11,12 +11,12 @@ using namespace tilec;
 using namespace tilec::test;
 
 TEST(SwizzleTest, HeaderExamples) {
-  // ir/Swizzle.h: Sw<3,4,3> maps 0x80 to 0x90 and 0x10 to 0x10.
+  // ir/layout/Swizzle.h: Sw<3,4,3> maps 0x80 to 0x90 and 0x10 to 0x10.
   Swizzle sw(3, 4, 3);
   EXPECT_EQ(sw(0x80), 0x90);
   EXPECT_EQ(sw(0x10), 0x10);
   EXPECT_EQ(sw.str(), "Sw<3,4,3>");
-  // ir/ComposedLayout.h: K_SW128<bf16> maps (1,8) to 64.
+  // ir/layout/ComposedLayout.h: K_SW128<bf16> maps (1,8) to 64.
   ComposedLayout atom =
       swizzleAtom(MajorKind::K, SwizzleKind::SW128, DTypeKind::BF16);
   EXPECT_EQ(atom(IntTuple({1, 8})), 64);

@@ -1,13 +1,13 @@
-// The packed order of quantized weights (ir/WeightPack.h) and the quantizer
-// (ir/WeightQuant.h): the layouts against packedWeightCode over every
+// The packed order of quantized weights (ir/layout/WeightPack.h) and the quantizer
+// (ir/tile/WeightQuant.h): the layouts against packedWeightCode over every
 // coordinate, the headers' worked examples, round trips of every format,
 // words computed here from the header's prose (4-bit: lane l = 4 g + t,
 // word w, nibble 4 e + 2 j + h; 8-bit: word 2 s + j, byte 2 h + e) and the
 // quantization rules (fp8 by a search over all codes) without calling the
 // code under test.
-#include "ir/WeightPack.h"
-#include "ir/Float16Bits.h"
-#include "ir/WeightQuant.h"
+#include "ir/layout/WeightPack.h"
+#include "ir/arch/Float16Bits.h"
+#include "ir/tile/WeightQuant.h"
 
 #include <gtest/gtest.h>
 
@@ -279,7 +279,7 @@ TEST(WeightQuantTest, Errors) {
 // 8-bit codes (i8, u8, e4m3, e5m2): 16 x 32 blocks of 512 bytes, lane
 // l = 4 g + t holds bytes 16 l .. 16 l + 15 (words 4 l + w), word
 // w = 2 s + j, byte 2 h + e holds the code of n = g + 8 j, k = 16 s +
-// 2 t + e + 8 h (ir/WeightPack.h's prose, computed here).
+// 2 t + e + 8 h (ir/layout/WeightPack.h's prose, computed here).
 
 namespace {
 
