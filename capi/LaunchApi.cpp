@@ -139,7 +139,7 @@ std::optional<std::string> readOperands(const tilec_gemm_args *args,
              "' is no epilogue operand (legal: " + legal + ")";
     }
     GemmProblem::EpilogueOperand &slot = p.operand(info->kind);
-    if (slot.ptr || slot.ld)
+    if (slot.ptr)
       return where + ": " + role.str() +
              " is given twice (twice in operands, or also in its "
              "tilec_gemm_args field)";

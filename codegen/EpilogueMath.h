@@ -1,5 +1,4 @@
-//===- codegen/EpilogueMath.h - One element of the epilogue ------*- C++
-//-*-===//
+//===- codegen/EpilogueMath.h - One element of the epilogue -----*- C++ -*-===//
 //
 // The per-element arithmetic of every store path of every target (sm_80's
 // staged copy, sm_90a's direct stores, its stmatrix/TMA-store tiles and

@@ -145,8 +145,8 @@ rt::Result<TuneOperands> makeOperands(const GemmKernelBinary &kernel,
     --copies;
 
   // Shared by every copy: the block scales (1.0) and the epilogue's
-  // vectors (1.0 in f32, 1.0 and 0 alternating in 16-bit types), long
-  // enough for any of their types.
+  // vectors (the bits of 1.0f: 1.0 in f32, 0 and 1.875 alternating in
+  // 16-bit types; timing only), long enough for any of their types.
   GemmProblem shared;
   shared.m = s.m;
   shared.n = s.n;

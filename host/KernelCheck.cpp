@@ -150,8 +150,8 @@ bool bothNonFinite(double got, double ref) {
 /// largest pair of integer-mode block scales, 2^2 * 2^2), plus beta * v,
 /// then the epilogue ops in order: each op's reference at the bound's
 /// extremes (+-bound, with an operand of +-v: a bias or residual adds v, a
-/// scale multiplies by v; the activations and clamp do not grow |x|), and
-/// swiglu multiplies its gate by its up.
+/// scale multiplies by v; the activations do not grow |x|, clamp at most
+/// to its bounds), and swiglu multiplies its gate by its up.
 double integerBound(const GemmKernelBinary &kernel, int64_t k,
                     const KernelCheckOptions &options, double v,
                     bool blockScaled) {

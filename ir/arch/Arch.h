@@ -1,5 +1,4 @@
-//===- ir/arch/Arch.h - The GPU targets tilec emits code for ----------*- C++
-//-*-===//
+//===- ir/arch/Arch.h - The GPU targets tilec emits code for ----*- C++ -*-===//
 //
 // One table of targets: the name users write (`sm_90a`), the compute
 // capability, the PTX ISA version the NVPTX backend is asked for, and the

@@ -132,15 +132,10 @@ llvm::SmallVector<const EpilogueOpInfo *> tilec::epilogueOperandRoles() {
 
 const EpilogueOpInfo *tilec::findEpilogueOperand(llvm::StringRef name) {
   for (const EpilogueOpInfo &info : OpTable)
-    if (!info.operand.empty() &&
+    if (!name.empty() && !info.operand.empty() &&
         (info.operand == name || info.operandLd == name))
       return &info;
   return nullptr;
-}
-
-std::string tilec::describeEpilogueOperand(const EpilogueOpInfo &info) {
-  return "a " + info.operand.str() +
-         (info.operandLd.empty() ? " vector" : " tensor");
 }
 
 const EpilogueOp *tilec::findSwiglu(llvm::ArrayRef<EpilogueOp> ops) {

@@ -147,11 +147,8 @@ bool readsOperandMatrix(const EpilogueOp &op);
 /// The op table's rows that read an operand, in table order.
 llvm::SmallVector<const EpilogueOpInfo *> epilogueOperandRoles();
 /// The row whose operand (or its leading dimension) is the kernel
-/// parameter \p name, or null.
+/// parameter \p name, or null (also for an empty name).
 const EpilogueOpInfo *findEpilogueOperand(llvm::StringRef name);
-/// "a bias vector", "a residual tensor": what the op's operand is, in
-/// messages.
-std::string describeEpilogueOperand(const EpilogueOpInfo &info);
 
 /// The swiglu op of \p ops, or null.
 const EpilogueOp *findSwiglu(llvm::ArrayRef<EpilogueOp> ops);

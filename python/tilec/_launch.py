@@ -161,8 +161,11 @@ class Launchable:
 
     @property
     def operands(self):
-        """The kernel's operand types, majorness and fixed extents."""
-        return dict(self._launch_state()["info"])
+        """The kernel's operand types, majorness and fixed extents, and
+        (epilogue) the operands its epilogue ops read, by role."""
+        info = dict(self._launch_state()["info"])
+        info["epilogue"] = [dict(e) for e in info["epilogue"]]
+        return info
 
     def _launcher(self, index):
         state = self._launch_state()
