@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
     }
     unsigned cc = ctx->device().computeCapability();
     unsigned needs = archInfo((*kernel)->arch).computeCapability;
-    bool exact = (*kernel)->arch != ArchKind::SM80;
+    bool exact = archInfo((*kernel)->arch).archSpecific;
     if (exact ? cc != needs : cc < needs) {
       std::printf("SKIP %s: %s code needs compute capability %u.%u, the "
                   "device is %u.%u\n",

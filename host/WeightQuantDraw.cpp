@@ -7,28 +7,34 @@
 
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace tilec {
 
 namespace {
 
-/// A random code of \p format: any integer code, any finite fp8 pattern,
-/// or with \p integers an fp8 pattern of a whole value in [-8, 8].
-uint8_t drawCode(const WeightFormatInfo &format, bool integers,
-                 std::mt19937_64 &rng) {
-  std::uniform_int_distribution<int> code(0, (1 << format.bits) - 1);
-  if (!format.isFloat)
-    return uint8_t(code(rng));
+/// The codes drawQuantWeight draws from, uniformly: every integer code,
+/// every finite fp8 pattern, or with \p integers the fp8 patterns of the
+/// whole values -8..8. Built once per weight (an ElementCodec builds its
+/// value table, too slow to make per code: 15M codes took minutes).
+std::vector<uint8_t> drawableCodes(const WeightFormatInfo &format,
+                                   bool integers) {
+  std::vector<uint8_t> codes;
+  if (!format.isFloat) {
+    for (int c = 0; c < (1 << format.bits); ++c)
+      codes.push_back(uint8_t(c));
+    return codes;
+  }
   ElementCodec codec(format.dtype);
   if (integers) {
-    std::uniform_int_distribution<int> whole(-8, 8);
-    return uint8_t(codec.encode(whole(rng)).first);
+    for (int whole = -8; whole <= 8; ++whole)
+      codes.push_back(uint8_t(codec.encode(whole).first));
+    return codes;
   }
-  for (;;) {
-    uint8_t c = uint8_t(code(rng));
-    if (std::isfinite(codec.decode(c)))
-      return c;
-  }
+  for (int c = 0; c < 256; ++c)
+    if (std::isfinite(codec.decode(uint32_t(c))))
+      codes.push_back(uint8_t(c));
+  return codes;
 }
 
 } // namespace
@@ -64,9 +70,11 @@ QuantWeight drawQuantWeight(const WeightQuantSpec &quant, DTypeKind bType,
     for (uint8_t &z : w.zeros)
       z = uint8_t(zero(rng));
   }
+  std::vector<uint8_t> drawable = drawableCodes(format, integers);
+  std::uniform_int_distribution<size_t> pick(0, drawable.size() - 1);
   std::vector<uint8_t> codes(size_t(n * k));
   for (uint8_t &c : codes)
-    c = drawCode(format, integers, rng);
+    c = drawable[pick(rng)];
   // The value of each code before the scale: code - z, or the fp8 value.
   std::optional<ElementCodec> fp8;
   if (format.isFloat)
