@@ -395,14 +395,17 @@ def check_block_scaled(c, a32, b32):
         f"{bad.nonzero()[0].tolist()}: {c.double()[bad][0]} vs {ref[bad][0]}")
 
 
-@pytest.mark.parametrize("shape", [(64, 2112, 7168), (128, 7168, 2048),
-                                   (37, 300, 1024), (300, 520, 1024),
-                                   (1024, 4096, 1024)])
-def test_gemm_block_scaled_picks_and_runs(shape):
+@pytest.mark.parametrize("shape, bm", [
+    ((64, 2112, 7168), 64), ((128, 7168, 2048), 128), ((37, 300, 1024), 64),
+    # 128 x 192 tiles would fill 9 of 132 SMs: the one-wave rule's 64 x 64
+    # (codegen/Sm90Heuristic.cpp oneWaveTile, session 19).
+    ((300, 520, 1024), 64), ((1024, 4096, 1024), 128)])
+def test_gemm_block_scaled_picks_and_runs(shape, bm):
     """tilec.gemm(a, b, sfa=, sfb=): the program codegen's block-scaled
     rule picks for the shape (the narrow unswapped decode tile at M <= 128,
-    128 x 192 above) against the fp64 reference of the dequantized
-    operands, C poisoned; a missing scale and a wrong shape refused."""
+    a one-wave tile where 128 x 192 leaves most SMs idle, 128 x 192 above)
+    against the fp64 reference of the dequantized operands, C poisoned; a
+    missing scale and a wrong shape refused."""
     needs("sm_90a")
     m, n, k = shape
     gen = torch.Generator(device="cuda").manual_seed(m * 7 + n + k)
@@ -416,7 +419,7 @@ def test_gemm_block_scaled_picks_and_runs(shape):
     assert fresh.dtype == torch.bfloat16
     check_block_scaled(fresh, a32, b32)
     source, _ = _gemm.block_scaled_source(m, n, k)
-    assert ("BM = 64" if m <= 64 else "BM = 128") in source
+    assert f"BM = {bm}," in source
     with pytest.raises(ValueError, match="give both block scales"):
         tilec.gemm(a, w.t(), sfa=sfa)
     with pytest.raises(ValueError, match="sfb: "):
