@@ -1,13 +1,15 @@
 //===- codegen/GemmCodegen.cpp - GemmSpec to PTX, per target --------------===//
 //
 // The entry points of code generation. Each asks the spec's row of the
-// target table (codegen/GemmTarget.h); this file holds only the
-// arch-neutral rules: the schedules a target without them refuses, the
-// launch arguments every kernel checks, the split-K workspace.
+// target table (codegen/GemmTarget.h) after the rules on how the spec's
+// features combine (codegen/GemmCombinationRules.h, the verify passes'
+// own); this file holds only the launch arguments every kernel checks and
+// the split-K workspace.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/GemmCodegen.h"
 
+#include "codegen/GemmCombinationRules.h"
 #include "codegen/GemmTarget.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -18,86 +20,6 @@
 namespace tilec {
 
 namespace {
-
-/// swap-AB and split-K, on a target that does not implement them.
-llvm::Error checkSchedule(const GemmSpec &spec) {
-  const GemmTarget &target = gemmTarget(spec.arch);
-  bool swapBad = spec.swapAB && !target.hasDecodeSchedules();
-  bool splitBad = spec.splitK > 1 && !target.hasSplitK();
-  if (!swapBad && !splitBad)
-    return llvm::Error::success();
-  std::string targets =
-      swapBad ? decodeScheduleTargetNames() : splitKTargetNames();
-  return llvm::createStringError(
-      llvm::formatv("schedule{0}{1} is implemented for {3} only; {2} "
-                    "kernels run with the plain schedule",
-                    swapBad ? " swap_ab" : "",
-                    splitBad ? llvm::formatv(" split_k({0})", spec.splitK).str()
-                             : "",
-                    archInfo(spec.arch).name, targets)
-          .str());
-}
-
-/// A quantized weight on a target that does not dequantize, or beside a
-/// schedule or operand form its kernel does not take
-/// (compiler/passes/VerifyWeightQuant.cpp says the same at the source).
-llvm::Error checkWeightQuant(const GemmSpec &spec) {
-  if (!spec.weightQuant)
-    return llvm::Error::success();
-  if (!gemmTarget(spec.arch).hasWeightQuant())
-    return llvm::createStringError(
-        "quantized weights are not implemented for " +
-        archInfo(spec.arch).name + "; " + weightQuantTargetNames() +
-        " kernels dequantize them");
-  if (spec.batch || spec.group || spec.blockScale)
-    return llvm::createStringError(
-        "a quantized weight GEMM takes no batch, group or block scales");
-  return llvm::Error::success();
-}
-
-/// A batch on a target without it, or beside a schedule that also needs
-/// grid z or a tile loop (compiler/passes/VerifyBatch.cpp says the same at
-/// the source).
-llvm::Error checkBatch(const GemmSpec &spec) {
-  if (!spec.batch)
-    return llvm::Error::success();
-  if (!gemmTarget(spec.arch).hasBatch())
-    return llvm::createStringError(
-        "batched GEMM is not implemented for " + archInfo(spec.arch).name +
-        "; " + batchTargetNames() + " kernels take a batch");
-  // sm_100a's persistent CTAs walk batch x tiles; split-K stays refused.
-  if (gemmTarget(spec.arch).batchWalksTiles() && spec.splitK > 1)
-    return llvm::createStringError(
-        llvm::formatv("a batched {0} kernel takes no split_k ({1}): its "
-                      "persistent CTAs walk batch x tiles",
-                      archInfo(spec.arch).name, spec.splitK)
-            .str());
-  if (!gemmTarget(spec.arch).batchWalksTiles() &&
-      (spec.splitK > 1 || spec.persistent || spec.clusterM > 1))
-    return llvm::createStringError(
-        llvm::formatv("a batched kernel takes neither split_k ({0}), "
-                      "persistent nor cluster(2): the batch runs on grid z",
-                      spec.splitK)
-            .str());
-  if (spec.blockScale)
-    return llvm::createStringError(
-        "block scales are not implemented for a batched kernel");
-  for (const EpilogueOp &op : spec.epilogueOps)
-    if (readsOperandMatrix(op))
-      return llvm::createStringError(
-          "epilogue op '" + epilogueOpInfo(op.kind).name +
-          "' is not implemented for a batched kernel");
-  return llvm::Error::success();
-}
-
-/// A group on a target without it (compiler/passes/VerifyGroup.cpp says
-/// the same at the source).
-llvm::Error checkGroup(const GemmSpec &spec) {
-  if (!spec.group || gemmTarget(spec.arch).hasGroup())
-    return llvm::Error::success();
-  return llvm::createStringError("grouped GEMM is not implemented for " +
-                                 archInfo(spec.arch).name + "; legal: sm_90a");
-}
 
 uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
@@ -176,13 +98,7 @@ uint64_t GemmKernelBinary::counterBytes(uint64_t m, uint64_t n) const {
 }
 
 llvm::Error checkGemmSpec(const GemmSpec &spec) {
-  if (llvm::Error err = checkSchedule(spec))
-    return err;
-  if (llvm::Error err = checkBatch(spec))
-    return err;
-  if (llvm::Error err = checkGroup(spec))
-    return err;
-  if (llvm::Error err = checkWeightQuant(spec))
+  if (llvm::Error err = checkGemmCombination(spec))
     return err;
   return gemmTarget(spec.arch).check(spec);
 }
@@ -214,13 +130,7 @@ llvm::Error checkGemmArguments(const GemmSpec &spec, int64_t m, int64_t n,
 }
 
 llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
-  if (llvm::Error err = checkSchedule(spec))
-    return err;
-  if (llvm::Error err = checkBatch(spec))
-    return err;
-  if (llvm::Error err = checkGroup(spec))
-    return err;
-  if (llvm::Error err = checkWeightQuant(spec))
+  if (llvm::Error err = checkGemmCombination(spec))
     return err;
   llvm::Expected<GemmKernelBinary> binary = gemmTarget(spec.arch).emit(spec);
   if (binary) {
@@ -237,13 +147,7 @@ llvm::Expected<GemmKernelBinary> emitGemm(const GemmSpec &spec) {
 }
 
 llvm::Expected<std::string> emitGemmLlvmIr(const GemmSpec &spec) {
-  if (llvm::Error err = checkSchedule(spec))
-    return err;
-  if (llvm::Error err = checkBatch(spec))
-    return err;
-  if (llvm::Error err = checkGroup(spec))
-    return err;
-  if (llvm::Error err = checkWeightQuant(spec))
+  if (llvm::Error err = checkGemmCombination(spec))
     return err;
   return gemmTarget(spec.arch).emitLlvmIr(spec);
 }

@@ -54,6 +54,10 @@ std::string blockScaleTargetNames() {
   return targetNames(&GemmTarget::hasBlockScale);
 }
 
+std::string libraryProgramTargetNames() {
+  return targetNames(&GemmTarget::hasLibraryPrograms);
+}
+
 std::string twoPairClusterTargetNames() {
   return targetNames(&GemmTarget::hasTwoPairClusters);
 }

@@ -93,6 +93,31 @@ struct GemmItemRule {
   std::string message;
 };
 
+/// A GEMM a library caller asks for without writing a tile (python's
+/// tilec.gemm, the C API's tilec_gemm_program; compiler/GemmProgram.h
+/// writes its program around the items the row chooses).
+struct LibraryGemmProblem {
+  DTypeKind type = DTypeKind::BF16;
+  MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
+  int64_t m = 0, n = 0, k = 0;
+  unsigned sms = 132; ///< The SMs the rules count.
+  /// Block-scaled e4m3 (DeepGEMM's 1 x 128 / 128 x 128 f32 scales, bf16 C);
+  /// with sfaMMajor its SFA is M-major.
+  bool blockScaled = false;
+  bool sfaMMajor = false;
+};
+
+/// What a row's rules choose for a LibraryGemmProblem, as the program
+/// writes it: the tile (BK in elements of the operand type), the stages,
+/// and where the row writes them, the mma and schedule items' text after
+/// the keyword ("wgmma.m64n128k16 warpgroups(2)", "swap_ab split_k(2)";
+/// empty: no such line).
+struct LibraryGemmItems {
+  unsigned bm = 0, bn = 0, bk = 0, stages = 0;
+  std::string mma;
+  std::string schedule;
+};
+
 class GemmTarget {
 public:
   virtual ~GemmTarget() = default;
@@ -161,6 +186,16 @@ public:
                           kBytes = {128};
   };
   virtual TuneTiles tuneTiles() const { return {}; }
+  /// Whether the row chooses programs for library callers (libraryItems).
+  virtual bool hasLibraryPrograms() const { return false; }
+  /// The items of \p problem's program: a one-type GEMM, or with
+  /// problem.blockScaled (on a row with hasBlockScale) the block-scaled
+  /// one. Only asked of a row with hasLibraryPrograms.
+  virtual LibraryGemmItems
+  libraryItems(const LibraryGemmProblem &problem) const {
+    (void)problem;
+    return {};
+  }
   /// The row's own rules on how a kernel's items combine (beyond the
   /// questions above), in the order the verify pass reports them.
   virtual std::vector<GemmItemRule>
@@ -238,6 +273,8 @@ std::string groupTargetNames();
 std::string blockScaleTargetNames();
 /// The targets with hasWeightQuant.
 std::string weightQuantTargetNames();
+/// The targets with hasLibraryPrograms.
+std::string libraryProgramTargetNames();
 /// The targets that implement cluster(4).
 std::string twoPairClusterTargetNames();
 /// The targets that implement cluster_n(2).

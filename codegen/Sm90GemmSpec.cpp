@@ -115,16 +115,7 @@ llvm::Expected<Sm90GemmConfig> sm90UnverifiedConfig(const GemmSpec &spec) {
           "block scales need BK = " + std::to_string(spec.blockScale->kBlock) +
           ", not " + std::to_string(spec.bk));
   }
-  if (spec.group) {
-    // compiler/passes/VerifyGroup.cpp reports these at the .tile lines.
-    if (spec.swapAB || spec.splitK > 1 || spec.clusterM > 1)
-      return fail("a grouped kernel takes neither swap_ab, split_k nor "
-                  "cluster(2); drop them (persistent is legal)");
-    if (spec.batch)
-      return fail("a grouped kernel is not batched");
-    if (spec.aMajor != MajorKind::K || spec.bMajor != MajorKind::K)
-      return fail("a grouped kernel loads A and B K-major; write major(K)");
-  }
+  // A group's combinations: codegen/GemmCombinationRules.cpp (emitGemm).
   Sm90GemmConfig config = sm90ConfigOf(spec);
   if (spec.splitK == 0)
     return fail("split_k(0) is not a split; use 1 (no split) or more");

@@ -71,6 +71,16 @@ Sm90Choice sm90ChooseBlockScaledConfig(unsigned m, unsigned n, unsigned k,
 /// and 13 stages of 16400).
 unsigned sm90MaxStages(Sm90GemmConfig config);
 
+struct LibraryGemmProblem;
+struct LibraryGemmItems;
+
+/// The items of a library caller's sm_90a program (GemmTarget::libraryItems):
+/// sm90ChooseConfig's tile, stages, wgmma and schedule (a narrower large BN
+/// rounded up to 64-column atoms for an N-major B; 2x1 clusters only where
+/// the multicast B-role tile is K-major), or sm90ChooseBlockScaledConfig's
+/// tile, stages and schedule for a block-scaled problem.
+LibraryGemmItems sm90LibraryItems(const LibraryGemmProblem &problem);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_SM90HEURISTIC_H

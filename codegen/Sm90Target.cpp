@@ -103,6 +103,11 @@ public:
     t.bn = {16, 32, 64, 128, 192, 256}; // wgmma's N; the decode tiles
     return t;
   }
+  bool hasLibraryPrograms() const override { return true; }
+  LibraryGemmItems
+  libraryItems(const LibraryGemmProblem &problem) const override {
+    return sm90LibraryItems(problem);
+  }
   bool hasGroup() const override { return true; }
   bool hasBlockScale() const override { return true; }
   bool hasWeightQuant() const override { return true; }

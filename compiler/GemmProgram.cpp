@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/GemmProgram.h"
 
-#include "codegen/Sm90Heuristic.h"
+#include "codegen/GemmTarget.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -45,6 +45,30 @@ DTypeKind outputType(DTypeKind type) {
   }
 }
 
+/// The tile, stages, mma and schedule lines of \p items.
+void addItemLines(const LibraryGemmItems &items,
+                  std::vector<std::string> &lines) {
+  lines.push_back(llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})",
+                                items.bm, items.bn, items.bk));
+  lines.push_back(llvm::formatv("  stages   {0}", items.stages));
+  if (!items.mma.empty())
+    lines.push_back("  mma      " + items.mma);
+  if (!items.schedule.empty())
+    lines.push_back("  schedule " + items.schedule);
+}
+
+LibraryGemmProblem problemOf(const GemmProgramRequest &r) {
+  LibraryGemmProblem problem;
+  problem.type = r.type;
+  problem.aMajor = r.aMajor;
+  problem.bMajor = r.bMajor;
+  problem.m = r.m;
+  problem.n = r.n;
+  problem.k = r.k;
+  problem.sms = r.sms ? r.sms : 132;
+  return problem;
+}
+
 std::string oneTypeProgram(const GemmProgramRequest &r) {
   std::string type = dtypeName(r.type);
   bool aK = r.aMajor == MajorKind::K, bK = r.bMajor == MajorKind::K;
@@ -55,45 +79,7 @@ std::string oneTypeProgram(const GemmProgramRequest &r) {
       llvm::formatv("  c        : {0}[M, N] major(N)",
                     dtypeName(outputType(r.type))),
       "  acc      f32"};
-  if (r.arch == ArchKind::SM80) {
-    lines.push_back("  tile     (BM = 128, BN = 128, BK = 32)");
-    lines.push_back("  stages   4");
-  } else {
-    Sm90Choice choice = sm90ChooseConfig(unsigned(r.m), unsigned(r.n),
-                                         unsigned(r.k), r.sms ? r.sms : 132);
-    const Sm90GemmConfig &c = choice.config;
-    unsigned bn = c.bn;
-    // An N-major B tile is staged in atoms of 64 16-bit columns (128-byte
-    // swizzle); the rules' narrower large-M widths (measured K-major, e.g.
-    // 176) would fall to 32-byte atoms, so round them up to whole atoms.
-    if (!bK && !c.swapAB && bn % 64)
-      bn = std::min(256u, (bn + 63) / 64 * 64);
-    unsigned elementBytes = dtypeBits(r.type) / 8;
-    unsigned bk = c.bk * 2 / elementBytes; // the rules' BK: 128 bytes of bf16
-    lines.push_back(llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})",
-                                  c.bm, bn, bk));
-    lines.push_back(llvm::formatv("  stages   {0}", c.stages));
-    lines.push_back(
-        llvm::formatv("  mma      wgmma.m64n{0}k{1} warpgroups({2})", bn,
-                      32 / elementBytes, c.bm / 64));
-    // A 2x1 cluster multicasts the kernel's B-role tile, which must be
-    // K-major (the user's A under swap-AB).
-    bool multicastOk = c.swapAB ? aK : bK;
-    std::string schedule;
-    auto add = [&](const std::string &word) {
-      schedule += (schedule.empty() ? "" : " ") + word;
-    };
-    if (c.swapAB)
-      add("swap_ab");
-    if (c.splitK && choice.splits > 1)
-      add(llvm::formatv("split_k({0})", choice.splits));
-    if (c.persistent)
-      add("persistent");
-    if (c.clusterM == 2 && multicastOk)
-      add("cluster(2)");
-    if (!schedule.empty())
-      lines.push_back("  schedule " + schedule);
-  }
+  addItemLines(gemmTarget(r.arch).libraryItems(problemOf(r)), lines);
   std::string name =
       llvm::formatv("tilec_gemm_{0}_{1}{2}_{3}", type, aK ? "k" : "m",
                     bK ? "k" : "n", archInfo(r.arch).name);
@@ -101,11 +87,10 @@ std::string oneTypeProgram(const GemmProgramRequest &r) {
 }
 
 std::string blockScaledProgram(const GemmProgramRequest &r) {
-  bool mMajor = r.sfaMMajor && r.m > 1 && (r.k + 127) / 128 > 1;
-  Sm90Choice choice = sm90ChooseBlockScaledConfig(
-      unsigned(r.m), unsigned(r.n), unsigned(r.k), r.sms ? r.sms : 132,
-      mMajor ? MajorKind::MN : MajorKind::K);
-  const Sm90GemmConfig &c = choice.config;
+  // SFA M-major only where the layouts differ.
+  LibraryGemmProblem problem = problemOf(r);
+  problem.blockScaled = true;
+  problem.sfaMMajor = r.sfaMMajor && r.m > 1 && (r.k + 127) / 128 > 1;
   // M <= 128 (the decode tiles) fixes M, N and K, so that `schedule auto`
   // sees the tile's CTAs and keeps A and B as written.
   bool fixed = r.m <= 128;
@@ -113,25 +98,15 @@ std::string blockScaledProgram(const GemmProgramRequest &r) {
               n = fixed ? std::to_string(r.n) : "N",
               k = fixed ? std::to_string(r.k) : "K";
   std::vector<std::string> lines = {
-      "  arch     sm_90a",
+      ("  arch     " + archInfo(r.arch).name).str(),
       llvm::formatv("  a        : e4m3[{0}, {1}] major(K)", m, k),
       llvm::formatv("  b        : e4m3[{0}, {1}] major(K)", n, k),
       llvm::formatv("  c        : bf16[{0}, {1}] major(N)", m, n),
       "  acc      f32",
-      std::string("  scale a  f32 block(1, 128)") + (mMajor ? " major(M)" : ""),
-      "  scale b  f32 block(128, 128)",
-      llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})", c.bm, c.bn,
-                    c.bk),
-      llvm::formatv("  stages   {0}", c.stages)};
-  std::string cluster = c.clusterN > 1   ? " cluster_n(2)"
-                        : c.clusterM > 1 ? " cluster(2)"
-                                         : "";
-  if (c.splitK && choice.splits > 1)
-    lines.push_back(llvm::formatv("  schedule split_k({0})", choice.splits));
-  else if (c.persistent)
-    lines.push_back("  schedule persistent" + cluster);
-  else if (!cluster.empty())
-    lines.push_back("  schedule" + cluster);
+      std::string("  scale a  f32 block(1, 128)") +
+          (problem.sfaMMajor ? " major(M)" : ""),
+      "  scale b  f32 block(128, 128)"};
+  addItemLines(gemmTarget(r.arch).libraryItems(problem), lines);
   std::string name =
       fixed ? std::string(llvm::formatv("tilec_gemm_fp8_block_{0}x{1}x{2}", r.m,
                                         r.n, r.k))
@@ -149,19 +124,19 @@ gemmProgramSource(const GemmProgramRequest &request) {
     return requestError(llvm::formatv(
         "M = {0}, N = {1}, K = {2}: each must be from 1 to 2^31 - 1", request.m,
         request.n, request.k));
-  if (request.arch != ArchKind::SM80 && request.arch != ArchKind::SM90a)
+  const GemmTarget &target = gemmTarget(request.arch);
+  if (!target.hasLibraryPrograms())
     return requestError("arch " + archInfo(request.arch).name +
-                        " (legal: sm_80, sm_90a)");
+                        " (legal: " + libraryProgramTargetNames() + ")");
   if (request.blockScaled) {
-    if (request.arch != ArchKind::SM90a || request.type != DTypeKind::E4M3 ||
+    if (!target.hasBlockScale() || request.type != DTypeKind::E4M3 ||
         request.aMajor != MajorKind::K || request.bMajor != MajorKind::K)
       return requestError(
-          "a block-scaled program is e4m3 with A and B K-major on sm_90a; "
-          "got " +
-          dtypeName(request.type) + " with A " +
-          (request.aMajor == MajorKind::K ? "K" : "M") + "-major, B " +
-          (request.bMajor == MajorKind::K ? "K" : "N") + "-major on " +
-          archInfo(request.arch).name.str());
+          "a block-scaled program is e4m3 with A and B K-major on " +
+          blockScaleTargetNames() + "; got " + dtypeName(request.type) +
+          " with A " + (request.aMajor == MajorKind::K ? "K" : "M") +
+          "-major, B " + (request.bMajor == MajorKind::K ? "K" : "N") +
+          "-major on " + archInfo(request.arch).name.str());
     return blockScaledProgram(request);
   }
   switch (request.type) {

@@ -2,8 +2,9 @@
 //
 // The .tile source of the GEMM a library caller gets without writing a tile:
 // the program python's tilec.gemm compiles for torch tensors and the C
-// API's tilec_gemm_program returns, written here once from codegen's rules
-// (codegen/Sm90Heuristic.h):
+// API's tilec_gemm_program returns, written here once around the items the
+// target row's rules choose (GemmTarget::libraryItems; sm_90a's:
+// codegen/Sm90Heuristic.h):
 //   - one operand type (bf16, f16, tf32, e4m3, e5m2) on sm_90a: the tile,
 //     stages, wgmma and schedule sm90ChooseConfig picks for (M, N, K) on
 //     the SMs (a narrower large BN rounded up to 64-column atoms for an

@@ -11,6 +11,7 @@
 #include "compiler/passes/Passes.h"
 
 #include "codegen/GemmTarget.h"
+#include "compiler/passes/KernelCombination.h"
 #include "compiler/passes/KernelView.h"
 #include "compiler/passes/VerifyBatch.h"
 #include "compiler/passes/VerifyGroup.h"
@@ -474,21 +475,14 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
     diags.error(attrLoc(op, "split_k"),
                 "split_k = " + llvm::Twine(split->intValue) +
                     " is out of range; 1 to 64 are legal");
-  const tir::Attr *swap = op.get("swap_ab");
-  bool swaps = swap && swap->isInt() && swap->intValue != 0;
   bool splits = split && split->isInt() && split->intValue > 1;
-  bool swapBad = arch && swaps && !gemmTarget(*arch).hasDecodeSchedules();
-  bool splitBad = arch && splits && !gemmTarget(*arch).hasSplitK();
-  if (swapBad || splitBad) {
-    std::string targets =
-        swapBad ? decodeScheduleTargetNames() : splitKTargetNames();
-    diags.error(op.loc, "schedule " +
-                            std::string(swapBad ? "swap_ab" : "split_k") +
-                            " is implemented for " + targets + " only; " +
-                            archInfo(*arch).name +
-                            " kernels take 'schedule "
-                            "auto' (the plain schedule)");
-  }
+  // The schedule's combinations with the target (GemmCombinationRules.h),
+  // each reported at the schedule line.
+  GemmCombination facts;
+  facts.arch = arch;
+  readScheduleCombination(&op, facts);
+  for (const GemmCombinationBreak &broken : decodeScheduleBreaks(facts))
+    diags.error(op.loc, broken.message);
   const tir::Attr *group = op.get("persistent");
   const tir::Attr *cluster = op.get("cluster_m");
   bool persistent = group && group->isInt() && group->intValue > 0;
@@ -511,13 +505,8 @@ void Verifier::verifySchedule(const tir::Op &op, std::optional<ArchKind> arch) {
     diags.error(attrLoc(op, "cluster_m"),
                 "cluster_m = " + llvm::Twine(cluster->intValue) +
                     " is out of range; 1 or 2 CTAs along M are legal");
-  if (arch && !gemmTarget(*arch).hasPersistentSchedule() &&
-      (persistent || clustered))
-    diags.error(
-        op.loc,
-        "schedule " + std::string(persistent ? "persistent" : "cluster") +
-            " is implemented for " + persistentScheduleTargetNames() +
-            " only; " + archInfo(*arch).name + " kernels take 'schedule auto'");
+  for (const GemmCombinationBreak &broken : persistentScheduleBreaks(facts))
+    diags.error(op.loc, broken.message);
   // The target's own limits on its decode schedules with clusters.
   if (arch)
     for (const GemmItemRule &rule :

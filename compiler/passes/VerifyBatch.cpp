@@ -1,9 +1,7 @@
 //===- compiler/passes/VerifyBatch.cpp - Rules of batched kernels ---------===//
 #include "compiler/passes/VerifyBatch.h"
 
-#include "codegen/GemmTarget.h"
-#include "compiler/passes/KernelView.h"
-#include "ir/tile/EpilogueOps.h"
+#include "compiler/passes/KernelCombination.h"
 
 #include <string>
 
@@ -97,66 +95,11 @@ void verifyBatch(const tir::Op &kernel, std::optional<ArchKind> arch,
                     extentText(*c) + "' too, e.g. a : T[" + extentText(*c) +
                     ", M, K]");
   }
-  if (arch && !gemmTarget(*arch).hasBatch())
-    diags.error(locOf(ref, refName), "batched GEMM is not implemented for " +
-                                         archInfo(*arch).name.str() + "; " +
-                                         batchTargetNames() +
-                                         " kernels take a batch extent");
-  // What the batch shares grid z or the tile loop with. sm_100a's
-  // persistent CTAs walk batch x tiles: its persistent(G) and cluster(2)
-  // stay legal, split-K (one GEMM's workspace and counters) does not.
-  bool walksTiles = arch && gemmTarget(*arch).hasBatch() &&
-                    gemmTarget(*arch).batchWalksTiles();
-  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
-    const tir::Attr *split = schedule->get("split_k");
-    const tir::Attr *group = schedule->get("persistent");
-    const tir::Attr *cluster = schedule->get("cluster_m");
-    if (walksTiles) {
-      if (split && split->isInt() && split->intValue > 1)
-        diags.error(attrLoc(*schedule, "split_k"),
-                    "schedule split_k(" + std::to_string(split->intValue) +
-                        ") is not implemented for a batched " +
-                        archInfo(*arch).name.str() +
-                        " kernel: its persistent CTAs walk batch x tiles, "
-                        "and the split-K workspace and counters are one "
-                        "GEMM's; drop split_k (swap_ab, persistent(G) and "
-                        "cluster(2) are legal with a batch)");
-    } else if (split && split->isInt() && split->intValue > 1)
-      diags.error(attrLoc(*schedule, "split_k"),
-                  "schedule split_k is not implemented for a batched kernel: "
-                  "the batch takes grid z, which split-K's splits use; drop "
-                  "split_k (one CTA per tile and batch)");
-    if (!walksTiles && group && group->isInt() && group->intValue > 0)
-      diags.error(attrLoc(*schedule, "persistent"),
-                  "schedule persistent is not implemented for a batched "
-                  "kernel: its tile loop does not walk batches; drop "
-                  "persistent (the batch runs on grid z)");
-    // cluster(4)'s two pairs take neighbouring tiles of one GEMM.
-    if (walksTiles && cluster && cluster->isInt() && cluster->intValue == 4)
-      diags.error(attrLoc(*schedule, "cluster_m"),
-                  "schedule cluster(4) is not implemented for a batched " +
-                      archInfo(*arch).name.str() +
-                      " kernel (its two CTA pairs multicast the B tile of "
-                      "neighbouring tiles of one GEMM); use cluster(2), "
-                      "which walks batch x pair tiles");
-    if (!walksTiles && cluster && cluster->isInt() && cluster->intValue > 1)
-      diags.error(attrLoc(*schedule, "cluster_m"),
-                  "schedule cluster(2) is not implemented for a batched "
-                  "kernel; drop it (the batch runs on grid z)");
-  }
-  for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
-    if (readsOperandMatrix(written.op)) {
-      std::string name = epilogueOpInfo(written.op.kind).name.str();
-      diags.error(written.loc,
-                  "epilogue op '" + name +
-                      "' is not implemented for a batched kernel (one " + name +
-                      " tensor, not one per batch); bias and scale vectors "
-                      "are shared by every batch and legal");
-    }
-  if (const tir::Op *scale = kernel.find("tile.scale"))
-    diags.error(scale->loc, "block scales are not implemented for a batched "
-                            "kernel; drop the batch extent or the 'scale' "
-                            "lines");
+  // What the batch combines with (GemmCombinationRules.h).
+  GemmCombination facts = writtenCombination(kernel, arch, nullptr);
+  facts.batched = true;
+  reportCombinationBreaks(kernel, batchBreaks(facts), diags,
+                          locOf(ref, refName));
 }
 
 } // namespace tilec

@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/passes/VerifyGroup.h"
 
-#include "codegen/GemmTarget.h"
-#include "ir/tile/EpilogueOps.h"
+#include "compiler/passes/KernelCombination.h"
 
 #include <string>
 
@@ -102,59 +101,6 @@ void verifyShapes(const tir::Op &kernel, const tir::Op &group, bool masked,
   }
 }
 
-/// What the grouped sm_90a kernel implements beside the group.
-void verifyGroupedKernel(const tir::Op &kernel, const tir::Op &group,
-                         std::optional<ArchKind> arch, const KernelView *view,
-                         DiagnosticEngine &diags) {
-  if (arch && !gemmTarget(*arch).hasGroup())
-    diags.error(group.loc, llvm::Twine("grouped GEMM is not implemented "
-                                       "for ") +
-                               archInfo(*arch).name + "; legal: arch " +
-                               groupTargetNames());
-  if (view)
-    for (char operand : {'a', 'b'}) {
-      if (view->operandMajor(operand) == MajorKind::K)
-        continue;
-      const tir::Op *op = kernel.find("tile.operand", std::string(1, operand));
-      diags.error(op ? attrLoc(*op, "major") : group.loc,
-                  llvm::Twine("grouped GEMM loads ") + llvm::Twine(operand) +
-                      " K-major (as DeepGEMM's grouped kernels: A [M, K], "
-                      "B [G, N, K] with K contiguous); write major(K)");
-    }
-  if (const tir::Op *schedule = kernel.find("tile.schedule")) {
-    struct Refused {
-      const char *key;
-      int64_t above;
-      const char *message;
-    };
-    for (const Refused &r :
-         {Refused{"swap_ab", 0,
-                  "schedule swap_ab is not implemented for a grouped kernel "
-                  "(the group follows A's rows, which swap-AB makes the "
-                  "wgmma N); drop swap_ab"},
-          {"split_k", 1,
-           "schedule split_k is not implemented for a grouped kernel (its "
-           "reduction counts tiles of one GEMM); drop split_k, a grouped "
-           "launch has a tile per group and block"},
-          {"cluster_m", 1,
-           "schedule cluster(2) is not implemented for a grouped kernel "
-           "(two neighbouring row blocks can belong to different groups, "
-           "whose B tiles differ); drop cluster(2)"}}) {
-      const tir::Attr *attr = schedule->get(r.key);
-      if (attr && attr->isInt() && attr->intValue > r.above)
-        diags.error(attrLoc(*schedule, r.key), r.message);
-    }
-  }
-  for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
-    if (readsOperandMatrix(written.op) ||
-        written.op.kind == EpilogueOpKind::Swiglu)
-      diags.error(written.loc,
-                  "epilogue op '" + epilogueOpInfo(written.op.kind).name.str() +
-                      "' is not implemented for a grouped kernel; the "
-                      "element-wise ops and bias and scale vectors "
-                      "(shared by every group) are legal");
-}
-
 } // namespace
 
 bool isGroupedKernel(const tir::Op &kernel) {
@@ -177,7 +123,9 @@ void verifyGroup(const tir::Op &kernel, std::optional<ArchKind> arch,
     return;
   }
   verifyShapes(kernel, *group, mode == "masked", diags);
-  verifyGroupedKernel(kernel, *group, arch, view, diags);
+  // What the group combines with (GemmCombinationRules.h).
+  reportCombinationBreaks(
+      kernel, groupBreaks(writtenCombination(kernel, arch, view)), diags);
 }
 
 } // namespace tilec

@@ -9,6 +9,7 @@
 #include "compiler/passes/VerifyWeightQuant.h"
 
 #include "codegen/GemmTarget.h"
+#include "compiler/passes/KernelCombination.h"
 #include "ir/arch/DType.h"
 #include "ir/layout/WeightPack.h"
 #include "ir/tile/WeightQuant.h"
@@ -138,33 +139,13 @@ void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
 }
 
 /// What a quantized b asks of its kernel.
-void verifyQuantKernel(const tir::Op &kernel, const tir::Op &bOperand,
-                       std::optional<ArchKind> arch, const KernelView &view,
-                       DiagnosticEngine &diags) {
+void verifyQuantKernel(const tir::Op &kernel, std::optional<ArchKind> arch,
+                       const KernelView &view, DiagnosticEngine &diags) {
   unsigned bits = dtypeBits(view.bType);
-  if (arch && !gemmTarget(*arch).hasWeightQuant())
-    diags.error(attrLoc(bOperand, "dtype"),
-                llvm::Twine("quantized weights are not implemented for ") +
-                    archInfo(*arch).name + "; legal: arch " +
-                    weightQuantTargetNames());
-  if (view.aType != DTypeKind::BF16 && view.aType != DTypeKind::F16) {
-    const tir::Op *a = kernel.find("tile.operand", "a");
-    diags.error(a ? attrLoc(*a, "dtype") : kernel.loc,
-                "a quantized weight multiplies bf16 or f16 activations; a is " +
-                    dtypeName(view.aType) + " (legal: bf16, f16)");
-  }
-  if (view.bMajor != MajorKind::K)
-    diags.error(attrLoc(bOperand, "major"),
-                "a quantized weight is packed along K (ir/layout/WeightPack.h); write "
-                "major(K)");
-  if (view.batch || view.group || kernel.find("tile.group"))
-    diags.error(bOperand.loc, "a quantized weight GEMM takes no batch or group "
-                              "extent; declare b : " +
-                                  dtypeName(view.bType) + "[N, K]");
-  if (const tir::Op *block = kernel.find("tile.scale"))
-    diags.error(block->loc, "block scales do not combine with a quantized "
-                            "weight's group scales; drop 'scale " +
-                                block->symbol + " ... block(..)'");
+  // What the weight combines with (GemmCombinationRules.h).
+  GemmCombination facts = writtenCombination(kernel, arch, &view);
+  facts.weightQuant = true;
+  reportCombinationBreaks(kernel, weightQuantBreaks(facts), diags);
   if (const tir::Op *smem = kernel.find("tile.smem", "b"))
     if (const tir::Attr *layout = smem->get("layout");
         layout && !layout->isIdent("auto") &&
@@ -236,7 +217,7 @@ void verifyWeightQuant(const tir::Op &kernel, std::optional<ArchKind> arch,
                     " group(128)'" +
                     (bType == "u4" ? " (and zero(u8) for zero points)" : ""));
   if (view)
-    verifyQuantKernel(kernel, *b, arch, *view, diags);
+    verifyQuantKernel(kernel, arch, *view, diags);
 }
 
 } // namespace tilec
