@@ -7,7 +7,9 @@
 //
 // Example: {arch "sm_90a", dtype "bf16", 64 x 2112 x 7168} gives the
 // program `kernel tilec_gemm_bf16_kk_sm_90a` with `tile (BM = 64, BN = 64,
-// BK = 64)`, `stages 13`, `schedule swap_ab split_k(2)`.
+// BK = 64)`, `stages 13`, `schedule swap_ab split_k(2)`; with weight "u4",
+// zeros 1 at 16 x 4096 x 4096 `kernel
+// tilec_w4a16_sm90_bf16_u4z_g128_64x16x64x16_split4`.
 //
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
@@ -93,6 +95,23 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
     program.sms = r.sms;
     program.blockScaled = r.block_scaled != 0;
     program.sfaMMajor = r.sfa_m_major != 0;
+    if (r.weight) {
+      program.weight = parseWeightFormat(r.weight);
+      if (!program.weight)
+        return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                          std::string("request->weight: format '") + r.weight +
+                              "' (legal: " + weightFormatNames() + ")");
+      if (*aMajor != MajorKind::K || *bMajor != MajorKind::K)
+        return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,
+                          "request->a_major, b_major: a weight program's A "
+                          "and B are K-major (legal: K)");
+      program.group = r.group ? r.group : 128;
+      program.zeros = r.zeros != 0;
+      if (r.tile[0])
+        program.tile =
+            LibraryGemmProblem::Tile{r.tile[0], r.tile[1], r.tile[2], r.tile[3],
+                                     std::max(1u, r.tile[4])};
+    }
     llvm::Expected<std::string> source = gemmProgramSource(program);
     if (!source)
       return capi::fail(TILEC_ERROR_INVALID_ARGUMENT,

@@ -35,4 +35,12 @@ DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms) {
   return split;
 }
 
+unsigned oneWaveSplit(int64_t tiles, int64_t kTiles, int64_t resident) {
+  if (tiles < resident)
+    for (int64_t s = std::min<int64_t>(16, kTiles / 4); s > 1; --s)
+      if (kTiles % s == 0 && tiles * s <= resident)
+        return unsigned(s);
+  return 1;
+}
+
 } // namespace tilec

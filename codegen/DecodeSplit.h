@@ -33,6 +33,16 @@ struct DecodeSplit {
 };
 DecodeSplit decodeSplitOf(const GemmSpec &spec, bool swapAB, unsigned sms);
 
+/// The K split of the quantized-weight programs (GemmTarget::libraryItems):
+/// the most even split of \p tiles output tiles over \p kTiles K tiles
+/// that keeps the CTAs within one wave of \p resident (a divisor of the K
+/// tiles, each split at least 4 of them, at most 16 splits); 1 where the
+/// tiles fill the wave already. Measured on the H200
+/// (bench/W4A16Results.md): a second, partial wave cost more than the
+/// split gained.
+/// Example: oneWaveSplit(64, 32, 396) == 4 (16 x 4096 x 4096, sm_80).
+unsigned oneWaveSplit(int64_t tiles, int64_t kTiles, int64_t resident);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_DECODESPLIT_H

@@ -105,17 +105,31 @@ struct LibraryGemmProblem {
   /// with sfaMMajor its SFA is M-major.
   bool blockScaled = false;
   bool sfaMMajor = false;
+  /// A quantized weight B of this code width (4 or 8; 0: none) against
+  /// `type` activations, with scales per \p group K.
+  unsigned weightBits = 0;
+  unsigned group = 128;
+  /// With a weight: the tile the caller fixed (the row writes the rest
+  /// around it), else the rules'.
+  struct Tile {
+    unsigned bm = 0, bn = 0, bk = 0, stages = 0, splitK = 1;
+  };
+  std::optional<Tile> tile;
 };
 
 /// What a row's rules choose for a LibraryGemmProblem, as the program
 /// writes it: the tile (BK in elements of the operand type), the stages,
-/// and where the row writes them, the mma and schedule items' text after
-/// the keyword ("wgmma.m64n128k16 warpgroups(2)", "swap_ab split_k(2)";
-/// empty: no such line).
+/// and where the row writes them, the mma, schedule and epilogue items'
+/// text after the keyword ("wgmma.m64n128k16 warpgroups(2)", "swap_ab
+/// split_k(2)", "store"; empty: no such line). A weight program's name
+/// carries nameTag ("sm90_") and splitK.
 struct LibraryGemmItems {
   unsigned bm = 0, bn = 0, bk = 0, stages = 0;
   std::string mma;
   std::string schedule;
+  std::string epilogue;
+  std::string nameTag;
+  unsigned splitK = 1;
 };
 
 class GemmTarget {
@@ -188,9 +202,10 @@ public:
   virtual TuneTiles tuneTiles() const { return {}; }
   /// Whether the row chooses programs for library callers (libraryItems).
   virtual bool hasLibraryPrograms() const { return false; }
-  /// The items of \p problem's program: a one-type GEMM, or with
+  /// The items of \p problem's program: a one-type GEMM, with
   /// problem.blockScaled (on a row with hasBlockScale) the block-scaled
-  /// one. Only asked of a row with hasLibraryPrograms.
+  /// one, with problem.weightBits (on a row with hasWeightQuant) the
+  /// quantized-weight one. Only asked of a row with hasLibraryPrograms.
   virtual LibraryGemmItems
   libraryItems(const LibraryGemmProblem &problem) const {
     (void)problem;

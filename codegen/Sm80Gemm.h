@@ -185,6 +185,13 @@ void emitSm80SplitReduce(Sm80Kernel &kernel, llvm::BasicBlock *exit);
 /// stores. Expects every cp.async of the mainloop to have landed.
 void emitSm80Epilogue(Sm80Kernel &kernel);
 
+struct LibraryGemmProblem;
+struct LibraryGemmItems;
+
+/// The items of a library caller's sm_80 program (GemmTarget::libraryItems,
+/// codegen/Sm80LibraryItems.cpp).
+LibraryGemmItems sm80LibraryItems(const LibraryGemmProblem &problem);
+
 } // namespace tilec
 
 #endif // TILEC_CODEGEN_SM80GEMM_H

@@ -137,10 +137,10 @@ public:
   }
   bool hasWeightQuant() const override { return true; }
   bool hasSplitK() const override { return true; }
-  /// A library caller's program: the 128 x 128 x 32 tile in 4 stages.
   bool hasLibraryPrograms() const override { return true; }
-  LibraryGemmItems libraryItems(const LibraryGemmProblem &) const override {
-    return {128, 128, 32, 4, "", ""};
+  LibraryGemmItems
+  libraryItems(const LibraryGemmProblem &problem) const override {
+    return sm80LibraryItems(problem);
   }
 
   llvm::Error check(const GemmSpec &spec) const override {

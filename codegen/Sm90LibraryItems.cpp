@@ -7,11 +7,13 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90Heuristic.h"
 
+#include "codegen/DecodeSplit.h"
 #include "codegen/GemmTarget.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tilec {
 
@@ -59,7 +61,7 @@ LibraryGemmItems blockScaledItems(const LibraryGemmProblem &p) {
       unsigned(p.m), unsigned(p.n), unsigned(p.k), p.sms,
       p.sfaMMajor ? MajorKind::MN : MajorKind::K);
   const Sm90GemmConfig &c = choice.config;
-  LibraryGemmItems items{c.bm, c.bn, c.bk, c.stages, "", ""};
+  LibraryGemmItems items{c.bm, c.bn, c.bk, c.stages, "", "", "", "", 1};
   if (c.splitK && choice.splits > 1) {
     addWord(items.schedule, llvm::formatv("split_k({0})", choice.splits));
     return items;
@@ -73,9 +75,69 @@ LibraryGemmItems blockScaledItems(const LibraryGemmProblem &p) {
   return items;
 }
 
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// The stages and CTAs per SM of the weight tile BM x BN with \p bits-wide
+/// codes: two CTAs where the kernel takes two (sm90WeightCtasPerSm: BM 64
+/// with BN <= 160, or BN <= 32, K split or not) with as many stages as
+/// leave both in the SM's shared memory, up to 16; else one CTA with up to
+/// 16 stages.
+std::pair<unsigned, unsigned> weightStages(int64_t bm, int64_t bn,
+                                           unsigned bits) {
+  int64_t stage = bm * 64 * bits / 8 + bn * 64 * 2 + 2 * bm * 3 / 2 + 16;
+  int64_t staging = (bm / 64) * 2 * 64 * std::min<int64_t>(bn, 64) * 2;
+  if ((bm == 64 && bn <= 160) || bn <= 32) {
+    int64_t stages = (112 * 1024 - staging - 2048) / stage;
+    if (stages >= 4)
+      return {unsigned(std::min<int64_t>(16, stages)), 2};
+  }
+  int64_t stages = (220 * 1024 - staging - 2048) / stage;
+  return {unsigned(std::max<int64_t>(2, std::min<int64_t>(16, stages))), 1};
+}
+
+/// The weight tile (RS wgmma, swapped: BM weight channels, BN tokens) of
+/// an M x N x K problem: BN the tokens rounded up to 8 (at most 256), BM
+/// 128 (two consumer warpgroups) where its tiles are at least a third of
+/// the SMs and N a multiple of 128, else 64 (8-bit codes: 64 while its
+/// tiles fit a wave of two CTAs per SM), BK 64, K split evenly into at
+/// most one wave where the tiles leave SMs idle, the stages of
+/// weightStages. Measured on the H200 (bench/W4A16Results.md, sessions
+/// 20, 21; e4m3 14336 x 4096: BM 64 21.3 against 23.2 us at BM 128,
+/// 28672 x 8192: 76.9 against 73.1).
+/// Example: 1 x 6144 x 4096, 132 SMs: 128 x 8 x 64, 4 splits.
+LibraryGemmProblem::Tile weightTile(const LibraryGemmProblem &p) {
+  int64_t m = p.m, n = p.n, k = p.k, sms = p.sms;
+  LibraryGemmProblem::Tile t;
+  t.bn =
+      unsigned(std::min<int64_t>(256, std::max<int64_t>(8, ceilDiv(m, 8) * 8)));
+  int64_t tokenTiles = ceilDiv(m, t.bn);
+  t.bm = ceilDiv(n, 128) * tokenTiles >= sms / 3 && n % 128 == 0 ? 128 : 64;
+  if (p.weightBits == 8 && ceilDiv(n, 64) * tokenTiles <= 2 * sms)
+    t.bm = 64;
+  t.bk = 64;
+  auto [stages, perSm] = weightStages(t.bm, t.bn, p.weightBits);
+  t.stages = stages;
+  t.splitK = oneWaveSplit(ceilDiv(n, t.bm) * tokenTiles, ceilDiv(k, t.bk),
+                          sms * perSm);
+  return t;
+}
+
+/// The weight program's items: the weight is the wgmma's A, so A and B
+/// are always swapped.
+LibraryGemmItems weightItems(const LibraryGemmProblem &p) {
+  LibraryGemmProblem::Tile t = p.tile ? *p.tile : weightTile(p);
+  LibraryGemmItems items{t.bm,      t.bn,   t.bk,    t.stages, "",
+                         "swap_ab", "auto", "sm90_", t.splitK};
+  if (t.splitK > 1)
+    addWord(items.schedule, llvm::formatv("split_k({0})", t.splitK));
+  return items;
+}
+
 } // namespace
 
 LibraryGemmItems sm90LibraryItems(const LibraryGemmProblem &problem) {
+  if (problem.weightBits)
+    return weightItems(problem);
   return problem.blockScaled ? blockScaledItems(problem)
                              : oneTypeItems(problem);
 }

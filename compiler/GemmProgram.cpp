@@ -114,6 +114,61 @@ std::string blockScaledProgram(const GemmProgramRequest &r) {
   return programText(name, lines);
 }
 
+/// "a: type ..." and the other refusals of a weight program's request.
+llvm::Error checkWeightRequest(const GemmProgramRequest &r) {
+  const WeightFormatInfo &format = weightFormatInfo(*r.weight);
+  if (r.type != DTypeKind::BF16 && r.type != DTypeKind::F16)
+    return requestError("a: type " + dtypeName(r.type) +
+                        " (legal with a quantized weight: bf16, f16)");
+  if (!gemmTarget(r.arch).hasWeightQuant())
+    return requestError(
+        "arch " + archInfo(r.arch).name +
+        " (legal with a quantized weight: " + weightQuantTargetNames() + ")");
+  if (r.zeros && !format.takesZeros)
+    return requestError(llvm::Twine(format.name) +
+                        " weights have no zero points (legal: zeros only "
+                        "with u4 and u8)");
+  if (!llvm::is_contained(WeightGroups, int64_t(r.group)))
+    return requestError(
+        llvm::formatv("group {0} (legal: 32, 64, 128 K per scale)", r.group));
+  if (r.blockScaled)
+    return requestError("a quantized weight takes no block scales");
+  return llvm::Error::success();
+}
+
+std::string weightProgram(const GemmProgramRequest &r) {
+  const WeightFormatInfo &format = weightFormatInfo(*r.weight);
+  std::string type = dtypeName(r.type), fmt = format.name;
+  LibraryGemmProblem problem = problemOf(r);
+  problem.weightBits = format.bits;
+  problem.group = r.group;
+  problem.tile = r.tile;
+  LibraryGemmItems items = gemmTarget(r.arch).libraryItems(problem);
+  std::vector<std::string> lines = {
+      ("  arch     " + archInfo(r.arch).name).str(),
+      llvm::formatv("  a        : {0}[M, K] major(K)", type),
+      llvm::formatv("  b        : {0}[N, K] major(K)", fmt),
+      llvm::formatv("  c        : {0}[M, N] major(N)", type),
+      llvm::formatv("  scale b  {0} group({1}){2}", type, r.group,
+                    r.zeros ? " zero(u8)" : ""),
+      "  acc      f32",
+      llvm::formatv("  tile     (BM = {0}, BN = {1}, BK = {2})", items.bm,
+                    items.bn, items.bk),
+      llvm::formatv("  stages   {0}", items.stages),
+      "  smem a   = auto",
+      "  smem b   = auto",
+      "  mma      auto"};
+  if (!items.schedule.empty())
+    lines.push_back("  schedule " + items.schedule);
+  lines.push_back("  epilogue " + items.epilogue);
+  std::string name = llvm::formatv(
+      "tilec_w{0}a16_{1}{2}_{3}{4}_g{5}_{6}x{7}x{8}x{9}{10}", format.bits,
+      items.nameTag, type, fmt, r.zeros ? "z" : "", r.group, items.bm, items.bn,
+      items.bk, items.stages,
+      items.splitK > 1 ? "_split" + std::to_string(items.splitK) : "");
+  return programText(name, lines);
+}
+
 } // namespace
 
 llvm::Expected<std::string>
@@ -128,6 +183,11 @@ gemmProgramSource(const GemmProgramRequest &request) {
   if (!target.hasLibraryPrograms())
     return requestError("arch " + archInfo(request.arch).name +
                         " (legal: " + libraryProgramTargetNames() + ")");
+  if (request.weight) {
+    if (llvm::Error err = checkWeightRequest(request))
+      return err;
+    return weightProgram(request);
+  }
   if (request.blockScaled) {
     if (!target.hasBlockScale() || request.type != DTypeKind::E4M3 ||
         request.aMajor != MajorKind::K || request.bMajor != MajorKind::K)

@@ -14,7 +14,12 @@
 //   - block-scaled e4m3 (DeepGEMM's 1 x 128 / 128 x 128 f32 scales, bf16 C,
 //     sm_90a): sm90ChooseBlockScaledConfig's tile, M, N, K fixed at M <= 128
 //     (the decode tiles) and run-time above; an M-major SFA program only
-//     where the layouts differ (M > 1 and more than one K block).
+//     where the layouts differ (M > 1 and more than one K block);
+//   - a quantized weight (u4, i4, u8, i8, e4m3, e5m2 with bf16/f16 group
+//     scales, optional u8 zero points) against bf16/f16 activations: the
+//     row's weight tile (sm_80: mma.sync, BN tiling N; sm_90a: RS wgmma,
+//     swapped, BM tiling N), M, N, K run-time arguments; the text is what
+//     python's _gemm.w4a16_source wrote before this moved here.
 // Example: bf16, A and B K-major, 64 x 2112 x 7168 on 132 SMs:
 //   kernel tilec_gemm_bf16_kk_sm_90a {
 //     arch     sm_90a
@@ -25,9 +30,11 @@
 #ifndef TILEC_COMPILER_GEMMPROGRAM_H
 #define TILEC_COMPILER_GEMMPROGRAM_H
 
+#include "codegen/GemmTarget.h"
 #include "ir/arch/Arch.h"
 #include "ir/arch/DType.h"
 #include "ir/tile/GemmSpec.h"
+#include "ir/tile/WeightQuant.h"
 
 #include "llvm/Support/Error.h"
 
@@ -49,6 +56,14 @@ struct GemmProgramRequest {
   /// caller's SFA is M-major.
   bool blockScaled = false;
   bool sfaMMajor = false;
+  /// A quantized weight B [N, K] (K-major) against `type` activations
+  /// (bf16 or f16), with group scales of `type` per \p group K and, with
+  /// \p zeros, u8 zero points (u4, u8); \p tile fixes the tile instead of
+  /// the rules'.
+  std::optional<WeightFormatKind> weight;
+  unsigned group = 128;
+  bool zeros = false;
+  std::optional<LibraryGemmProblem::Tile> tile;
 };
 
 /// The program for \p request (see the file comment), or an error naming

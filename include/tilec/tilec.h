@@ -34,7 +34,7 @@
 extern "C" {
 #endif
 
-#define TILEC_API_VERSION 16
+#define TILEC_API_VERSION 17
 
 #if defined(__GNUC__)
 #define TILEC_API __attribute__((visibility("default")))
@@ -566,6 +566,16 @@ typedef struct tilec_gemm_program_request {
   int tuned;           /* nonzero: the winner `tilec tune` remembered for
                           this program and shape on the current GPU, when
                           one matches */
+  /* API 17: a quantized weight B [N, K] (K-major, packed by
+     tilec_pack_weights) against `dtype` activations (bf16 or f16), with
+     group scales of dtype: the W4A16 / W8A16 program python's
+     tilec.gemm(a, w) runs. */
+  const char *weight;  /* NULL: none; "u4", "i4", "u8", "i8", "e4m3", "e5m2" */
+  unsigned group;      /* K per scale: 32, 64 or 128 (0: 128) */
+  int zeros;           /* u8 zero points (u4 and u8 only) */
+  unsigned tile[5];    /* BM, BN, BK, stages, split_k (0: 1) of the weight
+                          program instead of the rules' (tile[0] 0: the
+                          rules'); M, N, K then only need to be positive */
 } tilec_gemm_program_request;
 /* The .tile program python's tilec.gemm compiles for \p request: the
  * tile, stages, instruction and schedule of the rules

@@ -28,20 +28,21 @@ rule (sm90ChooseBlockScaledConfig), measured on the H100 and H200 (issue
 
 With b a PackedWeights (tilec.pack_weights: a 4-bit or 8-bit weight,
 issue 28; w4a16_impl) the GEMM is a @ dequant(w).T in a's dtype (bf16 or
-f16) with the W4A16 / W8A16 program of w4a16_source: on Hopper the sm_90a
-kernel (RS wgmma, w4a16_tile_sm90; w4a16_arch), else sm_80 code
-(w4a16_tile; it runs on every GPU from 8.0), the group scales and zero
+f16) with the W4A16 / W8A16 program gemm_program writes: on Hopper the
+sm_90a kernel (RS wgmma; w4a16_arch), else sm_80 code (it runs on every
+GPU from 8.0), the group scales and zero
 points passed to the launcher as sb and zb.
 """
 import ctypes
 import os
+import re
 import threading
 
 from . import _lib
 from ._lib import lib
-# The code width of each weight format (ir/tile/WeightQuant.h) and the formats
-# that take zero points: the packer's tables.
-from ._pack import _BITS as _WEIGHT_BITS, _ZEROS
+# The code width of each weight format (ir/tile/WeightQuant.h): the packer's
+# table.
+from ._pack import _BITS as _WEIGHT_BITS
 
 _OUT_DTYPE = {"bf16": "bf16", "f16": "f16", "tf32": "f32", "e4m3": "bf16",
               "e5m2": "bf16"}
@@ -77,11 +78,16 @@ def sm90_choice(m, n, k, sms=0):
 
 
 def gemm_program(arch, dtype, m, n, k, sms=0, a_major="K", b_major="K",
-                 block_scaled=False, sfa_m_major=False, tuned=False):
+                 block_scaled=False, sfa_m_major=False, tuned=False,
+                 weight=None, group=128, zeros=False, tile=None):
     """(source, note) of the program tilec_gemm_program writes
     (compiler/GemmProgram.h): the rules' program, or with tuned=True the
     winner `tilec tune` remembered for it on this GPU (note then says what
-    was tuned, else None). Raises ValueError for a bad argument."""
+    was tuned, else None). With weight ("u4", "i4", "u8", "i8", "e4m3",
+    "e5m2") the quantized-weight program against dtype activations, group
+    scales per `group` K (u8 zero points with zeros), and the tile
+    (BM, BN, BK, stages[, split_k]) when given instead of the rules'.
+    Raises ValueError for a bad argument."""
     req = _lib.GemmProgramRequest()
     req.struct_size = ctypes.sizeof(req)
     req.arch, req.dtype = arch.encode(), dtype.encode()
@@ -89,6 +95,10 @@ def gemm_program(arch, dtype, m, n, k, sms=0, a_major="K", b_major="K",
     req.m, req.n, req.k, req.sms = m, n, k, sms
     req.block_scaled, req.sfa_m_major = int(block_scaled), int(sfa_m_major)
     req.tuned = int(tuned)
+    if weight is not None:
+        req.weight, req.group, req.zeros = weight.encode(), group, int(zeros)
+        if tile:
+            req.tile[:len(tile)] = list(tile)
     out, note = ctypes.c_char_p(), ctypes.c_char_p()
     if lib.tilec_gemm_program(ctypes.byref(req), ctypes.byref(out),
                               ctypes.byref(note)) != _lib.OK:
@@ -367,73 +377,37 @@ def _plan(a, b):
 _W4_TYPES = {"bfloat16": "bf16", "float16": "f16"}
 
 
+# The weight programs' tile rules and text are compiler/GemmProgram.h's
+# (the rows' libraryItems: codegen/Sm80LibraryItems.cpp,
+# codegen/Sm90LibraryItems.cpp), asked through tilec_gemm_program; the
+# functions below read them back for callers and tests.
+_TILE_LINE = re.compile(r"  tile +\(BM = (\d+), BN = (\d+), BK = (\d+)\)\n"
+                        r"  stages +(\d+)\n")
+_SPLIT_WORD = re.compile(r"split_k\((\d+)\)")
+
+
+def _tile_of(source):
+    """(BM, BN, BK, stages, split_k) written in a weight program."""
+    bm, bn, bk, stages = map(int, _TILE_LINE.search(source).groups())
+    split = _SPLIT_WORD.search(source)
+    return bm, bn, bk, stages, int(split.group(1)) if split else 1
+
+
+def _rule_tile(arch, m, n, k, group, sms, bits):
+    fmt = "u4" if bits == 4 else "u8"  # the rules read the code width
+    source, _ = gemm_program(arch, "bf16", m, n, k, sms, weight=fmt,
+                             group=group)
+    return _tile_of(source)
+
+
 def w4a16_tile(m, n, k, group, sms=132, bits=4):
-    """(BM, BN, BK, stages, split_k) of the W4A16 (W8A16: `bits` 8)
+    """(BM, BN, BK, stages, split_k) of the sm_80 W4A16 (W8A16: `bits` 8)
     program for an M x N x K problem with groups of `group` k on `sms`
-    SMs: BM the smallest of 16, 32, 64 that holds M; BN 128 with BK 256
-    for K >= 8192 (N a multiple of 128), BN 128 with BK 128 where BN 64
-    would make more than two waves, else BN 64 with BK 128 (64 when K is
-    not a multiple of 128); at BM 64 BK 128, or BN 256 x BK 256 (BK 128
-    for 8-bit codes) where those tiles fill half to one wave; 4
-    stages (fewer where 4 would not fit); and where the output tiles do not
-    fill the SMs, K split evenly into one wave of at most 3 CTAs per SM (1
-    at BM 64).
-    Measured on the H200 (bench/W4A16Results.md): the kernel issues about
-    0.16 instructions per weight, so the wider tile (fewer A fragment and
-    copy instructions per weight) pays where K is long, and the split is
-    what fills the SMs at decode N."""
-    bm = 16 if m <= 16 else 32 if m <= 32 else 64
-    wide = k >= 8192 and n % 128 == 0 and k % 256 == 0
-    bn = 128 if wide else 64
-    bk = 256 if wide else 128 if k % 128 == 0 else 64
-    # `tilec tune` over the 24 shapes (H200, session 19,
-    # bench/results/tune_sweep_w4a16_h200_session19.log): where BN 64
-    # tiles make more than two waves (N = 28672 at K = 4096) BN 128 (31.4
-    # -> 28.7 us at M = 16); at BM 64 BK 128 (K 8192-28672: within 4% of
-    # BK 256, which leaves 3 stages), and BN 256 x BK 256 where its tiles
-    # fill half to one wave (64 x 28672 x 4096: 64.5 us against 81.3);
-    # the splits below keep BM 64 at one CTA per SM.
-    tiles64 = -(-m // bm) * -(-n // 64)
-    if not wide and tiles64 > 2 * sms and n % 128 == 0 and k % 128 == 0:
-        bn, bk = 128, 128
-    if bm == 64 and k % 128 == 0:
-        bk = 128
-        if n % 256 == 0 and k % 256 == 0 and \
-                sms // 2 <= -(-m // 64) * (n // 256) <= sms:
-            # 8-bit codes: BK 128 (two stages of 256 x 256 would not fit).
-            bn, bk = 256, 256 if bits == 4 else 128
-    # Legality (VerifyWeightQuant): BK a multiple of 64, BK and the group
-    # nested (one a multiple of the other).
-    assert bk % 64 == 0 and (bk % group == 0 or group % bk == 0)
-    # 4 stages, or as many as sm_80's 163 KiB hold (BM 64 x BK 256: 3).
-    stage_bytes = bm * bk * 2 + bn * bk * bits // 8 + 2 * bn * 3
-    stages = max(2, min(4, 160000 // stage_bytes))
-    # Split K where the tiles leave SMs idle: the most even splits (a
-    # divisor of the k-tiles, each at least 4 of them, at most 16) whose
-    # CTAs stay within one wave of at most 3 per SM (fewer where shared
-    # memory holds fewer): a second, partial wave cost more than the split
-    # gained (8192 x 8192: 5 splits of 16 x 128 x 256, 2 per SM, 29.5 us;
-    # 4 splits 20.5 us).
-    # At BM 64 the tuner's picks kept one CTA per SM (split 2 where the
-    # rule took 4, session 19).
-    per_sm = 1 if bm == 64 else 3
-    resident = sms * max(1, min(per_sm,
-                                227 * 1024 // (stages * stage_bytes)))
-    tiles = -(-m // bm) * -(-n // bn)
-    split = _one_wave_split(tiles, -(-k // bk), resident)
-    return bm, bn, bk, stages, split
-
-
-def _one_wave_split(tiles, k_tiles, resident):
-    """The most even K split of `tiles` output tiles over `k_tiles` k-tiles
-    that keeps the CTAs within one wave of `resident`: a divisor of the
-    k-tiles, each split at least 4 of them, at most 16 splits; 1 where the
-    tiles fill the wave already."""
-    if tiles < resident:
-        for s in range(min(16, k_tiles // 4), 1, -1):
-            if k_tiles % s == 0 and tiles * s <= resident:
-                return s
-    return 1
+    SMs (the rule and its H200 measurements: codegen/Sm80LibraryItems.cpp,
+    bench/W4A16Results.md): BM the smallest of 16, 32, 64 that holds M, BN
+    64 to 256 and BK 64 to 256 by N, K and the waves, up to 4 stages, K
+    split into one wave where the tiles leave SMs idle."""
+    return _rule_tile("sm_80", m, n, k, group, sms, bits)
 
 
 def w4a16_arch(device_arch, m, k):
@@ -450,95 +424,27 @@ def w4a16_arch(device_arch, m, k):
 
 def w4a16_tile_sm90(m, n, k, group, sms=132, bits=4):
     """(BM, BN, BK, stages, split_k) of the sm_90a W4A16 program (RS
-    wgmma, swapped: BM weight channels, BN tokens) for an M x N x K
-    problem on `sms` SMs: BN the tokens rounded up to 8 (at most 256), BM
-    128 (two consumer warpgroups) where its tiles are at least a third of
-    the SMs and N a multiple of 128, else 64, BK 64, K split evenly into
-    at most one wave where the tiles leave SMs idle (each split at least 4
-    k-tiles, at most 16 splits), and the stages of _sm90_w4_stages."""
-    bn = min(256, max(8, -(-m // 8) * 8))
-    token_tiles = -(-m // bn)
-    # H200, bench/W4A16Results.md (sessions 20, 21): BM 128 where its
-    # tiles are at least a third of the SMs (6144 and more channels), else
-    # 64; two CTAs per SM where they fit, K split into one wave of them
-    # where the tiles leave SMs idle.
-    bm = 128 if -(-n // 128) * token_tiles >= sms // 3 and n % 128 == 0 \
-        else 64
-    # 8-bit codes (session 21, e4m3): BM 64 unless its tiles would be
-    # more than a wave of two CTAs per SM (14336 x 4096: 21.3 against 23.2
-    # us at BM 128; 28672 x 8192: 76.9 against 73.1).
-    if bits == 8 and -(-n // 64) * token_tiles <= 2 * sms:
-        bm = 64
-    bk = 64
-    stages, per_sm = _sm90_w4_stages(bm, bn, bits)
-    split = _one_wave_split(-(-n // bm) * token_tiles, -(-k // bk),
-                            sms * per_sm)
-    return bm, bn, bk, stages, split
-
-
-def _sm90_w4_stages(bm, bn, bits=4):
-    """(stages, CTAs per SM) of the sm_90a W4A16 / W8A16 tile BM x BN
-    (`bits` the code width): two CTAs where the kernel takes two (codegen's
-    sm90WeightCtasPerSm: BM 64 with BN <= 160 or BN <= 32, K split or
-    not) with as many stages as leave both in the SM's shared memory, up
-    to 16; else one CTA with up to 16 stages."""
-    stage = bm * 64 * bits // 8 + bn * 64 * 2 + 2 * bm * 3 // 2 + 16
-    staging = (bm // 64) * 2 * 64 * min(bn, 64) * 2
-    if (bm == 64 and bn <= 160) or bn <= 32:
-        stages = (112 * 1024 - staging - 2048) // stage
-        if stages >= 4:
-            return min(16, stages), 2
-    return max(2, min(16, (220 * 1024 - staging - 2048) // stage)), 1
+    wgmma, swapped: BM weight channels, BN tokens; the rule:
+    codegen/Sm90LibraryItems.cpp): BN the tokens rounded up to 8, BM 64 or
+    128 by the waves, BK 64, K split into one wave where the tiles leave
+    SMs idle, stages for two CTAs per SM where the kernel takes two."""
+    return _rule_tile("sm_90a", m, n, k, group, sms, bits)
 
 
 def w4a16_source(a_type, fmt, group, zeros, tile, arch="sm_80"):
-    """(.tile source, cache key) of the W4A16 / W8A16 program: a_type
-    ("bf16" or "f16") activations A [M, K] and output C [M, N] in that
-    type, the quantized weight b (fmt "u4", "i4", "u8", "i8", "e4m3" or
-    "e5m2") with group scales in a_type (and u8 zero points when `zeros`:
-    u4 and u8 only), tile (BM, BN, BK, stages[, split_k]); M, N,
-    K are run-time arguments. arch "sm_80" (mma.sync, the weight the MMA's
-    B: BN tiles N) or "sm_90a" (RS wgmma, the weight the MMA's A, swapped:
-    BM tiles N in 64 or 128 channels, BN the tokens, BK 64;
-    codegen/Sm90WeightDequant.h)."""
-    if a_type not in ("bf16", "f16"):
-        raise ValueError(f"a: type {a_type} (legal with a quantized "
-                         "weight: bf16, f16)")
-    if fmt not in _WEIGHT_BITS:
-        raise ValueError(f"w: format {fmt!r} (legal: "
-                         + ", ".join(repr(f) for f in _WEIGHT_BITS) + ")")
-    if zeros and fmt not in _ZEROS:
-        raise ValueError(f"w: {fmt} weights have no zero points (legal: "
-                         "zeros only with u4 and u8)")
-    if arch not in ("sm_80", "sm_90a"):
-        raise ValueError(f"arch: {arch!r} (legal: 'sm_80', 'sm_90a')")
-    bm, bn, bk, stages = tile[:4]
-    split = tile[4] if len(tile) > 4 else 1
-    zero = " zero(u8)" if zeros else ""
-    hopper = arch == "sm_90a"
-    name = "tilec_w{}a16_{}{}_{}{}_g{}_{}x{}x{}x{}{}".format(
-        _WEIGHT_BITS[fmt], "sm90_" if hopper else "", a_type, fmt,
-        "z" if zeros else "", group,
-        bm, bn, bk, stages, f"_split{split}" if split > 1 else "")
-    lines = [f"  arch     {arch}",
-             f"  a        : {a_type}[M, K] major(K)",
-             f"  b        : {fmt}[N, K] major(K)",
-             f"  c        : {a_type}[M, N] major(N)",
-             f"  scale b  {a_type} group({group}){zero}",
-             "  acc      f32",
-             f"  tile     (BM = {bm}, BN = {bn}, BK = {bk})",
-             f"  stages   {stages}",
-             "  smem a   = auto",
-             "  smem b   = auto",
-             "  mma      auto",
-             "  epilogue " + ("auto" if hopper else "store")]
-    schedule = (["swap_ab"] if hopper else []) + (
-        [f"split_k({split})"] if split > 1 else [])
-    if schedule:
-        lines.insert(-1, "  schedule " + " ".join(schedule))
-    source = "kernel %s {\n%s\n}\n" % (name, "\n".join(lines))
+    """(.tile source, cache key) of the W4A16 / W8A16 program with the tile
+    (BM, BN, BK, stages[, split_k]): a_type ("bf16" or "f16") activations
+    A [M, K] and output C [M, N] in that type, the quantized weight b (fmt
+    "u4", "i4", "u8", "i8", "e4m3" or "e5m2") with group scales in a_type
+    (and u8 zero points when `zeros`: u4 and u8 only); M, N, K are
+    run-time arguments. arch "sm_80" (mma.sync, the weight the MMA's B: BN
+    tiles N) or "sm_90a" (RS wgmma, the weight the MMA's A, swapped: BM
+    tiles N in 64 or 128 channels, BN the tokens, BK 64;
+    codegen/Sm90WeightDequant.h). Raises ValueError for a bad argument."""
+    source, _ = gemm_program(arch, a_type, 1, 1, 1, weight=fmt, group=group,
+                             zeros=zeros, tile=tuple(tile))
     key = ("w4a16", a_type, fmt, group, bool(zeros)) + tuple(tile)
-    return source, key + (("sm_90a",) if hopper else ())
+    return source, key + (("sm_90a",) if arch == "sm_90a" else ())
 
 
 def w4a16_kernel(a_type, fmt, group, zeros, tile, arch="sm_80"):
@@ -606,11 +512,9 @@ def w4a16_impl(a, w, out=None, tile=None):
             kernel = w4a16_kernel(a_type, w.fmt, w.group, zeros, tile)
         else:
             arch = w4a16_arch(_device_facts(a.device)[0], m, k)
-            rule = w4a16_tile_sm90 if arch == "sm_90a" else w4a16_tile
-            source, cache_key = w4a16_source(
-                a_type, w.fmt, w.group, zeros,
-                rule(m, w.n, k, w.group, sms, _WEIGHT_BITS[w.fmt]), arch)
-            kernel = _tuned_or_written(source, cache_key, m, w.n, k)
+            source, _ = gemm_program(arch, a_type, m, w.n, k, sms,
+                                     weight=w.fmt, group=w.group, zeros=zeros)
+            kernel = _tuned_or_written(source, ("w4a16", source), m, w.n, k)
         _w4_plans[key] = kernel
     if not a.is_contiguous():
         a = a.contiguous()

@@ -8,7 +8,7 @@ import ctypes
 import ctypes.util
 import os
 
-API_VERSION = 16
+API_VERSION = 17
 
 OK = 0
 ERROR_INVALID_ARGUMENT = 1
@@ -122,6 +122,9 @@ class GemmProgramRequest(ctypes.Structure):
         ("m", ctypes.c_int64), ("n", ctypes.c_int64), ("k", ctypes.c_int64),
         ("sms", ctypes.c_uint), ("block_scaled", ctypes.c_int),
         ("sfa_m_major", ctypes.c_int), ("tuned", ctypes.c_int),
+        # API 17: the quantized-weight program.
+        ("weight", ctypes.c_char_p), ("group", ctypes.c_uint),
+        ("zeros", ctypes.c_int), ("tile", ctypes.c_uint * 5),
     ]
 
 

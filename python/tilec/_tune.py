@@ -121,14 +121,12 @@ def tune_w4a16(m, n, k, fmt="u4", group=128, zeros=True, dtype="bf16",
     program's target, by default the one tilec.gemm takes on the current
     GPU (_gemm.w4a16_arch: sm_90a on Hopper, else sm_80). Returns the
     report as tune() does."""
-    from ._gemm import (_WEIGHT_BITS, w4a16_arch, w4a16_source, w4a16_tile,
-                        w4a16_tile_sm90)
+    from ._gemm import gemm_program, w4a16_arch
     if sms is None:
         sms = _current_sms()
     if arch is None:
         arch = w4a16_arch(_current_arch(), m, k)
-    rule = w4a16_tile_sm90 if arch == "sm_90a" else w4a16_tile
-    tile = rule(m, n, k, group, sms or 132, _WEIGHT_BITS.get(fmt, 4))
-    source, _ = w4a16_source(dtype, fmt, group, zeros, tile, arch)
+    source, _ = gemm_program(arch, dtype, m, n, k, sms or 132, weight=fmt,
+                             group=group, zeros=zeros)
     return _tuned(source, m, n, k, budget_s, dry_run)
 

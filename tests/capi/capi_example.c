@@ -648,6 +648,57 @@ int main(int argc, char **argv) {
     CHECK(strstr(tilec_last_error(), "request->b_major M (legal: K, N)") !=
           NULL);
   }
+  /* API 17: the quantized-weight program tilec.gemm(a, w) runs: the rules'
+   * tile (sm_90a: RS wgmma, swapped; 16 x 4096 x 4096 of u4 with zero
+   * points: 64 weight rows x 16 tokens, 16 stages, K in 4 splits), or the
+   * caller's, and it compiles; refusals name the field. */
+  {
+    tilec_gemm_program_request req = {.struct_size =
+                                          sizeof(tilec_gemm_program_request)};
+    req.arch = "sm_90a", req.dtype = "bf16", req.m = 16, req.n = 4096,
+    req.k = 4096, req.sms = 132, req.weight = "u4", req.zeros = 1;
+    const char *program = NULL;
+    CHECK(tilec_gemm_program(&req, &program, NULL) == TILEC_OK);
+    CHECK(program &&
+          strstr(program, "kernel tilec_w4a16_sm90_bf16_u4z_g128_64x16x64x16_"
+                          "split4 {") != NULL);
+    CHECK(program && strstr(program, "  scale b  bf16 group(128) zero(u8)\n"
+                                     "  acc      f32\n"
+                                     "  tile     (BM = 64, BN = 16, BK = 64)\n"
+                                     "  stages   16\n") != NULL);
+    CHECK(program && strstr(program, "  schedule swap_ab split_k(4)\n"
+                                     "  epilogue auto\n") != NULL);
+    tilec_kernel wk = NULL;
+    CHECK(program && tilec_compile(compiler, program, strlen(program), NULL,
+                                   &wk) == TILEC_OK);
+    if (wk) {
+      tilec_kernel_operand_info winfo = {.struct_size = sizeof winfo};
+      CHECK(tilec_kernel_operands(wk, &winfo) == TILEC_OK);
+      CHECK(winfo.weight_group == 128 && winfo.weight_zeros == 1);
+      tilec_kernel_destroy(wk);
+    }
+    req.arch = "sm_80", req.weight = "i8", req.zeros = 0, req.group = 64;
+    req.tile[0] = 32, req.tile[1] = 128, req.tile[2] = 128, req.tile[3] = 3;
+    CHECK(tilec_gemm_program(&req, &program, NULL) == TILEC_OK);
+    CHECK(program &&
+          strstr(program, "kernel tilec_w8a16_bf16_i8_g64_32x128x128x3 {") !=
+              NULL);
+    CHECK(program && strstr(program, "  epilogue store\n") != NULL &&
+          strstr(program, "schedule") == NULL);
+    req.zeros = 1;
+    CHECK(tilec_gemm_program(&req, &program, NULL) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "i8 weights have no zero points") != NULL);
+    req.zeros = 0, req.weight = "i2";
+    CHECK(tilec_gemm_program(&req, &program, NULL) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "request->weight: format 'i2'") != NULL);
+    req.weight = "u4", req.dtype = "e4m3";
+    CHECK(tilec_gemm_program(&req, &program, NULL) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "a: type e4m3 (legal with a quantized "
+                                     "weight: bf16, f16)") != NULL);
+  }
   checkOperandInfo(compiler, source, kernel);
   printf("compiled %s: %zu bytes of PTX, %zu params, %u threads, %u bytes "
          "of shared memory\n",
