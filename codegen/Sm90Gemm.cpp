@@ -219,7 +219,7 @@ void Sm90KernelBuilder::emitPrologue() {
 
   // The parts of shared memory, from the aligned base (Sm90SmemMap.h).
   llvm::Value *aligned = alignedSmemBase("smem.base");
-  Sm90SmemMap map = sm90SmemMap(config);
+  const Sm90SmemMap &map = smemMap;
   stagingBase = aligned;
   aBase = b.CreateAdd(aligned, i32(map.aRing()), "aBase");
   bBase = b.CreateAdd(aligned, i32(map.bRing()), "bBase");
@@ -518,11 +518,11 @@ llvm::Expected<Sm90RoleTiles> buildSm90Module(const Sm90GemmConfig &config,
   auto tiles = sm90RoleTiles(config);
   if (!tiles)
     return tiles.takeError();
-  auto staging = sm90EpilogueTile(config);
-  if (!staging)
-    return staging.takeError();
-  Sm90KernelBuilder builder(config, tiles->first, tiles->second, *staging,
-                            module);
+  auto map = sm90CheckedSmemMap(config);
+  if (!map)
+    return map.takeError();
+  Sm90KernelBuilder builder(config, tiles->first, tiles->second,
+                            std::move(*map), module);
   builder.build();
   return Sm90RoleTiles{builder.tileA, builder.tileB, builder.staging};
 }

@@ -10,9 +10,9 @@
 
 #include "codegen/Sm90BlockScale.h"
 #include "codegen/Sm90Epilogue.h"
-#include "codegen/Sm90WeightDequant.h"
 #include "codegen/Sm90Limits.h"
 #include "codegen/Sm90SmemMap.h"
+#include "codegen/Sm90WeightDequant.h"
 #include "ir/arch/Arch.h"
 #include "ir/arch/DescriptorDerivation.h"
 #include "ir/arch/InstrTable.h"
@@ -45,9 +45,9 @@ std::pair<unsigned, unsigned> sm90RegisterSplit(const Sm90GemmConfig &config) {
   // take, in multiples of 8; asking for more blocks setmaxnreg.inc forever
   // (an H200 hang of the two-CTA BM 128 W4A16 kernel at 104).
   unsigned consumers = sm90ConsumerWarpgroups(config);
-  unsigned pool = std::min(RegistersPerSm / std::max(1u, config.ctasPerSm),
-                           sm90LaunchRegisterCap(config) * 128 *
-                               (1 + consumers));
+  unsigned pool =
+      std::min(RegistersPerSm / std::max(1u, config.ctasPerSm),
+               sm90LaunchRegisterCap(config) * 128 * (1 + consumers));
   unsigned consumer = (pool - 128 * ProducerRegs) / (128 * consumers) / 8 * 8;
   return {ProducerRegs, std::min(consumer, MaxConsumerRegs)};
 }
@@ -210,10 +210,10 @@ static llvm::Error verifySm90SharedMemory(const Sm90GemmConfig &config) {
   auto fail = [](const std::string &message) {
     return llvm::createStringError(message);
   };
-  auto staging = sm90EpilogueTile(config);
-  if (!staging)
-    return staging.takeError();
-  Sm90SmemMap map = sm90SmemMap(config);
+  auto checked = sm90CheckedSmemMap(config);
+  if (!checked)
+    return checked.takeError();
+  const Sm90SmemMap &map = *checked;
   unsigned bytes = map.totalBytes();
   const ArchInfo &arch = archInfo(ArchKind::SM90a);
   if (bytes > arch.maxSharedBytesPerCta)

@@ -21,6 +21,7 @@
 #include "codegen/Sm90Epilogue.h"
 #include "codegen/Sm90Gemm.h"
 #include "codegen/Sm90Group.h"
+#include "codegen/Sm90SmemMap.h"
 #include "codegen/Sm90SplitReduce.h"
 #include "codegen/Sm90WeightDequant.h"
 #include "codegen/warpspec/KernelBuilder.h"
@@ -35,6 +36,8 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   const Sm90GemmConfig &config;
   TmaOperandTile tileA, tileB;
   std::optional<EpilogueStagingTile> staging;
+  /// Where each part of the dynamic shared memory lives.
+  Sm90SmemMap smemMap;
   unsigned consumers = 0; ///< consumer warpgroups
   unsigned rowBlocks = 1; ///< 64-row wgmma blocks per consumer warpgroup
 
@@ -62,12 +65,11 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   llvm::Value *columnBars = nullptr, *columnValues = nullptr;
 
   Sm90KernelBuilder(const Sm90GemmConfig &config, TmaOperandTile tileA,
-                    TmaOperandTile tileB,
-                    std::optional<EpilogueStagingTile> staging,
+                    TmaOperandTile tileB, Sm90SmemMap smemMap,
                     llvm::Module &module)
       : WarpSpecKernelBuilder(module, config.stages), config(config),
         tileA(std::move(tileA)), tileB(std::move(tileB)),
-        staging(std::move(staging)) {
+        staging(smemMap.stagingTile), smemMap(std::move(smemMap)) {
     consumers = sm90ConsumerWarpgroups(config);
     rowBlocks = sm90RowBlocks(config);
     if (config.weightQuant)

@@ -21,8 +21,12 @@ unsigned tilec::sm90SharedBytes(const Sm90GemmConfig &config) {
   return sm90SmemMap(config).totalBytes();
 }
 
-Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
+/// The map of \p config around the staging tile \p staging.
+static Sm90SmemMap
+mapAround(const Sm90GemmConfig &config,
+          const std::optional<EpilogueStagingTile> &staging) {
   Sm90SmemMap map;
+  map.stagingTile = staging;
   unsigned elem = dtypeBytes(config.aType);
   map.stages = config.stages;
   map.rowBlocks = config.bm / 64;
@@ -37,11 +41,8 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
     map.scaleStageBytes = stage.sideBytes();
     map.scaleAlign = 128;
   }
-  auto tile = sm90EpilogueTile(config);
-  if (!tile)
-    llvm::consumeError(tile.takeError());
-  else if (*tile)
-    map.stagingBytes = map.rowBlocks * (*tile)->buffers * (*tile)->bytes;
+  if (staging)
+    map.stagingBytes = map.rowBlocks * staging->buffers * staging->bytes;
   // The column stage where what is left holds it (the launch's check:
   // ctasPerSm x (bytes + 1024) within the SM).
   const ArchInfo &arch = archInfo(ArchKind::SM90a);
@@ -53,4 +54,20 @@ Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
   if (staged.columnValueBytes && staged.totalBytes() <= limit)
     return staged;
   return map;
+}
+
+llvm::Expected<Sm90SmemMap>
+tilec::sm90CheckedSmemMap(const Sm90GemmConfig &config) {
+  auto staging = sm90EpilogueTile(config);
+  if (!staging)
+    return staging.takeError();
+  return mapAround(config, *staging);
+}
+
+Sm90SmemMap tilec::sm90SmemMap(const Sm90GemmConfig &config) {
+  auto staging = sm90EpilogueTile(config);
+  if (staging)
+    return mapAround(config, *staging);
+  llvm::consumeError(staging.takeError());
+  return mapAround(config, std::nullopt);
 }

@@ -29,11 +29,20 @@
 #ifndef TILEC_CODEGEN_SM90SMEMMAP_H
 #define TILEC_CODEGEN_SM90SMEMMAP_H
 
+#include "codegen/warpspec/EpilogueStaging.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+
 namespace tilec {
 
 struct Sm90GemmConfig;
 
 struct Sm90SmemMap {
+  /// The epilogue's staging tile (sm90EpilogueTile), one per consumer
+  /// warpgroup; none when the epilogue stores directly.
+  std::optional<EpilogueStagingTile> stagingTile;
   unsigned stagingBytes = 0; ///< All consumer warpgroups' staging buffers.
   unsigned aStageBytes = 0;  ///< One stage of the wgmma A role's tile.
   unsigned bStageBytes = 0;  ///< One stage of the wgmma B role's tile.
@@ -87,9 +96,14 @@ struct Sm90SmemMap {
   unsigned totalBytes() const;
 };
 
-/// The map of \p config. Operand tiles are BM x BK (A role) and BN x BK (B
-/// role); the staging tile is sm90EpilogueTile's (none when it is an error:
-/// the config checks report that).
+/// The map of \p config, or the error of its staging tile
+/// (sm90EpilogueTile: a swizzle that is not a legal atom, or columns that
+/// do not divide the tile). Operand tiles are BM x BK (A role) and BN x BK
+/// (B role).
+llvm::Expected<Sm90SmemMap> sm90CheckedSmemMap(const Sm90GemmConfig &config);
+
+/// sm90CheckedSmemMap without the staging tile's error: no staging tile
+/// where it is one (the config checks report it), for the sizes only.
 Sm90SmemMap sm90SmemMap(const Sm90GemmConfig &config);
 
 } // namespace tilec

@@ -327,10 +327,10 @@ public:
     // Beside the ring: the epilogue's staging tiles, one full and one
     // empty mbarrier and the staged block scales per stage, a flag word
     // and the alignment slack.
-    Sm90GemmConfig config = sm90ConfigOf(spec);
-    if (auto tile = sm90EpilogueTile(config); !tile)
-      return tile.takeError();
-    Sm90SmemMap map = sm90SmemMap(config);
+    auto checked = sm90CheckedSmemMap(sm90ConfigOf(spec));
+    if (!checked)
+      return checked.takeError();
+    const Sm90SmemMap &map = *checked;
     budget->staging = map.stagingBytes;
     if (spec.weightQuant) // Packed codes beside BN rows of activations.
       budget->stageBytes = map.aStageBytes + map.bStageBytes;
