@@ -8,6 +8,7 @@
 #include "codegen/GemmCombinationRules.h"
 
 #include "codegen/GemmTarget.h"
+#include "ir/layout/WeightPack.h"
 #include "ir/tile/EpilogueOps.h"
 
 namespace tilec {
@@ -199,6 +200,35 @@ weightQuantBreaks(const GemmCombination &facts) {
                       "group scales; drop 'scale " +
                           std::string(1, *facts.blockScale) +
                           " ... block(..)'"});
+  return breaks;
+}
+
+std::vector<GemmCombinationBreak>
+weightRowsBreaks(const WeightTileFacts &facts) {
+  if (facts.rows % PackedWeightBlockN == 0)
+    return {};
+  return {{facts.rowsName == "BM" ? Item::TileBM : Item::TileBN,
+           facts.rowsName.str() + " = " + std::to_string(facts.rows) +
+               " is not a multiple of 16, the packed weight's block of "
+               "output channels"}};
+}
+
+std::vector<GemmCombinationBreak> weightKBreaks(const WeightTileFacts &facts) {
+  std::vector<GemmCombinationBreak> breaks;
+  int64_t blockK = packedWeightBlockK(facts.bits);
+  if (facts.bk % blockK != 0)
+    breaks.push_back(
+        {Item::TileBK, "BK = " + std::to_string(facts.bk) +
+                           " is not a multiple of " + std::to_string(blockK) +
+                           ", the packed " + std::to_string(facts.bits) +
+                           "-bit weight's block of K"});
+  int64_t g = facts.group;
+  if (g && facts.bk % g != 0 && g % facts.bk != 0)
+    breaks.push_back(
+        {Item::TileBK, "BK = " + std::to_string(facts.bk) + " and group(" +
+                           std::to_string(g) +
+                           ") do not nest; BK must be a multiple or a divisor "
+                           "of the group"});
   return breaks;
 }
 

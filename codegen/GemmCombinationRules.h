@@ -72,6 +72,9 @@ enum class GemmCombinationItem {
   Weight,           ///< the quantized weight b's line
   BlockScale,       ///< the `scale X ... block(..)` line
   EpilogueOp,       ///< epilogue op number opIndex
+  TileBM,           ///< the tile's BM
+  TileBN,           ///< the tile's BN
+  TileBK,           ///< the tile's BK
 };
 
 /// A rule \p item breaks, with its message.
@@ -97,6 +100,23 @@ std::vector<GemmCombinationBreak> groupBreaks(const GemmCombination &facts);
 /// what its kernel does not take.
 std::vector<GemmCombinationBreak>
 weightQuantBreaks(const GemmCombination &facts);
+
+/// A quantized weight's tile: \p rows weight rows per CTA, named
+/// \p rowsName ("BN" where the weight is the MMA's B, "BM" under a swap),
+/// BK, the code width and the scales' group (0: not known yet).
+struct WeightTileFacts {
+  unsigned bits = 4;
+  int64_t rows = 0;
+  llvm::StringRef rowsName = "BN";
+  int64_t bk = 0;
+  int64_t group = 0;
+};
+/// The weight rows that are not whole packed blocks of 16 channels.
+std::vector<GemmCombinationBreak>
+weightRowsBreaks(const WeightTileFacts &facts);
+/// A BK that is not whole packed blocks of K, or that does not nest with
+/// the group.
+std::vector<GemmCombinationBreak> weightKBreaks(const WeightTileFacts &facts);
 
 /// What \p spec combines.
 GemmCombination combinationOf(const GemmSpec &spec);

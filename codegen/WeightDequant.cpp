@@ -1,6 +1,8 @@
 //===- codegen/WeightDequant.cpp - Quantized codes to 16-bit MMA inputs ---===//
 #include "codegen/WeightDequant.h"
 
+#include "codegen/GemmCombinationRules.h"
+
 #include "ir/layout/WeightPack.h"
 #include "ir/tile/WeightQuant.h"
 
@@ -131,18 +133,12 @@ llvm::Error checkQuantWeight(const QuantWeightShape &spec,
                 info.name + " takes none");
   if (spec.bMajor != MajorKind::K)
     return fail("a quantized weight is packed along K; B must be K-major");
-  int64_t blockK = packedWeightBlockK(info.bits);
-  if (rows % PackedWeightBlockN != 0 || spec.bk % blockK != 0)
-    return fail(llvm::formatv(
-        "a {0} weight needs {1} a multiple of 16 and BK of {2}; got {1} = "
-        "{3}, BK = {4}",
-        info.name, rowsName, blockK, rows, spec.bk));
-  if (spec.bk % quant.group != 0 && quant.group % spec.bk != 0)
-    return fail(llvm::formatv(
-        "BK = {0} and group({1}) do not nest; BK must be a multiple or a "
-        "divisor of the group",
-        spec.bk, quant.group));
-
+  // The tile's rules, as the verify pass reports them at the .tile lines.
+  WeightTileFacts tile{info.bits, rows, rowsName, spec.bk, quant.group};
+  for (auto family : {weightRowsBreaks, weightKBreaks})
+    if (std::vector<GemmCombinationBreak> breaks = family(tile);
+        !breaks.empty())
+      return fail(breaks.front().message);
   return llvm::Error::success();
 }
 

@@ -111,6 +111,14 @@ void reportCombinationBreaks(const tir::Op &kernel,
       if (const tir::Op *scale = kernel.find("tile.scale"))
         loc = scale->loc;
       break;
+    case Item::TileBM:
+    case Item::TileBN:
+    case Item::TileBK:
+      if (const tir::Op *tile = kernel.find("tile.tile"))
+        loc = attrLoc(*tile, broken.item == Item::TileBM   ? "bm"
+                             : broken.item == Item::TileBN ? "bn"
+                                                           : "bk");
+      break;
     case Item::EpilogueOp:
       if (ops.empty())
         ops = writtenEpilogueOps(kernel);

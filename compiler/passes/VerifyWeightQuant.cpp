@@ -156,31 +156,13 @@ void verifyQuantKernel(const tir::Op &kernel, std::optional<ArchKind> arch,
       diags.error(attrLoc(*smem, "layout"),
                   "a quantized weight is staged in its packed order; write "
                   "'smem b = auto'");
-  const tir::Op *tile = kernel.find("tile.tile");
-  bool mmaA = arch && gemmTarget(*arch).weightIsMmaA();
-  const char *rowsKey = mmaA ? "bm" : "bn";
-  if (view.weightRows() % PackedWeightBlockN != 0)
-    diags.error(tile ? attrLoc(*tile, rowsKey) : kernel.loc,
-                llvm::Twine(view.mnTileName('b')) + " = " +
-                    llvm::Twine(view.weightRows()) +
-                    " is not a multiple of 16, the packed weight's block of "
-                    "output channels");
-  if (mmaA)
+  // The tile's rules (GemmCombinationRules.h), reported at BM, BN, BK.
+  WeightTileFacts tile{bits, view.weightRows(), view.mnTileName('b'), view.bk,
+                       view.weightQuant ? view.weightQuant->group : 0};
+  reportCombinationBreaks(kernel, weightRowsBreaks(tile), diags);
+  if (arch && gemmTarget(*arch).weightIsMmaA())
     verifyWeightAsMmaA(kernel, gemmTarget(*arch), view, diags);
-  if (view.bk % packedWeightBlockK(bits) != 0)
-    diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
-                "BK = " + llvm::Twine(view.bk) + " is not a multiple of " +
-                    llvm::Twine(packedWeightBlockK(bits)) + ", the packed " +
-                    llvm::Twine(bits) + "-bit weight's block of K");
-  if (view.weightQuant) {
-    int64_t g = view.weightQuant->group;
-    if (view.bk % g != 0 && g % view.bk != 0)
-      diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
-                  "BK = " + llvm::Twine(view.bk) + " and group(" +
-                      llvm::Twine(g) +
-                      ") do not nest; BK must be a multiple or a divisor of "
-                      "the group");
-  }
+  reportCombinationBreaks(kernel, weightKBreaks(tile), diags);
 }
 
 } // namespace
