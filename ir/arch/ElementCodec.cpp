@@ -1,6 +1,7 @@
-//===- ir/arch/ElementCodec.cpp - Host encoding of every operand type ----------===//
+//===- ir/arch/ElementCodec.cpp - Host encoding of every operand type ---===//
 #include "ir/arch/ElementCodec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -27,12 +28,30 @@ ElementCodec::ElementCodec(DTypeKind dtype) {
     storageBytes = 4, exp = 8, man = 23, ieeeSpecials = true;
     break;
   }
-  if (storageBytes <= 2)
+  if (storageBytes <= 2) {
+    table.reserve(1u << (8 * storageBytes));
     for (std::uint32_t c = 0; c < (1u << (8 * storageBytes)); ++c) {
       double v = decodeFields(c);
       if (!std::isnan(v) && !(v == 0 && std::signbit(v)))
-        table.emplace(v, c);
+        table.emplace_back(v, c);
     }
+    std::sort(table.begin(), table.end());
+    for (auto it = table.rbegin(); it != table.rend(); ++it)
+      if (std::isfinite(it->first)) {
+        largest = it->first;
+        break;
+      }
+  } else {
+    largest =
+        std::ldexp(2.0 - std::ldexp(1.0, -int(man)), (1 << (exp - 1)) - 1);
+  }
+}
+
+const std::pair<double, std::uint32_t> *ElementCodec::find(double v) const {
+  auto it = std::lower_bound(table.begin(), table.end(), v,
+                             [](const std::pair<double, std::uint32_t> &e,
+                                double x) { return e.first < x; });
+  return it != table.end() && it->first == v ? &*it : nullptr;
 }
 
 double ElementCodec::decodeFields(std::uint32_t code) const {
@@ -54,7 +73,9 @@ double ElementCodec::roundTo(double x) const {
   if (x == 0)
     return 0;
   int bias = (1 << (exp - 1)) - 1;
-  int e = std::max(int(std::floor(std::log2(std::fabs(x)))), 1 - bias);
+  int binade = 0; // |x| = f * 2^binade, f in [0.5, 1): floor(log2 |x|) + 1
+  std::frexp(x, &binade);
+  int e = std::max(binade - 1, 1 - bias);
   double quantum = std::ldexp(1.0, e - int(man));
   return std::nearbyint(x / quantum) * quantum; // ties to even
 }
@@ -67,24 +88,17 @@ std::pair<std::uint32_t, double> ElementCodec::encode(double x) const {
     std::memcpy(&bits, &single, 4);
     return {bits, v};
   }
-  auto it = table.find(v);
+  const std::pair<double, std::uint32_t> *it = find(v);
   // Past the largest finite value: IEEE types round to Inf (as cvt.rn
   // does), e4m3 has none.
-  if (it == table.end() && ieeeSpecials && !std::isnan(v))
-    it = table.find(std::copysign(INFINITY, v));
-  if (it == table.end())
+  if (!it && ieeeSpecials && !std::isnan(v))
+    it = find(std::copysign(INFINITY, v));
+  if (!it)
     return {0, NAN}; // out of the type's range
   return {it->second, it->first};
 }
 
-double ElementCodec::largestFinite() const {
-  if (storageBytes == 4) // f32 and tf32's storage
-    return std::ldexp(2.0 - std::ldexp(1.0, -int(man)), (1 << (exp - 1)) - 1);
-  for (auto it = table.rbegin(); it != table.rend(); ++it)
-    if (std::isfinite(it->first))
-      return it->first;
-  return 0;
-}
+double ElementCodec::largestFinite() const { return largest; }
 
 double ElementCodec::decode(std::uint32_t bits) const {
   if (storageBytes == 4) {

@@ -17,8 +17,8 @@
 #include "ir/arch/DType.h"
 
 #include <cstdint>
-#include <map>
 #include <utility>
+#include <vector>
 
 namespace tilec {
 
@@ -41,9 +41,14 @@ public:
 private:
   unsigned storageBytes, exp, man;
   bool ieeeSpecials; ///< All-ones exponent is inf/NaN (not in e4m3).
-  std::map<double, std::uint32_t> table;
+  /// Every non-NaN value of a 1- or 2-byte type with its code (+0 once),
+  /// sorted by value: encode's lookup is a binary search.
+  std::vector<std::pair<double, std::uint32_t>> table;
+  double largest = 0; ///< largestFinite()
   double decodeFields(std::uint32_t code) const;
   double roundTo(double x) const;
+  /// The code of \p v in the table, or null.
+  const std::pair<double, std::uint32_t> *find(double v) const;
 };
 
 } // namespace tilec

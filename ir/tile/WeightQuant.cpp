@@ -137,9 +137,9 @@ namespace {
 void quantizeGroup(const WeightFormatInfo &info, const float *w, int64_t size,
                    float scale, float zero, const ElementCodec *codec,
                    int8_t *out) {
+  double largest = info.isFloat ? codec->largestFinite() : 0.0;
   for (int64_t c = 0; c < size; ++c) {
     if (info.isFloat) {
-      double largest = codec->largestFinite();
       double x = std::clamp(double(w[c]) / scale, -largest, largest);
       out[c] = int8_t(uint8_t(codec->encode(x).first));
     } else if (!info.takesZeros) {

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
+#include <vector>
 
 namespace tilec {
 namespace {
@@ -80,6 +83,45 @@ TEST(ElementCodec, EveryEncodedValueDecodesBack) {
       // 2^-9, near zero).
       double ulp = std::ldexp(std::fabs(x), -int(codec.mantissaBits()));
       EXPECT_LE(std::fabs(value - x), ulp + std::ldexp(1.0, -9)) << x;
+    }
+  }
+}
+
+// Against a brute-force reference that knows nothing of exponents: the
+// nearest of all decoded finite values of the 8-bit types, ties to the
+// even code (mantissa bit 0 clear), on values drawn across the whole range
+// and on every midpoint between neighbours (where ties decide).
+TEST(ElementCodec, NearestOfAllValuesTiesToEven) {
+  for (DTypeKind t : {DTypeKind::E4M3, DTypeKind::E5M2}) {
+    ElementCodec codec(t);
+    std::vector<std::pair<double, std::uint32_t>> all;
+    for (std::uint32_t c = 0; c < 256; ++c) {
+      double v = codec.decode(c);
+      if (std::isfinite(v) && !(v == 0 && std::signbit(v)))
+        all.emplace_back(v, c);
+    }
+    std::sort(all.begin(), all.end());
+    auto nearest = [&](double x) {
+      std::pair<double, std::uint32_t> best = all.front();
+      for (const auto &e : all) {
+        double d = std::fabs(e.first - x), db = std::fabs(best.first - x);
+        if (d < db || (d == db && (e.second & 1) == 0))
+          best = e;
+      }
+      return best;
+    };
+    std::vector<double> xs;
+    for (size_t i = 0; i + 1 < all.size(); ++i)
+      xs.push_back((all[i].first + all[i + 1].first) / 2);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int i = 0; i < 4000; ++i)
+      xs.push_back(u(rng) * codec.largestFinite());
+    for (double x : xs) {
+      auto want = nearest(x);
+      auto [bits, value] = codec.encode(x);
+      EXPECT_EQ(value, want.first) << x;
+      EXPECT_EQ(bits, want.second) << x;
     }
   }
 }
