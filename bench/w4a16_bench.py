@@ -8,8 +8,9 @@ output channel and group of 128 k (W = (q - z) s); --fmt i4, u8 (with zero
 points), i8, e4m3 or e5m2 (W = value(q) s) instead; random codes, zero
 points and scales packed by tilec.pack_weights; C = A W^T in bf16. Sides,
 in one process:
-  tilec    the program tilec.gemm(a, w) runs (tilec._gemm.w4a16_source with
-           w4a16_tile's tile, sm_80 code on every GPU), launched as
+  tilec    the sm_80 program tilec.gemm(a, w) runs on GPUs before Hopper
+           (compiler/GemmProgram's, through tilec._gemm.w4a16_tile and
+           w4a16_source), launched as
            Kernel(a, w.weight, c, sb=w.scales, zb=w.zeros); with --tiles
            one side per tile BMxBNxBKxSTAGES instead (the rule's tile is
            then not added unless listed);
@@ -93,28 +94,6 @@ def parse_tiles(text):
 def tile_name(arch, tile):
     return ("tilec h" if arch == "sm_90a" else "tilec ") + "x".join(
         map(str, tile))
-
-
-def hopper_variants(m, n, k, sms, bits=4):
-    """The sm_90a rule's tile and its neighbours: BM 64 and 128, each with
-    the largest one-wave split at the tile's CTAs per SM, at one CTA per
-    SM, and none (--sweep90)."""
-    rule = _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)
-    out = [rule]
-    bn, bk = rule[1], rule[2]
-    k_tiles = -(-k // bk)
-    for bm in (64, 128):
-        if n % bm:
-            continue
-        stages, per_sm = _gemm._sm90_w4_stages(bm, bn, bits)
-        tiles = -(-n // bm) * -(-m // bn)
-        splits = {1, _gemm._one_wave_split(tiles, k_tiles, sms),
-                  _gemm._one_wave_split(tiles, k_tiles, sms * per_sm)}
-        for s in sorted(splits):
-            t = (bm, bn, bk, stages, s)
-            if t not in out:
-                out.append(t)
-    return out
 
 
 def l2_bytes():
@@ -245,9 +224,8 @@ def bench_nk(n, k, ms, tiles, args, l2, gen, results, begin):
         row_tiles = tiles or [("sm_80", _gemm.w4a16_tile(m, n, k, GROUP,
                                                          sms, bits))]
         if args.hopper and not tiles:
-            row_tiles += [("sm_90a", t) for t in (
-                hopper_variants(m, n, k, sms, bits) if args.sweep90 else
-                [_gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)])]
+            row_tiles.append(
+                ("sm_90a", _gemm.w4a16_tile_sm90(m, n, k, GROUP, sms, bits)))
         sides, notes = {}, []
         for arch, tile in row_tiles:
             name = tile_name(arch, tile)
@@ -339,9 +317,6 @@ def main():
     parser.add_argument("--hopper", action="store_true",
                         help="also the sm_90a program (RS wgmma) with "
                         "w4a16_tile_sm90's tile")
-    parser.add_argument("--sweep90", action="store_true",
-                        help="with --hopper: also the sm_90a rule's "
-                        "neighbours (hopper_variants)")
     parser.add_argument("--fmt", choices=sorted(FORMATS), default="u4",
                         help="the weight format (u4, u8 with zero points; "
                         "default u4)")

@@ -74,10 +74,15 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
       return bad("arch", r.arch, "sm_90a, sm_80");
     std::optional<DTypeKind> type =
         r.dtype ? parseDType(r.dtype) : std::nullopt;
-    if (!type ||
-        !llvm::is_contained({DTypeKind::BF16, DTypeKind::F16, DTypeKind::TF32,
-                             DTypeKind::E4M3, DTypeKind::E5M2},
-                            *type))
+    // A weight program's activations: gemmProgramSource names the legal
+    // ones ("a: type ...").
+    if (r.weight && !type)
+      return bad("dtype", r.dtype, "bf16, f16 with a weight");
+    if (!r.weight &&
+        (!type ||
+         !llvm::is_contained({DTypeKind::BF16, DTypeKind::F16, DTypeKind::TF32,
+                              DTypeKind::E4M3, DTypeKind::E5M2},
+                             *type)))
       return bad("dtype", r.dtype, "bf16, f16, tf32, e4m3, e5m2");
     std::optional<MajorKind> aMajor = parseMajor(r.a_major, "M");
     if (!aMajor)

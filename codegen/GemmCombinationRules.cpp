@@ -198,8 +198,7 @@ weightQuantBreaks(const GemmCombination &facts) {
     breaks.push_back({Item::BlockScale,
                       "block scales do not combine with a quantized weight's "
                       "group scales; drop 'scale " +
-                          std::string(1, *facts.blockScale) +
-                          " ... block(..)'"});
+                          *facts.blockScale + " ... block(..)'"});
   return breaks;
 }
 
@@ -242,7 +241,7 @@ GemmCombination combinationOf(const GemmSpec &spec) {
   facts.batched = spec.batch.has_value();
   facts.grouped = spec.group.has_value();
   if (spec.blockScale)
-    facts.blockScale = 'a';
+    facts.blockScale = "a";
   facts.weightQuant = spec.weightQuant.has_value();
   facts.aType = spec.aType;
   facts.bType = spec.bType;

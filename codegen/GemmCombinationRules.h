@@ -44,8 +44,9 @@ struct GemmCombination {
   int64_t clusterM = 1;   ///< cluster(N)
   bool batched = false;
   bool grouped = false;
-  /// The operand of the first `scale X ... block(..)` line, if any.
-  std::optional<char> blockScale;
+  /// The operand of the first `scale X ... block(..)` line as written, if
+  /// any.
+  std::optional<std::string> blockScale;
   bool weightQuant = false;
   /// The operands' types and majorness (the verify pass knows them once
   /// the kernel's view is built).

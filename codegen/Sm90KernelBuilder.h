@@ -65,11 +65,10 @@ struct Sm90KernelBuilder : WarpSpecKernelBuilder {
   llvm::Value *columnBars = nullptr, *columnValues = nullptr;
 
   Sm90KernelBuilder(const Sm90GemmConfig &config, TmaOperandTile tileA,
-                    TmaOperandTile tileB, Sm90SmemMap smemMap,
-                    llvm::Module &module)
+                    TmaOperandTile tileB, Sm90SmemMap map, llvm::Module &module)
       : WarpSpecKernelBuilder(module, config.stages), config(config),
         tileA(std::move(tileA)), tileB(std::move(tileB)),
-        staging(smemMap.stagingTile), smemMap(std::move(smemMap)) {
+        staging(map.stagingTile), smemMap(std::move(map)) {
     consumers = sm90ConsumerWarpgroups(config);
     rowBlocks = sm90RowBlocks(config);
     if (config.weightQuant)

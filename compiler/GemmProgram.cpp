@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/GemmProgram.h"
 
+#include "codegen/GemmCombinationRules.h"
 #include "codegen/GemmTarget.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -133,6 +134,25 @@ llvm::Error checkWeightRequest(const GemmProgramRequest &r) {
         llvm::formatv("group {0} (legal: 32, 64, 128 K per scale)", r.group));
   if (r.blockScaled)
     return requestError("a quantized weight takes no block scales");
+  if (!r.tile)
+    return llvm::Error::success();
+  // A fixed tile: positive, and whole packed blocks of the weight
+  // (GemmCombinationRules.h, the rules the verify pass would report).
+  const LibraryGemmProblem::Tile &t = *r.tile;
+  std::string tile = llvm::formatv("tile (BM = {0}, BN = {1}, BK = {2}), "
+                                   "stages {3}, split_k {4}",
+                                   t.bm, t.bn, t.bk, t.stages, t.splitK);
+  constexpr unsigned Most = 1u << 16;
+  for (unsigned v : {t.bm, t.bn, t.bk, t.stages, t.splitK})
+    if (v < 1 || v > Most)
+      return requestError(tile + ": each must be from 1 to 65536");
+  bool mmaA = gemmTarget(r.arch).weightIsMmaA();
+  WeightTileFacts facts{format.bits, mmaA ? t.bm : t.bn, mmaA ? "BM" : "BN",
+                        t.bk, r.group};
+  for (auto family : {weightRowsBreaks, weightKBreaks})
+    if (std::vector<GemmCombinationBreak> breaks = family(facts);
+        !breaks.empty())
+      return requestError(tile + ": " + breaks.front().message);
   return llvm::Error::success();
 }
 

@@ -36,9 +36,8 @@ GemmCombination writtenCombination(const tir::Op &kernel,
   facts.arch = arch;
   readScheduleCombination(kernel.find("tile.schedule"), facts);
   facts.grouped = kernel.find("tile.group") != nullptr;
-  if (const tir::Op *scale = kernel.find("tile.scale");
-      scale && !scale->symbol.empty())
-    facts.blockScale = scale->symbol[0];
+  if (const tir::Op *scale = kernel.find("tile.scale"))
+    facts.blockScale = scale->symbol;
   for (const WrittenEpilogueOp &written : writtenEpilogueOps(kernel))
     facts.epilogueOps.push_back(written.op);
   if (!view)

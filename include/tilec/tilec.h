@@ -579,7 +579,8 @@ typedef struct tilec_gemm_program_request {
 } tilec_gemm_program_request;
 /* The .tile program python's tilec.gemm compiles for \p request: the
  * tile, stages, instruction and schedule of the rules
- * (tilec_sm90_choose / tilec_sm90_choose_block_scaled_sfa), or with
+ * (tilec_sm90_choose / tilec_sm90_choose_block_scaled_sfa; for a weight,
+ * codegen/Sm80LibraryItems.cpp and Sm90LibraryItems.cpp), or with
  * request->tuned the remembered winner of `tilec tune` for it, where one
  * matches. *out_source (compile it with tilec_compile) is valid on this
  * thread until the next tilec_gemm_program call; *out_note (when not null) says

@@ -95,15 +95,34 @@ def gemm_program(arch, dtype, m, n, k, sms=0, a_major="K", b_major="K",
     req.m, req.n, req.k, req.sms = m, n, k, sms
     req.block_scaled, req.sfa_m_major = int(block_scaled), int(sfa_m_major)
     req.tuned = int(tuned)
+    if tile is not None and weight is None:
+        raise ValueError("tile: a fixed tile is a weight program's (give "
+                         "weight=, e.g. 'u4')")
     if weight is not None:
         req.weight, req.group, req.zeros = weight.encode(), group, int(zeros)
-        if tile:
-            req.tile[:len(tile)] = list(tile)
+        if tile is not None:
+            req.tile[:] = _tile_fields(tile)
     out, note = ctypes.c_char_p(), ctypes.c_char_p()
     if lib.tilec_gemm_program(ctypes.byref(req), ctypes.byref(out),
                               ctypes.byref(note)) != _lib.OK:
         raise ValueError(_lib.last_error())
     return out.value.decode(), note.value.decode() if note.value else None
+
+
+def _tile_fields(tile):
+    """The five tile fields of tilec_gemm_program_request for a tile
+    (BM, BN, BK, stages[, split_k]); ValueError names what is wrong."""
+    tile = tuple(tile)
+    if len(tile) not in (4, 5):
+        raise ValueError(f"tile: {tile} (legal: (BM, BN, BK, stages) or "
+                         "(BM, BN, BK, stages, split_k))")
+    names = ("BM", "BN", "BK", "stages", "split_k")
+    for name, v in zip(names, tile):
+        low = 0 if name == "split_k" else 1
+        if not isinstance(v, int) or not low <= v <= 65536:
+            raise ValueError(f"tile: {name} = {v!r} (legal: an integer "
+                             f"from {low} to 65536)")
+    return list(tile) + [1] * (5 - len(tile))
 
 
 def program_source(arch, a_type, b_type, a_major, b_major, m, n, k, sms=0):

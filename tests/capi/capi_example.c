@@ -689,7 +689,11 @@ int main(int argc, char **argv) {
     CHECK(tilec_gemm_program(&req, &program, NULL) ==
           TILEC_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(tilec_last_error(), "i8 weights have no zero points") != NULL);
-    req.zeros = 0, req.weight = "i2";
+    req.zeros = 0, req.tile[3] = 0; /* stages 0: refused at the request */
+    CHECK(tilec_gemm_program(&req, &program, NULL) ==
+          TILEC_ERROR_INVALID_ARGUMENT);
+    CHECK(strstr(tilec_last_error(), "each must be from 1 to 65536") != NULL);
+    req.tile[3] = 3, req.weight = "i2";
     CHECK(tilec_gemm_program(&req, &program, NULL) ==
           TILEC_ERROR_INVALID_ARGUMENT);
     CHECK(strstr(tilec_last_error(), "request->weight: format 'i2'") != NULL);

@@ -127,6 +127,25 @@ def test_bad_program_arguments():
         _gemm.w4a16_source("bf16", "e4m3", 128, True, (16, 32, 128, 4))
     with pytest.raises(ValueError, match="format 'i2'"):
         _gemm.w4a16_source("bf16", "i2", 128, False, (16, 32, 128, 4))
+    # A fixed tile: named when it is not one, and checked against the
+    # packed weight's blocks before any program is written.
+    with pytest.raises(ValueError, match=r"tile: BM = 0 \(legal"):
+        _gemm.w4a16_source("bf16", "u4", 128, False, (0, 64, 128, 4))
+    with pytest.raises(ValueError, match=r"tile: BN = -64"):
+        _gemm.w4a16_source("bf16", "u4", 128, False, (16, -64, 128, 4))
+    with pytest.raises(ValueError, match=r"tile: \(16, 64, 128, 4, 1, 1\)"):
+        _gemm.w4a16_source("bf16", "u4", 128, False, (16, 64, 128, 4, 1, 1))
+    with pytest.raises(ValueError, match=r"BN = 24 is not a multiple of 16"):
+        _gemm.w4a16_source("bf16", "u4", 128, False, (16, 24, 128, 4))
+    with pytest.raises(ValueError, match=r"BK = 192 and group\(128\) do not "
+                       "nest"):
+        _gemm.w4a16_source("bf16", "u4", 128, False, (16, 64, 192, 4))
+    with pytest.raises(ValueError, match="a fixed tile is a weight "
+                       "program's"):
+        _gemm.gemm_program("sm_80", "bf16", 16, 64, 64, tile=(16, 64, 64, 4))
+    with pytest.raises(ValueError, match=r"a: type f32 \(legal with a "
+                       "quantized weight"):
+        _gemm.w4a16_source("f32", "u4", 128, False, (16, 64, 128, 4))
     source, _ = _gemm.w4a16_source("f16", "e5m2", 64, False,
                                    (16, 64, 64, 4))
     assert "kernel tilec_w8a16_f16_e5m2_g64_16x64x64x4 {" in source
