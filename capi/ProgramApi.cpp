@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "capi/CApi.h"
 
+#include "codegen/GemmTarget.h"
 #include "compiler/GemmProgram.h"
 #include "compiler/TuneSession.h"
 
@@ -70,8 +71,8 @@ tilec_status tilec_gemm_program(const tilec_gemm_program_request *request,
                             ")");
     };
     std::optional<ArchKind> arch = r.arch ? parseArch(r.arch) : std::nullopt;
-    if (arch != ArchKind::SM90a && arch != ArchKind::SM80)
-      return bad("arch", r.arch, "sm_90a, sm_80");
+    if (!arch || !gemmTarget(*arch).hasLibraryPrograms())
+      return bad("arch", r.arch, libraryProgramTargetNames().c_str());
     std::optional<DTypeKind> type =
         r.dtype ? parseDType(r.dtype) : std::nullopt;
     // A weight program's activations: gemmProgramSource names the legal

@@ -254,7 +254,7 @@ std::string archMismatch(const CompiledKernel &kernel,
                          const rt::DeviceInfo &device) {
   unsigned cc = device.computeCapability();
   unsigned needs = archInfo(kernel.arch).computeCapability;
-  bool exact = kernel.arch != ArchKind::SM80;
+  bool exact = archInfo(kernel.arch).archSpecific;
   if (exact ? cc == needs : cc >= needs)
     return "";
   return llvm::formatv("{0} code needs compute capability {1}.{2}, the GPU "
