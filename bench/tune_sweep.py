@@ -31,7 +31,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tilec  # noqa: E402
-from tilec import _gemm  # noqa: E402
+from tilec import _gemm, _tune  # noqa: E402
 from torch_timing import bf16_operands, check_bf16, time_sides  # noqa: E402,E501
 
 # (N, K) of the projections: Llama-3 8B qkv, o, gate+up, down; DeepSeek-V3
@@ -123,8 +123,9 @@ def sweep_fp8(args, ms, sms, gen):
 
 
 def sweep_w4a16(args, ms, sms, gen):
-    """The W4A16 sweep: tilec.gemm's 4-bit weight program (rules, u4 with
-    zero points, group 128, bf16), the one tilec.tune_w4a16 remembers
+    """The W4A16 sweep: tilec.gemm's 4-bit weight program on this GPU
+    (rules: sm_90a on Hopper, else sm_80; u4 with zero points, group 128,
+    bf16), the one tilec.tune_w4a16 remembers
     (tuned) and cuBLAS on the dequantized bf16 weight, each checked
     against the fp32 product of the dequantized weight and timed side by
     side over weights rotated past the L2 (bench/w4a16_bench.py's
@@ -137,8 +138,13 @@ def sweep_w4a16(args, ms, sms, gen):
             if time.perf_counter() - _START > args.budget_s:
                 print(f"| {m} x {n} x {k} | SKIP: past the budget |")
                 continue
-            tile = _gemm.w4a16_tile(m, n, k, wb.GROUP, sms)
-            source, _ = _gemm.w4a16_source("bf16", "u4", wb.GROUP, True, tile)
+            # The program tilec.gemm(a, w) runs on this GPU (sm_90a on
+            # Hopper), the one tune_w4a16 tunes and remembers.
+            arch = _gemm.w4a16_arch(_tune._current_arch(), m, k)
+            source, _ = _gemm.gemm_program(arch, "bf16", m, n, k, sms,
+                                           weight="u4", group=wb.GROUP,
+                                           zeros=True)
+            tile = _gemm._tile_of(source)
             rules = tilec.compile(source)
             report = tilec.tune_w4a16(m, n, k, budget_s=args.tune_s)
             result = report["results"][0]

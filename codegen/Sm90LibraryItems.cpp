@@ -99,10 +99,11 @@ std::pair<unsigned, unsigned> weightStages(int64_t bm, int64_t bn,
 /// an M x N x K problem: BN the tokens rounded up to 8 (at most 256), BM
 /// 128 (two consumer warpgroups) where its tiles are at least a third of
 /// the SMs and N a multiple of 128, else 64 (8-bit codes: 64 while its
-/// tiles fit a wave of two CTAs per SM), BK 64, K split evenly into at
-/// most one wave where the tiles leave SMs idle, the stages of
-/// weightStages. Measured on the H200 (bench/W4A16Results.md, sessions
-/// 20, 21; e4m3 14336 x 4096: BM 64 21.3 against 23.2 us at BM 128,
+/// tiles fit a wave of two CTAs per SM; 4-bit codes: 128 also at K >=
+/// 8192 with at most 16 tokens and N a multiple of 128), BK 64, K split
+/// evenly into at most one wave where the tiles leave SMs idle, the stages
+/// of weightStages. Measured on the H200 (bench/W4A16Results.md, sessions
+/// 20, 21, 23; e4m3 14336 x 4096: BM 64 21.3 against 23.2 us at BM 128,
 /// 28672 x 8192: 76.9 against 73.1).
 /// Example: 1 x 6144 x 4096, 132 SMs: 128 x 8 x 64, 4 splits.
 LibraryGemmProblem::Tile weightTile(const LibraryGemmProblem &p) {
@@ -119,6 +120,23 @@ LibraryGemmProblem::Tile weightTile(const LibraryGemmProblem &p) {
   t.stages = stages;
   t.splitK = oneWaveSplit(ceilDiv(n, t.bm) * tokenTiles, ceilDiv(k, t.bk),
                           sms * perSm);
+  // 4-bit codes at K >= 8192 (128 k-tiles and more) and at most 16
+  // tokens: BM 128 with twice the splits where that keeps the CTAs (two
+  // per SM). H200, session 23
+  // (bench/results/w4a16_long_k_h200_session23.log), N = 4096: K 8192
+  // 10.7 -> 9.9 us (M = 1), 11.1 -> 10.5 (M = 16); K 14336 16.2 -> 14.4,
+  // 16.7 -> 14.9; at M = 32 K 8192 lost (12.2 -> 12.5).
+  if (p.weightBits == 4 && t.bm == 64 && n % 128 == 0 && t.bn <= 16 &&
+      ceilDiv(k, 64) >= 128) {
+    auto [wideStages, widePerSm] = weightStages(128, t.bn, p.weightBits);
+    unsigned wideSplit = oneWaveSplit(ceilDiv(n, 128) * tokenTiles,
+                                      ceilDiv(k, t.bk), sms * widePerSm);
+    if (ceilDiv(n, 128) * wideSplit >= ceilDiv(n, 64) * t.splitK) {
+      t.bm = 128;
+      t.stages = wideStages;
+      t.splitK = wideSplit;
+    }
+  }
   return t;
 }
 

@@ -93,6 +93,17 @@ def test_sm90_tile_rule_and_arch():
     assert _gemm.w4a16_tile_sm90(16, 14336, 4096, 128, 132, 8)[0] == 64
     assert _gemm.w4a16_tile_sm90(16, 28672, 8192, 128, 132, 8)[0] == 128
     assert _gemm.w4a16_arch("sm_80", 64, 4096) == "sm_80"
+    # 4-bit codes at K >= 8192 with at most 16 tokens: BM 128 and twice the
+    # splits (the same 256 CTAs; H200, session 23), not at 32 tokens, not
+    # for 8-bit codes, not where 128-row tiles cannot split far enough.
+    assert _gemm.w4a16_tile_sm90(16, 4096, 14336, 128, 132) == \
+        (128, 16, 64, 15, 8)
+    assert _gemm.w4a16_tile_sm90(1, 4096, 8192, 128, 132) == \
+        (128, 8, 64, 16, 8)
+    assert _gemm.w4a16_tile_sm90(32, 4096, 14336, 128, 132)[0] == 64
+    assert _gemm.w4a16_tile_sm90(16, 4096, 14336, 128, 132, 8)[0] == 64
+    assert _gemm.w4a16_tile_sm90(1, 512, 14336, 128, 132)[:2] == (64, 8)
+    assert _gemm.w4a16_tile_sm90(16, 4096, 4096, 128, 132)[0] == 64
     with pytest.raises(ValueError, match="arch"):
         _gemm.w4a16_source("bf16", "u4", 128, True, (64, 8, 64, 4),
                            "sm_100a")
