@@ -11,6 +11,8 @@
 #include "ir/layout/WeightPack.h"
 #include "ir/tile/EpilogueOps.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace tilec {
 
 namespace {
@@ -228,6 +230,48 @@ std::vector<GemmCombinationBreak> weightKBreaks(const WeightTileFacts &facts) {
                            std::to_string(g) +
                            ") do not nest; BK must be a multiple or a divisor "
                            "of the group"});
+  return breaks;
+}
+
+std::vector<GemmCombinationBreak>
+weightAsMmaABreaks(const WeightAsMmaAFacts &facts) {
+  const GemmTarget &target = gemmTarget(facts.arch);
+  std::string arch = archInfo(facts.arch).name.str();
+  std::vector<GemmCombinationBreak> breaks;
+  std::vector<unsigned> rows = target.weightRowTiles();
+  if (!llvm::is_contained(rows, facts.bm)) {
+    std::string legal;
+    for (unsigned r : rows)
+      legal += (legal.empty() ? "" : " or ") + std::to_string(r);
+    breaks.push_back(
+        {Item::TileBM,
+         "BM = " + std::to_string(facts.bm) + " weight rows: the " + arch +
+             " quantized weight kernel runs swapped (BM tiles the weight's "
+             "N, one consumer warpgroup per 64 rows); legal: BM " +
+             legal});
+  }
+  if (facts.bk != target.weightBk())
+    breaks.push_back({Item::TileBK, "BK = " + std::to_string(facts.bk) +
+                                        ": the " + arch +
+                                        " quantized weight kernel takes BK " +
+                                        std::to_string(target.weightBk()) +
+                                        " (one 128-byte swizzle row of the "
+                                        "16-bit activations)"});
+  if (facts.swapAB && !*facts.swapAB)
+    breaks.push_back({Item::Schedule,
+                      "on " + arch +
+                          " the quantized weight is the wgmma A operand (read "
+                          "from registers), so the kernel computes C^T = W * "
+                          "A^T: add swap_ab to the schedule (BM then tiles N, "
+                          "BN the tokens M)"});
+  std::string cluster = "a " + arch +
+                        " quantized weight kernel takes no thread-block "
+                        "cluster; drop cluster(..) (swap_ab, split_k(S) and "
+                        "persistent are legal)";
+  if (facts.clusterM > 1)
+    breaks.push_back({Item::ScheduleClusterM, cluster});
+  if (facts.clusterN > 1)
+    breaks.push_back({Item::ScheduleClusterN, cluster});
   return breaks;
 }
 

@@ -76,6 +76,7 @@ enum class GemmCombinationItem {
   TileBM,           ///< the tile's BM
   TileBN,           ///< the tile's BN
   TileBK,           ///< the tile's BK
+  ScheduleClusterN, ///< the schedule's cluster_n(N)
 };
 
 /// A rule \p item breaks, with its message.
@@ -118,6 +119,21 @@ weightRowsBreaks(const WeightTileFacts &facts);
 /// A BK that is not whole packed blocks of K, or that does not nest with
 /// the group.
 std::vector<GemmCombinationBreak> weightKBreaks(const WeightTileFacts &facts);
+
+/// What a kernel that makes the quantized weight its MMA's A operand
+/// (GemmTarget::weightIsMmaA: sm_90a's RS wgmma) has: its tile, and the
+/// schedule as far as it is decided (\p swapAB unset while `schedule auto`
+/// leaves it to the compiler, which then swaps).
+struct WeightAsMmaAFacts {
+  ArchKind arch = ArchKind::SM90a;
+  int64_t bm = 0, bk = 0;
+  std::optional<bool> swapAB;
+  int64_t clusterM = 1, clusterN = 1;
+};
+/// BM not one of the row's weightRowTiles, BK not its weightBk, A and B not
+/// swapped, a thread-block cluster.
+std::vector<GemmCombinationBreak>
+weightAsMmaABreaks(const WeightAsMmaAFacts &facts);
 
 /// What \p spec combines.
 GemmCombination combinationOf(const GemmSpec &spec);

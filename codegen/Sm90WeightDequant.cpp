@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/Sm90WeightDequant.h"
 
+#include "codegen/GemmCombinationRules.h"
 #include "codegen/Sm90SmemMap.h"
 #include "codegen/WeightDequant.h"
 #include "ir/arch/Arch.h"
@@ -77,23 +78,15 @@ llvm::Error verifySm90Weight(const Sm90GemmConfig &config) {
                             *config.weightQuant, config.bk},
                            "BM", config.bm))
     return err;
-  if (!config.swapAB)
-    return fail(
-        "a quantized weight on sm_90a is the wgmma A operand, read from "
-        "registers: the kernel needs swapAB (C^T = W * A^T)");
-  if (config.bm != 64 && config.bm != 128)
-    return fail("BM = " + std::to_string(config.bm) +
-                " weight rows: a quantized weight takes BM 64 or 128 (one or "
-                "two consumer warpgroups of 64 channels)");
-  if (config.bk != 64)
-    return fail("BK = " + std::to_string(config.bk) +
-                ": a quantized weight on sm_90a takes BK 64 (one 128-byte "
-                "swizzle row of the activations)");
+  // The tile and schedule rules, as the verify pass reports them.
+  WeightAsMmaAFacts facts{ArchKind::SM90a, config.bm,       config.bk,
+                          config.swapAB,   config.clusterM, config.clusterN};
+  if (std::vector<GemmCombinationBreak> breaks = weightAsMmaABreaks(facts);
+      !breaks.empty())
+    return fail(breaks.front().message);
   const char *other = config.blockScale               ? "block scales"
                       : config.batch                  ? "a batch"
                       : config.group                  ? "a group"
-                      : config.clusterM != 1          ? "cluster(2)"
-                      : config.clusterN != 1          ? "cluster_n(2)"
                       : config.aMajor != MajorKind::K ? "an MN-major A"
                                                       : nullptr;
   if (other)

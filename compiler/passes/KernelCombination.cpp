@@ -81,6 +81,9 @@ void reportCombinationBreaks(const tir::Op &kernel,
     case Item::ScheduleClusterM:
       loc = scheduleLoc("cluster_m");
       break;
+    case Item::ScheduleClusterN:
+      loc = scheduleLoc("cluster_n");
+      break;
     case Item::Batch:
       loc = batchLoc.isValid() ? batchLoc : kernel.loc;
       break;

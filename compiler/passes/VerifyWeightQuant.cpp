@@ -95,47 +95,21 @@ void verifyGroupScaleLine(const tir::Op &op, llvm::StringRef bType,
 /// cluster.
 void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
                         const KernelView &view, DiagnosticEngine &diags) {
-  std::string arch = archInfo(target.arch()).name.str();
-  const tir::Op *tile = kernel.find("tile.tile");
-  std::vector<unsigned> rows = target.weightRowTiles();
-  if (!llvm::is_contained(rows, view.bm)) {
-    std::string legal;
-    for (unsigned r : rows)
-      legal += (legal.empty() ? "" : " or ") + std::to_string(r);
-    diags.error(
-        tile ? attrLoc(*tile, "bm") : kernel.loc,
-        "BM = " + llvm::Twine(view.bm) + " weight rows: the " + arch +
-            " quantized weight kernel runs swapped (BM tiles the weight's "
-            "N, one consumer warpgroup per 64 rows); legal: BM " +
-            legal);
+  WeightAsMmaAFacts facts;
+  facts.arch = target.arch();
+  facts.bm = view.bm;
+  facts.bk = view.bk;
+  // A written schedule (not `auto`) says whether A and B swap.
+  if (const tir::Op *schedule = kernel.find("tile.schedule");
+      schedule && schedule->getText("mode") != "auto") {
+    GemmCombination written;
+    readScheduleCombination(schedule, written);
+    facts.swapAB = written.swapAB;
+    facts.clusterM = written.clusterM;
+    const tir::Attr *columns = schedule->get("cluster_n");
+    facts.clusterN = columns && columns->isInt() ? columns->intValue : 1;
   }
-  if (view.bk != target.weightBk())
-    diags.error(tile ? attrLoc(*tile, "bk") : kernel.loc,
-                "BK = " + llvm::Twine(view.bk) + ": the " + arch +
-                    " quantized weight kernel takes BK " +
-                    llvm::Twine(target.weightBk()) +
-                    " (one 128-byte swizzle row of the 16-bit "
-                    "activations)");
-  const tir::Op *schedule = kernel.find("tile.schedule");
-  if (!schedule || schedule->getText("mode") == "auto")
-    return;
-  const tir::Attr *swap = schedule->get("swap_ab");
-  if (!swap || !swap->isInt() || swap->intValue == 0)
-    diags.error(schedule->loc,
-                "on " + arch +
-                    " the quantized weight is the wgmma A operand (read from "
-                    "registers), so the kernel computes C^T = W * A^T: add "
-                    "swap_ab to the schedule (BM then tiles N, BN the "
-                    "tokens M)");
-  for (const char *key : {"cluster_m", "cluster_n"}) {
-    const tir::Attr *attr = schedule->get(key);
-    if (attr && attr->isInt() && attr->intValue > 1)
-      diags.error(attrLoc(*schedule, key),
-                  llvm::Twine("a ") + arch +
-                      " quantized weight kernel takes no thread-block cluster; "
-                      "drop cluster(..) (swap_ab, split_k(S) and persistent "
-                      "are legal)");
-  }
+  reportCombinationBreaks(kernel, weightAsMmaABreaks(facts), diags);
 }
 
 /// What a quantized b asks of its kernel.

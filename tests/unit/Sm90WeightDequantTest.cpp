@@ -141,12 +141,15 @@ TEST(Sm90WeightDequant, GeneratorRefusesWhatTheKernelCannotDo) {
   Sm90GemmConfig config = int4Config(64, 16, 128, true);
   EXPECT_EQ(message(config), "");
   config.swapAB = false;
-  EXPECT_NE(message(config).find("needs swapAB"), std::string::npos);
+  // The verify pass's words (GemmCombinationRules.h weightAsMmaABreaks).
+  EXPECT_NE(message(config).find("add swap_ab to the schedule"),
+            std::string::npos);
   config = int4Config(192, 16, 128, true);
   EXPECT_NE(message(config).find("BM 64 or 128"), std::string::npos);
   config = int4Config(64, 16, 128, true);
   config.clusterM = 2;
-  EXPECT_NE(message(config).find("cluster(2)"), std::string::npos);
+  EXPECT_NE(message(config).find("takes no thread-block cluster"),
+            std::string::npos);
   config = int4Config(64, 16, 128, true);
   config.bType = DTypeKind::I4; // i4 is symmetric: no zero points
   EXPECT_NE(message(config).find("zero points apply to a u4 or u8 weight"),
