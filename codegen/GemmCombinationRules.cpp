@@ -282,6 +282,7 @@ GemmCombination combinationOf(const GemmSpec &spec) {
   facts.splitK = spec.splitK;
   facts.persistent = spec.persistent ? std::max(1u, spec.rasterGroupM) : 0;
   facts.clusterM = spec.clusterM;
+  facts.clusterN = spec.clusterN;
   facts.batched = spec.batch.has_value();
   facts.grouped = spec.group.has_value();
   if (spec.blockScale)

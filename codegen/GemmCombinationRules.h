@@ -42,6 +42,7 @@ struct GemmCombination {
   int64_t splitK = 1;     ///< split_k(S)
   int64_t persistent = 0; ///< persistent(G): tile rows per group, 0 none
   int64_t clusterM = 1;   ///< cluster(N)
+  int64_t clusterN = 1;   ///< cluster_n(N)
   bool batched = false;
   bool grouped = false;
   /// The operand of the first `scale X ... block(..)` line as written, if

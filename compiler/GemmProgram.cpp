@@ -58,15 +58,12 @@ void addItemLines(const LibraryGemmItems &items,
     lines.push_back("  schedule " + items.schedule);
 }
 
+/// The problem the row reads: the request's own, with its defaults.
 LibraryGemmProblem problemOf(const GemmProgramRequest &r) {
-  LibraryGemmProblem problem;
-  problem.type = r.type;
-  problem.aMajor = r.aMajor;
-  problem.bMajor = r.bMajor;
-  problem.m = r.m;
-  problem.n = r.n;
-  problem.k = r.k;
-  problem.sms = r.sms ? r.sms : 132;
+  LibraryGemmProblem problem = r;
+  if (!problem.sms)
+    problem.sms = 132;
+  problem.weightBits = r.weight ? weightFormatInfo(*r.weight).bits : 0;
   return problem;
 }
 
@@ -90,7 +87,6 @@ std::string oneTypeProgram(const GemmProgramRequest &r) {
 std::string blockScaledProgram(const GemmProgramRequest &r) {
   // SFA M-major only where the layouts differ.
   LibraryGemmProblem problem = problemOf(r);
-  problem.blockScaled = true;
   problem.sfaMMajor = r.sfaMMajor && r.m > 1 && (r.k + 127) / 128 > 1;
   // M <= 128 (the decode tiles) fixes M, N and K, so that `schedule auto`
   // sees the tile's CTAs and keeps A and B as written.
@@ -160,9 +156,6 @@ std::string weightProgram(const GemmProgramRequest &r) {
   const WeightFormatInfo &format = weightFormatInfo(*r.weight);
   std::string type = dtypeName(r.type), fmt = format.name;
   LibraryGemmProblem problem = problemOf(r);
-  problem.weightBits = format.bits;
-  problem.group = r.group;
-  problem.tile = r.tile;
   LibraryGemmItems items = gemmTarget(r.arch).libraryItems(problem);
   std::vector<std::string> lines = {
       ("  arch     " + archInfo(r.arch).name).str(),

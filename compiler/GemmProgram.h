@@ -43,27 +43,18 @@
 
 namespace tilec {
 
-/// What the caller has: the target, the operands' type and majorness (A K
-/// or MN, i.e. M-major; B K or MN, i.e. N-major), the problem and the SMs
-/// the rules count (0: 132).
-struct GemmProgramRequest {
+/// What the caller has: the problem the rows' rules read
+/// (LibraryGemmProblem: the operands' type and majorness, A K or MN, i.e.
+/// M-major, B K or MN, i.e. N-major; M, N, K; the SMs the rules count, 0:
+/// 132; block scales, with sfaMMajor the caller's SFA M-major; a weight's
+/// group and fixed tile), and the target. A quantized weight B [N, K]
+/// (K-major) against `type` activations (bf16 or f16) is named by
+/// \p weight (its code width, LibraryGemmProblem::weightBits, follows from
+/// it), with u8 zero points where \p zeros (u4, u8).
+struct GemmProgramRequest : LibraryGemmProblem {
   ArchKind arch = ArchKind::SM90a;
-  DTypeKind type = DTypeKind::BF16;
-  MajorKind aMajor = MajorKind::K, bMajor = MajorKind::K;
-  int64_t m = 0, n = 0, k = 0;
-  unsigned sms = 0;
-  /// Block-scaled e4m3 (sm_90a, A and B K-major): with sfaMMajor the
-  /// caller's SFA is M-major.
-  bool blockScaled = false;
-  bool sfaMMajor = false;
-  /// A quantized weight B [N, K] (K-major) against `type` activations
-  /// (bf16 or f16), with group scales of `type` per \p group K and, with
-  /// \p zeros, u8 zero points (u4, u8); \p tile fixes the tile instead of
-  /// the rules'.
   std::optional<WeightFormatKind> weight;
-  unsigned group = 128;
   bool zeros = false;
-  std::optional<LibraryGemmProblem::Tile> tile;
 };
 
 /// The program for \p request (see the file comment), or an error naming

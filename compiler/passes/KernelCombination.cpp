@@ -27,6 +27,7 @@ void readScheduleCombination(const tir::Op *schedule, GemmCombination &facts) {
   facts.splitK = intOr(*schedule, "split_k", 1);
   facts.persistent = intOr(*schedule, "persistent", 0);
   facts.clusterM = intOr(*schedule, "cluster_m", 1);
+  facts.clusterN = intOr(*schedule, "cluster_n", 1);
 }
 
 GemmCombination writtenCombination(const tir::Op &kernel,

@@ -67,17 +67,14 @@ const OperandRole Roles[] = {
 /// What the target rows' checkItems read of a `schedule` line (\p schedule
 /// null: none): swap_ab, split_k above 1, cluster above 1.
 GemmItemFacts scheduleFacts(const tir::Op *schedule) {
+  GemmCombination written;
+  readScheduleCombination(schedule, written);
   GemmItemFacts facts;
-  if (!schedule)
-    return facts;
-  const tir::Attr *swap = schedule->get("swap_ab");
-  const tir::Attr *split = schedule->get("split_k");
-  const tir::Attr *cluster = schedule->get("cluster_m");
-  facts.swapAB = swap && swap->isInt() && swap->intValue != 0;
-  if (split && split->isInt() && split->intValue > 1)
-    facts.splitK = unsigned(std::min<int64_t>(split->intValue, 1 << 20));
-  if (cluster && cluster->isInt() && cluster->intValue > 1)
-    facts.clusterM = unsigned(std::min<int64_t>(cluster->intValue, 1 << 20));
+  facts.swapAB = written.swapAB;
+  if (written.splitK > 1)
+    facts.splitK = unsigned(std::min<int64_t>(written.splitK, 1 << 20));
+  if (written.clusterM > 1)
+    facts.clusterM = unsigned(std::min<int64_t>(written.clusterM, 1 << 20));
   return facts;
 }
 

@@ -106,8 +106,7 @@ void verifyWeightAsMmaA(const tir::Op &kernel, const GemmTarget &target,
     readScheduleCombination(schedule, written);
     facts.swapAB = written.swapAB;
     facts.clusterM = written.clusterM;
-    const tir::Attr *columns = schedule->get("cluster_n");
-    facts.clusterN = columns && columns->isInt() ? columns->intValue : 1;
+    facts.clusterN = written.clusterN;
   }
   reportCombinationBreaks(kernel, weightAsMmaABreaks(facts), diags);
 }
